@@ -1,0 +1,195 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// child is one PE process.
+type child struct {
+	rank   int
+	cmd    *exec.Cmd
+	pid    int
+	drains []*drain
+	pipes  []*os.File // the parent's copies of the write ends, closed after start
+	exited bool       // set by the event loop only
+}
+
+// exitEvent reports a reaped PE, after its output was drained and its
+// bootstrap connection (if any) was read to the end.
+type exitEvent struct {
+	rank  int
+	state *os.ProcessState
+	err   error // from Wait, when it failed for a reason other than the exit status
+	noBye bool  // it joined the bootstrap and left without saying goodbye
+}
+
+// connGrace bounds the wait for a dead PE's connection to reach EOF; the
+// kernel closes it at exit, unless the PE passed it on to another process.
+var connGrace = time.Second
+
+// childEnv returns base without any of the variables gshmem run sets, so
+// that a stale or outer job's values cannot leak into this job.
+func childEnv(base []string) []string {
+	owned := []string{EnvBootstrap, EnvLocalAddr, EnvJobID, EnvJobSecret, EnvRank, EnvNPEs, EnvLocalRank, EnvLocalSize}
+	return slices.DeleteFunc(slices.Clone(base), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(owned, k)
+	})
+}
+
+// start launches rank i. The child gets its own process group so that
+// signals reach it (and anything it starts) only through the launcher, and
+// dies with the launcher's thread (Run pins that thread for the job).
+func (j *job) start(i int) error {
+	e := j.env
+	e.Rank, e.LocalRank = i, i
+	cmd := exec.Command(j.path, j.cfg.Argv[1:]...)
+	cmd.Args[0] = j.cfg.Argv[0]
+	cmd.Env = append(slices.Clone(j.baseEnv), e.Vars()...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	c := &child{rank: i, cmd: cmd}
+	stdout, err := c.stream(j.cfg.Stdout, j.stdout, j.cfg.TagOutput)
+	if err == nil {
+		var stderr *os.File
+		if stderr, err = c.stream(j.cfg.Stderr, j.stderr, j.cfg.TagOutput); err == nil {
+			cmd.Stdout, cmd.Stderr = stdout, stderr
+			err = cmd.Start()
+		}
+	}
+	// The child holds its own copies of the write ends now (or never
+	// will); ours would keep the drains from seeing EOF.
+	for _, f := range c.pipes {
+		f.Close()
+	}
+	if err != nil {
+		for _, d := range c.drains {
+			d.finish(time.Now())
+		}
+		return fmt.Errorf("starting PE %d: %w", i, err)
+	}
+	c.pid = cmd.Process.Pid
+	j.children = append(j.children, c)
+	j.live++
+	go j.reap(c)
+	return nil
+}
+
+// stream returns the file to give the child for one output stream. An
+// untagged file needs no copying, and stays a terminal if it is one; other
+// destinations get a pipe and a drain that writes through locked.
+func (c *child) stream(raw, locked io.Writer, tag bool) (*os.File, error) {
+	if f, ok := raw.(*os.File); ok && !tag {
+		return f, nil
+	}
+	var prefix []byte
+	if tag {
+		prefix = fmt.Appendf(nil, "[pe %d] ", c.rank)
+	}
+	w, d, err := startDrain(locked, prefix)
+	if err != nil {
+		return nil, err
+	}
+	c.pipes = append(c.pipes, w)
+	c.drains = append(c.drains, d)
+	return w, nil
+}
+
+func (j *job) reap(c *child) {
+	err := c.cmd.Wait()
+	exited := time.Now()
+	for _, d := range c.drains {
+		d.finish(exited)
+	}
+	ev := exitEvent{rank: c.rank, state: c.cmd.ProcessState}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		ev.err = err
+	}
+	if p := j.srv.peer(c.rank); p != nil {
+		select {
+		case <-p.done:
+		case <-time.After(connGrace):
+		}
+		ev.noBye = !p.bye.Load()
+	}
+	j.exits <- ev
+}
+
+// failure says whether ev ends the job, with the exit code it gives the job
+// and the words for the log.
+func (c *child) failure(ev exitEvent) (code int, what string, failed bool) {
+	who := fmt.Sprintf("PE %d (pid %d)", c.rank, c.pid)
+	if ev.state == nil {
+		return 1, fmt.Sprintf("%s could not be waited for: %v", who, ev.err), true
+	}
+	ws, _ := ev.state.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Signaled():
+		return 128 + int(ws.Signal()), fmt.Sprintf("%s was killed by signal: %v", who, ws.Signal()), true
+	case ws.ExitStatus() != 0:
+		return ws.ExitStatus(), fmt.Sprintf("%s exited with status %d", who, ws.ExitStatus()), true
+	case ev.err != nil:
+		return 1, fmt.Sprintf("%s: %v", who, ev.err), true
+	case ev.noBye:
+		// The others may be waiting for it in a collective that can now
+		// never complete; ending the job beats a bootstrap timeout.
+		return 1, fmt.Sprintf("%s exited with status 0 without finalizing gshmem (its bootstrap connection closed without a goodbye)", who), true
+	}
+	return 0, "", false
+}
+
+// buildPackage handles Argv[0] naming a directory of Go files the way go run
+// would: it builds it into a temporary directory. prog is what to execute;
+// cleanup removes the build.
+func buildPackage(ctx context.Context, argv0 string, env []string, stderr io.Writer) (prog string, cleanup func(), err error) {
+	cleanup = func() {}
+	if !strings.ContainsRune(argv0, os.PathSeparator) {
+		// A bare name is a command from PATH, as with exec, unless only
+		// a package directory of that name exists.
+		if _, err := exec.LookPath(argv0); err == nil {
+			return argv0, cleanup, nil
+		}
+	}
+	fi, err := os.Stat(argv0)
+	if err != nil || !fi.IsDir() {
+		return argv0, cleanup, nil
+	}
+	dir, err := filepath.Abs(argv0)
+	if err != nil {
+		return "", cleanup, err
+	}
+	if gofiles, _ := filepath.Glob(filepath.Join(dir, "*.go")); len(gofiles) == 0 {
+		return "", cleanup, fmt.Errorf("%s is a directory without .go files, not a program", argv0)
+	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		return "", cleanup, fmt.Errorf("%s is a Go package directory, and building it needs the go command: %w", argv0, err)
+	}
+	tmp, err := os.MkdirTemp("", "gshmem-run-")
+	if err != nil {
+		return "", cleanup, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	prog = filepath.Join(tmp, filepath.Base(dir))
+	// Building "." from inside the directory lets go find the directory's
+	// own module, whatever the launcher's working directory is.
+	build := exec.CommandContext(ctx, gocmd, "build", "-o", prog, ".")
+	build.Dir = dir
+	build.Env = env
+	build.Stdout, build.Stderr = stderr, stderr
+	if err := build.Run(); err != nil {
+		cleanup()
+		return "", func() {}, fmt.Errorf("building %s: %w", argv0, err)
+	}
+	return prog, cleanup, nil
+}

@@ -1,0 +1,240 @@
+// Package launcher is gshmem run: it starts the PEs of a job as local
+// processes, serves their "local" bootstrap over an abstract unix socket,
+// forwards signals, and ends the whole job as soon as one PE fails. It
+// also holds the wire protocol and the client that the PEs use.
+package launcher
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Config describes one gshmem run job.
+type Config struct {
+	N    int      // number of PEs, at least 1
+	Argv []string // program and arguments; the program is a command (looked up in PATH) or a Go package directory
+	Env  []string // base environment of the PEs; nil means os.Environ()
+
+	// TagOutput prefixes every line of a PE's output with "[pe N] ".
+	TagOutput bool
+
+	Stdout, Stderr io.Writer // nil means os.Stdout, os.Stderr
+	// KillGrace is the time between SIGTERM and SIGKILL when stopping PEs;
+	// zero means 2s.
+	KillGrace time.Duration
+	// Log receives the launcher's own messages; nil means Stderr.
+	Log io.Writer
+}
+
+// forwarded are the signals that the launcher passes on to every PE rather
+// than acting on: the PEs decide what an interrupt means, and their exit is
+// what ends the job.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2}
+
+// job is the state of one Run; only the Run goroutine touches it, except
+// for the channels.
+type job struct {
+	cfg            Config
+	stdout, stderr io.Writer // cfg's, behind one shared lock
+	log            func(format string, args ...any)
+	path           string // resolved program
+	env            Env    // rank fields filled in per PE
+	baseEnv        []string
+	srv            *Server
+	exits          chan exitEvent
+
+	children []*child
+	live     int
+	stopping bool
+	code     int
+	err      error
+	kill     <-chan time.Time
+}
+
+// Run runs cfg.N copies of the program and returns the job's exit code: 0
+// when every PE exited 0, else the code of the first failure (its exit
+// status, 128+signal, or the code a PE gave to global exit). err is set when
+// the job could not be run as asked, or ctx ended it.
+func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
+	if cfg.N < 1 {
+		return 1, fmt.Errorf("gshmem run: need at least 1 PE, got %d", cfg.N)
+	}
+	if len(cfg.Argv) == 0 || cfg.Argv[0] == "" {
+		return 1, errors.New("gshmem run: no program given")
+	}
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	if cfg.Log == nil {
+		cfg.Log = cfg.Stderr
+	}
+	if cfg.KillGrace <= 0 {
+		cfg.KillGrace = 2 * time.Second
+	}
+	mu := new(sync.Mutex)
+	logw := lockedWriter{mu, cfg.Log}
+	j := &job{
+		cfg:     cfg,
+		stdout:  lockedWriter{mu, cfg.Stdout},
+		stderr:  lockedWriter{mu, cfg.Stderr},
+		baseEnv: childEnv(cfg.Env),
+		exits:   make(chan exitEvent, cfg.N),
+		log: func(format string, args ...any) {
+			fmt.Fprintf(logw, "gshmem run: "+format+"\n", args...)
+		},
+	}
+
+	prog, cleanup, err := buildPackage(ctx, cfg.Argv[0], j.baseEnv, j.stderr)
+	defer cleanup()
+	if err != nil {
+		return 1, fmt.Errorf("gshmem run: %w", err)
+	}
+	if j.path, err = exec.LookPath(prog); err != nil {
+		return 127, fmt.Errorf("gshmem run: %w", err)
+	}
+
+	id, secret := make([]byte, 8), make([]byte, 32)
+	rand.Read(id)
+	rand.Read(secret)
+	j.env = Env{JobID: hex.EncodeToString(id), Secret: secret, NPEs: cfg.N, LocalSize: cfg.N}
+	// Abstract namespace: no file to clean up, even after SIGKILL.
+	j.env.Addr = "@gshmem-" + j.env.JobID
+	ln, err := net.Listen("unix", j.env.Addr)
+	if err != nil {
+		return 1, fmt.Errorf("gshmem run: listening for PEs: %w", err)
+	}
+	j.srv = NewServer(ln, cfg.N, secret, j.log)
+	go j.srv.Serve()
+	defer j.srv.Close()
+
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+
+	// Pdeathsig fires when the thread that forked a PE exits; pinning this
+	// goroutine keeps that thread alive until the job is over.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for i := range cfg.N {
+		if err := j.start(i); err != nil {
+			code := 1
+			if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+				code = 127
+			}
+			if j.live > 0 {
+				j.log("%v; stopping the %s already started", err, pes(j.live))
+			}
+			j.stop(code, fmt.Errorf("gshmem run: %w", err))
+			break
+		}
+	}
+	j.loop(ctx, sigs)
+	return j.code, j.err
+}
+
+// loop runs until every PE has been reaped.
+func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
+	done := ctx.Done()
+	for j.live > 0 {
+		select {
+		case ev := <-j.exits:
+			// An abort sent just before exiting must win over the exit
+			// itself, and select alone would not order the two.
+			j.takeAborts()
+			c := j.children[ev.rank]
+			c.exited = true
+			j.live--
+			if code, what, failed := c.failure(ev); failed && !j.stopping {
+				j.log("%s%s", what, j.stoppingOthers())
+				j.stop(code, nil)
+			}
+		case a := <-j.srv.Aborts():
+			j.abort(a)
+		case sig := <-sigs:
+			j.signal(sig.(syscall.Signal))
+		case <-done:
+			done = nil
+			if !j.stopping {
+				j.log("%v; stopping %s", ctx.Err(), pes(j.live))
+				j.stop(1, fmt.Errorf("gshmem run: %w", ctx.Err()))
+			}
+		case <-j.kill:
+			j.kill = nil
+			j.signal(syscall.SIGKILL)
+		}
+	}
+}
+
+func (j *job) takeAborts() {
+	for {
+		select {
+		case a := <-j.srv.Aborts():
+			j.abort(a)
+		default:
+			return
+		}
+	}
+}
+
+func (j *job) abort(a AbortEvent) {
+	if j.stopping {
+		return
+	}
+	switch {
+	case a.Msg != "":
+		j.log("PE %d called global exit with code %d: %s", a.Rank, a.Code, a.Msg)
+	case a.Code != 0:
+		j.log("PE %d called global exit with code %d", a.Rank, a.Code)
+	}
+	j.stop(a.Code, nil)
+}
+
+// stop ends the job with code: SIGTERM now, SIGKILL after KillGrace.
+func (j *job) stop(code int, err error) {
+	j.stopping, j.code, j.err = true, code, err
+	j.signal(syscall.SIGTERM)
+	j.kill = time.After(j.cfg.KillGrace)
+}
+
+// signal sends sig to the process group of every PE not yet reaped. A PE
+// reaped but not yet reported may get it too; its group then holds at most
+// its leftover children, which are fair game.
+func (j *job) signal(sig syscall.Signal) {
+	for _, c := range j.children {
+		if !c.exited {
+			syscall.Kill(-c.pid, sig)
+		}
+	}
+}
+
+func (j *job) stoppingOthers() string {
+	if j.live == 0 {
+		return ""
+	}
+	return "; stopping the other " + pes(j.live)
+}
+
+func pes(n int) string {
+	if n == 1 {
+		return "1 PE"
+	}
+	return fmt.Sprintf("%d PEs", n)
+}

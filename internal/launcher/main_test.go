@@ -1,0 +1,105 @@
+package launcher
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// childModeVar makes the test binary act as a PE for the tests that run
+// real processes.
+const childModeVar = "GSHMEM_LAUNCHER_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(childModeVar); mode != "" {
+		os.Exit(childMain(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func childMain(mode string) int {
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, "child: "+format+"\n", args...)
+		return 99
+	}
+	switch mode {
+	case "sleep":
+		time.Sleep(time.Minute)
+		return 0
+	case "signal":
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGUSR1)
+		fmt.Println("ready")
+		select {
+		case <-sigs:
+			return 0
+		case <-time.After(20 * time.Second):
+			return fail("no SIGUSR1")
+		}
+	case "stubborn":
+		signal.Ignore(syscall.SIGTERM)
+	case "output":
+		fmt.Printf("out %s\nsecond line\n", os.Getenv(EnvRank))
+		fmt.Fprintf(os.Stderr, "err %s\n", os.Getenv(EnvRank))
+		fmt.Print("partial")
+		return 0
+	}
+
+	e, ok, err := EnvFromEnviron(os.Getenv)
+	if err != nil || !ok {
+		return fail("env: ok=%v err=%v", ok, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, e)
+	if err != nil {
+		return fail("%v", err)
+	}
+	switch {
+	case mode == "exit3on1" && e.Rank == 1, mode == "stubborn" && e.Rank == 1:
+		time.Sleep(50 * time.Millisecond)
+		return 3
+	case mode == "nobye" && e.Rank == 1:
+		return 0
+	case mode == "sigkill1" && e.Rank == 1:
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	case mode == "abort" && e.Rank == 0:
+		c.Abort(7, "boom")
+		time.Sleep(time.Minute) // the launcher must stop it
+	case mode == "abort0" && e.Rank == 0:
+		c.Abort(0, "")
+		c.Close()
+		return 0
+	case mode == "ok":
+		for round := range 3 {
+			mine := []byte(strconv.Itoa(e.Rank * (round + 1)))
+			all, err := c.Allgather(ctx, mine)
+			if err != nil {
+				return fail("%v", err)
+			}
+			for r, got := range all {
+				if want := strconv.Itoa(r * (round + 1)); !bytes.Equal(got, []byte(want)) {
+					return fail("round %d: rank %d sent %q, want %q", round, r, got, want)
+				}
+			}
+		}
+		if err := c.Barrier(ctx); err != nil {
+			return fail("%v", err)
+		}
+		if err := c.Close(); err != nil {
+			return fail("%v", err)
+		}
+		fmt.Printf("pe %d of %d ok\n", e.Rank, e.NPEs)
+		return 0
+	}
+	// Everyone else waits in a collective that cannot complete, as PEs of
+	// a failing job would.
+	err = c.Barrier(ctx)
+	return fail("barrier returned: %v", err)
+}

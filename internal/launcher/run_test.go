@@ -1,0 +1,250 @@
+package launcher
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type result struct {
+	code                int
+	err                 error
+	stdout, stderr, log string
+	took                time.Duration
+}
+
+// run runs the job described by cfg, filling in buffers for its output.
+func run(t *testing.T, cfg Config) result {
+	t.Helper()
+	var stdout, stderr, log bytes.Buffer
+	if cfg.Stdout == nil {
+		cfg.Stdout = &stdout
+	}
+	cfg.Stderr, cfg.Log = &stderr, &log
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	code, err := Run(ctx, cfg)
+	r := result{code, err, stdout.String(), stderr.String(), log.String(), time.Since(start)}
+	t.Logf("exit %d, err %v, took %v\nstdout:\n%s\nstderr:\n%s\nlog:\n%s", r.code, r.err, r.took, r.stdout, r.stderr, r.log)
+	return r
+}
+
+// runMode runs n copies of this test binary acting as PEs in mode.
+func runMode(t *testing.T, mode string, n int, cfg Config) result {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cfg.N, cfg.Argv = n, []string{exe}
+	cfg.Env = append(os.Environ(), childModeVar+"="+mode)
+	return run(t, cfg)
+}
+
+func TestRunOK(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	// Values from an outer job must not leak into this one.
+	env := append(os.Environ(), childModeVar+"=ok", EnvRank+"=99", EnvJobSecret+"=00", EnvLocalAddr+"=@elsewhere", EnvNPEs+"=1")
+	r := run(t, Config{N: 4, Argv: []string{exe}, Env: env})
+	require.NoError(t, r.err)
+	assert.Equal(t, 0, r.code)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	sort.Strings(lines)
+	assert.Equal(t, []string{"pe 0 of 4 ok", "pe 1 of 4 ok", "pe 2 of 4 ok", "pe 3 of 4 ok"}, lines)
+	assert.Empty(t, r.log)
+}
+
+func TestRunFailureStopsOthers(t *testing.T) {
+	t.Parallel()
+	r := runMode(t, "exit3on1", 4, Config{})
+	assert.NoError(t, r.err)
+	assert.Equal(t, 3, r.code)
+	assert.Regexp(t, `^gshmem run: PE 1 \(pid \d+\) exited with status 3; stopping the other 3 PEs\n$`, r.log)
+	assert.Less(t, r.took, 5*time.Second)
+}
+
+func TestRunSigkilledPE(t *testing.T) {
+	t.Parallel()
+	r := runMode(t, "sigkill1", 3, Config{})
+	assert.NoError(t, r.err)
+	assert.Equal(t, 128+int(syscall.SIGKILL), r.code)
+	assert.Regexp(t, `PE 1 \(pid \d+\) was killed by signal: killed; stopping the other 2 PEs`, r.log)
+	assert.Less(t, r.took, 5*time.Second)
+}
+
+func TestRunKillsAfterGrace(t *testing.T) {
+	t.Parallel()
+	// The PEs ignore SIGTERM, so only SIGKILL after the grace ends them.
+	r := runMode(t, "stubborn", 3, Config{KillGrace: 300 * time.Millisecond})
+	assert.NoError(t, r.err)
+	assert.Equal(t, 3, r.code)
+	assert.Contains(t, r.log, "PE 1 (pid ")
+	assert.Less(t, r.took, 4*time.Second)
+}
+
+func TestRunAbort(t *testing.T) {
+	t.Parallel()
+	r := runMode(t, "abort", 3, Config{})
+	assert.NoError(t, r.err)
+	assert.Equal(t, 7, r.code)
+	assert.Equal(t, "gshmem run: PE 0 called global exit with code 7: boom\n", r.log)
+	assert.Less(t, r.took, 5*time.Second)
+}
+
+func TestRunAbortZero(t *testing.T) {
+	t.Parallel()
+	r := runMode(t, "abort0", 3, Config{})
+	assert.NoError(t, r.err)
+	assert.Equal(t, 0, r.code, "global exit with 0 ends the job successfully")
+	assert.Empty(t, r.log)
+	assert.Less(t, r.took, 5*time.Second)
+}
+
+func TestRunExitWithoutFinalize(t *testing.T) {
+	t.Parallel()
+	r := runMode(t, "nobye", 3, Config{})
+	assert.NoError(t, r.err)
+	assert.Equal(t, 1, r.code)
+	assert.Regexp(t, `PE 1 \(pid \d+\) exited with status 0 without finalizing`, r.log)
+	assert.Less(t, r.took, 5*time.Second)
+}
+
+func TestRunTagOutput(t *testing.T) {
+	t.Parallel()
+	r := runMode(t, "output", 3, Config{TagOutput: true})
+	require.NoError(t, r.err)
+	assert.Equal(t, 0, r.code)
+	out := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	sort.Strings(out)
+	assert.Equal(t, []string{
+		"[pe 0] out 0", "[pe 0] partial", "[pe 0] second line",
+		"[pe 1] out 1", "[pe 1] partial", "[pe 1] second line",
+		"[pe 2] out 2", "[pe 2] partial", "[pe 2] second line",
+	}, out)
+	errs := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	sort.Strings(errs)
+	assert.Equal(t, []string{"[pe 0] err 0", "[pe 1] err 1", "[pe 2] err 2"}, errs)
+}
+
+func TestRunUntaggedOutput(t *testing.T) {
+	t.Parallel()
+	r := runMode(t, "output", 2, Config{})
+	require.NoError(t, r.err)
+	assert.Equal(t, 2, strings.Count(r.stdout, "second line\n"))
+	assert.Equal(t, 2, strings.Count(r.stdout, "partial"))
+	assert.Equal(t, 2, strings.Count(r.stderr, "err "))
+}
+
+func TestRunPlainPrograms(t *testing.T) {
+	t.Parallel()
+	r := run(t, Config{N: 3, Argv: []string{"echo", "hi"}})
+	require.NoError(t, r.err)
+	assert.Equal(t, 0, r.code)
+	assert.Equal(t, "hi\nhi\nhi\n", r.stdout)
+
+	r = run(t, Config{N: 2, Argv: []string{"sh", "-c", `echo "$GSHMEM_RANK/$GSHMEM_NPES $GSHMEM_BOOTSTRAP"; exit $GSHMEM_RANK`}, TagOutput: true})
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stdout, "[pe 0] 0/2 local\n")
+	assert.Contains(t, r.stdout, "[pe 1] 1/2 local\n")
+	assert.Regexp(t, `PE 1 \(pid \d+\) exited with status 1`, r.log)
+
+	r = run(t, Config{N: 2, Argv: []string{"gshmem-no-such-program"}})
+	assert.Equal(t, 127, r.code)
+	assert.ErrorIs(t, r.err, exec.ErrNotFound)
+
+	r = run(t, Config{N: 0, Argv: []string{"true"}})
+	assert.Error(t, r.err)
+}
+
+func TestRunGoPackage(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := filepath.Join(t.TempDir(), "hello")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module tmpprog\n\ngo 1.26\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(`package main
+
+import "os"
+
+func main() { os.Stdout.WriteString("hello from " + os.Getenv("GSHMEM_RANK") + " as " + os.Args[0] + "\n") }
+`), 0o644))
+	r := run(t, Config{N: 2, Argv: []string{dir}, TagOutput: true})
+	require.NoError(t, r.err)
+	assert.Equal(t, 0, r.code)
+	assert.Contains(t, r.stdout, "[pe 0] hello from 0 as "+dir+"\n")
+	assert.Contains(t, r.stdout, "[pe 1] hello from 1 as "+dir+"\n")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { nope }\n"), 0o644))
+	r = run(t, Config{N: 2, Argv: []string{dir}})
+	assert.Equal(t, 1, r.code)
+	assert.ErrorContains(t, r.err, "building "+dir)
+	assert.Contains(t, r.stderr, "undefined: nope")
+}
+
+func TestRunContextCancel(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var log bytes.Buffer
+	start := time.Now()
+	_, err = Run(ctx, Config{N: 2, Argv: []string{exe}, Env: append(os.Environ(), childModeVar+"=sleep"), Log: &log, Stderr: &log})
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 4*time.Second)
+	assert.Contains(t, log.String(), "stopping 2 PEs")
+}
+
+// readyWriter signals once n lines of "ready" were written.
+type readyWriter struct {
+	mu    sync.Mutex
+	n     int
+	ready chan struct{}
+}
+
+func (w *readyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n > 0 {
+		if w.n -= bytes.Count(p, []byte("ready\n")); w.n <= 0 {
+			close(w.ready)
+		}
+	}
+	return len(p), nil
+}
+
+// Not parallel: it signals the test process itself.
+func TestRunForwardsSignals(t *testing.T) {
+	w := &readyWriter{n: 3, ready: make(chan struct{})}
+	done := make(chan result, 1)
+	go func() { done <- runMode(t, "signal", 3, Config{Stdout: w}) }()
+	select {
+	case <-w.ready:
+	case <-time.After(15 * time.Second):
+		t.Fatal("PEs did not start")
+	}
+	// The launcher has had SIGUSR1 under signal.Notify since before the
+	// PEs started, so this cannot kill the test binary.
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGUSR1))
+	r := <-done
+	assert.NoError(t, r.err)
+	assert.Equal(t, 0, r.code)
+	assert.Less(t, r.took, 10*time.Second)
+}

@@ -1,0 +1,28 @@
+package doorbell
+
+import (
+	"runtime"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	futexWaitOp = 0 // FUTEX_WAIT, shared: keyed by the mapping, works across processes
+	futexWakeOp = 1 // FUTEX_WAKE
+)
+
+func futexWait(addr *uint32, val uint32, d time.Duration) {
+	ts := unix.NsecToTimespec(int64(d))
+	// EAGAIN (value changed), EINTR and ETIMEDOUT all mean "look again".
+	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitOp,
+		uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
+func futexWake(addr *uint32) {
+	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakeOp,
+		uintptr(1<<31-1), 0, 0, 0)
+}
+
+func yield() { runtime.Gosched() }

@@ -1,0 +1,153 @@
+package shmem
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options configures a World. Every field has a GSHMEM_* environment
+// variable; an Option passed to Init or Run wins over the environment.
+type Options struct {
+	// SymmetricSize is the size in bytes of every PE's symmetric heap
+	// (GSHMEM_SYMMETRIC_SIZE, with k/m/g suffixes; default 1g). It is
+	// address space: pages are touched only when used.
+	SymmetricSize uint64
+	// Bootstrap names the bootstrap (GSHMEM_BOOTSTRAP): "local" (started by
+	// gshmem run), "singleton" (one PE), or "" to detect it.
+	Bootstrap string
+	// BootstrapTimeout bounds every setup wait (GSHMEM_BOOTSTRAP_TIMEOUT,
+	// a Go duration or seconds; default 60s).
+	BootstrapTimeout time.Duration
+	// Debug is the log level (GSHMEM_DEBUG: warn, info, debug or trace;
+	// default: errors only).
+	Debug string
+	// DebugFile receives the log instead of stderr (GSHMEM_DEBUG_FILE; %p is
+	// replaced by the process id, %r by the PE number, %h by the host name).
+	DebugFile string
+	// Spin is how many times a wait polls before it sleeps (GSHMEM_SPIN;
+	// default 4096, or 64 when the node has more PEs than CPUs).
+	Spin int
+}
+
+// Option changes Options.
+type Option func(*Options)
+
+// WithSymmetricSize sets the heap size of every PE in bytes.
+func WithSymmetricSize(n uint64) Option { return func(o *Options) { o.SymmetricSize = n } }
+
+// WithBootstrapTimeout bounds every setup wait.
+func WithBootstrapTimeout(d time.Duration) Option {
+	return func(o *Options) { o.BootstrapTimeout = d }
+}
+
+// WithDebug sets the log level ("warn", "info", "debug", "trace").
+func WithDebug(level string) Option { return func(o *Options) { o.Debug = level } }
+
+// WithSpin sets how many polls a wait makes before it sleeps.
+func WithSpin(n int) Option { return func(o *Options) { o.Spin = n } }
+
+// Setting describes one GSHMEM_* variable, for documentation and `gshmem info`.
+type Setting struct {
+	Name, Default, Help string
+}
+
+// Settings lists every variable the runtime reads.
+var Settings = []Setting{
+	{"GSHMEM_SYMMETRIC_SIZE", "1g", "bytes of symmetric heap per PE (k/m/g suffixes); address space, touched on use"},
+	{"GSHMEM_BOOTSTRAP", "auto", "bootstrap: local (gshmem run) or singleton; auto-detected when unset"},
+	{"GSHMEM_BOOTSTRAP_TIMEOUT", "60s", "bound on every setup wait (Go duration, or seconds)"},
+	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
+	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host"},
+	{"GSHMEM_SPIN", "4096", "polls before a wait sleeps on its futex (64 when PEs outnumber CPUs)"},
+	{"GSHMEM_RANK, GSHMEM_NPES, GSHMEM_LOCAL_RANK, GSHMEM_LOCAL_SIZE", "", "set by gshmem run: this PE and the job's shape"},
+	{"GSHMEM_LOCAL_ADDR, GSHMEM_JOB_ID, GSHMEM_JOB_SECRET", "", "set by gshmem run: the launcher's socket and the job's secret"},
+}
+
+const (
+	defaultHeap    = 1 << 30
+	defaultTimeout = 60 * time.Second
+)
+
+func optionsFromEnv(getenv func(string) string) (Options, error) {
+	o := Options{SymmetricSize: defaultHeap, BootstrapTimeout: defaultTimeout}
+	if v := getenv("GSHMEM_SYMMETRIC_SIZE"); v != "" {
+		n, err := ParseSize(v)
+		if err != nil {
+			return o, fmt.Errorf("%w: GSHMEM_SYMMETRIC_SIZE=%q: %v", ErrInvalid, v, err)
+		}
+		o.SymmetricSize = n
+	}
+	o.Bootstrap = getenv("GSHMEM_BOOTSTRAP")
+	if v := getenv("GSHMEM_BOOTSTRAP_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			secs, err2 := strconv.ParseFloat(v, 64)
+			if err2 != nil || secs <= 0 {
+				return o, fmt.Errorf("%w: GSHMEM_BOOTSTRAP_TIMEOUT=%q: want a duration such as 30s", ErrInvalid, v)
+			}
+			d = time.Duration(secs * float64(time.Second))
+		}
+		o.BootstrapTimeout = d
+	}
+	o.Debug = getenv("GSHMEM_DEBUG")
+	o.DebugFile = getenv("GSHMEM_DEBUG_FILE")
+	if v := getenv("GSHMEM_SPIN"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return o, fmt.Errorf("%w: GSHMEM_SPIN=%q: want a count >= 0", ErrInvalid, v)
+		}
+		o.Spin = n
+	}
+	return o, nil
+}
+
+func buildOptions(opts []Option) (Options, error) {
+	o, err := optionsFromEnv(os.Getenv)
+	if err != nil {
+		return o, err
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.SymmetricSize < minHeap {
+		return o, fmt.Errorf("%w: symmetric size %d is below the minimum %d", ErrInvalid, o.SymmetricSize, minHeap)
+	}
+	o.SymmetricSize = (o.SymmetricSize + pageSize - 1) &^ (pageSize - 1)
+	if o.BootstrapTimeout <= 0 {
+		o.BootstrapTimeout = defaultTimeout
+	}
+	return o, nil
+}
+
+// ParseSize parses a byte count with an optional k, m, g or t suffix (powers
+// of 1024, case-insensitive, optional trailing "b"), as GSHMEM_SYMMETRIC_SIZE.
+func ParseSize(s string) (uint64, error) {
+	t := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "b")
+	shift := 0
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'k':
+			shift = 10
+		case 'm':
+			shift = 20
+		case 'g':
+			shift = 30
+		case 't':
+			shift = 40
+		}
+	}
+	if shift > 0 {
+		t = t[:len(t)-1]
+	}
+	n, err := strconv.ParseUint(t, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a size: %q", s)
+	}
+	if shift > 0 && n > (^uint64(0))>>shift {
+		return 0, fmt.Errorf("size overflows: %q", s)
+	}
+	return n << shift, nil
+}

@@ -1,0 +1,329 @@
+package shmem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/gshmem/gshmem/internal/launcher"
+	"github.com/gshmem/gshmem/shmem/internal/bootstrap"
+	"github.com/gshmem/gshmem/shmem/internal/doorbell"
+	"github.com/gshmem/gshmem/shmem/internal/heap"
+	"github.com/gshmem/gshmem/shmem/internal/transport"
+)
+
+// Layout of the control area at the start of every heap. The allocator
+// hands out memory only above it.
+const (
+	pageSize     = 4096
+	ctrlSize     = pageSize
+	barrierOff   = doorbell.Size // one 64-byte line per dissemination round
+	maxRounds    = 30            // 2^30 PEs
+	allocSlotOff = barrierOff + maxRounds*64
+	minHeap      = 64 << 10
+)
+
+// World is one PE's handle on a job: its rank, its heap and the transport to
+// its peers. Init returns it in a process; Run passes one to each goroutine
+// PE. There is no global state, so several worlds can share a process.
+//
+// RMA, atomics and waits may be called from several goroutines of one PE at
+// once. Collective calls (Alloc, Free, BarrierAll, SyncAll, Finalize) must be
+// made by one goroutine per PE, in the same order on every PE.
+type World struct {
+	pe, npes int
+	opts     Options
+	boot     bootstrap.Bootstrap
+	tr       transport.Transport
+	heap     []byte
+	alloc    *heap.Allocator
+	objs     objTable
+	ctx      context.Context
+	cancel   context.CancelFunc
+	aborted  <-chan struct{}
+	log      *logrus.Entry
+	waiter   doorbell.Waiter
+	closed   atomic.Bool
+
+	// Collective state, touched only by the PE's collective-calling goroutine.
+	barrierEpoch uint64
+	allocSeq     uint64
+	logFile      *os.File
+}
+
+// MyPE returns this PE's number, 0..NPEs()-1.
+func (w *World) MyPE() int { return w.pe }
+
+// NPEs returns the number of PEs in the job.
+func (w *World) NPEs() int { return w.npes }
+
+// Options returns the configuration in effect.
+func (w *World) Options() Options { return w.opts }
+
+// BootstrapName says how the job was started ("inproc", "local", "singleton").
+func (w *World) BootstrapName() string { return w.boot.Name() }
+
+// Context is cancelled when the World is finalized or the job aborts.
+func (w *World) Context() context.Context { return w.ctx }
+
+// Logger returns the PE's logger (quiet unless GSHMEM_DEBUG is set).
+func (w *World) Logger() logrus.FieldLogger { return w.log }
+
+// Init joins the job this process was started in: under `gshmem run` it
+// connects to the launcher; started alone it is a job of one PE. ctx bounds
+// setup and, for the World's lifetime, every wait: cancelling it makes
+// pending and future waits fail with ErrAborted.
+func Init(ctx context.Context, opts ...Option) (*World, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	setup, cancelSetup := context.WithTimeout(ctx, o.BootstrapTimeout)
+	defer cancelSetup()
+	boot, err := selectBootstrap(setup, o)
+	if err != nil {
+		return nil, err
+	}
+	heaps, release, err := transport.ShareHeaps(setup, boot.Rank(), boot.Size(), o.SymmetricSize, boot.Allgather)
+	if err != nil {
+		_ = boot.Close()
+		return nil, fmt.Errorf("shmem: PE %d setting up shared memory: %w", boot.Rank(), err)
+	}
+	w, err := newWorld(ctx, o, boot, transport.NewShm(heaps, release), heaps[boot.Rank()], nil)
+	if err != nil {
+		_ = release()
+		_ = boot.Close()
+		return nil, err
+	}
+	if err := boot.Barrier(setup); err != nil {
+		_ = w.teardown()
+		return nil, fmt.Errorf("shmem: PE %d waiting for every PE to map the heaps: %w", w.pe, err)
+	}
+	w.log.Debugf("initialized: %d PEs, bootstrap %s, heap %d bytes", w.npes, boot.Name(), o.SymmetricSize)
+	return w, nil
+}
+
+func selectBootstrap(ctx context.Context, o Options) (bootstrap.Bootstrap, error) {
+	env, ok, err := launcher.EnvFromEnviron(os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("shmem: %w", err)
+	}
+	switch name := o.Bootstrap; {
+	case name == "singleton" || (name == "" && !ok):
+		return bootstrap.Singleton(), nil
+	case name == "local" || name == "":
+		if !ok {
+			return nil, errf(ErrInvalid, "GSHMEM_BOOTSTRAP=local but GSHMEM_LOCAL_ADDR is unset: start the program with `gshmem run`")
+		}
+		return bootstrap.Local(ctx, env)
+	default:
+		return nil, errf(ErrUnsupported, "GSHMEM_BOOTSTRAP=%q: this build knows local and singleton", name)
+	}
+}
+
+func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr transport.Transport, mem []byte, aborted <-chan struct{}) (*World, error) {
+	w := &World{
+		pe: boot.Rank(), npes: boot.Size(), opts: o, boot: boot, tr: tr, heap: mem,
+		alloc:   heap.New(ctrlSize, o.SymmetricSize-ctrlSize),
+		aborted: aborted,
+	}
+	w.ctx, w.cancel = context.WithCancel(ctx)
+	if err := w.setupLog(); err != nil {
+		return nil, err
+	}
+	spin := o.Spin
+	if spin == 0 {
+		spin = 4096
+		if boot.LocalSize() > runtime.NumCPU() {
+			spin = 64
+		}
+	}
+	w.waiter = doorbell.Waiter{Spin: spin, MaxSleep: 50 * time.Millisecond}
+	return w, nil
+}
+
+func (w *World) setupLog() error {
+	l := logrus.New()
+	l.SetLevel(logrus.ErrorLevel)
+	if w.opts.Debug != "" {
+		lvl, err := logrus.ParseLevel(w.opts.Debug)
+		if err != nil {
+			return fmt.Errorf("%w: GSHMEM_DEBUG=%q: want warn, info, debug or trace", ErrInvalid, w.opts.Debug)
+		}
+		l.SetLevel(lvl)
+	}
+	if f := w.opts.DebugFile; f != "" {
+		host, _ := os.Hostname()
+		name := strings.NewReplacer("%p", strconv.Itoa(os.Getpid()), "%r", strconv.Itoa(w.pe), "%h", host).Replace(f)
+		fh, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("shmem: GSHMEM_DEBUG_FILE: %w", err)
+		}
+		w.logFile = fh
+		l.SetOutput(fh)
+	}
+	w.log = l.WithField("pe", w.pe)
+	return nil
+}
+
+// check returns why the World cannot wait any longer, or nil.
+func (w *World) check() error {
+	if w.closed.Load() {
+		return ErrFinalized
+	}
+	select {
+	case <-w.aborted:
+		return errf(ErrAborted, "PE %d: another PE stopped the job", w.pe)
+	case <-w.ctx.Done():
+		return errf(ErrAborted, "PE %d: %v", w.pe, w.ctx.Err())
+	default:
+		return nil
+	}
+}
+
+// Finalize leaves the job. It is collective: it completes this PE's
+// operations, waits for every PE and releases the heap. Calls on the World
+// afterwards return ErrFinalized.
+func (w *World) Finalize() error {
+	if w.closed.Load() {
+		return ErrFinalized
+	}
+	err := w.BarrierAll()
+	if err2 := w.teardown(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+func (w *World) teardown() error {
+	if w.closed.Swap(true) {
+		return nil
+	}
+	w.cancel()
+	err := errors.Join(w.tr.Close(), w.boot.Close())
+	if w.logFile != nil {
+		_ = w.logFile.Close()
+	}
+	return err
+}
+
+// GlobalExit stops every PE of the job with the exit status code, as
+// shmem_global_exit. A process PE exits; the launcher stops the others. A
+// goroutine PE (Run) stops: the other PEs' waits fail with ErrAborted and Run
+// returns an *ExitError (nil for code 0).
+func (w *World) GlobalExit(code int) {
+	w.log.Warnf("global exit with code %d", code)
+	_ = w.boot.Abort(code, fmt.Sprintf("PE %d called GlobalExit(%d)", w.pe, code))
+	if w.boot.Name() == "inproc" {
+		runtime.Goexit()
+	}
+	os.Exit(code)
+}
+
+// Run runs fn as n PEs, each a goroutine of this process with its own World
+// and heap, with the semantics of n processes. It returns when every PE has
+// returned. When a PE fails (returns an error or panics) or calls GlobalExit,
+// the others' waits fail with ErrAborted, as a launcher would stop them.
+// Each World is finalized after its fn returns.
+func Run(n int, fn func(w *World) error, opts ...Option) error {
+	return RunContext(context.Background(), n, fn, opts...)
+}
+
+// RunContext is Run with a context that cancels every PE's waits.
+func RunContext(ctx context.Context, n int, fn func(w *World) error, opts ...Option) error {
+	if n < 1 {
+		return errf(ErrInvalid, "Run with %d PEs", n)
+	}
+	o, err := buildOptions(opts)
+	if err != nil {
+		return err
+	}
+	heaps := make([][]byte, n)
+	defer func() {
+		for _, h := range heaps {
+			if h != nil {
+				_ = transport.Unmap(h)
+			}
+		}
+	}()
+	for i := range heaps {
+		if heaps[i], err = transport.MapAnon(o.SymmetricSize); err != nil {
+			return fmt.Errorf("shmem: reserving %d bytes of heap for PE %d: %w", o.SymmetricSize, i, err)
+		}
+	}
+	g := bootstrap.NewGroup(n)
+	errs := make([]error, n)
+	exited := make([]bool, n)
+	var wg sync.WaitGroup
+	for pe := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[pe] = runPE(ctx, o, g, pe, heaps, fn, &exited[pe])
+			if errs[pe] != nil && !exited[pe] {
+				_ = g.PE(pe).Abort(1, errs[pe].Error())
+			}
+		}()
+	}
+	wg.Wait()
+	return collectErrors(g, errs, exited)
+}
+
+func runPE(ctx context.Context, o Options, g *bootstrap.Group, pe int, heaps [][]byte, fn func(*World) error, exited *bool) (err error) {
+	w, err := newWorld(ctx, o, g.PE(pe), transport.NewShm(heaps, nil), heaps[pe], g.Aborted())
+	if err != nil {
+		return err
+	}
+	normal := false
+	defer func() {
+		if !normal {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("shmem: PE %d panicked: %v", pe, r)
+			} else if err == nil {
+				*exited = true // runtime.Goexit from GlobalExit
+			}
+		}
+		if err == nil && !*exited {
+			err = w.Finalize()
+		} else {
+			_ = w.teardown()
+		}
+	}()
+	err = fn(w)
+	normal = true
+	if err != nil {
+		err = fmt.Errorf("PE %d: %w", pe, err)
+	}
+	return err
+}
+
+func collectErrors(g *bootstrap.Group, errs []error, exited []bool) error {
+	for pe, ex := range exited {
+		if ex {
+			code, _ := g.ExitCode()
+			if code == 0 {
+				return nil
+			}
+			return &ExitError{PE: pe, Code: code}
+		}
+	}
+	var real []error
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, ErrAborted) {
+			real = append(real, e)
+		}
+	}
+	if len(real) == 0 {
+		return errors.Join(errs...)
+	}
+	return errors.Join(real...)
+}
