@@ -62,8 +62,13 @@ var Settings = []Setting{
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host"},
 	{"GSHMEM_SPIN", "4096", "polls before a wait sleeps on its futex (64 when PEs outnumber CPUs)"},
-	{"GSHMEM_RANK, GSHMEM_NPES, GSHMEM_LOCAL_RANK, GSHMEM_LOCAL_SIZE", "", "set by gshmem run: this PE and the job's shape"},
-	{"GSHMEM_LOCAL_ADDR, GSHMEM_JOB_ID, GSHMEM_JOB_SECRET", "", "set by gshmem run: the launcher's socket and the job's secret"},
+	{"GSHMEM_RANK", "", "set by gshmem run: this PE's number"},
+	{"GSHMEM_NPES", "", "set by gshmem run: the number of PEs"},
+	{"GSHMEM_LOCAL_RANK", "", "set by gshmem run: this PE's number on its node"},
+	{"GSHMEM_LOCAL_SIZE", "", "set by gshmem run: the number of PEs on the node"},
+	{"GSHMEM_LOCAL_ADDR", "", "set by gshmem run: the launcher's abstract unix socket"},
+	{"GSHMEM_JOB_ID", "", "set by gshmem run: the job's random id"},
+	{"GSHMEM_JOB_SECRET", "", "set by gshmem run: the job's secret (never printed by info)"},
 }
 
 const (

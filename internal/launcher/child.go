@@ -54,7 +54,7 @@ func (j *job) start(i int) error {
 	e := j.env
 	e.Rank, e.LocalRank = i, i
 	cmd := exec.Command(j.path, j.cfg.Argv[1:]...)
-	cmd.Args[0] = j.cfg.Argv[0]
+	cmd.Args[0] = j.argv0
 	cmd.Env = append(slices.Clone(j.baseEnv), e.Vars()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	c := &child{rank: i, cmd: cmd}

@@ -50,6 +50,7 @@ type job struct {
 	stdout, stderr io.Writer // cfg's, behind one shared lock
 	log            func(format string, args ...any)
 	path           string // resolved program
+	argv0          string // the PEs' os.Args[0]: as given, or the binary built from a package
 	env            Env    // rank fields filled in per PE
 	baseEnv        []string
 	srv            *Server
@@ -107,6 +108,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	if err != nil {
 		return 1, fmt.Errorf("gshmem run: %w", err)
 	}
+	j.argv0 = prog
 	if j.path, err = exec.LookPath(prog); err != nil {
 		return 127, fmt.Errorf("gshmem run: %w", err)
 	}

@@ -1,0 +1,3 @@
+// Package test holds integration tests that cross packages or processes:
+// the gshmem CLI launching real jobs, faults, and what a job leaves behind.
+package test
