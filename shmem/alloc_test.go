@@ -162,4 +162,3 @@ func TestBadInput(t *testing.T) {
 		assert.Equal(t, []int64{0, 0, 0, 0}, fence.Local())
 	})
 }
-

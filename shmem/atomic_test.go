@@ -62,7 +62,7 @@ func testIntAtomics[T shmem.Integer](t *petest.T, w *shmem.World) {
 	require.NoError(t, err)
 	require.Equal(t, T(0b1101), old)
 	require.NoError(t, shmem.Xor(x, 0b1111, pe)) // 1110 ^ 1111 = 0001
-	require.NoError(t, shmem.Inc(x, pe))        // 2
+	require.NoError(t, shmem.Inc(x, pe))         // 2
 	old, err = shmem.FetchInc(x, pe)
 	require.NoError(t, err)
 	require.Equal(t, T(2), old)
@@ -225,4 +225,3 @@ func TestBarrierRepeated(t *testing.T) {
 		})
 	}
 }
-

@@ -228,10 +228,13 @@ func (j *job) signal(sig syscall.Signal) {
 }
 
 func (j *job) stoppingOthers() string {
-	if j.live == 0 {
+	switch j.live {
+	case 0:
 		return ""
+	case 1:
+		return "; stopping the other PE"
 	}
-	return "; stopping the other " + pes(j.live)
+	return fmt.Sprintf("; stopping the other %d PEs", j.live)
 }
 
 func pes(n int) string {

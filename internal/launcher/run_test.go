@@ -163,11 +163,11 @@ func TestRunPlainPrograms(t *testing.T) {
 	assert.Equal(t, 0, r.code)
 	assert.Equal(t, "hi\nhi\nhi\n", r.stdout)
 
-	r = run(t, Config{N: 2, Argv: []string{"sh", "-c", `echo "$GSHMEM_RANK/$GSHMEM_NPES $GSHMEM_BOOTSTRAP"; exit $GSHMEM_RANK`}, TagOutput: true})
+	r = run(t, Config{N: 2, Argv: []string{"sh", "-c", `echo "$GSHMEM_RANK/$GSHMEM_NPES $GSHMEM_BOOTSTRAP"; [ $GSHMEM_RANK = 0 ] || { sleep 0.5; exit 1; }`}, TagOutput: true})
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stdout, "[pe 0] 0/2 local\n")
 	assert.Contains(t, r.stdout, "[pe 1] 1/2 local\n")
-	assert.Regexp(t, `PE 1 \(pid \d+\) exited with status 1`, r.log)
+	assert.Regexp(t, `PE 1 \(pid \d+\) exited with status 1\n`, r.log)
 
 	r = run(t, Config{N: 2, Argv: []string{"gshmem-no-such-program"}})
 	assert.Equal(t, 127, r.code)

@@ -6,10 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -157,7 +159,10 @@ func (s *Server) handle(conn net.Conn) {
 	conn.SetReadDeadline(time.Now().Add(helloTimeout))
 	typ, payload, err := ReadFrame(br)
 	if err != nil {
-		if !s.isClosed() {
+		// A PE killed while dialing hangs up like this; its exit status
+		// tells the story, so only silence and garbage are reported.
+		quiet := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+		if !quiet && !s.isClosed() {
 			s.logf("warning: refused a bootstrap connection: no hello: %v", err)
 		}
 		return
