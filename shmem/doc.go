@@ -1,0 +1,65 @@
+// Package shmem is gshmem's core: processing elements (PEs), a symmetric
+// heap, one-sided RMA, atomics, signals and point-to-point synchronization,
+// with OpenSHMEM 1.5 semantics.
+//
+// # PEs and worlds
+//
+// A job is n PEs numbered 0..n-1. A PE is either a process or a goroutine,
+// with the same semantics:
+//
+//	// processes: go run ./cmd/gshmem run -n 4 ./myprog
+//	w, err := shmem.Init(ctx)
+//	defer w.Finalize()
+//
+//	// goroutines, in one process (tests, or PEs sharing one GPU context)
+//	err := shmem.Run(4, func(w *shmem.World) error { ... })
+//
+// There is no global state: everything hangs off the *World.
+//
+// # The symmetric heap
+//
+// Every PE owns a heap of the same size (GSHMEM_SYMMETRIC_SIZE). Alloc,
+// Calloc, Align and Free are collective: every PE calls them in the same
+// order with the same arguments and gets the same offset, so an object is
+// named the same way everywhere. PEs that disagree all get ErrSizeMismatch.
+//
+//	buf, err := shmem.Calloc[float64](w, 1024) // Sym[float64]
+//	local := buf.Local()                       // this PE's copy, a []float64
+//
+// A Sym[T] is the remote target; At and Slice give bounds-checked parts of
+// it, Bytes the byte-level form.
+//
+// # One-sided communication
+//
+//	shmem.Put(buf, data, pe)   // returns when data may be reused
+//	w.Quiet()                  // ... and now it is visible at pe
+//	shmem.Get(out, buf, pe)    // returns with out filled
+//	shmem.FetchAdd(ctr.At(0), 1, 0)
+//	shmem.PutSignal(buf, data, sig, 1, shmem.SignalSet, pe) // data, then signal
+//	shmem.SignalWaitUntil(sig, shmem.CmpGE, 1)             // at pe: data is there
+//
+// Ordering follows OpenSHMEM: Fence orders operations to each target,
+// Quiet completes them all, BarrierAll is Quiet plus a barrier, and a
+// signal is delivered after the data of its put. Atomics are sequentially
+// consistent and named as in sync/atomic where they overlap.
+//
+// # Waiting
+//
+// WaitUntil, SignalWaitUntil and the barriers poll briefly, then sleep on a
+// futex in the waiter's heap that every writer rings, so jobs with more
+// PEs than cores stay fast. Every wait ends with ErrAborted when the World's
+// context is cancelled or the job stops.
+//
+// # Errors
+//
+// Bad input returns an error wrapping one of the Err* sentinels (test with
+// errors.Is) and never writes anywhere: a bad PE, an access past the end of
+// an object, a freed object, a misaligned atomic.
+//
+// # Transports
+//
+// PEs of one node share heaps by memfd mappings handed over a unix socket
+// (SCM_RIGHTS): puts and gets are copies, atomics are hardware atomics, and
+// Ptr gives direct access to a peer's memory. Nothing is ever named in
+// /dev/shm, so nothing is left behind when a process dies.
+package shmem
