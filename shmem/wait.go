@@ -126,14 +126,22 @@ func (ws *waitSet[T]) some() []int {
 	return idx
 }
 
-func (ws *waitSet[T]) wait(cond func() bool) error { return ws.s.w.waitFor(cond) }
+func (ws *waitSet[T]) wait(cond func() bool) error {
+	if cond() {
+		return nil
+	}
+	w := ws.s.w
+	return w.waiter.Wait(w.heap, false, cond, w.check)
+}
 
-// waitFor returns when cond holds; cond reads this PE's heap atomically.
+// waitFor is the runtime's own wait (barriers, collectives): it returns when
+// cond holds, and is woken only by atomics on this PE's heap, never by a
+// peer's plain puts. cond reads this PE's heap atomically.
 func (w *World) waitFor(cond func() bool) error {
 	if cond() {
 		return nil
 	}
-	return w.waiter.Wait(w.heap, cond, w.check)
+	return w.waiter.Wait(w.heap, true, cond, w.check)
 }
 
 // WaitUntil blocks until the first element of ivar on this PE satisfies

@@ -110,7 +110,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	}
 	j.argv0 = prog
 	if j.path, err = exec.LookPath(prog); err != nil {
-		return 127, fmt.Errorf("gshmem run: %w", err)
+		return startFailureCode(err), fmt.Errorf("gshmem run: %w", err)
 	}
 
 	id, secret := make([]byte, 8), make([]byte, 32)
@@ -137,10 +137,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	defer runtime.UnlockOSThread()
 	for i := range cfg.N {
 		if err := j.start(i); err != nil {
-			code := 1
-			if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
-				code = 127
-			}
+			code := startFailureCode(err)
 			if j.live > 0 {
 				j.log("%v; stopping the %s already started", err, pes(j.live))
 			}
@@ -150,6 +147,18 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	}
 	j.loop(ctx, sigs)
 	return j.code, j.err
+}
+
+// startFailureCode follows the shells: 127 for a program that is not
+// there, 126 for one that cannot be executed.
+func startFailureCode(err error) int {
+	switch {
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, os.ErrNotExist):
+		return 127
+	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.ENOEXEC):
+		return 126
+	}
+	return 1
 }
 
 // loop runs until every PE has been reaped.

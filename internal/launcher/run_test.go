@@ -173,6 +173,12 @@ func TestRunPlainPrograms(t *testing.T) {
 	assert.Equal(t, 127, r.code)
 	assert.ErrorIs(t, r.err, exec.ErrNotFound)
 
+	notExec := filepath.Join(t.TempDir(), "data.txt")
+	require.NoError(t, os.WriteFile(notExec, []byte("x"), 0o644))
+	r = run(t, Config{N: 2, Argv: []string{notExec}})
+	assert.Equal(t, 126, r.code)
+	assert.ErrorIs(t, r.err, os.ErrPermission)
+
 	r = run(t, Config{N: 0, Argv: []string{"true"}})
 	assert.Error(t, r.err)
 }

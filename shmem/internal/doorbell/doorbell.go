@@ -1,10 +1,16 @@
 // Package doorbell lets a PE sleep until a peer changes its memory.
 //
 // Every heap starts with a control area. Its first cache line holds a
-// sequence word and a waiter count. A waiter registers, rechecks its
+// sequence word and two waiter counts. A waiter registers, rechecks its
 // condition and sleeps on the sequence word with futex(2); a writer that
 // changed the heap and sees a registered waiter bumps the sequence and wakes
-// everyone sleeping on it. Because the futex is keyed by the shared mapping
+// everyone sleeping on it.
+//
+// The two counts are two bells. Runtime waits (barriers, collectives) wait
+// only for atomics, so they register on the control bell, which plain puts
+// do not ring: a PE idle in a barrier costs the PEs streaming puts into its
+// heap nothing. User waits (WaitUntil may watch a word updated by a put)
+// register on the user bell, which every write rings. Because the futex is keyed by the shared mapping
 // (not FUTEX_PRIVATE), the same code wakes goroutines and other processes.
 //
 // The protocol has no lost wake-up: with sequentially consistent atomics,
@@ -23,18 +29,24 @@ import (
 const Size = 64
 
 const (
-	seqOff     = 0
-	waitersOff = 4
+	seqOff         = 0
+	userWaitersOff = 4
+	ctrlWaitersOff = 8
 )
 
 func word(mem []byte, off int) *uint32 {
 	return (*uint32)(unsafe.Pointer(&mem[off]))
 }
 
-// Ring wakes the waiters of the heap mem (mapped peer memory or our own),
-// if there are any. It costs one atomic load when nobody waits.
-func Ring(mem []byte) {
-	if atomic.LoadUint32(word(mem, waitersOff)) == 0 {
+// Ring wakes the user waiters of the heap mem (mapped peer memory or our
+// own), and its runtime waiters too when all is set (after an atomic). It
+// costs one or two loads of one cache line when nobody waits.
+func Ring(mem []byte, all bool) {
+	n := atomic.LoadUint32(word(mem, userWaitersOff))
+	if all {
+		n += atomic.LoadUint32(word(mem, ctrlWaitersOff))
+	}
+	if n == 0 {
 		return
 	}
 	seq := word(mem, seqOff)
@@ -52,8 +64,9 @@ type Waiter struct {
 
 // Wait returns once cond reports true, or with the error of check when that
 // reports one (cancellation, abort, deadline). cond must only read memory
-// with atomic loads; it is called many times.
-func (w Waiter) Wait(mem []byte, cond func() bool, check func() error) error {
+// with atomic loads; it is called many times. A runtime wait (ctrl) is woken
+// only by atomics; a user wait by every write.
+func (w Waiter) Wait(mem []byte, ctrl bool, cond func() bool, check func() error) error {
 	for i := 0; i < w.Spin; i++ {
 		if cond() {
 			return nil
@@ -63,7 +76,10 @@ func (w Waiter) Wait(mem []byte, cond func() bool, check func() error) error {
 		}
 	}
 	seq := word(mem, seqOff)
-	waiters := word(mem, waitersOff)
+	waiters := word(mem, userWaitersOff)
+	if ctrl {
+		waiters = word(mem, ctrlWaitersOff)
+	}
 	for {
 		if cond() {
 			return nil

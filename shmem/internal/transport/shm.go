@@ -31,7 +31,7 @@ func (s *Shm) Mapped(pe int) []byte { return s.heaps[pe] }
 func (s *Shm) Put(pe int, off uint64, src []byte) error {
 	h := s.heaps[pe]
 	copy(h[off:off+uint64(len(src))], src)
-	doorbell.Ring(h)
+	doorbell.Ring(h, false)
 	return nil
 }
 
@@ -64,7 +64,7 @@ func (s *Shm) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compar
 		return 0, fmt.Errorf("transport: atomic width %d", width)
 	}
 	if op != OpLoad {
-		doorbell.Ring(h)
+		doorbell.Ring(h, true)
 	}
 	return old, nil
 }
@@ -138,7 +138,7 @@ func atomic64(p unsafe.Pointer, op AtomicOp, v, cmp uint64) uint64 {
 }
 
 // Notify implements Transport.
-func (s *Shm) Notify(pe int) { doorbell.Ring(s.heaps[pe]) }
+func (s *Shm) Notify(pe int) { doorbell.Ring(s.heaps[pe], true) }
 
 // Fence implements Transport. Stores to mapped memory are already ordered.
 func (s *Shm) Fence() error { return nil }
