@@ -83,7 +83,9 @@ func allocate[T any](w *World, n int, align uint64, zero bool) (Sym[T], error) {
 	}
 	s := Sym[T]{w: w, off: off, n: n, slot: slot, gen: gen}
 	if zero && bytes > 0 {
-		clear(w.heap[off : off+bytes])
+		if err := w.clearHeap(off, bytes); err != nil {
+			return s, err
+		}
 		if err := w.SyncAll(); err != nil {
 			return s, err
 		}

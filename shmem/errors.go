@@ -3,6 +3,8 @@ package shmem
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gshmem/gshmem/shmem/internal/transport"
 )
 
 // Sentinel errors. Every error returned by this package wraps one of them,
@@ -26,8 +28,9 @@ var (
 	// ErrInvalid: an argument that can never be right (negative count, zero
 	// stride, unsupported element type, unknown comparison or op).
 	ErrInvalid = errors.New("shmem: invalid argument")
-	// ErrPeerLost: a peer died or its connection broke.
-	ErrPeerLost = errors.New("shmem: peer lost")
+	// ErrPeerLost: a peer died or its connection broke. Every PE of the job
+	// sees it within seconds: in waits, barriers and operations.
+	ErrPeerLost = transport.ErrPeerLost
 	// ErrTimeout: a bounded wait ran out of time.
 	ErrTimeout = errors.New("shmem: timed out")
 	// ErrAborted: the job is stopping (a global exit, a failed PE, or the

@@ -16,7 +16,9 @@ type Options struct {
 	// address space: pages are touched only when used.
 	SymmetricSize uint64
 	// Bootstrap names the bootstrap (GSHMEM_BOOTSTRAP): "local" (started by
-	// gshmem run), "singleton" (one PE), or "" to detect it.
+	// gshmem run), "pmi" (PMI-1), "pmi2" (PMI-2), "env" (launcher rank
+	// variables plus a rendezvous at BootstrapAddr), "singleton" (one PE),
+	// or "" to detect it.
 	Bootstrap string
 	// BootstrapTimeout bounds every setup wait (GSHMEM_BOOTSTRAP_TIMEOUT,
 	// a Go duration or seconds; default 60s).
@@ -30,6 +32,22 @@ type Options struct {
 	// Spin is how many times a wait polls before it sleeps (GSHMEM_SPIN;
 	// default 4096, or 64 when the node has more PEs than CPUs).
 	Spin int
+	// BootstrapAddr is host:port on rank 0's node where the env bootstrap
+	// meets (GSHMEM_BOOTSTRAP_ADDR).
+	BootstrapAddr string
+	// NodeID overrides node locality (GSHMEM_NODE_ID; %r is replaced by the
+	// PE number, %h by the host name): PEs with different ids never share
+	// memory, PEs with the same id must be able to.
+	NodeID string
+	// TCPAddr is where a PE listens for PEs of other nodes (GSHMEM_TCP_ADDR:
+	// an IP, IP:port or interface name; default: the first non-loopback
+	// IPv4 address of an interface that is up).
+	TCPAddr string
+	// PeerTimeout is how long a silent remote peer is given before it is
+	// declared lost (GSHMEM_PEER_TIMEOUT; default 5s).
+	PeerTimeout time.Duration
+	// Device says where the heap lives (GSHMEM_HEAP, GSHMEM_DEVICE; device.go).
+	Device DeviceOptions
 }
 
 // Option changes Options.
@@ -57,7 +75,11 @@ type Setting struct {
 // Settings lists every variable the runtime reads.
 var Settings = []Setting{
 	{"GSHMEM_SYMMETRIC_SIZE", "1g", "bytes of symmetric heap per PE (k/m/g suffixes); address space, touched on use"},
-	{"GSHMEM_BOOTSTRAP", "auto", "bootstrap: local (gshmem run) or singleton; auto-detected when unset"},
+	{"GSHMEM_BOOTSTRAP", "auto", "bootstrap: local (gshmem run), pmi (PMI-1), pmi2 (PMI-2), env (launcher variables + GSHMEM_BOOTSTRAP_ADDR) or singleton; auto-detected when unset"},
+	{"GSHMEM_BOOTSTRAP_ADDR", "", "env bootstrap: host:port on rank 0's node where it listens and the other ranks connect"},
+	{"GSHMEM_NODE_ID", "", "node locality override (%r PE number, %h host): PEs with different ids never share memory"},
+	{"GSHMEM_TCP_ADDR", "auto", "where a PE listens for PEs of other nodes: IP, IP:port or interface (default: first non-loopback IPv4)"},
+	{"GSHMEM_PEER_TIMEOUT", "5s", "a remote peer silent this long (no heartbeat) is lost"},
 	{"GSHMEM_BOOTSTRAP_TIMEOUT", "60s", "bound on every setup wait (Go duration, or seconds)"},
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host"},
@@ -68,7 +90,7 @@ var Settings = []Setting{
 	{"GSHMEM_LOCAL_SIZE", "", "set by gshmem run: the number of PEs on the node"},
 	{"GSHMEM_LOCAL_ADDR", "", "set by gshmem run: the launcher's abstract unix socket"},
 	{"GSHMEM_JOB_ID", "", "set by gshmem run: the job's random id"},
-	{"GSHMEM_JOB_SECRET", "", "set by gshmem run: the job's secret (never printed by info)"},
+	{"GSHMEM_JOB_SECRET", "", "the job's secret, keying tcp and env-rendezvous authentication (set by gshmem run; else PE 0 draws one); never printed"},
 }
 
 const (
@@ -97,6 +119,23 @@ func optionsFromEnv(getenv func(string) string) (Options, error) {
 		}
 		o.BootstrapTimeout = d
 	}
+	o.BootstrapAddr = getenv("GSHMEM_BOOTSTRAP_ADDR")
+	o.NodeID = getenv("GSHMEM_NODE_ID")
+	o.TCPAddr = getenv("GSHMEM_TCP_ADDR")
+	if v := getenv("GSHMEM_PEER_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			secs, err2 := strconv.ParseFloat(v, 64)
+			if err2 != nil || secs <= 0 {
+				return o, fmt.Errorf("%w: GSHMEM_PEER_TIMEOUT=%q: want a duration such as 5s", ErrInvalid, v)
+			}
+			d = time.Duration(secs * float64(time.Second))
+		}
+		o.PeerTimeout = d
+	}
+	if err := deviceFromEnv(getenv, &o); err != nil {
+		return o, err
+	}
 	o.Debug = getenv("GSHMEM_DEBUG")
 	o.DebugFile = getenv("GSHMEM_DEBUG_FILE")
 	if v := getenv("GSHMEM_SPIN"); v != "" {
@@ -123,6 +162,9 @@ func buildOptions(opts []Option) (Options, error) {
 	o.SymmetricSize = (o.SymmetricSize + pageSize - 1) &^ (pageSize - 1)
 	if o.BootstrapTimeout <= 0 {
 		o.BootstrapTimeout = defaultTimeout
+	}
+	if err := checkDeviceOptions(&o); err != nil {
+		return o, err
 	}
 	return o, nil
 }

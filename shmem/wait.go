@@ -86,7 +86,7 @@ func (ws *waitSet[T]) holds(i int) bool {
 	if len(ws.vals) > 1 {
 		v = ws.vals[i]
 	}
-	return compare(loadLocal[T](ws.s.w.heap, ws.s.off+uint64(i)*elemSize[T]()), v, ws.cmp)
+	return compare(loadWord[T](ws.s.w, ws.s.off+uint64(i)*elemSize[T]()), v, ws.cmp)
 }
 
 func (ws *waitSet[T]) all() bool {
@@ -265,5 +265,5 @@ func SignalWaitUntil(sig Sym[uint64], cmp Cmp, value uint64) (uint64, error) {
 	if err := WaitUntil(sig, cmp, value); err != nil {
 		return 0, err
 	}
-	return loadLocal[uint64](sig.w.heap, sig.off), nil
+	return loadWord[uint64](sig.w, sig.off), nil
 }

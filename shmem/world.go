@@ -14,7 +14,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/gshmem/gshmem/internal/launcher"
 	"github.com/gshmem/gshmem/shmem/internal/bootstrap"
 	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 	"github.com/gshmem/gshmem/shmem/internal/heap"
@@ -53,11 +52,15 @@ type World struct {
 	log      *logrus.Entry
 	waiter   doorbell.Waiter
 	closed   atomic.Bool
+	job      *transport.Job // process PEs: how each peer is reached
+	bootWhy  string         // why this bootstrap was chosen
 
 	// Collective state, touched only by the PE's collective-calling goroutine.
 	barrierEpoch uint64
 	allocSeq     uint64
 	logFile      *os.File
+	teams        teamPool     // team slots and the predefined teams (team.go)
+	dev          deviceDomain // the GPU heap when GSHMEM_HEAP=device (device.go), else nil
 }
 
 // MyPE returns this PE's number, 0..NPEs()-1.
@@ -69,7 +72,8 @@ func (w *World) NPEs() int { return w.npes }
 // Options returns the configuration in effect.
 func (w *World) Options() Options { return w.opts }
 
-// BootstrapName says how the job was started ("inproc", "local", "singleton").
+// BootstrapName says how the job was started ("inproc", "local", "pmi",
+// "pmi2", "env", "singleton").
 func (w *World) BootstrapName() string { return w.boot.Name() }
 
 // Context is cancelled when the World is finalized or the job aborts.
@@ -78,10 +82,13 @@ func (w *World) Context() context.Context { return w.ctx }
 // Logger returns the PE's logger (quiet unless GSHMEM_DEBUG is set).
 func (w *World) Logger() logrus.FieldLogger { return w.log }
 
-// Init joins the job this process was started in: under `gshmem run` it
-// connects to the launcher; started alone it is a job of one PE. ctx bounds
-// setup and, for the World's lifetime, every wait: cancelling it makes
-// pending and future waits fail with ErrAborted.
+// Init joins the job this process was started in: under `gshmem run`,
+// mpiexec.hydra (PMI-1 or PMI-2), srun --mpi=pmi2 or any launcher plus
+// GSHMEM_BOOTSTRAP_ADDR (see GSHMEM_BOOTSTRAP); started alone it is a job
+// of one PE. PEs that can share memory (proved by handing the heap's memfd
+// over a unix socket) use load/store; the others are reached over tcp. ctx
+// bounds setup and, for the World's lifetime, every wait: cancelling it
+// makes pending and future waits fail with ErrAborted.
 func Init(ctx context.Context, opts ...Option) (*World, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -89,45 +96,46 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	}
 	setup, cancelSetup := context.WithTimeout(ctx, o.BootstrapTimeout)
 	defer cancelSetup()
-	boot, err := selectBootstrap(setup, o)
+	secret := []byte(os.Getenv("GSHMEM_JOB_SECRET"))
+	boot, why, err := bootstrap.Open(setup, bootstrap.Config{Name: o.Bootstrap, Addr: o.BootstrapAddr, Secret: secret}, os.Getenv)
 	if err != nil {
+		if errors.Is(err, bootstrap.ErrUnknown) {
+			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		return nil, fmt.Errorf("shmem: %w", err)
+	}
+	host, _ := os.Hostname()
+	nodeID := strings.NewReplacer("%r", strconv.Itoa(boot.Rank()), "%h", host).Replace(o.NodeID)
+	tl := logrus.New()
+	tl.SetLevel(logrus.ErrorLevel)
+	job, err := transport.Connect(setup, transport.Config{
+		Rank: boot.Rank(), Size: boot.Size(), HeapSize: o.SymmetricSize, Allgather: boot.Allgather,
+		NodeID: nodeID, Secret: secret, TCPAddr: o.TCPAddr, PeerTimeout: o.PeerTimeout,
+		Log: tl.WithField("pe", boot.Rank()),
+	})
+	if err != nil {
+		_ = boot.Close()
+		return nil, fmt.Errorf("shmem: PE %d connecting to its peers (bootstrap %s): %w", boot.Rank(), boot.Name(), err)
+	}
+	boot = bootstrap.WithNode(boot, job.LocalRank, job.LocalSize)
+	w, err := newWorld(ctx, o, boot, job.Transport, job.Heap, nil)
+	if err != nil {
+		_ = job.Transport.Close()
+		_ = boot.Close()
 		return nil, err
 	}
-	heaps, release, err := transport.ShareHeaps(setup, boot.Rank(), boot.Size(), o.SymmetricSize, boot.Allgather)
-	if err != nil {
-		_ = boot.Close()
-		return nil, fmt.Errorf("shmem: PE %d setting up shared memory: %w", boot.Rank(), err)
-	}
-	w, err := newWorld(ctx, o, boot, transport.NewShm(heaps, release), heaps[boot.Rank()], nil)
-	if err != nil {
-		_ = release()
-		_ = boot.Close()
+	w.job, w.bootWhy = job, why
+	job.Transport.SetLog(w.log)
+	if err := w.attachDevice(setup); err != nil {
+		_ = w.teardown()
 		return nil, err
 	}
 	if err := boot.Barrier(setup); err != nil {
 		_ = w.teardown()
-		return nil, fmt.Errorf("shmem: PE %d waiting for every PE to map the heaps: %w", w.pe, err)
+		return nil, fmt.Errorf("shmem: PE %d waiting for every PE to reach its peers: %w", w.pe, err)
 	}
-	w.log.Debugf("initialized: %d PEs, bootstrap %s, heap %d bytes", w.npes, boot.Name(), o.SymmetricSize)
+	w.log.Debugf("initialized: %d PEs on %d nodes, bootstrap %s (%s), heap %d bytes", w.npes, job.Node[len(job.Node)-1]+1, boot.Name(), why, o.SymmetricSize)
 	return w, nil
-}
-
-func selectBootstrap(ctx context.Context, o Options) (bootstrap.Bootstrap, error) {
-	env, ok, err := launcher.EnvFromEnviron(os.Getenv)
-	if err != nil {
-		return nil, fmt.Errorf("shmem: %w", err)
-	}
-	switch name := o.Bootstrap; {
-	case name == "singleton" || (name == "" && !ok):
-		return bootstrap.Singleton(), nil
-	case name == "local" || name == "":
-		if !ok {
-			return nil, errf(ErrInvalid, "GSHMEM_BOOTSTRAP=local but GSHMEM_LOCAL_ADDR is unset: start the program with `gshmem run`")
-		}
-		return bootstrap.Local(ctx, env)
-	default:
-		return nil, errf(ErrUnsupported, "GSHMEM_BOOTSTRAP=%q: this build knows local and singleton", name)
-	}
 }
 
 func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr transport.Transport, mem []byte, aborted <-chan struct{}) (*World, error) {
@@ -148,6 +156,9 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 		}
 	}
 	w.waiter = doorbell.Waiter{Spin: spin, MaxSleep: 50 * time.Millisecond}
+	if err := w.initTeams(); err != nil {
+		return nil, err
+	}
 	return w, nil
 }
 
@@ -186,8 +197,11 @@ func (w *World) check() error {
 	case <-w.ctx.Done():
 		return errf(ErrAborted, "PE %d: %v", w.pe, w.ctx.Err())
 	default:
-		return nil
 	}
+	if l, ok := w.tr.(interface{ Lost() error }); ok {
+		return l.Lost() // wraps ErrPeerLost once any peer died
+	}
+	return nil
 }
 
 // Finalize leaves the job. It is collective: it completes this PE's
@@ -281,6 +295,10 @@ func RunContext(ctx context.Context, n int, fn func(w *World) error, opts ...Opt
 func runPE(ctx context.Context, o Options, g *bootstrap.Group, pe int, heaps [][]byte, fn func(*World) error, exited *bool) (err error) {
 	w, err := newWorld(ctx, o, g.PE(pe), transport.NewShm(heaps, nil), heaps[pe], g.Aborted())
 	if err != nil {
+		return err
+	}
+	if err := w.attachDevice(ctx); err != nil {
+		_ = w.teardown()
 		return err
 	}
 	normal := false

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,28 +16,115 @@ import (
 )
 
 func infoCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "info",
-		Short: "print the build, the machine and every GSHMEM_* setting",
+	var noJoin bool
+	c := &cobra.Command{
+		Use:   "info [--no-join]",
+		Short: "print the build, the bootstrap, the PE-to-node map, the transport to each peer and every GSHMEM_* setting",
+		Long: `info prints the build and every GSHMEM_* setting with its source. Started by
+a launcher (gshmem run -n 4 gshmem info, mpiexec.hydra -n 4 gshmem info,
+srun --mpi=pmi2 gshmem info, ...) it joins the job and PE 0 also prints the
+bootstrap in use, which node every PE is on and how each PE reaches each
+other PE (shm within a node, tcp across nodes). --no-join only says which
+bootstrap would be used.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "gshmem (%s, %s/%s), %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-			fmt.Fprintln(out, "transports: shm (memfd, load/store)")
-			fmt.Fprintln(out, "bootstraps: local (gshmem run), singleton")
-			fmt.Fprintln(out)
-			tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "VARIABLE\tVALUE\tSOURCE\tDEFAULT\tMEANING")
-			for _, s := range shmem.Settings {
-				val, src := os.Getenv(s.Name), "env"
-				if s.Name == "GSHMEM_JOB_SECRET" && val != "" {
-					val = "(set)"
-				}
-				if val == "" {
-					val, src = s.Default, "default"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, val, src, s.Default, s.Help)
-			}
-			return tw.Flush()
+			return info(cmd.OutOrStdout(), noJoin)
 		},
 	}
+	c.Flags().BoolVar(&noJoin, "no-join", false, "do not join the job; only say which bootstrap would be used")
+	return c
+}
+
+func info(out io.Writer, noJoin bool) error {
+	name, why, derr := shmem.DetectBootstrap()
+	var w *shmem.World
+	if !noJoin && derr == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		var err error
+		if w, err = shmem.Init(ctx, shmem.WithSymmetricSize(1<<20)); err != nil {
+			return err
+		}
+	}
+	if w != nil && w.MyPE() != 0 {
+		// Only PE 0 prints; the others contribute their rows.
+		return topologyRows(w, nil)
+	}
+	fmt.Fprintf(out, "gshmem (%s, %s/%s), %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Fprintln(out, "bootstraps: local (gshmem run), pmi (PMI-1: PMI_FD or PMI_PORT+PMI_ID), pmi2 (PMI-2 over PMI_FD), env (launcher ranks + GSHMEM_BOOTSTRAP_ADDR), singleton")
+	fmt.Fprintln(out, "transports: shm (memfd shared by SCM_RIGHTS, load/store) within a node, tcp across nodes")
+	fmt.Fprintln(out, "GPUs: not probed by this build (host backend)")
+	switch {
+	case derr != nil:
+		fmt.Fprintf(out, "bootstrap: cannot join: %v\n", derr)
+	case w == nil:
+		fmt.Fprintf(out, "bootstrap: %s (%s)\n", name, why)
+	default:
+		t := w.Topology()
+		fmt.Fprintf(out, "bootstrap: %s (%s), via %s\n", t.Bootstrap, t.Why, t.Via)
+		if err := topologyRows(w, out); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIABLE\tVALUE\tSOURCE\tDEFAULT\tMEANING")
+	for _, s := range shmem.Settings {
+		val, src := os.Getenv(s.Name), "env"
+		if s.Name == "GSHMEM_JOB_SECRET" && val != "" {
+			val = "(set)"
+		}
+		if val == "" {
+			val, src = s.Default, "default"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, val, src, s.Default, s.Help)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if w != nil {
+		return w.Finalize()
+	}
+	return nil
+}
+
+// topologyRows gathers every PE's view on PE 0 (through the symmetric heap)
+// and, on PE 0, prints the PE-to-node map and the transport matrix.
+func topologyRows(w *shmem.World, out io.Writer) error {
+	n, me := w.NPEs(), w.MyPE()
+	const hostLen = 64
+	rows, err := shmem.Calloc[byte](w, n*(n+hostLen))
+	if err != nil {
+		return err
+	}
+	t := w.Topology()
+	row := make([]byte, n+hostLen)
+	for pe, k := range t.Transport {
+		row[pe] = map[string]byte{"self": '.', "shm": 's', "tcp": 't'}[k]
+	}
+	copy(row[n:], t.Host[me])
+	if err := shmem.Put(rows.Slice(me*(n+hostLen), (me+1)*(n+hostLen)), row, 0); err != nil {
+		return err
+	}
+	if err := w.BarrierAll(); err != nil {
+		return err
+	}
+	if me != 0 {
+		return w.Finalize()
+	}
+	all := rows.Local()
+	fmt.Fprintf(out, "PEs: %d on %d node(s)\n", n, t.Node[n-1]+1)
+	fmt.Fprintln(out, "PE  node  host              tcp listener           transport to PE 0..n-1 (. self, s shm, t tcp)")
+	for pe := range n {
+		r := all[pe*(n+hostLen) : (pe+1)*(n+hostLen)]
+		host := strings.TrimRight(string(r[n:]), "\x00")
+		fmt.Fprintf(out, "%-3d %-5d %-17s %-22s %s\n", pe, t.Node[pe], host, orDash(t.TCPAddr[pe]), r[:n])
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -18,7 +18,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(), infoCmd())
+	root.AddCommand(runCmd(), infoCmd(), perfCmd())
 	if err := root.Execute(); err != nil {
 		var code exitCode
 		if asExit(err, &code) {

@@ -115,4 +115,9 @@ func (b *inproc) Abort(code int, msg string) error {
 func (b *inproc) Close() error { return nil }
 
 // Singleton is the bootstrap of a program started without a launcher.
-func Singleton() Bootstrap { return NewGroup(1).PE(0) }
+func Singleton() Bootstrap { return singleton{NewGroup(1).PE(0)} }
+
+type singleton struct{ Bootstrap }
+
+func (singleton) Name() string { return NameSingleton }
+func (singleton) Via() string  { return "nothing: a job of one PE" }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gshmem/gshmem/internal/launcher"
+	"github.com/gshmem/gshmem/internal/perf"
+	"github.com/gshmem/gshmem/shmem"
+)
+
+func perfCmd() *cobra.Command {
+	var cli perf.CLI
+	c := &cobra.Command{
+		Use:   "perf TEST [flags]",
+		Short: "run a perftest (put_bw, put_latency, atomic_latency, ...) and print its table",
+		Long:  perfLong(),
+		Example: `  gshmem perf put_latency --max_size 64k
+  gshmem perf put_bw -n 2 --json put_bw.json --plot put_bw.png
+  gshmem perf atomic_latency --op all --datatype int32
+  gshmem run -n 2 gshmem perf get_bw --min_size 64k`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: perf.Names(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPerf(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], cli)
+		},
+	}
+	cli.Bind(c.Flags())
+	return c
+}
+
+func perfLong() string {
+	var b strings.Builder
+	b.WriteString(`perf runs one of gshmem's perftests, modelled on NVSHMEM's perftests and the
+OSU micro-benchmarks, and PE 0 prints a table: size, latency (us), bandwidth
+(GB/s), messages/s. PE 0 drives the operations against PE 1; further PEs only
+join the barriers.
+
+Started by itself, perf starts -n PEs (default 2) of its own binary through
+the launcher; under gshmem run (or any launcher gshmem joins) it runs as the
+PE it was started as. Latency is the mean time per operation; --json rows
+also carry the fastest and the median of 16 batches of the timed loop.
+
+Tests and what they time:
+`)
+	for _, t := range perf.Tests() {
+		fmt.Fprintf(&b, "\n  %s: %s.\n      %s.\n", t.Name, t.Summary, t.Measures)
+	}
+	return b.String()
+}
+
+func runPerf(ctx context.Context, stdout, stderr io.Writer, test string, cli perf.CLI) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t, ok := perf.Lookup(test)
+	if !ok {
+		return fmt.Errorf("perf: unknown test %q; the tests are: %s", test, strings.Join(perf.Names(), ", "))
+	}
+	if err := cli.Validate(); err != nil {
+		return err
+	}
+	if os.Getenv(launcher.EnvLocalAddr) == "" {
+		return launchPerf(ctx, t, cli)
+	}
+	w, err := shmem.Init(ctx)
+	if err != nil {
+		return err
+	}
+	if cli.CPUProfile != "" {
+		stop, err := startProfile(cli.CPUProfile, w.MyPE())
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	cfg := cli.Config
+	cfg.Progress = stderr
+	rows, err := perf.Run(ctx, w, test, cfg)
+	if err != nil {
+		// No Finalize: it is collective and the peers may be stuck; the
+		// launcher stops them when this PE exits.
+		return err
+	}
+	if w.MyPE() == 0 {
+		if err := report(stdout, rows, cli); err != nil {
+			return err
+		}
+	}
+	return w.Finalize()
+}
+
+func report(stdout io.Writer, rows []perf.Row, cli perf.CLI) error {
+	if err := perf.WriteTable(stdout, rows); err != nil {
+		return err
+	}
+	if cli.JSON != "" {
+		if err := perf.WriteJSONFile(cli.JSON, rows); err != nil {
+			return fmt.Errorf("perf: --json: %w", err)
+		}
+	}
+	if cli.Plot != "" {
+		if err := perf.Plot(cli.Plot, rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func startProfile(file string, pe int) (stop func(), err error) {
+	if pe > 0 {
+		file += fmt.Sprintf(".pe%d", pe)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("perf: --cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("perf: --cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// launchPerf re-executes this binary with the same arguments (less -n) as
+// the PEs of a job, as gshmem run would.
+func launchPerf(ctx context.Context, t perf.Test, cli perf.CLI) error {
+	n := cli.NPEs
+	if n == 0 {
+		n = max(2, t.MinPEs)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("perf: finding this binary to start the PEs: %w", err)
+	}
+	env := os.Environ()
+	if need := heapNeed(cli.Config); os.Getenv("GSHMEM_SYMMETRIC_SIZE") == "" && need > 1<<30 {
+		env = append(env, "GSHMEM_SYMMETRIC_SIZE="+strconv.FormatUint(need, 10))
+	}
+	code, err := launcher.Run(ctx, launcher.Config{
+		N: n, Argv: append([]string{exe}, perf.StripNPEs(os.Args[1:])...), Env: env,
+	})
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+// heapNeed is a heap size that holds a bandwidth test's window at the
+// largest size, with room to spare.
+func heapNeed(c perf.Config) uint64 {
+	win := uint64(max(c.Window, 1))
+	return win*uint64(c.MaxSize) + 64<<20
+}

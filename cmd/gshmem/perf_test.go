@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gshmem/gshmem/internal/perf"
+)
+
+// The test binary is gshmem itself when this variable is set: the perf
+// command re-executes its own binary as the PEs, and they must run main.
+const asGshmemEnv = "GSHMEM_CMD_TEST_AS_GSHMEM"
+
+func init() {
+	if os.Getenv(asGshmemEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+}
+
+// gshmem runs this test binary as `gshmem args...`.
+func gshmem(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asGshmemEnv+"=1", "GORACE=atexit_sleep_ms=0", "GSHMEM_SYMMETRIC_SIZE=64m")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+func TestPerfStartsItsOwnPEs(t *testing.T) {
+	dir := t.TempDir()
+	js, png := filepath.Join(dir, "rows.json"), filepath.Join(dir, "lat.png")
+	stdout, stderr, err := gshmem(t, "perf", "put_latency", "--min_size", "8", "--max_size", "64", "--step", "8",
+		"--iters", "50", "-n", "2", "--json", js, "--plot", png)
+	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "# put_latency, 2 PEs, int64")
+	assert.Regexp(t, `size \(B\)\s+latency \(us\)\s+bandwidth \(GB/s\)\s+messages/s`, stdout)
+	assert.Equal(t, 1, strings.Count(stdout, "# put_latency"), "only PE 0 prints")
+
+	f, err := os.Open(js)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := perf.ReadJSON(f)
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	assert.Equal(t, []int{8, 64}, []int{rows[0].Size, rows[1].Size})
+	for _, r := range rows {
+		assert.Equal(t, "put_latency", r.Test)
+		assert.Equal(t, 2, r.PEs)
+		assert.Positive(t, r.LatencyUS)
+	}
+	img, err := os.ReadFile(png)
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(img, []byte("\x89PNG")))
+}
+
+func TestPerfUnderRun(t *testing.T) {
+	stdout, stderr, err := gshmem(t, "run", "-n", "3", os.Args[0], "perf", "signal_latency", "--iters", "20")
+	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "# signal_latency, 3 PEs")
+}
+
+func TestPerfErrors(t *testing.T) {
+	_, stderr, err := gshmem(t, "perf", "no_such_test")
+	assert.Error(t, err)
+	assert.Contains(t, stderr, `unknown test "no_such_test"`)
+	assert.Contains(t, stderr, "put_bw")
+
+	_, stderr, err = gshmem(t, "perf", "put_bw", "--datatype", "int8")
+	assert.Error(t, err)
+	assert.Contains(t, stderr, `datatype "int8"`)
+
+	_, stderr, err = gshmem(t, "perf", "atomic_latency", "--op", "fetch_sub", "--iters", "5")
+	assert.Error(t, err, "a PE fails and the job with it")
+	assert.Contains(t, stderr, "fetch_sub")
+}
+
+func TestPerfHelp(t *testing.T) {
+	var out bytes.Buffer
+	c := perfCmd()
+	c.SetOut(&out)
+	c.SetArgs([]string{"--help"})
+	require.NoError(t, c.Execute())
+	for _, name := range perf.Names() {
+		assert.Contains(t, out.String(), "\n  "+name+": ")
+	}
+	for _, flag := range []string{"--min_size", "--max_size", "--step", "--iters", "--warmup_iters", "--datatype",
+		"--op", "--window", "--json", "--plot", "-n, --npes"} {
+		assert.Contains(t, out.String(), flag)
+	}
+}
+
+func TestHeapNeed(t *testing.T) {
+	assert.Equal(t, uint64(64*(4<<20)+64<<20), heapNeed(perf.Config{Window: 64, MaxSize: 4 << 20}))
+}

@@ -1,0 +1,349 @@
+package compat
+
+import (
+	"unsafe"
+
+	"github.com/gshmem/gshmem/shmem"
+)
+
+// Collectives. Every member of the communicator calls them in the same
+// order with matching arguments; they travel in the communicator's
+// collective context, apart from its point-to-point messages, and make
+// progress on everything while they wait.
+
+// Tags of the collective context.
+const (
+	tagBarrier int32 = iota + 1
+	tagBcast
+	tagReduce
+	tagGather
+	tagScatter
+	tagAllgather
+	tagAlltoall
+	tagScan
+)
+
+// collState is a communicator's collective state: its shmem team, or nil
+// when its collectives all use point-to-point.
+type collState struct {
+	team *shmem.Team
+}
+
+var inPlaceSentinel [16]byte
+
+// InPlace returns the MPI_IN_PLACE marker for a send buffer of T: pass it
+// as the send buffer of Allreduce, Reduce (at the root), Gather(v) (at the
+// root), Scatter(v) (as the root's receive buffer), Allgather(v),
+// Alltoall(v), ReduceScatter(Block) and Scan, as MPI allows.
+func InPlace[T Elem]() []T { return unsafe.Slice((*T)(unsafe.Pointer(&inPlaceSentinel)), 0) }
+
+func isInPlace[T Elem](b []T) bool {
+	return unsafe.Pointer(unsafe.SliceData(b)) == unsafe.Pointer(&inPlaceSentinel)
+}
+
+func (c *Comm) cctx() uint32 { return c.ctx | collBit }
+
+// csend and crecv are the collectives' point-to-point: bytes, by rank, in
+// the collective context.
+func (c *Comm) csend(data []byte, r int, tag int32) *Request {
+	return c.env.isend(data, c.group.world[r], tag, c.cctx(), false, -1)
+}
+
+func (c *Comm) crecv(buf []byte, unpack func([]byte), r int, tag int32) *Request {
+	return c.env.irecv(c, buf, unpack, c.group.world[r], int(tag), c.cctx())
+}
+
+// waitReqs waits for every non-nil request and returns the first error.
+func waitReqs(rs []*Request) error {
+	var first error
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		if _, err := r.Wait(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (c *Comm) rootArg(root int, what string) error {
+	if err := c.check(what); err != nil {
+		return err
+	}
+	if root < 0 || root >= c.Size() {
+		return errorf(ClassRoot, "%s: root %d of a communicator of %d", what, root, c.Size())
+	}
+	return nil
+}
+
+// packed returns count instances of d in b as contiguous bytes: b itself
+// when d is contiguous, else a packed copy.
+func packed(b []byte, d *dtype, count int) []byte {
+	size := count * d.size()
+	if d.contiguous() {
+		return b[:size]
+	}
+	out := make([]byte, size)
+	d.pack(out, b, count)
+	return out
+}
+
+// place writes contiguous bytes into count instances of d laid out in b.
+func place(b []byte, d *dtype, count int, src []byte) {
+	if d.contiguous() {
+		copy(b[:count*d.size()], src)
+		return
+	}
+	d.unpack(b, src, count)
+}
+
+// Barrier blocks until every member has called it (MPI_Barrier): a
+// dissemination barrier of empty messages.
+func (c *Comm) Barrier() error {
+	if err := c.check("Barrier"); err != nil {
+		return err
+	}
+	if t := c.coll.team; t != nil {
+		return c.teamRun(t.Barrier)
+	}
+	return c.p2pBarrier()
+}
+
+// p2pBarrier is Barrier over point-to-point messages.
+func (c *Comm) p2pBarrier() error {
+	n, me := c.Size(), c.rank
+	for d := 1; d < n; d <<= 1 {
+		r := c.crecv(nil, nil, (me-d+n)%n, tagBarrier)
+		s := c.csend(nil, (me+d)%n, tagBarrier)
+		if err := waitReqs([]*Request{s, r}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bcastBytes broadcasts data from root down a binomial tree.
+func (c *Comm) bcastBytes(data []byte, root int) error {
+	if c.coll.team != nil {
+		return c.teamBcast(data, root)
+	}
+	n := c.Size()
+	rel := (c.rank - root + n) % n
+	mask := 1
+	for ; mask < n; mask <<= 1 {
+		if rel&mask != 0 {
+			if _, err := wait1(c.crecv(data, nil, (rel-mask+root)%n, tagBcast)); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	var sends []*Request
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		if rel+mask < n {
+			sends = append(sends, c.csend(data, (rel+mask+root)%n, tagBcast))
+		}
+	}
+	return waitReqs(sends)
+}
+
+// Bcast sends count instances of dt in buf from root to every member
+// (MPI_Bcast).
+func Bcast[T Elem](c *Comm, buf []T, count int, dt Datatype, root int) error {
+	if err := c.rootArg(root, "Bcast"); err != nil {
+		return err
+	}
+	b, size, err := view(buf, count, dt, "Bcast")
+	if err != nil {
+		return err
+	}
+	d := dt.d
+	data := b[:size]
+	if !d.contiguous() {
+		data = make([]byte, size)
+		if c.rank == root {
+			d.pack(data, b, count)
+		}
+	}
+	if err := c.bcastBytes(data, root); err != nil {
+		return err
+	}
+	if !d.contiguous() && c.rank != root {
+		d.unpack(b, data, count)
+	}
+	return nil
+}
+
+// reduceBytes combines every member's acc (which it overwrites) with op
+// down a binomial tree; root ends with the result in acc.
+func (c *Comm) reduceBytes(acc []byte, b Basic, op Op, root int) error {
+	n := c.Size()
+	rel := (c.rank - root + n) % n
+	var tmp []byte
+	for mask := 1; mask < n; mask <<= 1 {
+		if rel&mask != 0 {
+			_, err := wait1(c.csend(acc, (rel-mask+root)%n, tagReduce))
+			return err
+		}
+		if rel+mask < n {
+			if tmp == nil {
+				tmp = make([]byte, len(acc))
+			}
+			if _, err := wait1(c.crecv(tmp, nil, (rel+mask+root)%n, tagReduce)); err != nil {
+				return err
+			}
+			op.apply(b, tmp, acc)
+		}
+	}
+	return nil
+}
+
+// reduceArgs checks a reduction and returns a private copy of the input,
+// packed.
+func reduceArgs[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, useRecv bool, what string) ([]byte, error) {
+	if err := dt.Err(); err != nil {
+		return nil, err
+	}
+	if err := op.check(dt.d.basic); err != nil {
+		return nil, err
+	}
+	src := sbuf
+	if isInPlace(sbuf) {
+		if !useRecv {
+			return nil, errorf(ClassBuffer, "%s: InPlace is only for the root's send buffer", what)
+		}
+		src = rbuf
+	}
+	b, _, err := view(src, count, dt, what)
+	if err != nil {
+		return nil, err
+	}
+	acc := packed(b, dt.d, count)
+	if dt.d.contiguous() {
+		acc = append([]byte(nil), acc...)
+	}
+	return acc, nil
+}
+
+// Reduce combines count instances of dt from every member's sbuf with op
+// into root's rbuf (MPI_Reduce). At the root, sbuf may be InPlace: the
+// input is then rbuf. rbuf is not used on other members.
+func Reduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root int) error {
+	if err := c.rootArg(root, "Reduce"); err != nil {
+		return err
+	}
+	var rb []byte
+	if c.rank == root {
+		var err error
+		if rb, _, err = view(rbuf, count, dt, "Reduce receive"); err != nil {
+			return err
+		}
+	}
+	acc, err := reduceArgs(c, sbuf, rbuf, count, dt, op, c.rank == root, "Reduce")
+	if err != nil {
+		return err
+	}
+	if sop, ok := shmemOp(op, dt.d.basic); ok && c.coll.team != nil {
+		err = c.teamAllreduce(acc, dt.d.basic, sop)
+	} else {
+		err = c.reduceBytes(acc, dt.d.basic, op, root)
+	}
+	if err != nil {
+		return err
+	}
+	if c.rank == root {
+		place(rb, dt.d, count, acc)
+	}
+	return nil
+}
+
+// Allreduce combines count instances of dt from every member's sbuf with op
+// into every member's rbuf (MPI_Allreduce); sbuf may be InPlace. Every
+// member gets bit-for-bit the same result.
+func Allreduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) error {
+	if err := c.check("Allreduce"); err != nil {
+		return err
+	}
+	rb, _, err := view(rbuf, count, dt, "Allreduce receive")
+	if err != nil {
+		return err
+	}
+	acc, err := reduceArgs(c, sbuf, rbuf, count, dt, op, true, "Allreduce")
+	if err != nil {
+		return err
+	}
+	if err := c.allreduceBytes(acc, dt.d.basic, op); err != nil {
+		return err
+	}
+	place(rb, dt.d, count, acc)
+	return nil
+}
+
+// Scan gives member i the reduction of the sbufs of members 0..i
+// (MPI_Scan); sbuf may be InPlace.
+func Scan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) error {
+	return scan(c, sbuf, rbuf, count, dt, op, false)
+}
+
+// Exscan gives member i the reduction of the sbufs of members 0..i-1 and
+// leaves member 0's rbuf unchanged (MPI_Exscan); sbuf may be InPlace.
+func Exscan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) error {
+	return scan(c, sbuf, rbuf, count, dt, op, true)
+}
+
+func scan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, exclusive bool) error {
+	if err := c.check("Scan"); err != nil {
+		return err
+	}
+	rb, _, err := view(rbuf, count, dt, "Scan receive")
+	if err != nil {
+		return err
+	}
+	mine, err := reduceArgs(c, sbuf, rbuf, count, dt, op, true, "Scan")
+	if err != nil {
+		return err
+	}
+	me, n := c.rank, c.Size()
+	acc := mine
+	if me > 0 {
+		prev := make([]byte, len(mine))
+		if _, err := wait1(c.crecv(prev, nil, me-1, tagScan)); err != nil {
+			return err
+		}
+		if exclusive {
+			place(rb, dt.d, count, prev)
+		}
+		acc = append([]byte(nil), mine...)
+		op.apply(dt.d.basic, prev, acc)
+	}
+	if me+1 < n {
+		if _, err := wait1(c.csend(acc, me+1, tagScan)); err != nil {
+			return err
+		}
+	}
+	if !exclusive {
+		place(rb, dt.d, count, acc)
+	}
+	return nil
+}
+
+// wait1 waits for an internal request; nil means it completed at once.
+func wait1(r *Request) (Status, error) {
+	if r == nil {
+		return Status{}, nil
+	}
+	return r.Wait()
+}
+
+// allreduceBytes reduces acc in place on every member: on the team when
+// the type and op allow, else a reduce to rank 0 and a broadcast.
+func (c *Comm) allreduceBytes(acc []byte, b Basic, op Op) error {
+	if sop, ok := shmemOp(op, b); ok && c.coll.team != nil {
+		return c.teamAllreduce(acc, b, sop)
+	}
+	if err := c.reduceBytes(acc, b, op, 0); err != nil {
+		return err
+	}
+	return c.bcastBytes(acc, 0)
+}

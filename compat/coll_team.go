@@ -1,0 +1,335 @@
+package compat
+
+import (
+	"sync/atomic"
+
+	"github.com/gshmem/gshmem/shmem"
+)
+
+// Collectives on shmem teams.
+//
+// A communicator made from CommWorld by Dup, Split or Create gets a shmem
+// team with the same members in rank order (Team.SplitList), and Barrier,
+// Bcast, Reduce, Allreduce, Allgather, Alltoall and ReduceScatterBlock on
+// contiguous buffers run as the team's collectives, staged through a
+// symmetric scratch area (same offset on every PE) in pieces of its size.
+// Reductions go to the team when the type and op are OpenSHMEM's (integers
+// and floats; SUM, PROD, MIN, MAX, BAND, BOR, BXOR); the rest, the v forms,
+// Gather, Scatter and Scan use point-to-point algorithms. When the team
+// limit (shmem.MaxTeams) is reached, new communicators get no team and use
+// point-to-point for everything.
+//
+// A team collective waits inside shmem and does not make point-to-point
+// progress. A PE that owes its peers progress (queued sends, posted
+// receives a rendezvous may match, staged transfers) runs the team
+// collective on a helper goroutine and makes progress until it returns;
+// the choice is local and both ways run the same collective, so PEs may
+// choose differently.
+
+// teamRun runs f, a team collective, making point-to-point progress while
+// it runs when this PE owes any.
+func (c *Comm) teamRun(f func() error) error {
+	e := c.env
+	e.mu.Lock()
+	e.progress()
+	busy := e.owesProgress()
+	e.mu.Unlock()
+	if !busy {
+		return wrap(f(), "team collective")
+	}
+	done := make(chan error, 1)
+	var finished atomicFlag
+	go func() {
+		err := f()
+		finished.set()
+		e.wake()
+		done <- err
+	}()
+	werr := e.waitFor(finished.get)
+	err := <-done
+	if err == nil {
+		err = werr
+	}
+	return wrap(err, "team collective")
+}
+
+// owesProgress reports whether a peer may be waiting for this PE to make
+// progress. Called with mu held.
+func (e *Env) owesProgress() bool {
+	if len(e.posted) > 0 || len(e.recvs) > 0 || e.stagedSends > 0 {
+		return true
+	}
+	for p := range e.peers {
+		if len(e.peers[p].outq) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// shmemOp maps an op to the team reduction, or reports false.
+func shmemOp(op Op, b Basic) (shmem.ReduceOp, bool) {
+	if !(isInt(b) || b == BasicByte || b == BasicFloat32 || b == BasicFloat64) {
+		return 0, false
+	}
+	switch op {
+	case Sum:
+		return shmem.ReduceSum, true
+	case Prod:
+		return shmem.ReduceProd, true
+	case Min:
+		return shmem.ReduceMin, true
+	case Max:
+		return shmem.ReduceMax, true
+	case Band:
+		return shmem.ReduceAnd, true
+	case Bor:
+		return shmem.ReduceOr, true
+	case Bxor:
+		return shmem.ReduceXor, true
+	}
+	return 0, false
+}
+
+func typed[T shmem.Reducible](dst, src shmem.Sym[byte]) (shmem.Sym[T], shmem.Sym[T], error) {
+	d, err := shmem.View[T](dst)
+	if err != nil {
+		return d, d, err
+	}
+	s, err := shmem.View[T](src)
+	return d, s, err
+}
+
+func reduceAs[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, dst, src shmem.Sym[byte], n int, scatter bool) error {
+	d, s, err := typed[T](dst, src)
+	if err != nil {
+		return err
+	}
+	if scatter {
+		return shmem.ReduceScatter(t, op, d, s, n)
+	}
+	return shmem.Reduce(t, op, d, s, n)
+}
+
+// teamReduce runs a team reduction (or reduce-scatter) of n elements of b.
+func teamReduce(t *shmem.Team, op shmem.ReduceOp, b Basic, dst, src shmem.Sym[byte], n int, scatter bool) error {
+	switch b {
+	case BasicInt8:
+		return reduceAs[int8](t, op, dst, src, n, scatter)
+	case BasicInt16:
+		return reduceAs[int16](t, op, dst, src, n, scatter)
+	case BasicInt32:
+		return reduceAs[int32](t, op, dst, src, n, scatter)
+	case BasicInt64:
+		return reduceAs[int64](t, op, dst, src, n, scatter)
+	case BasicUint8, BasicByte:
+		return reduceAs[uint8](t, op, dst, src, n, scatter)
+	case BasicUint16:
+		return reduceAs[uint16](t, op, dst, src, n, scatter)
+	case BasicUint32:
+		return reduceAs[uint32](t, op, dst, src, n, scatter)
+	case BasicUint64:
+		return reduceAs[uint64](t, op, dst, src, n, scatter)
+	case BasicFloat32:
+		return reduceAs[float32](t, op, dst, src, n, scatter)
+	default:
+		return reduceAs[float64](t, op, dst, src, n, scatter)
+	}
+}
+
+// teamAllreduce reduces acc (packed elements of b) in place on every
+// member, in pieces of the scratch size.
+func (c *Comm) teamAllreduce(acc []byte, b Basic, op shmem.ReduceOp) error {
+	e, t := c.env, c.coll.team
+	sl := e.scratch.Local()
+	esz := basicSizes[b]
+	piece := len(sl) / esz * esz
+	for off := 0; off < len(acc); off += piece {
+		n := min(piece, len(acc)-off)
+		copy(sl, acc[off:off+n])
+		obj := e.scratch.Slice(0, n)
+		if err := c.teamRun(func() error { return teamReduce(t, op, b, obj, obj, n/esz, false) }); err != nil {
+			return err
+		}
+		copy(acc[off:off+n], sl[:n])
+	}
+	return nil
+}
+
+// teamBcast broadcasts data from root in pieces of the scratch size.
+func (c *Comm) teamBcast(data []byte, root int) error {
+	e, t := c.env, c.coll.team
+	sl := e.scratch.Local()
+	for off := 0; off < len(data); off += len(sl) {
+		n := min(len(sl), len(data)-off)
+		if c.rank == root {
+			copy(sl, data[off:off+n])
+		}
+		obj := e.scratch.Slice(0, n)
+		if err := c.teamRun(func() error { return shmem.Broadcast(t, obj, obj, n, root) }); err != nil {
+			return err
+		}
+		if c.rank != root {
+			copy(data[off:off+n], sl[:n])
+		}
+	}
+	return nil
+}
+
+// fitsScratch reports whether k bytes fit the scratch area.
+func (c *Comm) fitsScratch(k int) bool { return k <= c.env.scratch.Len() }
+
+// teamFCollect gathers m bytes from every member into out (m*Size bytes).
+func (c *Comm) teamFCollect(mine, out []byte) error {
+	e, m, n := c.env, len(mine), c.Size()
+	sl := e.scratch.Local()
+	copy(sl, mine)
+	src, dst := e.scratch.Slice(0, m), e.scratch.Slice(m, m+m*n)
+	if err := c.teamRun(func() error { return shmem.FCollect(c.coll.team, dst, src, m) }); err != nil {
+		return err
+	}
+	copy(out, sl[m:m+m*n])
+	return nil
+}
+
+// teamAlltoall exchanges blocks of m bytes; in and out hold m*Size bytes.
+func (c *Comm) teamAlltoall(in, out []byte, m int) error {
+	e, k := c.env, len(in)
+	sl := e.scratch.Local()
+	copy(sl, in)
+	src, dst := e.scratch.Slice(0, k), e.scratch.Slice(k, 2*k)
+	if err := c.teamRun(func() error { return shmem.Alltoall(c.coll.team, dst, src, m) }); err != nil {
+		return err
+	}
+	copy(out, sl[k:2*k])
+	return nil
+}
+
+// teamReduceScatter reduces in (Size blocks of m bytes of b) and leaves this
+// member's block in out.
+func (c *Comm) teamReduceScatter(in, out []byte, b Basic, op shmem.ReduceOp) error {
+	e, k, m := c.env, len(in), len(out)
+	sl := e.scratch.Local()
+	copy(sl, in)
+	src, dst := e.scratch.Slice(0, k), e.scratch.Slice(k, k+m)
+	err := c.teamRun(func() error { return teamReduce(c.coll.team, op, b, dst, src, m/basicSizes[b], true) })
+	if err != nil {
+		return err
+	}
+	copy(out, sl[k:k+m])
+	return nil
+}
+
+// atomicFlag is set once, by the helper goroutine of teamRun.
+type atomicFlag struct{ v atomic.Bool }
+
+func (f *atomicFlag) set()      { f.v.Store(true) }
+func (f *atomicFlag) get() bool { return f.v.Load() }
+
+// The team forms of the uniform collectives decide by byte sizes alone
+// (which MPI requires to agree between members), pack what is not
+// contiguous, and report done=false when the communicator has no team or the
+// data does not fit the scratch area; then the point-to-point form runs.
+
+// teamAllgather runs Allgather on the team when it can.
+func teamAllgather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype) (bool, error) {
+	n := c.Size()
+	if c.check("Allgather") != nil || c.coll.team == nil || rdt.Err() != nil || rcount <= 0 {
+		return false, nil
+	}
+	m := rcount * rdt.d.size()
+	if m == 0 || !c.fitsScratch(m*(n+1)) {
+		return false, nil
+	}
+	counts, displs := uniform(n, rcount)
+	rl, err := makeLayout(rbuf, rdt, counts, displs, n, "Allgather receive")
+	if err != nil {
+		return true, err
+	}
+	var mine []byte
+	if isInPlace(sbuf) {
+		mine = rl.data(c.rank)
+	} else if mine, err = sendData(sbuf, scount, sdt, "Allgather send"); err != nil {
+		return true, err
+	}
+	if len(mine) != m {
+		return true, errorf(ClassTruncate, "Allgather: %d bytes sent, %d expected", len(mine), m)
+	}
+	out := make([]byte, m*n)
+	if err := c.teamFCollect(mine, out); err != nil {
+		return true, err
+	}
+	for i := range n {
+		place(rl.region(i), rl.d, rcount, out[i*m:(i+1)*m])
+	}
+	return true, nil
+}
+
+// teamAlltoall runs Alltoall on the team when it can.
+func teamAlltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype) (bool, error) {
+	n := c.Size()
+	if c.check("Alltoall") != nil || c.coll.team == nil || rdt.Err() != nil || rcount <= 0 {
+		return false, nil
+	}
+	m := rcount * rdt.d.size()
+	if m == 0 || !c.fitsScratch(2*m*n) {
+		return false, nil
+	}
+	rc, rd := uniform(n, rcount)
+	rl, err := makeLayout(rbuf, rdt, rc, rd, n, "Alltoall receive")
+	if err != nil {
+		return true, err
+	}
+	sl := rl
+	if !isInPlace(sbuf) {
+		if sdt.Err() != nil {
+			return true, sdt.Err()
+		}
+		sc, sd := uniform(n, scount)
+		if sl, err = makeLayout(sbuf, sdt, sc, sd, n, "Alltoall send"); err != nil {
+			return true, err
+		}
+	}
+	in := make([]byte, 0, m*n)
+	for j := range n {
+		in = append(in, sl.data(j)...)
+	}
+	if len(in) != m*n {
+		return true, errorf(ClassTruncate, "Alltoall: %d bytes sent, %d expected", len(in), m*n)
+	}
+	out := make([]byte, m*n)
+	if err := c.teamAlltoall(in, out, m); err != nil {
+		return true, err
+	}
+	for j := range n {
+		place(rl.region(j), rl.d, rcount, out[j*m:(j+1)*m])
+	}
+	return true, nil
+}
+
+// teamReduceScatterBlock runs ReduceScatterBlock on the team when it can.
+func teamReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype, op Op) (bool, error) {
+	n := c.Size()
+	if c.coll.team == nil || dt.Err() != nil || rcount <= 0 || op.check(dt.d.basic) != nil {
+		return false, nil
+	}
+	sop, ok := shmemOp(op, dt.d.basic)
+	m := rcount * dt.d.size()
+	if !ok || !c.fitsScratch(m*(n+1)) {
+		return false, nil
+	}
+	in, err := reduceArgs(c, sbuf, rbuf, rcount*n, dt, op, true, "ReduceScatterBlock")
+	if err != nil {
+		return true, err
+	}
+	rb, _, err := view(rbuf, rcount, dt, "ReduceScatterBlock receive")
+	if err != nil {
+		return true, err
+	}
+	out := make([]byte, m)
+	if err := c.teamReduceScatter(in, out, dt.d.basic, sop); err != nil {
+		return true, err
+	}
+	place(rb, dt.d, rcount, out)
+	return true, nil
+}

@@ -1,0 +1,386 @@
+package compat
+
+import (
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gshmem/gshmem/shmem"
+)
+
+// The mailbox transport.
+//
+// Every PE holds, in its symmetric heap, one ring per peer: ring s receives
+// the messages PE s sends it, in order. A ring is a sequence of 64-byte
+// cells; a message is a 32-byte header followed by its payload, rounded up
+// to whole cells, and may wrap around the end of the ring. The first word
+// of the header is the stamp: the message's absolute cell position plus
+// one, stored last with an atomic store, so a receiver that loads the
+// stamp it expects at its read position sees the whole message (a
+// put-with-signal whose signal is in the data's own cache line: one line
+// crosses between the cores for a small message). The receiver clears the
+// first word of every cell it consumes, so no stale bytes can pass for a
+// stamp on the next lap.
+//
+// Flow control is by credit: the receiver writes how many cells it has
+// consumed into the sender's control words when a quarter of the ring has
+// been consumed. A message is at most half a ring, so a sender that lacks
+// room always finds credit once the receiver drains.
+//
+// A receiver drains every ring whenever it makes progress (inside any
+// call), matching messages against posted receives or keeping them in the
+// unexpected queue, so rings never stay full while a peer waits.
+//
+// Waiting: a waiter polls its rings' next stamps, then registers in its
+// "sleeping" word, checks once more and sleeps on its bell word with
+// shmem.WaitUntil. A writer that finds the peer's sleeping word non-zero
+// after publishing increments the peer's bell, which wakes it (the two
+// sides form a Dekker pair over sequentially consistent atomics, so no
+// wake-up is lost).
+
+const (
+	cell    = 64
+	hdrSize = 32
+
+	// Control words (uint64 indices into ctrl).
+	sleepIdx   = 0  // number of this PE's goroutines asleep in idle
+	tokenIdx   = 1  // procToken of the PE's process
+	bellIdx    = 8  // incremented by a peer that wakes this PE (own cache line)
+	creditBase = 16 // creditBase+p: cells of this PE's ring at p that p consumed
+)
+
+func ctrlWords(n int) int { return (creditBase + n + 7) &^ 7 }
+
+// Message kinds.
+const (
+	kEager = 1 + iota // payload: the data
+	kRTS              // rendezvous request: size, mode, sender request id, location
+	kCTS              // staged rendezvous matched: aux sender id, w0 receiver id
+	kChunk            // staged chunk ready: aux receiver id, w0 chunk, w1 bytes, w2 data offset
+	kCAck             // staged chunk consumed: aux sender id, w0 chunk, w1 bytes
+	kFin              // rendezvous complete: aux sender id
+)
+
+func ncells(plen int) uint64 { return uint64(hdrSize+plen+cell-1) / cell }
+
+// peer is the state of this PE's two rings with one peer.
+type peer struct {
+	// Outbound: our ring in the peer's heap.
+	ring   []byte   // mapped, or nil: use shmem.Put
+	ctrl   []uint64 // the peer's control words, mapped, or nil
+	wpos   uint64   // cells written
+	credit uint64   // cells the peer consumed, as last read
+	outq   []*outMsg
+
+	// Inbound: the peer's ring in our heap.
+	rpos, returned uint64
+	sameProc       bool
+}
+
+// outMsg is a message waiting for ring space.
+type outMsg struct {
+	kind uint8
+	nw   uint8 // control payload words
+	tag  int32
+	ctx  uint32
+	aux  uint64
+	w    [4]uint64
+	data []byte
+	req  *Request // an eager send completed by the write
+}
+
+func (m *outMsg) plen() int {
+	if m.nw > 0 {
+		return int(m.nw) * 8
+	}
+	return len(m.data)
+}
+
+func word(b []byte, off int) *uint64 { return (*uint64)(unsafe.Pointer(&b[off])) }
+
+// write puts m into p's ring if there is room.
+func (e *Env) write(p int, m *outMsg) bool {
+	pr := &e.peers[p]
+	plen := m.plen()
+	cells := ncells(plen)
+	if pr.wpos+cells-pr.credit > e.ringCells {
+		pr.credit = atomic.LoadUint64(&e.ctrlMine[creditBase+p])
+		if pr.wpos+cells-pr.credit > e.ringCells {
+			e.creditWatch[p].Store(pr.credit + 1)
+			return false
+		}
+	}
+	pos := pr.wpos
+	off := int(pos&(e.ringCells-1)) * cell
+	w1 := uint64(m.kind) | uint64(plen)<<8
+	w2 := uint64(uint32(m.tag)) | uint64(m.ctx)<<32
+	if ring := pr.ring; ring != nil {
+		*word(ring, off+8), *word(ring, off+16), *word(ring, off+24) = w1, w2, m.aux
+		if m.nw > 0 {
+			for i := range int(m.nw) {
+				*word(ring, off+hdrSize+8*i) = m.w[i]
+			}
+		} else if n := copy(ring[off+hdrSize:], m.data); n < len(m.data) {
+			copy(ring, m.data[n:])
+		}
+		atomic.StoreUint64(word(ring, off), pos+1)
+	} else if err := e.writeRemote(p, off, pos, m, w1, w2); err != nil {
+		e.w.Logger().Errorf("compat: writing to PE %d: %v", p, err)
+	}
+	pr.wpos = pos + cells
+	e.notify(p)
+	return true
+}
+
+// writeRemote is write for a peer whose heap is not mapped: puts, a fence,
+// then the stamp as an atomic.
+func (e *Env) writeRemote(p, off int, pos uint64, m *outMsg, w1, w2 uint64) error {
+	rb := e.cfg.ringBytes
+	buf := make([]byte, hdrSize-8+m.plen())
+	*word(buf, 0), *word(buf, 8), *word(buf, 16) = w1, w2, m.aux
+	if m.nw > 0 {
+		for i := range int(m.nw) {
+			*word(buf, hdrSize-8+8*i) = m.w[i]
+		}
+	} else {
+		copy(buf[hdrSize-8:], m.data)
+	}
+	base := e.me * rb
+	first := min(len(buf), rb-off-8)
+	if err := shmem.Put(e.rings.Slice(base+off+8, base+off+8+first), buf[:first], p); err != nil {
+		return err
+	}
+	if first < len(buf) {
+		if err := shmem.Put(e.rings.Slice(base, base+len(buf)-first), buf[first:], p); err != nil {
+			return err
+		}
+	}
+	if err := e.w.Fence(); err != nil {
+		return err
+	}
+	stamp, err := shmem.View[uint64](e.rings.Slice(base+off, base+off+8))
+	if err != nil {
+		return err
+	}
+	return shmem.Store(stamp, pos+1, p)
+}
+
+// send writes m to p, or queues it behind earlier messages; it reports
+// whether m was written now. m is copied when queued.
+func (e *Env) send(p int, m *outMsg) bool {
+	pr := &e.peers[p]
+	if len(pr.outq) == 0 && e.write(p, m) {
+		return true
+	}
+	c := *m
+	pr.outq = append(pr.outq, &c)
+	return false
+}
+
+// ctl sends a control message.
+func (e *Env) ctl(p int, kind uint8, aux uint64, w ...uint64) {
+	m := outMsg{kind: kind, aux: aux, nw: uint8(len(w))}
+	copy(m.w[:], w)
+	e.send(p, &m)
+}
+
+func (e *Env) flush(p int) {
+	pr := &e.peers[p]
+	for len(pr.outq) > 0 {
+		m := pr.outq[0]
+		if !e.write(p, m) {
+			return
+		}
+		pr.outq[0] = nil
+		pr.outq = pr.outq[1:]
+		if m.req != nil {
+			e.complete(m.req)
+		}
+	}
+	pr.outq = nil
+	e.creditWatch[p].Store(0)
+}
+
+// notify wakes p if it sleeps.
+func (e *Env) notify(p int) {
+	var sleeping uint64
+	if c := e.peers[p].ctrl; c != nil {
+		sleeping = atomic.LoadUint64(&c[sleepIdx])
+	} else {
+		sleeping, _ = shmem.Load(e.ctrl.At(sleepIdx), p)
+	}
+	if sleeping != 0 {
+		if err := shmem.Add(e.ctrl.At(bellIdx), 1, p); err != nil {
+			e.w.Logger().Errorf("compat: waking PE %d: %v", p, err)
+		}
+	}
+}
+
+func (e *Env) returnCredit(p int) {
+	pr := &e.peers[p]
+	pr.returned = pr.rpos
+	if c := pr.ctrl; c != nil {
+		atomic.StoreUint64(&c[creditBase+e.me], pr.rpos)
+	} else if err := shmem.Store(e.ctrl.At(creditBase+e.me), pr.rpos, p); err != nil {
+		e.w.Logger().Errorf("compat: returning credit to PE %d: %v", p, err)
+	}
+	e.notify(p)
+}
+
+// drain handles every message that has arrived from p.
+func (e *Env) drain(p int) {
+	pr := &e.peers[p]
+	rb := e.cfg.ringBytes
+	ring := e.ringMine[p*rb : (p+1)*rb : (p+1)*rb]
+	mask := e.ringCells - 1
+	start := pr.rpos
+	for {
+		pos := pr.rpos
+		off := int(pos&mask) * cell
+		if atomic.LoadUint64(word(ring, off)) != pos+1 {
+			break
+		}
+		w1, w2, aux := *word(ring, off+8), *word(ring, off+16), *word(ring, off+24)
+		plen := int(w1 >> 8)
+		cells := ncells(plen)
+		e.handle(p, uint8(w1), int32(uint32(w2)), uint32(w2>>32), aux, ring, off, plen)
+		for c := range cells {
+			*word(ring, int((pos+c)&mask)*cell) = 0
+		}
+		pr.rpos = pos + cells
+	}
+	if pr.rpos != start {
+		e.watch[p].Store(pr.rpos + 1)
+		if pr.rpos-pr.returned >= e.ringCells/4 {
+			e.returnCredit(p)
+		}
+	}
+}
+
+// ringCopy copies up to len(dst) bytes of the payload at off (the header's
+// offset) into dst, following the wrap, and returns the count.
+func ringCopy(dst, ring []byte, off, plen int) int {
+	n := min(len(dst), plen)
+	k := copy(dst[:n], ring[off+hdrSize:])
+	if k < n {
+		copy(dst[k:n], ring)
+	}
+	return n
+}
+
+func (e *Env) handle(p int, kind uint8, tag int32, ctx uint32, aux uint64, ring []byte, off, plen int) {
+	w := func(i int) uint64 { return *word(ring, off+hdrSize+8*i) }
+	switch kind {
+	case kEager:
+		if r := e.match(p, tag, ctx); r != nil {
+			n := ringCopy(r.buf, ring, off, plen)
+			e.finishRecv(r, p, tag, n, plen)
+			return
+		}
+		data := make([]byte, plen)
+		ringCopy(data, ring, off, plen)
+		e.unexpected = append(e.unexpected, &inMsg{src: p, tag: tag, ctx: ctx, size: plen, data: data})
+	case kRTS:
+		rts := rtsInfo{size: int(w(0)), mode: w(1), sreq: w(2), loc: w(3)}
+		if r := e.match(p, tag, ctx); r != nil {
+			e.recvRdv(r, p, tag, rts)
+			return
+		}
+		e.unexpected = append(e.unexpected, &inMsg{src: p, tag: tag, ctx: ctx, size: rts.size, rdv: true, rts: rts})
+	case kCTS:
+		e.onCTS(aux, w(0))
+	case kChunk:
+		e.onChunk(p, aux, int(w(0)), int(w(1)), int(w(2)))
+	case kCAck:
+		e.onCAck(aux, int(w(0)), int(w(1)))
+	case kFin:
+		e.onFin(aux)
+	}
+}
+
+// progress drains every ring and flushes every queue. Called with mu held.
+func (e *Env) progress() {
+	for p := range e.n {
+		e.drain(p)
+	}
+	for p := range e.n {
+		if len(e.peers[p].outq) > 0 {
+			e.flush(p)
+		}
+	}
+}
+
+// complete marks r done and wakes this PE's other sleeping goroutines.
+func (e *Env) complete(r *Request) {
+	r.done.Store(true)
+	e.wake()
+}
+
+// wake tells this PE's waiting goroutines that something completed.
+func (e *Env) wake() {
+	e.completions.Add(1)
+	if atomic.LoadUint64(&e.ctrlMine[sleepIdx]) != 0 {
+		_ = shmem.Add(e.ctrl.At(bellIdx), 1, e.me)
+	}
+}
+
+// waitFor makes progress until cond, evaluated with mu held after each
+// round of progress, holds.
+func (e *Env) waitFor(cond func() bool) error {
+	for {
+		e.mu.Lock()
+		e.progress()
+		ok := cond()
+		compl := e.completions.Load()
+		e.mu.Unlock()
+		if ok {
+			return nil
+		}
+		if err := e.idle(compl); err != nil {
+			return err
+		}
+	}
+}
+
+// pending reports whether anything arrived since the waiter's last
+// progress: a stamp, a credit a blocked send waits for, a completion made by
+// another goroutine. It reads only atomics.
+func (e *Env) pending(compl uint64) bool {
+	if e.completions.Load() != compl {
+		return true
+	}
+	rb, mask := e.cfg.ringBytes, e.ringCells-1
+	for p := range e.n {
+		want := e.watch[p].Load()
+		if atomic.LoadUint64(word(e.ringMine, p*rb+int((want-1)&mask)*cell)) == want {
+			return true
+		}
+		if cw := e.creditWatch[p].Load(); cw != 0 && atomic.LoadUint64(&e.ctrlMine[creditBase+p]) != cw-1 {
+			return true
+		}
+	}
+	return false
+}
+
+// idle returns when something may have arrived: it polls, then sleeps.
+func (e *Env) idle(compl uint64) error {
+	if e.closed.Load() {
+		return errorf(ClassOther, "Env finalized while waiting")
+	}
+	for i := range e.spin {
+		if e.pending(compl) {
+			return nil
+		}
+		if i&15 == 15 {
+			runtime.Gosched()
+		}
+	}
+	bell := atomic.LoadUint64(&e.ctrlMine[bellIdx])
+	atomic.AddUint64(&e.ctrlMine[sleepIdx], 1)
+	var err error
+	if !e.pending(compl) {
+		err = shmem.WaitUntil(e.ctrl.At(bellIdx), shmem.CmpNE, bell)
+	}
+	atomic.AddUint64(&e.ctrlMine[sleepIdx], ^uint64(0))
+	return wrap(err, "waiting for messages")
+}

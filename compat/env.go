@@ -1,0 +1,353 @@
+package compat
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gshmem/gshmem/shmem"
+)
+
+// Env is one PE's MPI environment: what MPI_Init sets up. It owns the
+// point-to-point mailboxes in the symmetric heap, the matching queues and
+// the communicators. Init makes one in a process started by `gshmem run`;
+// New makes one over an existing World (for example one of shmem.Run's).
+//
+// Like MPI_THREAD_SERIALIZED, calls on one Env may come from several
+// goroutines, but blocking calls should come from one at a time. Progress
+// happens only inside calls: there is no background goroutine.
+type Env struct {
+	w   *shmem.World
+	own bool // made by Init: Finalize finalizes w
+	cfg config
+
+	mu sync.Mutex // guards everything below that is not atomic
+
+	me, n     int
+	ctrl      shmem.Sym[uint64] // per-PE control words (ctrlWords)
+	ctrlMine  []uint64
+	rings     shmem.Sym[byte] // n inbound rings: ring s holds messages from PE s
+	ringMine  []byte
+	ringCells uint64 // cells per ring, a power of two
+	staging   shmem.Sym[byte]
+	stageMine []byte
+	pool      shmem.Sym[byte]
+	poolMine  []byte
+	poolAlloc allocator
+	scratch   shmem.Sym[byte] // collective scratch, same offset everywhere
+
+	peers       []peer
+	posted      []*Request          // posted receives, in posting order
+	unexpected  []*inMsg            // arrived, unmatched messages, in arrival order
+	sends       map[uint64]*Request // rendezvous sends awaiting CTS, chunk acks or FIN
+	recvs       map[uint64]*Request // staged receives awaiting chunks
+	nextID      uint64
+	freeChunks  []int
+	stalled     []*Request // staged sends waiting for a free chunk
+	stagedSends int        // staged sends not yet complete
+	teamComms   []*Comm    // communicators holding a shmem team, in creation order
+
+	// Lock-free view for idle waiters.
+	watch       []atomic.Uint64 // per peer: the stamp expected next in its ring
+	creditWatch []atomic.Uint64 // per peer: credit seen when a send blocked, 0 if none
+	completions atomic.Uint64
+	spin        int
+
+	world, self *Comm
+	nextCtx     uint32
+	closed      atomic.Bool
+}
+
+type config struct {
+	ringBytes, eagerLimit  int
+	stagingBytes, chunk    int
+	poolBytes, scratchSize int
+	shmemOpts              []shmem.Option
+	noDirect               bool // tests: reach peers through shmem calls only, as over a network
+	err                    error
+}
+
+// Option configures an Env. Each has a GSHMEM_MPI_* variable; an Option
+// wins over the environment. Every PE must use the same values.
+type Option func(*config)
+
+// WithRingSize sets the bytes of each per-pair mailbox ring
+// (GSHMEM_MPI_RING_SIZE, default 64k; rounded up to a power of two, at
+// least 4k). Every PE holds one ring per peer.
+func WithRingSize(n int) Option { return func(c *config) { c.ringBytes = n } }
+
+// WithEagerLimit sets the largest message sent eagerly through the ring
+// (GSHMEM_MPI_EAGER_LIMIT, default 8k, at most half the ring); larger
+// messages use the get-based rendezvous.
+func WithEagerLimit(n int) Option { return func(c *config) { c.eagerLimit = n } }
+
+// WithStaging sets the symmetric staging area for rendezvous between
+// processes from buffers outside AllocMem memory, and its chunk size
+// (GSHMEM_MPI_STAGING, default 1m in chunks of 256k).
+func WithStaging(bytes, chunk int) Option {
+	return func(c *config) { c.stagingBytes, c.chunk = bytes, chunk }
+}
+
+// WithPoolSize sets the symmetric memory AllocMem hands out
+// (GSHMEM_MPI_POOL_SIZE, default an eighth of the heap, at most 256m).
+func WithPoolSize(n int) Option { return func(c *config) { c.poolBytes = n } }
+
+// WithShmemOptions passes options to shmem.Init (Init only).
+func WithShmemOptions(opts ...shmem.Option) Option {
+	return func(c *config) { c.shmemOpts = append(c.shmemOpts, opts...) }
+}
+
+// Settings lists the variables compat reads, for documentation.
+var Settings = []shmem.Setting{
+	{Name: "GSHMEM_MPI_RING_SIZE", Default: "64k", Help: "bytes of each per-pair point-to-point mailbox ring (power of two)"},
+	{Name: "GSHMEM_MPI_EAGER_LIMIT", Default: "8k", Help: "largest message sent eagerly through the ring; larger ones use the get-based rendezvous"},
+	{Name: "GSHMEM_MPI_STAGING", Default: "1m", Help: "symmetric staging for rendezvous between processes from non-AllocMem buffers (256k chunks)"},
+	{Name: "GSHMEM_MPI_POOL_SIZE", Default: "heap/8", Help: "symmetric memory behind AllocMem (MPI_Alloc_mem), at most 256m by default"},
+}
+
+func envSize(name string, dst *int, c *config) {
+	if v := os.Getenv(name); v != "" {
+		n, err := shmem.ParseSize(v)
+		if err != nil || n > 1<<40 {
+			c.err = errorf(ClassArg, "%s=%q: want a size such as 64k", name, v)
+			return
+		}
+		*dst = int(n)
+	}
+}
+
+func buildConfig(opts []Option, heap uint64, npes int) (config, error) {
+	var c config
+	envSize("GSHMEM_MPI_RING_SIZE", &c.ringBytes, &c)
+	envSize("GSHMEM_MPI_EAGER_LIMIT", &c.eagerLimit, &c)
+	envSize("GSHMEM_MPI_STAGING", &c.stagingBytes, &c)
+	envSize("GSHMEM_MPI_POOL_SIZE", &c.poolBytes, &c)
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.err != nil {
+		return c, c.err
+	}
+	if c.ringBytes == 0 {
+		c.ringBytes = 64 << 10
+	}
+	if c.ringBytes < 4096 || c.ringBytes > 1<<30 {
+		return c, errorf(ClassArg, "ring size %d: want 4k to 1g", c.ringBytes)
+	}
+	c.ringBytes = 1 << bits.Len(uint(c.ringBytes-1))
+	if c.eagerLimit == 0 {
+		c.eagerLimit = min(8<<10, c.ringBytes/8)
+	}
+	if c.eagerLimit < 0 || c.eagerLimit > c.ringBytes/2-hdrSize-cell {
+		return c, errorf(ClassArg, "eager limit %d: want 0 to %d for rings of %d bytes", c.eagerLimit, c.ringBytes/2-hdrSize-cell, c.ringBytes)
+	}
+	if c.chunk == 0 {
+		c.chunk = 256 << 10
+	}
+	if c.stagingBytes == 0 {
+		c.stagingBytes = 1 << 20
+	}
+	if c.chunk < 4096 || c.stagingBytes < c.chunk {
+		return c, errorf(ClassArg, "staging of %d bytes in chunks of %d: want chunks of at least 4k and room for one", c.stagingBytes, c.chunk)
+	}
+	c.chunk = (c.chunk + cell - 1) &^ (cell - 1)
+	c.stagingBytes = c.stagingBytes / c.chunk * c.chunk
+	if c.poolBytes == 0 {
+		c.poolBytes = int(min(heap/8, 256<<20))
+	}
+	if c.poolBytes < 0 {
+		return c, errorf(ClassArg, "pool size %d", c.poolBytes)
+	}
+	c.poolBytes &^= cell - 1
+	c.scratchSize = 64 << 10
+	if need := uint64(npes*c.ringBytes + c.stagingBytes + c.poolBytes + c.scratchSize); need > heap-heap/8 {
+		return c, errorf(ClassNoMem, "compat needs %d bytes of symmetric heap (%d rings of %d, staging %d, pool %d); the heap has %d: raise GSHMEM_SYMMETRIC_SIZE or lower GSHMEM_MPI_POOL_SIZE",
+			need, npes, c.ringBytes, c.stagingBytes, c.poolBytes, heap)
+	}
+	return c, nil
+}
+
+// procToken identifies this process: peers with the same token share an
+// address space, and a rendezvous between them copies straight from the
+// sender's buffer.
+var procToken = func() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) | 1
+}()
+
+// Init joins the job this process was started in (shmem.Init) and sets up
+// MPI on it, as MPI_Init. Finalize then finalizes both.
+func Init(ctx context.Context, opts ...Option) (*Env, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	w, err := shmem.Init(ctx, c.shmemOpts...)
+	if err != nil {
+		return nil, wrap(err, "shmem.Init")
+	}
+	e, err := New(w, opts...)
+	if err != nil {
+		_ = w.Finalize()
+		return nil, err
+	}
+	e.own = true
+	return e, nil
+}
+
+// New sets up MPI over an existing World. It is collective: every PE of w
+// calls it, with the same options. Finalize releases what it allocated
+// and leaves w running.
+func New(w *shmem.World, opts ...Option) (*Env, error) {
+	if w == nil {
+		return nil, errorf(ClassArg, "New: nil World")
+	}
+	cfg, err := buildConfig(opts, w.Options().SymmetricSize, w.NPEs())
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{w: w, cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2,
+		sends: map[uint64]*Request{}, recvs: map[uint64]*Request{}}
+	if err := e.allocate(); err != nil {
+		return nil, err
+	}
+	e.spin = 2000
+	if e.n > runtime.NumCPU() {
+		e.spin = 50
+	}
+	if s := w.Options().Spin; s > 0 {
+		e.spin = s
+	}
+	all := make([]int, e.n)
+	for i := range all {
+		all[i] = i
+	}
+	e.world = &Comm{env: e, ctx: 0, group: newGroup(all, e.me), name: "MPI_COMM_WORLD"}
+	e.self = &Comm{env: e, ctx: 1, group: newGroup([]int{e.me}, e.me), name: "MPI_COMM_SELF"}
+	e.world.init()
+	e.self.init()
+	e.world.coll.team = w.TeamWorld()
+	return e, nil
+}
+
+// allocate reserves the symmetric objects and learns which peers share
+// this process.
+func (e *Env) allocate() (err error) {
+	w, c := e.w, e.cfg
+	fail := func(what string, err error) error {
+		return wrap(err, "New: allocating %s", what)
+	}
+	if e.ctrl, err = shmem.Calloc[uint64](w, ctrlWords(e.n)); err != nil {
+		return fail("control words", err)
+	}
+	if e.rings, err = shmem.Calloc[byte](w, e.n*c.ringBytes); err != nil {
+		return fail("mailbox rings", err)
+	}
+	if e.staging, err = shmem.Alloc[byte](w, c.stagingBytes); err != nil {
+		return fail("rendezvous staging", err)
+	}
+	if e.pool, err = shmem.Alloc[byte](w, c.poolBytes); err != nil {
+		return fail("AllocMem pool", err)
+	}
+	if e.scratch, err = shmem.Alloc[byte](w, c.scratchSize); err != nil {
+		return fail("collective scratch", err)
+	}
+	e.ctrlMine, e.ringMine = e.ctrl.Local(), e.rings.Local()
+	e.stageMine, e.poolMine = e.staging.Local(), e.pool.Local()
+	e.poolAlloc.init(c.poolBytes)
+	e.ringCells = uint64(c.ringBytes / cell)
+	for i := range c.stagingBytes / c.chunk {
+		e.freeChunks = append(e.freeChunks, i)
+	}
+	atomic.StoreUint64(&e.ctrlMine[tokenIdx], procToken)
+	if err := w.BarrierAll(); err != nil {
+		return wrap(err, "New: barrier")
+	}
+	e.peers = make([]peer, e.n)
+	e.watch = make([]atomic.Uint64, e.n)
+	e.creditWatch = make([]atomic.Uint64, e.n)
+	for p := range e.peers {
+		pr := &e.peers[p]
+		tok, err := shmem.Load(e.ctrl.At(tokenIdx), p)
+		if err != nil {
+			return wrap(err, "New: reading PE %d's token", p)
+		}
+		pr.sameProc = tok == procToken && !c.noDirect
+		e.watch[p].Store(1)
+		if c.noDirect {
+			continue
+		}
+		if r := shmem.Ptr(e.rings, p); r != nil {
+			pr.ring = r[e.me*c.ringBytes : (e.me+1)*c.ringBytes]
+		}
+		pr.ctrl = shmem.Ptr(e.ctrl, p)
+	}
+	return nil
+}
+
+// World returns the World the Env runs on.
+func (e *Env) World() *shmem.World { return e.w }
+
+// CommWorld returns MPI_COMM_WORLD: every PE, ranked by PE number.
+func (e *Env) CommWorld() *Comm { return e.world }
+
+// CommSelf returns MPI_COMM_SELF: this PE alone.
+func (e *Env) CommSelf() *Comm { return e.self }
+
+// EagerLimit returns the largest message sent eagerly.
+func (e *Env) EagerLimit() int { return e.cfg.eagerLimit }
+
+// Abort stops every PE of the job with code (MPI_Abort).
+func (e *Env) Abort(code int) { e.w.GlobalExit(code) }
+
+// Finalize is MPI_Finalize: collective over every PE. Every request must
+// be complete. It waits for every PE, releases the mailboxes and, when
+// Init made the World, finalizes it. Calls afterwards fail with ErrComm.
+func (e *Env) Finalize() error {
+	if e.closed.Load() {
+		return errorf(ClassOther, "Finalize: already finalized")
+	}
+	err := e.world.Barrier()
+	for len(e.teamComms) > 0 && err == nil {
+		c := e.teamComms[0]
+		c.freed.Store(true)
+		err = c.releaseTeam()
+	}
+	e.closed.Store(true)
+	for _, f := range []func() error{
+		func() error { return shmem.Free(e.scratch) }, func() error { return shmem.Free(e.pool) },
+		func() error { return shmem.Free(e.staging) }, func() error { return shmem.Free(e.rings) },
+		func() error { return shmem.Free(e.ctrl) },
+	} {
+		if err == nil {
+			err = wrap(f(), "Finalize: freeing")
+		}
+	}
+	if e.own {
+		err = errors.Join(err, wrap(e.w.Finalize(), "Finalize"))
+	}
+	return err
+}
+
+var epoch = time.Now()
+
+// Wtime returns seconds since an arbitrary point of this process, from a
+// monotonic clock (MPI_Wtime; not synchronized between PEs).
+func Wtime() float64 { return time.Since(epoch).Seconds() }
+
+// Wtick returns the resolution of Wtime in seconds (MPI_Wtick).
+func Wtick() float64 { return 1e-9 }
+
+func (e *Env) String() string { return "compat.Env(PE " + strconv.Itoa(e.me) + ")" }
+
+var _ = fmt.Sprint

@@ -1,0 +1,274 @@
+package compat
+
+import "sync"
+
+// Point-to-point calls. A message is count instances of dt taken from buf;
+// its envelope is the communicator, the sender's rank and the tag. Messages
+// between one pair of ranks on one communicator are received in the order
+// they were sent when both match a receive (MPI's non-overtaking rule).
+
+// sendArgs checks a send and returns its bytes (packed when dt is not
+// contiguous) and the destination's world rank.
+func sendArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, what string) (data []byte, pe, poolOff int, err error) {
+	poolOff = -1
+	if err = c.check(what); err != nil {
+		return
+	}
+	if pe, err = c.peerArg(dest, false, what); err != nil {
+		return
+	}
+	if err = tagArg(tag, false, what); err != nil {
+		return
+	}
+	b, size, err := view(buf, count, dt, what)
+	if err != nil {
+		return
+	}
+	data, poolOff = c.env.packSend(b, size, count, dt)
+	return
+}
+
+// packSend returns the bytes of count instances of dt in b, packed into
+// AllocMem memory (so the receiver can Get them) or a new slice when dt is
+// not contiguous.
+func (e *Env) packSend(b []byte, size, count int, dt Datatype) ([]byte, int) {
+	d := dt.d
+	if d.contiguous() {
+		return b[:size], -1
+	}
+	if size > e.cfg.eagerLimit {
+		e.mu.Lock()
+		off, ok := e.poolAlloc.alloc(size)
+		e.mu.Unlock()
+		if ok {
+			out := e.poolMine[off : off+size : off+size]
+			d.pack(out, b, count)
+			return out, off
+		}
+	}
+	out := make([]byte, size)
+	d.pack(out, b, count)
+	return out, -1
+}
+
+// recvArgs checks a receive and returns where its bytes go, the unpacking
+// step for a non-contiguous dt, and the source's world rank (or AnySource).
+func recvArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int, what string) (dst []byte, unpack func([]byte), pe int, err error) {
+	if err = c.check(what); err != nil {
+		return
+	}
+	if pe, err = c.peerArg(src, true, what); err != nil {
+		return
+	}
+	if err = tagArg(tag, true, what); err != nil {
+		return
+	}
+	b, size, err := view(buf, count, dt, what)
+	if err != nil {
+		return
+	}
+	dst, unpack = recvBuffer(b, size, count, dt)
+	return
+}
+
+func recvBuffer(b []byte, size, count int, dt Datatype) ([]byte, func([]byte)) {
+	d := dt.d
+	if d.contiguous() {
+		return b[:size], nil
+	}
+	tmp := make([]byte, size)
+	return tmp, func(got []byte) { d.unpack(b, got, count) }
+}
+
+// isend starts sending data to world rank pe; it returns nil when the send
+// completed at once (an eager message written into the peer's ring).
+func (e *Env) isend(data []byte, pe int, tag int32, ctx uint32, sync bool, poolOff int) *Request {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !sync && len(data) <= e.cfg.eagerLimit {
+		m := outMsg{kind: kEager, tag: tag, ctx: ctx, data: data}
+		pr := &e.peers[pe]
+		if len(pr.outq) == 0 && e.write(pe, &m) {
+			return nil
+		}
+		r := &Request{env: e, poolOff: -1}
+		q := m
+		q.req = r
+		pr.outq = append(pr.outq, &q)
+		return r
+	}
+	r := &Request{env: e, data: data, dest: pe, poolOff: poolOff}
+	e.sendRdv(r, pe, tag, ctx)
+	return r
+}
+
+// irecv posts a receive into dst from world rank pe (or AnySource).
+func (e *Env) irecv(c *Comm, dst []byte, unpack func([]byte), pe, tag int, ctx uint32) *Request {
+	r := &Request{env: e, comm: c, ctx: ctx, src: pe, tag: tag, buf: dst, unpack: unpack, poolOff: -1}
+	e.mu.Lock()
+	e.postRecv(r)
+	e.mu.Unlock()
+	return r
+}
+
+func (e *Env) wait(r *Request) (Status, error) {
+	if r == nil {
+		return Status{}, nil
+	}
+	return r.Wait()
+}
+
+func startSend[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, sync bool, what string) (*Request, error) {
+	data, pe, poolOff, err := sendArgs(c, buf, count, dt, dest, tag, what)
+	if err != nil {
+		return nil, err
+	}
+	if pe == ProcNull {
+		return nil, nil
+	}
+	return c.env.isend(data, pe, int32(tag), c.ctx, sync, poolOff), nil
+}
+
+// Send sends count instances of dt from buf to rank dest with tag
+// (MPI_Send). It returns when buf may be reused: at once for a message up
+// to the eager limit, after the receiver has taken it for a larger one.
+func Send[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int) error {
+	r, err := startSend(c, buf, count, dt, dest, tag, false, "Send")
+	if err != nil || r == nil {
+		return err
+	}
+	_, err = r.Wait()
+	return err
+}
+
+// Ssend is Send that returns only once the receiver has matched the
+// message (MPI_Ssend).
+func Ssend[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int) error {
+	r, err := startSend(c, buf, count, dt, dest, tag, true, "Ssend")
+	if err != nil || r == nil {
+		return err
+	}
+	_, err = r.Wait()
+	return err
+}
+
+// Isend starts a send and returns its request (MPI_Isend); buf must not
+// change until the request completes.
+func Isend[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int) (*Request, error) {
+	r, err := startSend(c, buf, count, dt, dest, tag, false, "Isend")
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		r = c.env.doneRequest(Status{}, nil)
+	}
+	return r, nil
+}
+
+// Issend is Isend completing only once the receiver has matched the
+// message (MPI_Issend).
+func Issend[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int) (*Request, error) {
+	r, err := startSend(c, buf, count, dt, dest, tag, true, "Issend")
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		r = c.env.doneRequest(Status{}, nil)
+	}
+	return r, nil
+}
+
+// Irecv starts a receive of up to count instances of dt into buf from rank
+// src (or AnySource) with tag (or AnyTag) and returns its request
+// (MPI_Irecv). A longer message completes the request with ErrTruncate.
+func Irecv[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int) (*Request, error) {
+	dst, unpack, pe, err := recvArgs(c, buf, count, dt, src, tag, "Irecv")
+	if err != nil {
+		return nil, err
+	}
+	if pe == ProcNull {
+		return c.env.doneRequest(nullStatus(), nil), nil
+	}
+	return c.env.irecv(c, dst, unpack, pe, tag, c.ctx), nil
+}
+
+// Recv receives up to count instances of dt into buf from rank src (or
+// AnySource) with tag (or AnyTag) and returns the Status (MPI_Recv). A
+// longer message fills buf and returns ErrTruncate.
+func Recv[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int) (Status, error) {
+	dst, unpack, pe, err := recvArgs(c, buf, count, dt, src, tag, "Recv")
+	if err != nil {
+		return Status{}, err
+	}
+	if pe == ProcNull {
+		return nullStatus(), nil
+	}
+	// The request never leaves this call: reuse it.
+	e := c.env
+	r := recvPool.Get().(*Request)
+	*r = Request{env: e, comm: c, ctx: c.ctx, src: pe, tag: tag, buf: dst, unpack: unpack, poolOff: -1}
+	e.mu.Lock()
+	e.postRecv(r)
+	e.mu.Unlock()
+	st, err := r.Wait()
+	if r.done.Load() { // else (an aborted wait) the engine may still hold it
+		*r = Request{}
+		recvPool.Put(r)
+	}
+	return st, err
+}
+
+var recvPool = sync.Pool{New: func() any { return new(Request) }}
+
+// Sendrecv sends to dest and receives from src at the same time, so that a
+// ring of Sendrecv calls cannot deadlock (MPI_Sendrecv).
+func Sendrecv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, dest, stag int,
+	rbuf []R, rcount int, rdt Datatype, src, rtag int) (Status, error) {
+	data, spe, poolOff, err := sendArgs(c, sbuf, scount, sdt, dest, stag, "Sendrecv")
+	if err != nil {
+		return Status{}, err
+	}
+	dst, unpack, rpe, err := recvArgs(c, rbuf, rcount, rdt, src, rtag, "Sendrecv")
+	if err != nil {
+		return Status{}, err
+	}
+	return c.env.sendrecv(c, data, spe, stag, poolOff, dst, unpack, rpe, rtag)
+}
+
+func (e *Env) sendrecv(c *Comm, data []byte, spe, stag, poolOff int, dst []byte, unpack func([]byte), rpe, rtag int) (Status, error) {
+	st := nullStatus()
+	var rr *Request
+	if rpe != ProcNull {
+		rr = e.irecv(c, dst, unpack, rpe, rtag, c.ctx)
+	}
+	var sr *Request
+	if spe != ProcNull {
+		sr = e.isend(data, spe, int32(stag), c.ctx, false, poolOff)
+	}
+	_, serr := e.wait(sr)
+	if rr != nil {
+		var err error
+		st, err = rr.Wait()
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, serr
+}
+
+// SendrecvReplace is Sendrecv with one buffer: its contents are sent and
+// then replaced by the message received (MPI_Sendrecv_replace).
+func SendrecvReplace[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, stag, src, rtag int) (Status, error) {
+	data, spe, poolOff, err := sendArgs(c, buf, count, dt, dest, stag, "SendrecvReplace")
+	if err != nil {
+		return Status{}, err
+	}
+	if poolOff < 0 && dt.d.contiguous() {
+		data = append([]byte(nil), data...)
+	}
+	dst, unpack, rpe, err := recvArgs(c, buf, count, dt, src, rtag, "SendrecvReplace")
+	if err != nil {
+		return Status{}, err
+	}
+	return c.env.sendrecv(c, data, spe, stag, poolOff, dst, unpack, rpe, rtag)
+}

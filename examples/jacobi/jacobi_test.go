@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/launcher"
+	"github.com/gshmem/gshmem/internal/petest"
+	"github.com/gshmem/gshmem/shmem"
+)
+
+// The test binary doubles as the jacobi command, so that the launcher can
+// start it as PEs without a separate build.
+const asMain = "JACOBI_TEST_AS_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMain) != "" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestStagesAgree runs every stage (and both stage 2 synchronizations) on
+// the same grid, on 4 PEs as goroutines and as processes, and checks each
+// against the sequential solver.
+func TestStagesAgree(t *testing.T) {
+	p := Problem{N: 67, Iters: 60}
+	want, err := Solve(p)
+	require.NoError(t, err)
+	require.NotZero(t, want.Residual)
+	petest.Run(t, 4, func(t *petest.T, w *shmem.World) {
+		env, err := compat.New(w)
+		require.NoError(t, err)
+		for _, s := range []int{1, 2} {
+			for _, sync := range []string{"fence", "pscw"} {
+				if s == 1 && sync == "pscw" {
+					continue
+				}
+				got, err := Run(env.CommWorld(), s, p, Options{Sync: sync})
+				require.NoError(t, err, "stage %d %s", s, sync)
+				require.Equal(t, want.Line(s), got.Line(s), "stage %d (%s)", s, sync)
+			}
+		}
+		_, err = Run(env.CommWorld(), 7, p, Options{})
+		require.Error(t, err)
+		require.NoError(t, env.Finalize())
+	})
+}
+
+// TestUnevenBlocks: more PEs than divide the rows, down to one row each.
+func TestUnevenBlocks(t *testing.T) {
+	p := Problem{N: 9, Iters: 25}
+	want, _ := Solve(p)
+	petest.RunConfig(t, petest.Config{N: 7, Modes: []string{"inproc"}}, func(t *petest.T, w *shmem.World) {
+		env, err := compat.New(w)
+		require.NoError(t, err)
+		for _, s := range []int{1, 2} {
+			got, err := Run(env.CommWorld(), s, p, Options{Sync: "pscw"})
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+		}
+		_, err = Run(env.CommWorld(), 1, Problem{N: 5, Iters: 1}, Options{})
+		require.Error(t, err, "more PEs than interior rows")
+		require.NoError(t, env.Finalize())
+	})
+}
+
+// TestCommandLine starts `jacobi -stage N` as 3 processes under the
+// launcher, as `gshmem run` does, and checks that the stages' last lines
+// agree.
+func TestCommandLine(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	var lines []string
+	for _, s := range []string{"1", "2"} {
+		var out bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		code, err := launcher.Run(ctx, launcher.Config{
+			N:    3,
+			Argv: []string{exe, "-stage", s, "-n", "50", "-iters", "40"},
+			Env:  append(os.Environ(), asMain+"=1", "GSHMEM_SYMMETRIC_SIZE=64m"),
+			Stdout: &out, Stderr: &out,
+		})
+		cancel()
+		require.NoError(t, err, "%s", out.String())
+		require.Zero(t, code, "%s", out.String())
+		got := strings.Split(strings.TrimSpace(out.String()), "\n")
+		last := got[len(got)-1]
+		require.True(t, strings.HasPrefix(last, "stage="+s+" residual="), "%s", out.String())
+		lines = append(lines, strings.TrimPrefix(last, "stage="+s))
+	}
+	require.Equal(t, lines[0], lines[1])
+	want, _ := Solve(Problem{N: 50, Iters: 40})
+	require.Equal(t, want.Line(1), "stage=1"+lines[0])
+}

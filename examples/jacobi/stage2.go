@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/windows"
+)
+
+// Stage 2: halo rows move by one-sided puts into the neighbours' windows.
+// Both buffers of the block live in one window (MPI_Win_allocate), buffer k
+// at displacement k*BlockLen; a rank puts its edge rows straight into its
+// neighbours' halo rows, synchronized by MPI_Win_fence (-sync fence) or by
+// post/start/complete/wait with just the neighbours (-sync pscw). The
+// residual still goes through MPI_Allreduce.
+func init() { stages[2] = stage{"MPI-3 RMA windows: Put + Fence or PSCW", stage2} }
+
+func stage2(c *compat.Comm, p Problem, o Options) (Result, error) {
+	if c.Size() != c.World().NPEs() {
+		return Result{}, fmt.Errorf("jacobi stage 2: windows span the world; run it on CommWorld")
+	}
+	me, size := c.Rank(), c.Size()
+	blen := BlockLen(p, me, size)
+	win, mem, err := windows.AllocateOf[float64](c.World(), 2*blen, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := sweep2(c, win, p, o, [2][]float64{mem[:blen], mem[blen:]})
+	if ferr := win.Free(); err == nil {
+		err = ferr
+	}
+	return res, err
+}
+
+func sweep2(c *compat.Comm, win *windows.Win, p Problem, o Options, bufs [2][]float64) (Result, error) {
+	b, err := NewBlock(p, c.Rank(), c.Size(), bufs)
+	if err != nil {
+		return Result{}, err
+	}
+	n, last := p.N, b.Rows()
+	var neighbours windows.Group
+	for _, r := range []int{b.Up(), b.Down()} {
+		if r >= 0 {
+			neighbours = append(neighbours, r)
+		}
+	}
+	// Where a neighbour's halo rows are in its window: its buffer k starts
+	// at k times its block length.
+	halo := func(r, k int, below bool) int {
+		d := k * BlockLen(p, r, b.Size)
+		if below {
+			lo, hi := rows(p, r, b.Size)
+			d += (hi - lo + 1) * n
+		}
+		return d
+	}
+	var res Result
+	k := 0
+	if o.Sync == "fence" {
+		if err := win.Fence(windows.ModeNoPrecede); err != nil {
+			return res, err
+		}
+	}
+	for range p.Iters {
+		if o.Sync == "pscw" {
+			if err := win.Post(neighbours, 0); err != nil {
+				return res, err
+			}
+			if err := win.Start(neighbours, 0); err != nil {
+				return res, err
+			}
+		}
+		if up := b.Up(); up >= 0 { // my first row into the lower halo of the rank above
+			if err := windows.Put(win, b.Row(k, 1), up, halo(up, k, true)); err != nil {
+				return res, err
+			}
+		}
+		if down := b.Down(); down >= 0 { // my last row into the upper halo of the rank below
+			if err := windows.Put(win, b.Row(k, last), down, halo(down, k, false)); err != nil {
+				return res, err
+			}
+		}
+		if o.Sync == "pscw" {
+			if err := win.Complete(); err != nil {
+				return res, err
+			}
+			if err := win.Wait(); err != nil {
+				return res, err
+			}
+		} else if err := win.Fence(0); err != nil {
+			return res, err
+		}
+		local := []float64{b.Sweep(k)}
+		if err := compat.Allreduce(c, compat.InPlace[float64](), local, 1, compat.Float64, compat.Max); err != nil {
+			return res, err
+		}
+		res.Residual = local[0]
+		k = 1 - k
+	}
+	if o.Sync == "fence" {
+		if err := win.Fence(windows.ModeNoSucceed); err != nil {
+			return res, err
+		}
+	}
+	sum := []uint64{b.Checksum(k)}
+	if err := compat.Allreduce(c, compat.InPlace[uint64](), sum, 1, compat.Uint64, compat.Sum); err != nil {
+		return res, err
+	}
+	res.Checksum = sum[0]
+	return res, nil
+}

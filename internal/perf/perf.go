@@ -1,0 +1,343 @@
+// Package perf is gshmem's perftest suite: the kernels behind `gshmem perf`
+// and the `go test -bench` benchmarks, modelled on NVSHMEM's perftests and
+// the OSU micro-benchmarks.
+//
+// Tests live in a registry (name -> Func). Every PE of a job calls Run with
+// the same name and Config; PE 0 drives and times the operations against
+// PE 1, the other PEs only take part in the barriers, and PE 0 returns the
+// rows (the other PEs return none). Later layers (collectives, windows,
+// point-to-point, streams) add their tests with Register from an init
+// function in their own file.
+//
+// Conventions, as in OSU and NVSHMEM:
+//   - latency tests time a loop of one operation (then Quiet, for the
+//     operations that do not complete by themselves) and report the mean
+//     time per operation;
+//   - bandwidth tests time windows of Window non-blocking operations, each
+//     to its own offset (a working set of Window*size bytes on each side),
+//     then Quiet; bandwidth is bytes moved / time;
+//   - ping-pong tests report half the round trip (one-way latency).
+package perf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gshmem/gshmem/shmem"
+)
+
+// Kind says which figure a test is about: it picks the plotted column.
+type Kind int
+
+const (
+	// Latency tests report the time of one operation.
+	Latency Kind = iota
+	// Bandwidth tests report bytes per second.
+	Bandwidth
+)
+
+// Func runs one test on one PE and returns the rows (on PE 0; nil elsewhere).
+type Func func(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error)
+
+// Test is one registered test.
+type Test struct {
+	Name     string
+	Kind     Kind
+	MinPEs   int    // fewest PEs the test runs with (default 2)
+	Summary  string // one line for the help
+	Measures string // what exactly is timed
+	// DefaultOp is the --op used when none is given ("" when ops do not apply).
+	DefaultOp string
+	// Sweep is true when the test runs over --min_size..--max_size; false
+	// for tests of one fixed size (atomics, signals, the ping-pong anchor).
+	Sweep bool
+	Run   Func
+}
+
+var (
+	regMu    sync.RWMutex
+	registry = map[string]Test{}
+)
+
+// Register adds a test. It panics on an empty or duplicate name or a nil
+// Func: registration happens in init functions, where a mistake is a bug.
+func Register(t Test) {
+	if t.Name == "" || t.Run == nil {
+		panic("perf: Register needs a name and a Func")
+	}
+	if t.MinPEs == 0 {
+		t.MinPEs = 2
+	}
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[t.Name]; dup {
+		panic("perf: test " + t.Name + " registered twice")
+	}
+	registry[t.Name] = t
+}
+
+// Lookup returns the test registered under name.
+func Lookup(name string) (Test, bool) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	t, ok := registry[name]
+	return t, ok
+}
+
+// Tests returns every registered test, sorted by name.
+func Tests() []Test {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]Test, 0, len(registry))
+	for _, t := range registry {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names returns the registered test names, sorted.
+func Names() []string {
+	var n []string
+	for _, t := range Tests() {
+		n = append(n, t.Name)
+	}
+	return n
+}
+
+// Config holds the flags shared by every test. Zero values mean "the test's
+// default" where noted.
+type Config struct {
+	MinSize  int    // bytes (default 8)
+	MaxSize  int    // bytes (default 4 MiB)
+	Step     int    // size factor between rows (default 2)
+	Iters    int    // timed iterations per size; 0: OSU's defaults by test kind and size
+	Warmup   int    // untimed iterations per size; used only when Iters is set (then default Iters/10)
+	Datatype string // element type (default int64)
+	Op       string // atomic op, or "all"; "" is the test's DefaultOp
+	Window   int    // messages per bandwidth window (default 64)
+	// Progress receives a line per finished size once a sweep has run for
+	// a second; nil keeps quiet.
+	Progress io.Writer
+}
+
+// Defaults returns the Config with every default filled in.
+func Defaults() Config {
+	return Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64}
+}
+
+func (c Config) withDefaults() Config {
+	d := Defaults()
+	if c.MinSize == 0 {
+		c.MinSize = d.MinSize
+	}
+	if c.MaxSize == 0 {
+		c.MaxSize = d.MaxSize
+	}
+	if c.Step == 0 {
+		c.Step = d.Step
+	}
+	if c.Datatype == "" {
+		c.Datatype = d.Datatype
+	}
+	if c.Window == 0 {
+		c.Window = d.Window
+	}
+	return c
+}
+
+// Validate reports a Config no test can run with.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.MinSize < 1 || c.MaxSize < c.MinSize:
+		return fmt.Errorf("perf: sizes %d..%d: want 1 <= min_size <= max_size", c.MinSize, c.MaxSize)
+	case c.Step < 2:
+		return fmt.Errorf("perf: step %d: want a factor of at least 2", c.Step)
+	case c.Iters < 0 || c.Warmup < 0:
+		return fmt.Errorf("perf: iters %d, warmup %d: want counts >= 0", c.Iters, c.Warmup)
+	case c.Window < 1:
+		return fmt.Errorf("perf: window %d: want at least 1", c.Window)
+	}
+	if _, err := elemSize(c.Datatype); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Sizes returns the message sizes of a sweep: MinSize, MinSize*Step, ...
+// up to MaxSize, each rounded down to a whole number of elements of esz
+// bytes (at least one element), without repeats.
+func (c Config) Sizes(esz int) []int {
+	c = c.withDefaults()
+	var out []int
+	for s := c.MinSize; s <= c.MaxSize; s *= c.Step {
+		r := max(s/esz*esz, esz)
+		if len(out) == 0 || out[len(out)-1] != r {
+			out = append(out, r)
+		}
+		if s > c.MaxSize/c.Step {
+			break
+		}
+	}
+	return out
+}
+
+// loops returns the timed and warm-up iterations for one size: the flags
+// when --iters was given, else OSU's defaults (latency 10000/100 up to
+// 8 KiB and 1000/10 above; bandwidth 100/10 and 20/2).
+func (c Config) loops(kind Kind, size int) (iters, warmup int) {
+	if c.Iters > 0 {
+		w := c.Warmup
+		if w == 0 {
+			w = max(c.Iters/10, 1)
+		}
+		return c.Iters, w
+	}
+	small := size <= 8192
+	switch {
+	case kind == Latency && small:
+		return 10000, 100
+	case kind == Latency:
+		return 1000, 10
+	case small:
+		return 100, 10
+	default:
+		return 20, 2
+	}
+}
+
+// Run runs the test name on this PE. Every PE of the job must call it with
+// the same arguments; PE 0 gets the rows.
+func Run(ctx context.Context, w *shmem.World, name string, cfg Config) ([]Row, error) {
+	t, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("perf: unknown test %q; the tests are %v", name, Names())
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if w.NPEs() < t.MinPEs {
+		return nil, fmt.Errorf("perf: %s needs at least %d PEs, the job has %d (use -n %d)", name, t.MinPEs, w.NPEs(), t.MinPEs)
+	}
+	cfg = cfg.withDefaults()
+	if cfg.Op == "" {
+		cfg.Op = t.DefaultOp
+	}
+	rows, err := t.Run(ctx, w, cfg)
+	if errors.Is(err, shmem.ErrHeapExhausted) {
+		err = fmt.Errorf("%w (a bandwidth test needs --window x --max_size bytes of heap: raise GSHMEM_SYMMETRIC_SIZE)", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("perf: %s on PE %d: %w", name, w.MyPE(), err)
+	}
+	for i := range rows {
+		if rows[i].Test == "" {
+			rows[i].Test = name
+		}
+		rows[i].PEs = w.NPEs()
+	}
+	return rows, nil
+}
+
+// progress reports finished sizes of a long sweep.
+type progress struct {
+	w     io.Writer
+	test  string
+	n     int
+	start time.Time
+}
+
+func newProgress(cfg Config, w *shmem.World, test string, n int) *progress {
+	p := &progress{test: test, n: n, start: time.Now()}
+	if w.MyPE() == 0 && n > 1 {
+		p.w = cfg.Progress
+	}
+	return p
+}
+
+func (p *progress) done(i, size int) {
+	if p.w == nil || time.Since(p.start) < time.Second {
+		return
+	}
+	fmt.Fprintf(p.w, "perf: %s: size %d done (%d/%d, %.1fs)\n", p.test, size, i+1, p.n, time.Since(p.start).Seconds())
+}
+
+// stats are the timings of one measured loop.
+type stats struct {
+	ops    int           // timed operations
+	total  time.Duration // all of them
+	batchs []float64     // mean seconds per op of each batch, sorted
+}
+
+func (s stats) perOp() float64 { return s.total.Seconds() / float64(max(s.ops, 1)) }
+func (s stats) min() float64   { return s.batchs[0] }
+func (s stats) median() float64 {
+	return s.batchs[len(s.batchs)/2]
+}
+
+// measure runs body(i) for warmup untimed and iters timed iterations and
+// times the timed ones in up to 16 batches, so that a row carries the
+// minimum and median batch as well as the mean (the machine's vCPUs move:
+// the mean alone can hide a good or a bad stretch). opsPerIter is how many
+// operations one body call performs. It checks ctx between batches.
+func measure(ctx context.Context, warmup, iters, opsPerIter int, body func(i int) error) (stats, error) {
+	for i := range warmup {
+		if err := body(i); err != nil {
+			return stats{}, err
+		}
+	}
+	nb := min(iters, 16)
+	st := stats{ops: iters * opsPerIter}
+	i := warmup
+	for b := range nb {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		n := iters/nb + btoi(b < iters%nb)
+		t0 := time.Now()
+		for end := i + n; i < end; i++ {
+			if err := body(i); err != nil {
+				return st, err
+			}
+		}
+		d := time.Since(t0)
+		st.total += d
+		st.batchs = append(st.batchs, d.Seconds()/float64(n*opsPerIter))
+	}
+	slices.Sort(st.batchs)
+	return st, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// latencyRow is the row of a latency measurement of size bytes.
+func latencyRow(size int, st stats) Row {
+	lat := st.perOp()
+	return Row{
+		Size: size, LatencyUS: lat * 1e6, BandwidthGBps: float64(size) / lat / 1e9,
+		MsgRate: 1 / lat, Iters: st.ops, MinUS: st.min() * 1e6, MedianUS: st.median() * 1e6,
+	}
+}
+
+// bandwidthRow is the row of a bandwidth measurement: st.ops messages of
+// size bytes.
+func bandwidthRow(size int, st stats) Row {
+	r := latencyRow(size, st)
+	r.MinUS, r.MedianUS = 0, 0
+	if st.min() > 0 {
+		r.Extra = map[string]float64{"max_bandwidth_gbps": float64(size) / st.min() / 1e9}
+	}
+	return r
+}

@@ -1,0 +1,295 @@
+package perf
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gshmem/gshmem/shmem"
+)
+
+// The tests issue 4 asks for; later layers add theirs.
+var wantTests = []string{"put_bw", "get_bw", "put_latency", "get_latency", "p_latency", "g_latency",
+	"atomic_latency", "atomic_bw", "put_signal_latency", "signal_latency", "memcpy_bw", "shm_pingpong"}
+
+func TestRegistry(t *testing.T) {
+	names := Names()
+	for _, n := range wantTests {
+		assert.Contains(t, names, n)
+		tt, ok := Lookup(n)
+		require.True(t, ok, n)
+		assert.NotEmpty(t, tt.Summary, n)
+		assert.NotEmpty(t, tt.Measures, n)
+		assert.GreaterOrEqual(t, tt.MinPEs, 1, n)
+	}
+	assert.IsIncreasing(t, names)
+	_, ok := Lookup("no_such_test")
+	assert.False(t, ok)
+
+	assert.Panics(t, func() { Register(Test{Name: "put_bw", Run: putBW[int64]}) }, "duplicate")
+	assert.Panics(t, func() { Register(Test{Name: "x"}) }, "no Func")
+
+	// A later layer registers its own test and Run finds it.
+	Register(Test{Name: "zz_registered_by_test", Run: func(context.Context, *shmem.World, Config) ([]Row, error) {
+		return []Row{{Size: 1, LatencyUS: 1}}, nil
+	}})
+	defer unregister("zz_registered_by_test")
+	tt, _ := Lookup("zz_registered_by_test")
+	assert.Equal(t, 2, tt.MinPEs, "MinPEs defaults to 2")
+	require.NoError(t, shmem.Run(2, func(w *shmem.World) error {
+		rows, err := Run(context.Background(), w, "zz_registered_by_test", Config{})
+		if err == nil {
+			assert.Equal(t, []Row{{Test: "zz_registered_by_test", Size: 1, LatencyUS: 1, PEs: 2}}, rows)
+		}
+		return err
+	}, shmem.WithSymmetricSize(1<<20)))
+}
+
+func unregister(name string) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	delete(registry, name)
+}
+
+func TestFlags(t *testing.T) {
+	var c CLI
+	fs := pflag.NewFlagSet("perf", pflag.ContinueOnError)
+	c.Bind(fs)
+	require.NoError(t, fs.Parse(nil))
+	assert.Equal(t, Defaults(), c.Config)
+	assert.Equal(t, Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64}, c.Config)
+
+	require.NoError(t, fs.Parse([]string{"--min_size", "4k", "-e", "1m", "--step", "4", "--iters", "50",
+		"--warmup_iters", "5", "--datatype", "int32", "--op", "fetch_xor", "--window", "16",
+		"--json", "out.json", "--plot", "out.png", "-n", "3", "--cpuprofile", "cpu.out"}))
+	assert.Equal(t, CLI{
+		Config: Config{MinSize: 4096, MaxSize: 1 << 20, Step: 4, Iters: 50, Warmup: 5, Datatype: "int32", Op: "fetch_xor", Window: 16},
+		NPEs:   3, JSON: "out.json", Plot: "out.png", CPUProfile: "cpu.out",
+	}, c)
+
+	fs = pflag.NewFlagSet("perf", pflag.ContinueOnError)
+	fs.SetOutput(&bytes.Buffer{})
+	c.Bind(fs)
+	assert.Error(t, fs.Parse([]string{"--min_size", "lots"}))
+	assert.Error(t, fs.Parse([]string{"--max_size", "0"}))
+}
+
+func TestStripNPEs(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"perf", "put_bw", "-n", "2", "--iters", "5"}, []string{"perf", "put_bw", "--iters", "5"}},
+		{[]string{"perf", "-n4", "put_bw"}, []string{"perf", "put_bw"}},
+		{[]string{"perf", "-n=4", "put_bw", "--npes", "3", "--npes=2"}, []string{"perf", "put_bw"}},
+		{[]string{"perf", "put_bw", "--json", "-n.json"}, []string{"perf", "put_bw", "--json", "-n.json"}},
+		{[]string{"perf", "put_bw", "--", "-n", "2"}, []string{"perf", "put_bw", "--", "-n", "2"}},
+		{[]string{"perf", "put_bw"}, []string{"perf", "put_bw"}},
+	} {
+		assert.Equal(t, tc.want, StripNPEs(tc.in), "%q", tc.in)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	assert.NoError(t, Config{}.Validate())
+	for _, bad := range []Config{{MinSize: 8, MaxSize: 4}, {Step: 1}, {Iters: -1}, {Window: -1}, {Datatype: "int8"}, {MinSize: -1}} {
+		assert.Error(t, bad.Validate(), "%+v", bad)
+	}
+	assert.Equal(t, []int{8, 16, 32, 64}, Config{MinSize: 8, MaxSize: 64}.Sizes(8))
+	assert.Equal(t, []int{8, 64, 512}, Config{MinSize: 1, MaxSize: 512, Step: 8}.Sizes(8), "rounded to whole elements, no repeats")
+	assert.Equal(t, []int{4, 16, 64}, Config{MinSize: 4, MaxSize: 100, Step: 4}.Sizes(4))
+	assert.Len(t, Config{}.Sizes(8), 20, "8 B to 4 MiB")
+
+	it, w := Config{}.loops(Latency, 8)
+	assert.Equal(t, [2]int{10000, 100}, [2]int{it, w})
+	it, w = Config{}.loops(Bandwidth, 1<<20)
+	assert.Equal(t, [2]int{20, 2}, [2]int{it, w})
+	it, w = Config{Iters: 30}.loops(Bandwidth, 8)
+	assert.Equal(t, [2]int{30, 3}, [2]int{it, w})
+}
+
+func TestRowJSON(t *testing.T) {
+	rows := []Row{
+		{Test: "put_latency", Size: 8, LatencyUS: 0.05, BandwidthGBps: 0.16, MsgRate: 2e7, PEs: 2, Iters: 100,
+			Datatype: "int64", MinUS: 0.04, MedianUS: 0.05},
+		{Test: "signal_latency", Size: 8, LatencyUS: 0.1, PEs: 2, Extra: map[string]float64{"rtt_us": 0.2}},
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteJSON(&buf, rows))
+	var raw []map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &raw), "one JSON array")
+	require.Len(t, raw, 2)
+	for _, k := range []string{"test", "size", "latency_us", "bandwidth_gbps", "pes"} {
+		assert.Contains(t, raw[0], k)
+		assert.Contains(t, raw[1], k)
+	}
+	assert.Equal(t, "put_latency", raw[0]["test"])
+	assert.Equal(t, 8.0, raw[0]["size"])
+	assert.Equal(t, 0.05, raw[0]["latency_us"])
+	assert.Equal(t, 0.16, raw[0]["bandwidth_gbps"])
+	assert.Equal(t, 2.0, raw[0]["pes"])
+	assert.Equal(t, 0.2, raw[1]["rtt_us"], "extra keys are flat")
+	assert.NotContains(t, raw[1], "op", "empty optional keys are left out")
+
+	back, err := ReadJSON(&buf)
+	require.NoError(t, err)
+	assert.Equal(t, rows, back)
+
+	buf.Reset()
+	require.NoError(t, WriteJSON(&buf, nil))
+	assert.JSONEq(t, "[]", buf.String())
+}
+
+func TestTableAndPlot(t *testing.T) {
+	rows := []Row{
+		{Test: "put_bw", Size: 8, LatencyUS: 0.01, BandwidthGBps: 0.8, MsgRate: 1e8, PEs: 2, Window: 64},
+		{Test: "put_bw", Size: 1 << 20, LatencyUS: 50, BandwidthGBps: 21, MsgRate: 2e4, PEs: 2, Window: 64},
+	}
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, rows))
+	assert.Contains(t, buf.String(), "# put_bw, 2 PEs, window 64")
+	assert.Regexp(t, `size \(B\)\s+latency \(us\)\s+bandwidth \(GB/s\)\s+messages/s`, buf.String())
+	assert.Regexp(t, `1048576\s+50.000\s+21.000\s+20.00k`, buf.String())
+
+	file := filepath.Join(t.TempDir(), "bw.png")
+	require.NoError(t, Plot(file, rows))
+	png, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, "\x89PNG", string(png[:4]))
+	assert.Error(t, Plot(file, nil))
+
+	// A fixed-size test over several ops is drawn as bars.
+	amo := []Row{
+		{Test: "atomic_latency", Op: "fetch", Size: 8, LatencyUS: 0.02, PEs: 2},
+		{Test: "atomic_latency", Op: "fetch_add", Size: 8, LatencyUS: 0.03, PEs: 2},
+	}
+	require.NoError(t, Plot(filepath.Join(t.TempDir(), "amo.svg"), amo))
+}
+
+// quick is a configuration small enough for -race on two cores.
+var quick = Config{MinSize: 8, MaxSize: 64, Step: 8, Iters: 20, Warmup: 2, Window: 4}
+
+// TestEveryTestInProcess runs every registered test with 2 goroutine PEs at
+// tiny sizes and checks the rows.
+func TestEveryTestInProcess(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			cfg := quick
+			if name == "atomic_latency" || name == "atomic_bw" {
+				cfg.Op = "all"
+			}
+			rows := runInProcess(t, name, cfg)
+			checkRows(t, name, cfg, rows)
+			if name == "atomic_latency" {
+				assert.Len(t, rows, len(AtomicOps), "one row per op")
+			}
+		})
+	}
+}
+
+func TestDatatypes(t *testing.T) {
+	for _, dt := range Datatypes {
+		t.Run(dt, func(t *testing.T) {
+			cfg := quick
+			cfg.Datatype, cfg.Op = dt, "all"
+			rows := runInProcess(t, "atomic_latency", cfg)
+			want := len(AtomicOps)
+			if dt == "float32" || dt == "float64" {
+				want = 3 // fetch, set, swap
+			}
+			assert.Len(t, rows, want)
+			rows = runInProcess(t, "put_signal_latency", cfg)
+			checkRows(t, "put_signal_latency", cfg, rows)
+			assert.Equal(t, dt, rows[0].Datatype)
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	err := shmem.Run(1, func(w *shmem.World) error {
+		_, err := Run(context.Background(), w, "put_bw", quick)
+		assert.ErrorContains(t, err, "at least 2 PEs")
+		_, err = Run(context.Background(), w, "nope", quick)
+		assert.ErrorContains(t, err, "unknown test")
+		_, err = Run(context.Background(), w, "memcpy_bw", quick)
+		assert.NoError(t, err, "memcpy_bw runs on one PE")
+		return nil
+	}, shmem.WithSymmetricSize(8<<20))
+	require.NoError(t, err)
+	for _, c := range []Config{{Op: "fetch_sub"}, {Op: "add", Datatype: "float64"}} {
+		err := shmem.Run(2, func(w *shmem.World) error {
+			_, err := Run(context.Background(), w, "atomic_latency", c)
+			return err
+		}, shmem.WithSymmetricSize(8<<20))
+		assert.Error(t, err, "%+v", c)
+	}
+}
+
+// TestProcesses runs tests between two processes, as the benchmarks and
+// gshmem perf do.
+func TestProcesses(t *testing.T) {
+	rows := runProcs(t, 2,
+		jobTest{Name: "put_latency", Cfg: Config{MinSize: 8, MaxSize: 8, Iters: 100}},
+		jobTest{Name: "get_bw", Cfg: Config{MinSize: 4096, MaxSize: 4096, Iters: 5, Window: 4}},
+		jobTest{Name: "shm_pingpong", Cfg: Config{Iters: 100}},
+	)
+	require.Len(t, rows, 3)
+	for _, r := range rows {
+		assert.Equal(t, 2, r.PEs)
+		assert.Positive(t, r.LatencyUS, r.Test)
+	}
+	assert.Equal(t, []string{"put_latency", "get_bw", "shm_pingpong"}, []string{rows[0].Test, rows[1].Test, rows[2].Test})
+}
+
+func runInProcess(t *testing.T, name string, cfg Config) []Row {
+	t.Helper()
+	var mu sync.Mutex
+	var rows []Row
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := shmem.RunContext(ctx, 2, func(w *shmem.World) error {
+		r, err := Run(ctx, w, name, cfg)
+		if err != nil {
+			return err
+		}
+		if w.MyPE() != 0 && len(r) > 0 {
+			t.Errorf("PE %d returned rows", w.MyPE())
+		}
+		mu.Lock()
+		rows = append(rows, r...)
+		mu.Unlock()
+		return nil
+	}, shmem.WithSymmetricSize(8<<20))
+	require.NoError(t, err)
+	return rows
+}
+
+func checkRows(t *testing.T, name string, cfg Config, rows []Row) {
+	t.Helper()
+	require.NotEmpty(t, rows, name)
+	tt, _ := Lookup(name)
+	if tt.Sweep {
+		esz, _ := elemSize(cfg.withDefaults().Datatype)
+		assert.Len(t, rows, len(cfg.Sizes(esz)), "%s: one row per size", name)
+	}
+	for _, r := range rows {
+		assert.Equal(t, name, r.Test)
+		assert.Equal(t, 2, r.PEs)
+		assert.Positive(t, r.Size)
+		assert.Positive(t, r.Iters)
+		for _, v := range []float64{r.LatencyUS, r.BandwidthGBps, r.MsgRate} {
+			assert.True(t, v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v), "%s: %+v", name, r)
+		}
+		assert.InDelta(t, float64(r.Size)/r.LatencyUS/1e3, r.BandwidthGBps, r.BandwidthGBps*1e-9, "bandwidth = size/latency")
+		if tt.Kind == Bandwidth {
+			assert.Equal(t, cfg.withDefaults().Window, r.Window)
+		}
+	}
+}

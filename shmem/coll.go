@@ -1,0 +1,609 @@
+package shmem
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gshmem/gshmem/shmem/internal/transport"
+)
+
+// Machinery shared by the collectives.
+//
+// Every collective starts with the team's dissemination barrier (sync),
+// which also checks the arguments: each PE hashes a descriptor of its call
+// (kind, element type, counts, root, op, the symmetric objects) and the
+// barrier's rounds carry the minimum and maximum hash seen so far. After
+// ceil(log2 n) rounds every PE knows the team's minimum and maximum, so all
+// members learn together whether they agree, and all fail together when they
+// do not. Under GSHMEM_DEBUG each PE also publishes its full descriptor and
+// compares everyone's, which names the PE that differs.
+//
+// Because every collective begins with that barrier, a PE that has finished
+// collective c knows that every member has entered c, hence finished c-1.
+// Scratch space is therefore split in two halves used by alternate
+// collectives (parity of the team's collective count): nobody can still be
+// reading a half when it is reused.
+//
+// Counters that a known peer increments (ring and tree signals) only grow;
+// each PE keeps the total it expects, which advances identically on every
+// member, so nothing is ever reset while the team lives. Every signal sent
+// in a collective is consumed in it, so a destroyed team's slot is quiet.
+
+type collKind uint8
+
+const (
+	kSync collKind = iota + 1
+	kBroadcast
+	kFCollect
+	kCollect
+	kAlltoall
+	kAlltoalls
+	kReduce
+	kReduceScatter
+	kSplitStrided
+	kSplit2D
+	kSplitList
+	kDestroy
+)
+
+func (k collKind) String() string {
+	names := [...]string{"?", "Sync", "Broadcast", "FCollect", "Collect", "Alltoall", "Alltoalls",
+		"Reduce", "ReduceScatter", "SplitStrided", "Split2D", "SplitList", "Destroy"}
+	if int(k) < len(names) {
+		return names[k]
+	}
+	return "?"
+}
+
+// Descriptor words.
+const (
+	dKind = iota
+	dType
+	dN
+	dRoot
+	dOp
+	dDstOff
+	dDstLen
+	dSrcOff
+	dSrcLen
+	dArgs     // three kind-specific words
+	dBad      = dArgs + 3
+	dSeq      = dBad + 1 // the team's collective count; compared under GSHMEM_DEBUG only
+	descWords = dSeq + 1
+)
+
+type desc [descWords]uint64
+
+func newDesc(k collKind) desc {
+	var d desc
+	d[dKind] = uint64(k)
+	return d
+}
+
+func dataDesc[T any](k collKind, n int, dst, src Sym[T]) desc {
+	d := newDesc(k)
+	d[dType] = typeCode[T]()
+	d[dN] = uint64(n)
+	d[dDstOff], d[dDstLen] = dst.off, uint64(dst.n)
+	d[dSrcOff], d[dSrcLen] = src.off, uint64(src.n)
+	return d
+}
+
+func typeCode[T any]() uint64 {
+	return uint64(reflect.TypeFor[T]().Kind())<<32 | elemSize[T]()
+}
+
+func (d *desc) hash() uint32 {
+	h := newHasher()
+	for _, v := range d[:dSeq] {
+		h.add(v)
+	}
+	s := h.sum64()
+	return uint32(s ^ s>>32)
+}
+
+func (d *desc) String() string {
+	k := collKind(d[dKind])
+	if d[dBad] != 0 {
+		return k.String() + " with invalid arguments"
+	}
+	a := func(i int) int64 { return int64(d[dArgs+i]) }
+	switch k {
+	case kSync, kDestroy:
+		return k.String()
+	case kSplitStrided:
+		return fmt.Sprintf("SplitStrided(%d, %d, %d)", a(0), a(1), a(2))
+	case kSplit2D:
+		return fmt.Sprintf("Split2D(%d)", a(0))
+	case kSplitList:
+		return fmt.Sprintf("SplitList(a list of %d PEs with hash %#x)", a(0), d[dArgs+1])
+	}
+	s := fmt.Sprintf("%s[%s%d]", k, reflect.Kind(d[dType]>>32), 8*(d[dType]&0xffffffff))
+	if reflect.Kind(d[dType]>>32) == reflect.Struct || reflect.Kind(d[dType]>>32) == reflect.Array {
+		s = fmt.Sprintf("%s[%s of %d bytes]", k, reflect.Kind(d[dType]>>32), d[dType]&0xffffffff)
+	}
+	s += "("
+	switch k {
+	case kReduce, kReduceScatter:
+		s += ReduceOp(d[dOp]).String() + ", "
+	}
+	s += fmt.Sprintf("dst@%d[%d], src@%d[%d]", d[dDstOff], int64(d[dDstLen]), d[dSrcOff], int64(d[dSrcLen]))
+	switch k {
+	case kAlltoalls:
+		s += fmt.Sprintf(", strides %d, %d", a(0), a(1))
+	}
+	if k != kCollect {
+		s += fmt.Sprintf(", n=%d", int64(d[dN]))
+	}
+	if k == kBroadcast {
+		s += fmt.Sprintf(", root %d", int64(d[dRoot]))
+	}
+	return s + ")"
+}
+
+// hasher mixes 64-bit words (a multiply-xorshift per word).
+type hasher struct{ h uint64 }
+
+func newHasher() hasher { return hasher{0x9E3779B97F4A7C15} }
+
+func (h *hasher) add(v uint64) {
+	x := (h.h ^ v) * 0xBF58476D1CE4E5B9
+	h.h = x ^ x>>31
+}
+
+func (h *hasher) sum64() uint64 {
+	x := h.h * 0x94D049BB133111EB
+	return x ^ x>>29
+}
+
+// open starts a collective on t and returns the scratch half it uses.
+func (t *Team) open() uint64 {
+	if t.tr != t.w.tr {
+		t.retarget()
+	}
+	t.cseq++
+	return t.cseq & 1
+}
+
+// retarget follows a change of the World's transport (the heap moved to a
+// GPU after the predefined teams were made): the team stays direct only if
+// the new transport maps every member, and this PE's objects are reached
+// through it unless it maps this PE's heap. Every PE changes transport at
+// the same point (collectively), so all members agree.
+func (t *Team) retarget() {
+	w := t.w
+	t.tr = w.tr
+	mapped := true
+	for _, pe := range t.members {
+		if w.tr.Mapped(pe) == nil {
+			mapped = false
+		}
+	}
+	t.mapped = t.mapped && mapped
+	t.direct = t.direct && mapped
+	t.hostHeap = w.tr.Mapped(w.pe) != nil
+}
+
+// agree runs the entry barrier of the collective described by d and
+// returns nil when every member called the same collective with the same
+// arguments and none had a local error (lerr). All members get an error or
+// none does. Callers may prepare their scratch half between open and agree:
+// peers read it only after the barrier.
+func (t *Team) agree(d *desc, lerr error) error {
+	w := t.w
+	if lerr != nil {
+		k := d[dKind]
+		*d = desc{}
+		d[dKind], d[dBad] = k, 1
+	}
+	d[dSeq] = t.cseq
+	debug := w.opts.Debug != ""
+	dbg := t.slotOff + w.teams.dbgOff() + (t.cseq&1)*dbgSize
+	if debug {
+		for i, v := range d {
+			storeLocal(w.heap, dbg+uint64(8*i), v)
+		}
+	}
+	same, err := t.sync(d.hash())
+	if err != nil {
+		return errors.Join(lerr, err)
+	}
+	var detail string
+	if debug {
+		if detail, err = t.compareDescs(*d, dbg); err != nil {
+			return errors.Join(lerr, err)
+		}
+	}
+	if !same || detail != "" {
+		return errors.Join(lerr, t.mismatch(*d, detail))
+	}
+	return lerr
+}
+
+// compareDescs reads every member's full descriptor and describes the
+// first that differs from d ("" when none does).
+func (t *Team) compareDescs(d desc, dbg uint64) (string, error) {
+	var got desc
+	f := t.fetch()
+	for p := range len(t.members) {
+		if err := f.into(p, dbg, asBytes(got[:])); err != nil {
+			return "", err
+		}
+		if err := f.wait(); err != nil {
+			return "", err
+		}
+		if got != d {
+			return fmt.Sprintf("team PE %d (world PE %d) called %s as collective #%d; this PE called %s as collective #%d",
+				p, t.members[p], &got, got[dSeq], &d, d[dSeq]), nil
+		}
+	}
+	return "", nil
+}
+
+func (t *Team) mismatch(d desc, detail string) error {
+	if detail == "" {
+		detail = fmt.Sprintf("this PE called %s; set GSHMEM_DEBUG=warn to learn which PE differs", &d)
+	}
+	err := errf(ErrSizeMismatch, "%s on %s: the members called different collectives or passed different arguments: %s",
+		collKind(d[dKind]), t, detail)
+	if t.w.opts.Debug != "" {
+		t.w.log.Warn(err)
+	}
+	return err
+}
+
+// sync is the team's dissemination barrier. In round k, PE i stores one
+// word into its round-k line on PE i+2^k, then waits for its own round-k
+// line. The word holds the barrier's epoch (8 bits) and the smallest and
+// largest descriptor hashes seen so far (28 bits each), so one store per
+// round carries both the arrival and the argument check, and a reader never
+// mixes rounds. Lines alternate between two halves by epoch parity: a line
+// gets epochs e, e+2, ... and a fast PE's next barrier cannot overwrite a
+// line a slow PE has yet to read (it cannot finish barrier e+1 before every
+// PE has finished barrier e), so 8 bits tell the current epoch from the
+// stale one. It returns whether every member passed the same hash.
+func (t *Team) sync(h uint32) (bool, error) {
+	n := len(t.members)
+	if n == 1 {
+		return true, nil
+	}
+	w := t.w
+	t.bepoch++
+	e := uint64(t.bepoch & 0xff)
+	base := t.slotOff + uint64(t.bepoch&1)*uint64(w.teams.rounds)*64
+	const mask = 1<<28 - 1
+	lo, hi := uint64(h)&mask, uint64(h)&mask
+	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
+		to := t.members[(t.me+d)%n]
+		line := base + uint64(k)*64
+		if _, err := w.tr.Atomic(to, line, 8, transport.OpStore, e<<56|lo<<28|hi, 0); err != nil {
+			return false, err
+		}
+		v, err := t.waitEpoch(line, e)
+		if err != nil {
+			return false, err
+		}
+		lo, hi = min(lo, v>>28&mask), max(hi, v&mask)
+	}
+	return lo == hi, nil
+}
+
+func (t *Team) waitEpoch(off, e uint64) (uint64, error) {
+	t.wOff, t.wE = off, e
+	for k := range t.spin() {
+		if t.epochReady() {
+			t.spun(k)
+			return t.wV, nil
+		}
+	}
+	t.spun(-1)
+	if t.readyFn == nil {
+		t.readyFn = t.epochReady // allocated once, not per wait
+	}
+	err := t.w.waitFor(t.readyFn)
+	return t.wV, err
+}
+
+// epochReady reports whether the barrier line at t.wOff carries epoch
+// t.wE, leaving its word in t.wV.
+func (t *Team) epochReady() bool {
+	t.wV = loadLocal[uint64](t.w.heap, t.wOff)
+	return t.wV>>56 == t.wE
+}
+
+// exitSync is a barrier that ends a collective whose PEs read or write each
+// other's memory, so that none returns while a peer still uses its buffers.
+func (t *Team) exitSync() error {
+	_, err := t.sync(0)
+	return err
+}
+
+// spin returns how many times a collective polls its word before it falls
+// back to the World's wait (which yields every few polls, then sleeps on the
+// futex). Pure polling is fastest when every PE has a CPU: yielding makes
+// the runtime wake idle threads to steal the yielding goroutine, which costs
+// microseconds. Yielding is what helps when the CPUs are oversubscribed or
+// loaded: a goroutine PE stuck behind a descheduled thread can then run on
+// another. So the budget adapts: it drops to 16 polls after a slow wait
+// (one that needed more than a quarter of the budget, or all of it) and
+// grows by 16 after each quick one, up to half the World's spin count (2048
+// by default, 32 when PEs outnumber CPUs).
+func (t *Team) spin() int {
+	if t.spinMax == 0 {
+		t.spinMax = max(16, t.w.waiter.Spin/2)
+		t.spinCur = t.spinMax
+	}
+	return t.spinCur
+}
+
+// spun records that the last wait polled k times (-1: in vain). A wait
+// that needed more than a quarter of the budget counts as slow.
+func (t *Team) spun(k int) {
+	if k >= 0 && 4*k <= t.spinCur {
+		t.spinCur = min(t.spinMax, t.spinCur+16)
+	} else {
+		t.spinCur = 16
+	}
+}
+
+// waitGE waits until the word at off of this PE's heap is at least v.
+func (t *Team) waitGE(off, v uint64) error {
+	h := t.w.heap
+	for k := range t.spin() {
+		if loadLocal[uint64](h, off) >= v {
+			t.spun(k)
+			return nil
+		}
+	}
+	t.spun(-1)
+	return t.w.waitFor(func() bool { return loadLocal[uint64](h, off) >= v })
+}
+
+// waitEQ waits until the word at off of this PE's heap equals v.
+func (t *Team) waitEQ(off, v uint64) error {
+	h := t.w.heap
+	for k := range t.spin() {
+		if loadLocal[uint64](h, off) == v {
+			t.spun(k)
+			return nil
+		}
+	}
+	t.spun(-1)
+	return t.w.waitFor(func() bool { return loadLocal[uint64](h, off) == v })
+}
+
+func storeLocal(mem []byte, off, v uint64) {
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&mem[off])), v)
+}
+
+// sigOff is the offset of signal counter line (same on every PE).
+func (t *Team) sigOff(line int) uint64 {
+	return t.slotOff + t.w.teams.sigOff() + uint64(line)*64
+}
+
+// signal adds one to signal counter line of team PE p.
+func (t *Team) signal(p, line int) error {
+	_, err := t.w.tr.Atomic(t.members[p], t.sigOff(line), 8, transport.OpAdd, 1, 0)
+	return err
+}
+
+func (t *Team) scrHdr(par uint64) uint64 {
+	return t.slotOff + t.w.teams.scrOff() + par*t.w.teams.scrSize
+}
+
+func (t *Team) scrData(par uint64) uint64 { return t.scrHdr(par) + 64 }
+
+// scrCap is the data capacity of a scratch half: the size up to which the
+// one-barrier "small" algorithms are used.
+func (t *Team) scrCap() uint64 { return t.w.teams.scrSize - 64 }
+
+// buf returns private staging buffer k, 8-byte aligned, of n bytes.
+func (t *Team) buf(k, n int) []byte {
+	for len(t.bufs) <= k {
+		t.bufs = append(t.bufs, nil)
+	}
+	words := (n + 7) / 8
+	if cap(t.bufs[k]) < words {
+		t.bufs[k] = make([]uint64, words)
+	}
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&t.bufs[k][0])), n)
+}
+
+// viewAs reinterprets bytes as elements of T.
+func viewAs[T any](b []byte) []T {
+	sz := elemSize[T]()
+	if len(b) == 0 || sz == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), uint64(len(b))/sz)
+}
+
+// fetcher reads team members' memory: directly when the team is mapped,
+// otherwise with non-blocking gets completed by wait.
+type fetcher struct {
+	t       *Team
+	pending bool
+}
+
+func (t *Team) fetch() fetcher { return fetcher{t: t} }
+
+// remote returns the mapped heap of team PE p, or nil when it must be
+// reached through the transport: for every peer unless the team is direct,
+// and for this PE too when its heap is not host memory (a device heap).
+func (t *Team) remote(p int) []byte {
+	if t.direct {
+		return t.w.tr.Mapped(t.members[p])
+	}
+	if p == t.me && t.hostHeap {
+		return t.w.heap
+	}
+	return nil
+}
+
+// Access to this PE's own symmetric objects. The team's slot (barrier
+// words, signals, scratch) is always in the host heap, w.heap; the objects
+// the caller passes are there too unless the heap lives on a GPU, in which
+// case the transport reaches them (offsets past the runtime's own area go
+// to device memory). These helpers take the direct route when they can.
+
+// readMine copies len(dst) bytes at off of this PE's heap into dst.
+func (t *Team) readMine(off uint64, dst []byte) error {
+	if t.hostHeap {
+		copy(dst, t.w.heap[off:off+uint64(len(dst))])
+		return nil
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	return t.w.tr.Get(t.w.pe, off, dst)
+}
+
+// writeMine copies src to off of this PE's heap.
+func (t *Team) writeMine(off uint64, src []byte) error {
+	if t.hostHeap {
+		copy(t.w.heap[off:off+uint64(len(src))], src)
+		return nil
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	if err := t.w.tr.Put(t.w.pe, off, src); err != nil {
+		return err
+	}
+	return t.w.tr.Quiet()
+}
+
+// mine returns n bytes at off of this PE's heap: the heap itself when it is
+// host memory, else a copy in staging buffer k. Changes to a copy reach the
+// heap only through writeMine.
+func (t *Team) mine(off uint64, n, k int) ([]byte, error) {
+	if t.hostHeap {
+		return t.w.heap[off : off+uint64(n)], nil
+	}
+	b := t.buf(k, n)
+	return b, t.readMine(off, b)
+}
+
+// copyMine copies n bytes from srcOff to dstOff of this PE's heap (the
+// ranges are equal or disjoint).
+func (t *Team) copyMine(dstOff, srcOff, n uint64) error {
+	if dstOff == srcOff || n == 0 {
+		return nil
+	}
+	if t.hostHeap {
+		copy(t.w.heap[dstOff:dstOff+n], t.w.heap[srcOff:srcOff+n])
+		return nil
+	}
+	const chunk = 1 << 20
+	for at := uint64(0); at < n; at += chunk {
+		b := t.buf(0, int(min(chunk, n-at)))
+		if err := t.readMine(srcOff+at, b); err != nil {
+			return err
+		}
+		if err := t.writeMine(dstOff+at, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// piece is a part of a pull: n bytes at offset from of team PE p, for
+// offset to of this PE's heap.
+type piece struct {
+	p           int
+	from, to, n uint64
+}
+
+// pull fetches every piece into this PE's heap: gets land in place when the
+// heap is host memory; otherwise each goes through a staging buffer.
+func (t *Team) pull(ps []piece) error {
+	f := t.fetch()
+	if t.hostHeap {
+		for _, c := range ps {
+			if err := f.into(c.p, c.from, t.w.heap[c.to:c.to+c.n]); err != nil {
+				return err
+			}
+		}
+		return f.wait()
+	}
+	const chunk = 1 << 20
+	for _, c := range ps {
+		for at := uint64(0); at < c.n; at += chunk {
+			b := t.buf(0, int(min(chunk, c.n-at)))
+			if err := f.into(c.p, c.from+at, b); err != nil {
+				return err
+			}
+			if err := f.wait(); err != nil {
+				return err
+			}
+			if err := t.writeMine(c.to+at, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// into copies len(dst) bytes at heap offset off of team PE p into dst
+// (complete after wait).
+func (f *fetcher) into(p int, off uint64, dst []byte) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	if m := f.t.remote(p); m != nil {
+		copy(dst, m[off:off+uint64(len(dst))])
+		return nil
+	}
+	f.pending = true
+	return f.t.w.tr.GetNBI(f.t.members[p], off, dst)
+}
+
+// view returns n bytes at heap offset off of team PE p: its memory itself
+// when mapped, else a copy into buf (valid after wait).
+func (f *fetcher) view(p int, off uint64, n int, buf []byte) ([]byte, error) {
+	if m := f.t.remote(p); m != nil {
+		return m[off : off+uint64(n)], nil
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	f.pending = true
+	return buf[:n], f.t.w.tr.GetNBI(f.t.members[p], off, buf[:n])
+}
+
+func (f *fetcher) wait() error {
+	if !f.pending {
+		return nil
+	}
+	f.pending = false
+	return f.t.w.tr.Quiet()
+}
+
+// overlap reports whether byte ranges [a, a+an) and [b, b+bn) intersect.
+func overlap(a, an, b, bn uint64) bool {
+	return an > 0 && bn > 0 && a < b+bn && b < a+an
+}
+
+// checkObj checks that s is usable by a collective of team t needing need
+// elements.
+func checkObj[T any](t *Team, s Sym[T], what string, need int) error {
+	if err := s.valid(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if s.w != t.w {
+		return errf(ErrNotSymmetric, "%s belongs to another world than the team", what)
+	}
+	if need > s.n {
+		return errf(ErrOutOfBounds, "%s has %d elements, the collective needs %d", what, s.n, need)
+	}
+	return nil
+}
+
+// mod is the non-negative remainder.
+func mod(a, n int) int { return ((a % n) + n) % n }

@@ -1,0 +1,31 @@
+package shmem
+
+// Sync waits until every member of the team has entered it
+// (shmem_team_sync). It does not complete outstanding RMA: puts issued
+// before it may still be in flight. It is a dissemination barrier over
+// cache-line words in the team's heap slot: ceil(log2 n) rounds, each one
+// atomic write to a peer and one wait on this PE's own word (spinning
+// briefly, then sleeping on the heap's futex). Members that called a
+// different collective get ErrSizeMismatch, all of them.
+func (t *Team) Sync() error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	d := newDesc(kSync)
+	t.open()
+	return t.agree(&d, nil)
+}
+
+// Barrier completes this PE's outstanding operations (Quiet) and then waits
+// until every member has entered it (shmem_barrier on a team,
+// nvshmem_barrier): after it, every put and atomic that any member issued
+// before the barrier is visible to every member.
+func (t *Team) Barrier() error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	if err := t.w.Quiet(); err != nil {
+		return err
+	}
+	return t.Sync()
+}

@@ -1,0 +1,78 @@
+//go:build cuda
+
+package shmem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gshmem/gshmem/internal/cudadrv"
+	"github.com/gshmem/gshmem/shmem/internal/cuda"
+)
+
+// DeviceSupport reports whether this binary can put the heap on a GPU here,
+// and why not (no driver, no GPU).
+func DeviceSupport() error {
+	if err := cuda.Probe(); err != nil {
+		return errf(ErrUnsupported, "%v", err)
+	}
+	return nil
+}
+
+func openDevice(ctx context.Context, w *World, hostLimit uint64) (deviceDomain, *cuda.Transport, error) {
+	d, err := cuda.Open(ctx, cuda.Config{
+		Rank: w.pe, NPEs: w.npes, LocalRank: w.boot.LocalRank(), LocalSize: w.boot.LocalSize(),
+		Ordinal: w.opts.Device.Ordinal, HeapSize: w.opts.SymmetricSize, CtrlSize: ctrlSize,
+		Allgather: w.boot.Allgather, Logf: w.log.Infof,
+	})
+	if err != nil {
+		if errors.Is(err, cudadrv.ErrNoDriver) || errors.Is(err, cudadrv.ErrNoDevice) {
+			return nil, nil, fmt.Errorf("shmem: PE %d: GSHMEM_HEAP=device: %w: %v", w.pe, ErrUnsupported, err)
+		}
+		return nil, nil, fmt.Errorf("shmem: PE %d: device heap: %w", w.pe, err)
+	}
+	w.log.Debugf("device heap on GPU %d, %d bytes", d.Ordinal(), w.opts.SymmetricSize)
+	return cudaDomain{d, hostLimit}, cuda.NewTransport(w.tr, d, hostLimit), nil
+}
+
+type cudaDomain struct {
+	d     *cuda.Domain
+	limit uint64
+}
+
+func (c cudaDomain) hostLimit() uint64 { return c.limit }
+
+func (c cudaDomain) ordinal() int              { return c.d.Ordinal() }
+func (c cudaDomain) context() uintptr          { return c.d.Context().Uintptr() }
+func (c cudaDomain) stream() uintptr           { return c.d.Stream().Uintptr() }
+func (c cudaDomain) base(pe int) uintptr       { return uintptr(c.d.Base(pe)) }
+func (c cudaDomain) state() []byte             { return c.d.State() }
+func (c cudaDomain) clear(off, n uint64) error { return c.d.Clear(off, n) }
+func (c cudaDomain) load(off uint64, width int) (uint64, error) {
+	return c.d.Load(off, width)
+}
+func (c cudaDomain) putDevice(pe int, dstOff, srcOff, n uint64, wait bool) error {
+	return c.d.PutDevice(pe, dstOff, srcOff, n, wait)
+}
+func (c cudaDomain) getDevice(pe int, dstOff, srcOff, n uint64, wait bool) error {
+	return c.d.GetDevice(pe, dstOff, srcOff, n, wait)
+}
+func (c cudaDomain) putOnStream(s uintptr, pe int, dstOff, srcOff, n uint64) error {
+	return c.d.PutOnStream(cudadrv.StreamFromUintptr(s), pe, dstOff, srcOff, n)
+}
+func (c cudaDomain) putSignalOnStream(s uintptr, pe int, dstOff, srcOff, n, sigOff, v uint64, add bool) error {
+	return c.d.PutSignalOnStream(cudadrv.StreamFromUintptr(s), pe, dstOff, srcOff, n, sigOff, v, add)
+}
+func (c cudaDomain) getOnStream(s uintptr, pe int, dstOff, srcOff, n uint64) error {
+	return c.d.GetOnStream(cudadrv.StreamFromUintptr(s), pe, dstOff, srcOff, n)
+}
+func (c cudaDomain) signalOnStream(s uintptr, pe int, off, v uint64, add bool) error {
+	return c.d.SignalOnStream(cudadrv.StreamFromUintptr(s), pe, off, v, add)
+}
+func (c cudaDomain) waitOnStream(s uintptr, off uint64, cmp Cmp, v uint64) error {
+	return c.d.WaitOnStream(cudadrv.StreamFromUintptr(s), off, int(cmp), v)
+}
+func (c cudaDomain) barrierOnStream(s uintptr) error {
+	return c.d.BarrierOnStream(cudadrv.StreamFromUintptr(s))
+}

@@ -1,0 +1,422 @@
+package bootstrap
+
+import (
+	"bufio"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Ranks is what a launcher's environment says about this process.
+type Ranks struct {
+	Rank, Size             int
+	LocalRank, LocalSize   int
+	Source                 string // the variables used, e.g. "OMPI_COMM_WORLD_*"
+	JobID                  string // the launcher's job id, when it exports one
+	localKnown, jobIDKnown bool
+}
+
+// rankSources lists the launchers' variables, most specific first.
+var rankSources = []struct {
+	source, rank, size, lrank, lsize string
+	jobid                            []string
+}{
+	{"OMPI_COMM_WORLD_*", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", []string{"OMPI_MCA_ess_base_jobid", "OMPI_MCA_orte_ess_jobid", "PMIX_NAMESPACE"}},
+	{"PMI_RANK/PMI_SIZE", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", []string{"PMI_JOBID"}},
+	{"SLURM_PROCID/SLURM_NTASKS", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "", []string{"SLURM_JOB_ID", "SLURM_STEP_ID"}},
+	{"GSHMEM_RANK/GSHMEM_NPES", "GSHMEM_RANK", "GSHMEM_NPES", "GSHMEM_LOCAL_RANK", "GSHMEM_LOCAL_SIZE", []string{"GSHMEM_JOB_ID"}},
+}
+
+// RanksFromEnv reads rank and size from the first launcher whose variables
+// are set: Open MPI (OMPI_COMM_WORLD_*), Hydra and Slurm's PMI (PMI_RANK,
+// PMI_SIZE), Slurm (SLURM_PROCID, SLURM_NTASKS) or GSHMEM_RANK/GSHMEM_NPES.
+// ok is false when none is set.
+func RanksFromEnv(getenv func(string) string) (r Ranks, ok bool, err error) {
+	for _, s := range rankSources {
+		rs, ss := getenv(s.rank), getenv(s.size)
+		if rs == "" && ss == "" {
+			continue
+		}
+		r.Source = s.source
+		if r.Rank, err = strconv.Atoi(rs); err != nil {
+			return r, true, fmt.Errorf("bootstrap: %s=%q is not a number", s.rank, rs)
+		}
+		if r.Size, err = strconv.Atoi(ss); err != nil {
+			return r, true, fmt.Errorf("bootstrap: %s=%q is not a number (with %s=%s)", s.size, ss, s.rank, rs)
+		}
+		if r.Size < 1 || r.Rank < 0 || r.Rank >= r.Size {
+			return r, true, fmt.Errorf("bootstrap: %s=%d is out of range for %s=%d", s.rank, r.Rank, s.size, r.Size)
+		}
+		r.LocalRank, r.LocalSize = 0, 1
+		if lr, err := strconv.Atoi(getenv(s.lrank)); err == nil && lr >= 0 {
+			r.LocalRank, r.localKnown = lr, true
+			r.LocalSize = lr + 1
+			if s.lsize != "" {
+				if ls, err := strconv.Atoi(getenv(s.lsize)); err == nil && ls > lr {
+					r.LocalSize = ls
+				}
+			}
+		}
+		for _, k := range s.jobid {
+			if v := getenv(k); v != "" {
+				if r.JobID != "" {
+					r.JobID += "."
+				}
+				r.JobID += v
+				r.jobIDKnown = true
+			}
+		}
+		return r, true, nil
+	}
+	return r, false, nil
+}
+
+// Env joins a job whose launcher only exports rank and size (Open MPI's
+// mpirun, or any other): rank 0 listens at addr (GSHMEM_BOOTSTRAP_ADDR,
+// host:port of rank 0's node), every other rank connects to it, and rank 0
+// answers the allgathers. secret (GSHMEM_JOB_SECRET) authenticates the
+// ranks; without it, the launcher's job id does, which keeps jobs apart but
+// is no secret.
+func Env(ctx context.Context, getenv func(string) string, addr string, secret []byte) (Bootstrap, error) {
+	r, ok, err := RanksFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("bootstrap: env: no rank variables found: expected OMPI_COMM_WORLD_RANK/SIZE (mpirun), PMI_RANK/PMI_SIZE, SLURM_PROCID/SLURM_NTASKS or GSHMEM_RANK/GSHMEM_NPES")
+	}
+	if addr == "" {
+		return nil, fmt.Errorf("bootstrap: env: rank %d of %d (from %s) needs GSHMEM_BOOTSTRAP_ADDR=host:port, an address on rank 0's node where it can listen (for mpirun: -x GSHMEM_BOOTSTRAP_ADDR=...)", r.Rank, r.Size, r.Source)
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, fmt.Errorf("bootstrap: env: GSHMEM_BOOTSTRAP_ADDR=%q is not host:port: %v", addr, err)
+	}
+	key := secret
+	if len(key) == 0 {
+		key = []byte("gshmem-env-job:" + r.JobID + ":" + addr)
+	}
+	b := &envBoot{r: r, addr: addr, key: key}
+	if r.Size == 1 {
+		return b, nil
+	}
+	if r.Rank == 0 {
+		err = b.serve(ctx)
+	} else {
+		err = b.dial(ctx)
+	}
+	if err != nil {
+		b.closeConns()
+		return nil, err
+	}
+	return b, nil
+}
+
+type envBoot struct {
+	r    Ranks
+	addr string
+	key  []byte
+	seq  uint64
+
+	mu    sync.Mutex // one collective at a time
+	ln    net.Listener
+	peers []*rdvConn // root: by rank (nil for 0); client: peers[0] is the root
+	broke error
+}
+
+type rdvConn struct {
+	c  net.Conn
+	br *bufio.Reader
+}
+
+func (b *envBoot) Name() string   { return "env" }
+func (b *envBoot) Rank() int      { return b.r.Rank }
+func (b *envBoot) Size() int      { return b.r.Size }
+func (b *envBoot) LocalRank() int { return b.r.LocalRank }
+func (b *envBoot) LocalSize() int { return b.r.LocalSize }
+
+// Via says which channel the bootstrap uses, for gshmem info.
+func (b *envBoot) Via() string {
+	return "ranks from " + b.r.Source + ", TCP rendezvous at GSHMEM_BOOTSTRAP_ADDR=" + b.addr
+}
+
+func (b *envBoot) serve(ctx context.Context) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", b.addr)
+	if err != nil {
+		return fmt.Errorf("bootstrap: env: rank 0 cannot listen on GSHMEM_BOOTSTRAP_ADDR=%s: %w (it must be an address of the node running rank 0, with a free port)", b.addr, err)
+	}
+	b.ln = ln
+	b.peers = make([]*rdvConn, b.r.Size)
+	if dl, ok := ctx.Deadline(); ok {
+		_ = ln.(*net.TCPListener).SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = ln.(*net.TCPListener).SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	missing := b.r.Size - 1
+	for missing > 0 {
+		c, err := ln.Accept()
+		if err != nil {
+			return fmt.Errorf("bootstrap: env: rank 0 waiting at %s for %d of %d ranks: %w (did every rank get the same GSHMEM_BOOTSTRAP_ADDR?)", b.addr, missing, b.r.Size-1, err)
+		}
+		rank, err := b.admit(c)
+		if err != nil {
+			_ = c.Close()
+			continue // a stray or foreign connection; keep waiting for ours
+		}
+		b.peers[rank] = &rdvConn{c: c, br: bufio.NewReader(c)}
+		missing--
+	}
+	_ = ln.Close()
+	return nil
+}
+
+// admit authenticates one connection and returns its rank.
+func (b *envBoot) admit(c net.Conn) (int, error) {
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	nonce := make([]byte, 32)
+	_, _ = rand.Read(nonce)
+	if err := writeRdv(c, rdvChallenge, nonce); err != nil {
+		return 0, err
+	}
+	typ, p, err := readRdv(c)
+	if err != nil {
+		return 0, err
+	}
+	refuse := func(why string) (int, error) {
+		_ = writeRdv(c, rdvRefuse, []byte(why))
+		return 0, errors.New(why)
+	}
+	if typ != rdvHello {
+		return refuse("first message is not a hello")
+	}
+	h, err := decodeHello(p)
+	if err != nil {
+		return refuse(err.Error())
+	}
+	want := rdvMAC(b.key, nonce, h.rank, h.size)
+	if !hmac.Equal(want[:], h.mac[:]) {
+		return refuse("wrong job key: GSHMEM_JOB_SECRET (or the launcher's job id) differs from rank 0's")
+	}
+	if int(h.size) != b.r.Size {
+		return refuse(fmt.Sprintf("job size %d, rank 0 has %d", h.size, b.r.Size))
+	}
+	if h.rank == 0 || int(h.rank) >= b.r.Size || b.peers[h.rank] != nil {
+		return refuse(fmt.Sprintf("rank %d is invalid or already connected", h.rank))
+	}
+	if err := writeRdv(c, rdvWelcome, encodeU32(uint32(b.r.Size))); err != nil {
+		return 0, err
+	}
+	return int(h.rank), nil
+}
+
+func encodeU32(v uint32) []byte {
+	return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}
+}
+
+func (b *envBoot) dial(ctx context.Context) error {
+	var lastErr error
+	delay := 10 * time.Millisecond
+	for {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", b.addr)
+		if err == nil {
+			if err = b.hello(c); err == nil {
+				b.peers = []*rdvConn{{c: c, br: bufio.NewReader(c)}}
+				return nil
+			}
+			_ = c.Close()
+			if errors.Is(err, errRefused) {
+				return err
+			}
+		}
+		lastErr = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("bootstrap: env: rank %d could not join rank 0 at GSHMEM_BOOTSTRAP_ADDR=%s: %v (last error: %v; is rank 0 running on that node, and is the port free?)", b.r.Rank, b.addr, ctx.Err(), lastErr)
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 500*time.Millisecond)
+	}
+}
+
+var errRefused = errors.New("refused by rank 0")
+
+func (b *envBoot) hello(c net.Conn) error {
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	defer c.SetDeadline(time.Time{})
+	typ, nonce, err := readRdv(c)
+	if err != nil {
+		return err
+	}
+	if typ != rdvChallenge || len(nonce) != 32 {
+		return fmt.Errorf("%w: expected a challenge from rank 0", ErrRendezvous)
+	}
+	mac := rdvMAC(b.key, nonce, uint32(b.r.Rank), uint32(b.r.Size))
+	if err := writeRdv(c, rdvHello, encodeHello(rdvHelloMsg{rank: uint32(b.r.Rank), size: uint32(b.r.Size), mac: mac})); err != nil {
+		return err
+	}
+	typ, p, err := readRdv(c)
+	if err != nil {
+		return err
+	}
+	switch typ {
+	case rdvWelcome:
+		return nil
+	case rdvRefuse:
+		return fmt.Errorf("bootstrap: env: rank %d: %w: %s", b.r.Rank, errRefused, p)
+	}
+	return fmt.Errorf("%w: unexpected message type %d after hello", ErrRendezvous, typ)
+}
+
+func (b *envBoot) Allgather(ctx context.Context, data []byte) ([][]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.broke != nil {
+		return nil, fmt.Errorf("bootstrap: env: unusable after an earlier failure: %w", b.broke)
+	}
+	b.seq++
+	if b.r.Size == 1 {
+		return [][]byte{append([]byte(nil), data...)}, nil
+	}
+	var out [][]byte
+	var err error
+	conns := b.conns()
+	for _, c := range conns {
+		if dl, ok := ctx.Deadline(); ok {
+			_ = c.SetDeadline(dl)
+		}
+	}
+	stop := context.AfterFunc(ctx, func() {
+		for _, c := range conns {
+			_ = c.SetDeadline(time.Unix(1, 0))
+		}
+	})
+	if b.r.Rank == 0 {
+		out, err = b.rootGather(data)
+	} else {
+		out, err = b.clientGather(data)
+	}
+	stop()
+	for _, c := range conns {
+		_ = c.SetDeadline(time.Time{})
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("bootstrap: env: allgather %d: %w (other ranks may not have reached it): %v", b.seq, ctx.Err(), err)
+		}
+		b.broke = err
+	}
+	return out, err
+}
+
+func (b *envBoot) conns() []net.Conn {
+	var cs []net.Conn
+	for _, p := range b.peers {
+		if p != nil {
+			cs = append(cs, p.c)
+		}
+	}
+	return cs
+}
+
+func (b *envBoot) rootGather(data []byte) ([][]byte, error) {
+	out := make([][]byte, b.r.Size)
+	out[0] = append([]byte(nil), data...)
+	for r := 1; r < b.r.Size; r++ {
+		p := b.peers[r]
+		typ, payload, err := readRdv(p.br)
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap: env: rank 0 lost rank %d during allgather %d: %w", r, b.seq, err)
+		}
+		switch typ {
+		case rdvGather:
+		case rdvAbort:
+			code, msg, _ := decodeAbort(payload)
+			return nil, fmt.Errorf("%w: rank %d aborted with code %d: %s", ErrAborted, r, code, msg)
+		default:
+			return nil, fmt.Errorf("%w: rank %d sent type %d during allgather", ErrRendezvous, r, typ)
+		}
+		seq, d, err := decodeGather(payload)
+		if err != nil {
+			return nil, err
+		}
+		if seq != b.seq {
+			return nil, fmt.Errorf("%w: rank %d is at allgather %d, rank 0 at %d", ErrRendezvous, r, seq, b.seq)
+		}
+		out[r] = d
+	}
+	res := encodeResult(b.seq, out)
+	for r := 1; r < b.r.Size; r++ {
+		if err := writeRdv(b.peers[r].c, rdvResult, res); err != nil {
+			return nil, fmt.Errorf("bootstrap: env: rank 0 lost rank %d sending allgather %d: %w", r, b.seq, err)
+		}
+	}
+	return out, nil
+}
+
+func (b *envBoot) clientGather(data []byte) ([][]byte, error) {
+	root := b.peers[0]
+	if err := writeRdv(root.c, rdvGather, encodeGather(b.seq, data)); err != nil {
+		return nil, fmt.Errorf("bootstrap: env: rank %d lost rank 0: %w", b.r.Rank, err)
+	}
+	typ, p, err := readRdv(root.br)
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap: env: rank %d lost rank 0 during allgather %d: %w", b.r.Rank, b.seq, err)
+	}
+	switch typ {
+	case rdvResult:
+	case rdvAbort:
+		code, msg, _ := decodeAbort(p)
+		return nil, fmt.Errorf("%w: code %d: %s", ErrAborted, code, msg)
+	default:
+		return nil, fmt.Errorf("%w: type %d while waiting for allgather %d", ErrRendezvous, typ, b.seq)
+	}
+	seq, out, err := decodeResult(p, b.r.Size)
+	if err != nil {
+		return nil, err
+	}
+	if seq != b.seq {
+		return nil, fmt.Errorf("%w: result of allgather %d while waiting for %d", ErrRendezvous, seq, b.seq)
+	}
+	return out, nil
+}
+
+func (b *envBoot) Barrier(ctx context.Context) error {
+	_, err := b.Allgather(ctx, nil)
+	return err
+}
+
+// Abort tells the other side(s); the launcher stops the job when this
+// process exits.
+func (b *envBoot) Abort(code int, msg string) error {
+	for _, c := range b.conns() {
+		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+		_ = writeRdv(c, rdvAbort, encodeAbort(int32(code), msg))
+	}
+	return nil
+}
+
+func (b *envBoot) Close() error {
+	for _, c := range b.conns() {
+		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+		_ = writeRdv(c, rdvBye, nil)
+	}
+	b.closeConns()
+	return nil
+}
+
+func (b *envBoot) closeConns() {
+	for _, c := range b.conns() {
+		_ = c.Close()
+	}
+	if b.ln != nil {
+		_ = b.ln.Close()
+	}
+}

@@ -1,0 +1,206 @@
+package transport
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/gshmem/gshmem/shmem/internal/doorbell"
+)
+
+// Multi routes each peer to the transport that reaches it: load/store
+// through a mapping of its heap for PEs on this node (shm), and the tcp
+// transport for the others. It also watches every peer's liveness: a
+// node-local peer through the unix socket its heap came over, a remote one
+// through its tcp connections. The first loss is sticky (Lost) and wakes
+// this PE's waiters.
+type Multi struct {
+	me      int
+	heaps   [][]byte // nil where the PE is remote
+	shm     *Shm
+	tcp     *TCP // nil when every peer is on this node; set before Connect returns
+	tcpMu   sync.Mutex
+	h       *health
+	links   []*link
+	release func() error
+	once    sync.Once
+	wg      sync.WaitGroup
+
+	relMu    sync.RWMutex // wake must not touch an unmapped heap
+	released bool
+}
+
+// Lost returns an error wrapping ErrPeerLost once any peer of the job is
+// known to be dead, nil before.
+func (m *Multi) Lost() error { return m.h.err() }
+
+// Mapped implements Transport.
+func (m *Multi) Mapped(pe int) []byte { return m.heaps[pe] }
+
+// Put implements Transport.
+func (m *Multi) Put(pe int, off uint64, src []byte) error {
+	if m.heaps[pe] != nil {
+		return m.shm.Put(pe, off, src)
+	}
+	return m.tcp.Put(pe, off, src)
+}
+
+// PutNBI implements Transport. Over tcp, a put never waits for the target:
+// puts stream back to back and Quiet waits once per target.
+func (m *Multi) PutNBI(pe int, off uint64, src []byte) error { return m.Put(pe, off, src) }
+
+// Get implements Transport.
+func (m *Multi) Get(pe int, off uint64, dst []byte) error {
+	if m.heaps[pe] != nil {
+		return m.shm.Get(pe, off, dst)
+	}
+	return m.tcp.Get(pe, off, dst)
+}
+
+// GetNBI implements Transport.
+func (m *Multi) GetNBI(pe int, off uint64, dst []byte) error {
+	if m.heaps[pe] != nil {
+		return m.shm.Get(pe, off, dst)
+	}
+	return m.tcp.GetNBI(pe, off, dst)
+}
+
+// Atomic implements Transport.
+func (m *Multi) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
+	if m.heaps[pe] != nil {
+		return m.shm.Atomic(pe, off, width, op, operand, compare)
+	}
+	if op > OpXor || (width != 4 && width != 8) {
+		return 0, fmt.Errorf("transport: atomic op %d of width %d", op, width)
+	}
+	return m.tcp.Atomic(pe, off, width, op, operand, compare)
+}
+
+// Notify implements Transport. A remote peer is woken by its own progress
+// goroutine after each write, so only mapped peers need it.
+func (m *Multi) Notify(pe int) {
+	if m.heaps[pe] != nil {
+		m.shm.Notify(pe)
+	}
+}
+
+// Fence implements Transport: each target's requests travel one ordered
+// stream and shm stores are ordered already.
+func (m *Multi) Fence() error { return nil }
+
+// Quiet implements Transport.
+func (m *Multi) Quiet() error {
+	if m.tcp == nil {
+		return nil
+	}
+	return m.tcp.Quiet()
+}
+
+// Close implements Transport: it says goodbye to every peer (so that its
+// end of the job is not mistaken for a crash), then releases the mappings.
+func (m *Multi) Close() error {
+	var err error
+	m.once.Do(func() {
+		m.h.closing.Store(true)
+		if m.tcp != nil {
+			m.tcp.close(3 * time.Second)
+		}
+		for _, l := range m.links {
+			if l != nil {
+				l.send(linkBye, 0)
+				_ = l.c.Close()
+			}
+		}
+		m.wg.Wait()
+		m.relMu.Lock()
+		m.released = true
+		m.relMu.Unlock()
+		if m.release != nil {
+			err = m.release()
+		}
+	})
+	return err
+}
+
+func (m *Multi) spread(pe int) {
+	for _, l := range m.links {
+		if l != nil && l.pe != pe {
+			l.send(linkLost, pe)
+		}
+	}
+	m.tcpMu.Lock()
+	t := m.tcp
+	m.tcpMu.Unlock()
+	if t != nil {
+		t.tellLost(pe)
+	}
+}
+
+func (m *Multi) wake() {
+	m.relMu.RLock()
+	defer m.relMu.RUnlock()
+	if h := m.heaps[m.me]; h != nil && !m.released {
+		doorbell.Ring(h, true)
+	}
+}
+
+// ---- node-local liveness links ---------------------------------------------
+
+const (
+	linkBye  byte = 1
+	linkLost byte = 2
+)
+
+// link is the unix socket a node-local peer's heap came over, kept open:
+// its end of file, without a goodbye first, means the peer died.
+type link struct {
+	pe  int
+	c   net.Conn
+	wmu sync.Mutex
+}
+
+func (l *link) send(typ byte, pe int) {
+	var b [5]byte
+	b[0] = typ
+	binary.LittleEndian.PutUint32(b[1:], uint32(pe))
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	_ = l.c.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = l.c.Write(b[:])
+}
+
+func (m *Multi) watch(l *link) {
+	defer m.wg.Done()
+	var b [5]byte
+	for {
+		if _, err := io.ReadFull(l.c, b[:]); err != nil {
+			if !m.h.isGone(l.pe) {
+				why := "exited without finalizing (its node-local link closed)"
+				if !errors.Is(err, io.EOF) {
+					why = fmt.Sprintf("is unreachable on its node-local link: %v", err)
+				}
+				m.h.peerLost(l.pe, why)
+			}
+			return
+		}
+		switch b[0] {
+		case linkBye:
+			m.h.bye(l.pe)
+		case linkLost:
+			m.h.peerLost(int(binary.LittleEndian.Uint32(b[1:])), fmt.Sprintf("was lost (reported by PE %d)", l.pe))
+		}
+	}
+}
+
+// SetLog replaces the logger (the World's, once it exists).
+func (m *Multi) SetLog(l logrus.FieldLogger) {
+	if m.tcp != nil {
+		m.tcp.setLog(l)
+	}
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# GPU tests and measurements of the CUDA backend.
+#
+#   test/gpu/run.sh build [DIR]   on a machine with Go and the CUDA build deps
+#                                 (scripts/install-cuda-deps.sh): builds the GPU
+#                                 test binary, putblock-gpu and gshmem into DIR
+#                                 (default gpu-bin, git-ignored) and copies the
+#                                 NVSHMEM reference program next to them.
+#   test/gpu/run.sh run [DIR]     on the GPU machine (no Go needed): runs, in one
+#                                 sitting, logging to $OUT (or DIR/logs):
+#                                   1. the correctness suite, PEs in one process
+#                                      sharing a context (2 and 4 PEs), no MPS
+#                                   2. the measurements, in-process, no MPS
+#                                   3. putblock-gpu, in-process
+#                                   4. under MPS: the suite as processes (CUDA IPC,
+#                                      2 and 4 PEs), putblock-gpu as processes, and
+#                                      the measurements as processes
+#                                   5. the NVSHMEM reference (shared/reference/gpu/run.sh)
+#                                 and prints the figures side by side.
+#
+# With the device tool: build here, then
+#   run(command="test/gpu/run.sh run", carry=["gpu-bin"], timeout_s=600)
+set -uo pipefail
+cmd=${1:-run}
+dir=${2:-gpu-bin}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+
+if [ "$cmd" = build ]; then
+	set -e
+	cd "$root"
+	mkdir -p "$dir/ref"
+	grep -qxF "/$dir/" .git/info/exclude 2>/dev/null || echo "/$dir/" >>.git/info/exclude
+	go test -c -tags cuda -o "$dir/gpu.test" ./test/gpu
+	go build -tags cuda -o "$dir/putblock-gpu" ./examples/putblock-gpu
+	go build -o "$dir/gshmem" ./cmd/gshmem || echo "warning: cmd/gshmem did not build; putblock-gpu as processes is skipped"
+	ref="$root/../shared/reference/gpu"
+	[ -d "$root/shared/reference/gpu" ] && ref="$root/shared/reference/gpu"
+	cp "$ref"/putbw.cu "$ref"/run.sh "$dir/ref/" 2>/dev/null || echo "warning: no NVSHMEM reference at $ref"
+	cp "$0" "$dir/run.sh"
+	ls -la "$dir" "$dir/ref"
+	exit 0
+fi
+
+cd "$root/$dir" 2>/dev/null || cd "$dir" || { echo "no $dir: run '$0 build' first"; exit 1; }
+out=${OUT:-$PWD/logs}
+mkdir -p "$out"
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export GSHMEM_BOOTSTRAP_TIMEOUT=120s
+fails=()
+step() { # name timeout command...
+	local name=$1 t=$2
+	shift 2
+	echo "=== $name: $*" | tee -a "$out/steps.log"
+	local s=$SECONDS
+	timeout -k 10 "$t" "$@" >"$out/$name.log" 2>&1
+	local rc=$?
+	echo "=== $name: rc=$rc in $((SECONDS - s)) s" | tee -a "$out/steps.log"
+	[ $rc = 0 ] || { fails+=("$name"); tail -40 "$out/$name.log"; }
+	return 0
+}
+
+{
+	nvidia-smi --query-gpu=name,driver_version,memory.total,compute_mode --format=csv
+	nvidia-smi topo -m 2>/dev/null | head -5
+	uname -r
+} >"$out/machine.log" 2>&1
+cat "$out/machine.log"
+
+# 1-3: no MPS.
+step suite-inproc 100 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteInProcess' -test.v -test.timeout 95s
+step bench-inproc 100 env GSHMEM_GPU_BENCH=1 ./gpu.test -test.run 'TestGPUBenchInProcess' -test.v -test.timeout 95s
+step putblock-inproc 40 ./putblock-gpu -inproc 2
+
+# 4: MPS.
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
+mkdir -p /tmp/mps /tmp/mpslog
+nvidia-cuda-mps-control -d && echo "MPS started" | tee -a "$out/steps.log"
+step suite-procs-mps 100 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 95s
+if [ -x ./gshmem ]; then
+	step putblock-procs-mps 40 ./gshmem run -n 2 ./putblock-gpu
+fi
+step bench-procs-mps 100 env GSHMEM_GPU_BENCH=1 GSHMEM_GPU_MPS=1 ./gpu.test -test.run 'TestGPUBenchProcesses' -test.v -test.timeout 95s
+echo quit | nvidia-cuda-mps-control
+sleep 1
+
+# 5: the NVSHMEM reference program, same machine, same sitting.
+if [ -f ref/run.sh ]; then
+	step nvshmem-ref 180 bash ref/run.sh
+fi
+
+echo
+echo "================ figures (gshmem) ================"
+grep -h "BENCH" "$out"/bench-*.log | sed 's/^\[pe [0-9]\] //' | sort -u
+echo "================ figures (NVSHMEM 3.4 reference) ================"
+grep -hE "GB/s|us" "$out/nvshmem-ref.log" 2>/dev/null | grep -v "^===" | head -20
+echo "================ correctness ================"
+grep -hE "^(--- |ok|FAIL|PASS)|verified" "$out"/suite-*.log "$out"/putblock-*.log 2>/dev/null
+echo "failed steps: ${fails[*]:-none}"
+[ ${#fails[@]} = 0 ]

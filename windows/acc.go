@@ -1,0 +1,365 @@
+package windows
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sync/atomic"
+	"unsafe"
+)
+
+var predefined [numBasic]Datatype
+
+func init() {
+	for b := BasicInt8; b < numBasic; b++ {
+		predefined[b] = basicType(b)
+	}
+}
+
+func typeOf[T Elem]() Datatype { return predefined[basicOf[T]()] }
+
+// Accumulate combines origin into target's window at disp (MPI_Accumulate):
+// each target element becomes "target op origin". Every element is updated
+// atomically with respect to other accumulates (Accumulate, GetAccumulate,
+// FetchAndOp, CompareAndSwap) on it, so the same op from many PEs on the
+// same location gives the exact result. OpNoOp is not allowed here.
+func Accumulate[T Elem](win *Win, origin []T, target, disp int, op Op) error {
+	if err := checkOp(op, basicOf[T](), false); err != nil || target == ProcNull {
+		return err
+	}
+	return win.accContig(basicOf[T](), asBytes(origin), nil, target, disp, op)
+}
+
+// accContig is the accumulate engine for contiguous buffers of one basic
+// type; src is nil for NO_OP, res nil when nothing is fetched.
+func (win *Win) accContig(b Basic, src, res []byte, target, disp int, op Op) error {
+	if err := win.enter(target); err != nil {
+		return err
+	}
+	k := &kinds[b]
+	n := max(len(src), len(res))
+	m, off, err := win.locate(target, disp, n)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i += k.size {
+		var s, r []byte
+		if src != nil {
+			s = src[i : i+k.size]
+		}
+		if res != nil {
+			r = res[i : i+k.size]
+		}
+		if err := win.applyElem(m, off+i, k, op, s, nil, r); err != nil {
+			return wrap(err, "accumulate at rank %d", target)
+		}
+	}
+	return nil
+}
+
+// AccumulateTyped is Accumulate with datatypes, as PutTyped.
+func AccumulateTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype, target, disp, tcount int, ttype Datatype, op Op) error {
+	x, err := checkTypes(origin, ocount, otype, tcount, ttype, true, false)
+	if err != nil {
+		return err
+	}
+	if err := checkOp(op, x.tt.basic, false); err != nil || target == ProcNull {
+		return err
+	}
+	return win.accumulate(&x, nil, target, disp, op)
+}
+
+// GetAccumulate fetches len(result) elements at disp in target's window
+// into result and combines origin into them, as one atomic step per
+// element (MPI_Get_accumulate). With OpNoOp it is an atomic read and
+// origin is ignored (may be nil); with OpReplace an atomic swap.
+func GetAccumulate[T Elem](win *Win, origin, result []T, target, disp int, op Op) error {
+	b := basicOf[T]()
+	if err := checkOp(op, b, true); err != nil {
+		return err
+	}
+	src := asBytes(origin)
+	if op == OpNoOp {
+		src = nil
+	} else if len(origin) != len(result) {
+		return errorf(ClassArg, "GetAccumulate of %d origin elements into %d result elements", len(origin), len(result))
+	}
+	if target == ProcNull {
+		return nil
+	}
+	return win.accContig(b, src, asBytes(result), target, disp, op)
+}
+
+// GetAccumulateTyped is GetAccumulate with datatypes for the origin, the
+// result and the target.
+func GetAccumulateTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype, result []T, rcount int, rtype Datatype,
+	target, disp, tcount int, ttype Datatype, op Op) error {
+	r, err := checkTypes(result, rcount, rtype, tcount, ttype, false, true)
+	if err != nil {
+		return err
+	}
+	var o *xfer
+	if op != OpNoOp {
+		x, err := checkTypes(origin, ocount, otype, tcount, ttype, true, false)
+		if err != nil {
+			return err
+		}
+		o = &x
+	}
+	if err := checkOp(op, r.tt.basic, true); err != nil || target == ProcNull {
+		return err
+	}
+	return win.accumulate(o, &r, target, disp, op)
+}
+
+// FetchAndOp is GetAccumulate of one element (MPI_Fetch_and_op): it returns
+// the element's previous value.
+func FetchAndOp[T Elem](win *Win, origin T, target, disp int, op Op) (T, error) {
+	var old T
+	b := basicOf[T]()
+	if err := checkOp(op, b, true); err != nil || target == ProcNull {
+		return old, err
+	}
+	err := win.one(b, target, disp, op, asBytes([]T{origin}), nil, asBytes(unsafe.Slice(&old, 1)))
+	return old, err
+}
+
+// CompareAndSwap replaces the element at disp in target's window with
+// origin if it equals compare, atomically (MPI_Compare_and_swap), and
+// returns the value it held. T must be an integer, bool or byte type
+// (ErrType otherwise).
+func CompareAndSwap[T Elem](win *Win, compare, origin T, target, disp int) (T, error) {
+	var old T
+	b := basicOf[T]()
+	if !kinds[b].cas {
+		return old, errorf(ClassType, "CompareAndSwap on %v: it takes integer, bool and byte types", b)
+	}
+	if target == ProcNull {
+		return old, nil
+	}
+	err := win.one(b, target, disp, OpReplace, asBytes([]T{origin}), asBytes([]T{compare}), asBytes(unsafe.Slice(&old, 1)))
+	return old, err
+}
+
+func (win *Win) one(b Basic, target, disp int, op Op, src, cmp, res []byte) error {
+	if err := win.enter(target); err != nil {
+		return err
+	}
+	k := &kinds[b]
+	m, off, err := win.locate(target, disp, k.size)
+	if err != nil {
+		return err
+	}
+	return win.applyElem(m, off, k, op, src, cmp, res)
+}
+
+// accumulate runs op element by element; o is nil for NO_OP, r nil when
+// nothing is fetched.
+func (win *Win) accumulate(o, r *xfer, target, disp int, op Op) error {
+	if err := win.enter(target); err != nil {
+		return err
+	}
+	t := r
+	if o != nil {
+		t = o
+	}
+	m, off, err := win.locate(target, disp, t.tt.span(t.tcount))
+	if err != nil {
+		return err
+	}
+	k := &kinds[t.tt.basic]
+	sz := k.size
+	nel := t.tcount * t.tt.elems
+	tc := newCursor(t.tt, t.tcount)
+	var oc, rc cursor
+	if o != nil {
+		oc = newCursor(o.ot, o.ocount)
+	}
+	if r != nil {
+		rc = newCursor(r.ot, r.ocount)
+	}
+	for range nel {
+		to, _ := tc.next(sz)
+		var src, res []byte
+		if o != nil {
+			oo, _ := oc.next(sz)
+			src = o.buf[oo : oo+sz]
+		}
+		if r != nil {
+			ro, _ := rc.next(sz)
+			res = r.buf[ro : ro+sz]
+		}
+		if err := win.applyElem(m, off+to, k, op, src, nil, res); err != nil {
+			return wrap(err, "accumulate at rank %d", target)
+		}
+	}
+	return nil
+}
+
+// applyElem updates one element at off of m atomically: with op and the
+// operand src, or, when cmp is not nil, by replacing it with src if it
+// equals cmp. The previous value goes to res if not nil. Elements of 1, 2,
+// 4 and 8 bytes that are naturally aligned use a compare-and-swap loop on
+// the aligned 4- or 8-byte word holding them; others take a stripe lock.
+func (win *Win) applyElem(m *rmem, off int, k *kind, op Op, src, cmp, res []byte) error {
+	sz := k.size
+	if m.mapped != nil && (sz == 8 || sz == 4) && off%sz == 0 && hwAtomic(m.ptr(off), k, op, src, cmp, res) {
+		return nil
+	}
+	var opnd [2]uint64 // aligned copy of the operand
+	ob := unsafe.Slice((*byte)(unsafe.Pointer(&opnd)), 16)[:k.size]
+	copy(ob, src)
+	word, width := -1, 0
+	switch {
+	case sz <= 2 && off%sz == 0:
+		word, width = off&^3, 4
+	case (sz == 4 || sz == 8) && off%sz == 0:
+		word, width = off, sz
+	}
+	if word < 0 {
+		return win.lockedElem(m, off, k, op, ob, cmp, res)
+	}
+	shift := off - word
+	for {
+		var old uint64
+		var err error
+		if width == 4 {
+			var v uint32
+			v, err = m.load32(word)
+			old = uint64(v)
+		} else {
+			old, err = m.load64(word)
+		}
+		if err != nil {
+			return err
+		}
+		var cur [1]uint64
+		cb := unsafe.Slice((*byte)(unsafe.Pointer(&cur)), 8)
+		binary.LittleEndian.PutUint64(cb, old)
+		e := cb[shift : shift+sz]
+		copy(res, e)
+		if !combine(k, op, e, ob, cmp) {
+			return nil
+		}
+		nv := binary.LittleEndian.Uint64(cb)
+		if nv == old {
+			return nil
+		}
+		var prev uint64
+		if width == 4 {
+			var v uint32
+			v, err = m.cas32(word, uint32(old), uint32(nv))
+			prev = uint64(v)
+		} else {
+			prev, err = m.cas64(word, old, nv)
+		}
+		if err != nil || prev == old {
+			return err
+		}
+	}
+}
+
+// hwAtomic does what one hardware atomic instruction can: a fetch, swap,
+// compare-and-swap, integer add, and or or on an aligned 4- or 8-byte
+// element of mapped memory. It reports false for anything else.
+func hwAtomic(p unsafe.Pointer, k *kind, op Op, src, cmp, res []byte) bool {
+	var old uint64
+	if k.size == 8 {
+		w := (*uint64)(p)
+		var v uint64
+		if src != nil {
+			v = binary.LittleEndian.Uint64(src)
+		}
+		switch {
+		case cmp != nil:
+			c := binary.LittleEndian.Uint64(cmp)
+			for {
+				if old = atomic.LoadUint64(w); old != c || atomic.CompareAndSwapUint64(w, old, v) {
+					break
+				}
+			}
+		case op == OpNoOp:
+			old = atomic.LoadUint64(w)
+		case op == OpReplace:
+			old = atomic.SwapUint64(w, v)
+		case op == OpSum && k.isInt:
+			old = atomic.AddUint64(w, v) - v
+		case op == OpBand && k.isInt:
+			old = atomic.AndUint64(w, v)
+		case op == OpBor && k.isInt:
+			old = atomic.OrUint64(w, v)
+		default:
+			return false
+		}
+		if res != nil {
+			binary.LittleEndian.PutUint64(res, old)
+		}
+		return true
+	}
+	w := (*uint32)(p)
+	var v uint32
+	if src != nil {
+		v = binary.LittleEndian.Uint32(src)
+	}
+	var o uint32
+	switch {
+	case cmp != nil:
+		c := binary.LittleEndian.Uint32(cmp)
+		for {
+			if o = atomic.LoadUint32(w); o != c || atomic.CompareAndSwapUint32(w, o, v) {
+				break
+			}
+		}
+	case op == OpNoOp:
+		o = atomic.LoadUint32(w)
+	case op == OpReplace:
+		o = atomic.SwapUint32(w, v)
+	case op == OpSum && k.isInt:
+		o = atomic.AddUint32(w, v) - v
+	case op == OpBand && k.isInt:
+		o = atomic.AndUint32(w, v)
+	case op == OpBor && k.isInt:
+		o = atomic.OrUint32(w, v)
+	default:
+		return false
+	}
+	if res != nil {
+		binary.LittleEndian.PutUint32(res, o)
+	}
+	return true
+}
+
+// combine updates the element e (aligned) and reports whether it may have
+// changed.
+func combine(k *kind, op Op, e, src, cmp []byte) bool {
+	if cmp != nil {
+		if !bytes.Equal(e, cmp) {
+			return false
+		}
+		copy(e, src)
+		return true
+	}
+	if op == OpNoOp {
+		return false
+	}
+	apply(k.basic, op, ptrOf(e), ptrOf(src))
+	return true
+}
+
+func (win *Win) lockedElem(m *rmem, off int, k *kind, op Op, src, cmp, res []byte) error {
+	if err := win.stripeLock(m.pe, off); err != nil {
+		return err
+	}
+	var cur [2]uint64
+	e := unsafe.Slice((*byte)(unsafe.Pointer(&cur)), 16)[:k.size]
+	err := m.read(off, e)
+	if err == nil {
+		copy(res, e)
+		if combine(k, op, e, src, cmp) {
+			err = m.write(off, e)
+		}
+	}
+	if uerr := win.stripeUnlock(m.pe, off); err == nil {
+		err = uerr
+	}
+	return err
+}

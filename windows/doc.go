@@ -1,0 +1,108 @@
+// Package windows is MPI-3 one-sided communication (MPI-3.1 chapter 11)
+// over gshmem's symmetric heap: RMA windows, their epochs and their error
+// classes, so that a code written against MPI_Win_* moves onto gshmem by
+// renaming calls while keeping its epochs and its answers. It is stage 2
+// of the migration path (MPI calls, windows, streams, kernels); see
+// porting-guide/02-windows.md for each MPI call beside its form here.
+//
+// # A walk-through
+//
+// A window spans every PE of a shmem.World; a rank is a PE number. Create
+// one collectively, in one of four flavors:
+//
+//	win, err := windows.Allocate(w, nbytes, dispUnit, nil)      // MPI_Win_allocate
+//	win, buf, err := windows.AllocateOf[float64](w, n, nil)       // same, typed: disp unit 8
+//	win, err := windows.AllocateShared(w, nbytes, dispUnit, nil) // + win.SharedQuery(rank)
+//	win, err := windows.Create(w, mySlice, dispUnit, nil)        // MPI_Win_create
+//	win, err := windows.CreateDynamic(w, nil)                    // + Attach/Detach
+//	defer win.Free()                                             // collective
+//
+// Sizes and displacement units may differ between PEs. Operations name a
+// target rank and a displacement in the target's unit; the element type
+// comes from the Go slice:
+//
+//	windows.Put(win, src, target, disp)                     // MPI_Put
+//	windows.Get(win, dst, target, disp)                     // MPI_Get
+//	windows.Accumulate(win, src, target, disp, windows.OpSum)
+//	windows.GetAccumulate(win, src, result, target, disp, windows.OpMax)
+//	old, err := windows.FetchAndOp(win, int64(1), target, disp, windows.OpSum)
+//	old, err := windows.CompareAndSwap(win, cmp, val, target, disp)
+//	req, err := windows.Rput(win, src, target, disp); req.Wait()
+//
+// Use typed values where Go would otherwise infer int: CompareAndSwap[int32]
+// or int32(...) arguments, since the element type decides how many bytes
+// are touched. The *Typed forms take MPI-style (count, Datatype) pairs for
+// the origin and the target, with Vector and Contiguous layouts:
+//
+//	col := windows.Vector(n, 1, n, windows.Float64) // a column of an n x n matrix
+//	windows.PutTyped(win, row, n, windows.Float64, target, 0, 1, col)
+//
+// Every operation belongs to an epoch. Active target, collective:
+//
+//	win.Fence(windows.ModeNoPrecede)
+//	windows.Put(...)
+//	win.Fence(windows.ModeNoSucceed)   // everything above is complete everywhere
+//
+// Active target, between groups of ranks:
+//
+//	win.Post(windows.Group{left}, 0)   // expose my window to left
+//	win.Start(windows.Group{right}, 0) // access right's window
+//	windows.Put(win, src, right, 0)
+//	win.Complete()                     // my operations are done
+//	win.Wait()                         // left's operations into my window are done
+//
+// Passive target (the target takes no part):
+//
+//	win.Lock(windows.LockExclusive, t, 0) // or LockShared; win.LockAll(0)
+//	windows.Get(win, v, t, 0)
+//	win.Flush(t)                          // complete at t without ending the epoch
+//	win.Unlock(t)
+//
+// # Semantics
+//
+// Accumulates are atomic per element with respect to each other: the same
+// op from many PEs on the same location gives the exact result. Aligned
+// elements of 1 to 8 bytes are updated with compare-and-swap loops on the
+// word that holds them; larger or misaligned ones (complex128, DoubleInt,
+// LongInt) under per-location stripe locks in the target's control area.
+//
+// Allocate and shared windows live in the symmetric heap and use the
+// unified memory model. The caller's memory (Create) and attached memory
+// (dynamic) cannot be reached by peers, so those windows keep a public
+// copy in the heap and use the separate model: RMA updates reach the
+// caller's memory, and its local stores reach peers, at Fence, Post,
+// Wait/Test, Lock and Unlock of this PE itself, LockAll, UnlockAll, Sync,
+// Detach and Free. Reconciliation is per byte against a snapshot, so local
+// stores and remote updates to different locations in one epoch both
+// survive.
+//
+// Passive-target locks are phase-fair reader-writer ticket locks in each
+// PE's control area, taken with remote atomics: neither readers nor
+// writers starve. Waits (locks, Post, Wait) spin, then back off or sleep,
+// and fail with ErrOther wrapping shmem.ErrAborted when the World's context
+// is cancelled.
+//
+// A Win is used by one goroutine per PE at a time (MPI_THREAD_SERIALIZED).
+//
+// # Errors
+//
+// Every error is an *Error carrying an MPI error class; test it with
+// errors.Is against the class sentinels: ErrRMASync (an operation outside
+// an epoch, Unlock without Lock, Complete without Start, Fence inside a
+// lock epoch, Free with an epoch open anywhere), ErrRMARange (a
+// displacement past the target's window or into memory it has not
+// attached), ErrRMAConflict (a lock of the other type on a target already
+// locked), ErrRank, ErrType, ErrOp, ErrCount, ErrGroup, ErrAssert,
+// ErrLockType, ErrRMAAttach, ErrRMAShared, ErrRMAFlavor, ErrWin, ErrSize,
+// ErrDisp, ErrInfoKey, ErrInfoValue, ErrNoMem, ErrArg and ErrOther. A
+// failing call writes nothing; nothing is ever written outside the
+// target's window. Collective calls (creation, Free, Fence) fail on every
+// PE together when one PE's arguments or state are wrong.
+//
+// # Performance tests
+//
+// NewBenchWindow and BenchWindow.Loop run the OSU one-sided patterns
+// (SyncModes: flush, flush_local, lock, lock_all, fence, pscw) for
+// `gshmem perf win_*`; the package's Go benchmarks compare window calls
+// with the raw shmem calls they map to.
+package windows

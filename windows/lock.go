@@ -1,0 +1,289 @@
+package windows
+
+// Passive-target locks. Every PE's control area holds a phase-fair
+// reader-writer ticket lock (Brandenburg and Anderson's PF-T): four 32-bit
+// words updated with remote atomics. Writers are served in ticket order;
+// readers that arrive while a writer waits go after it, and readers that
+// arrive while a writer holds the lock go before the next writer. So
+// neither exclusive nor shared lockers starve under contention, and
+// counters that wrap around stay correct (only equality is tested).
+const (
+	rInc  = 0x100 // reader increment in rin/rout
+	wBits = 0x3   // writer bits in rin
+	wPres = 0x2   // a writer is present
+	wPhid = 0x1   // its phase
+)
+
+func (win *Win) acquire(t int, typ LockType) error {
+	c := &win.ctrlMem[t]
+	if typ == LockShared {
+		v, err := c.add32(ctrlRin, rInc)
+		if err != nil || v&wBits == 0 {
+			return wrap(err, "locking rank %d", t)
+		}
+		w := v & wBits
+		return wrap(win.poll(func() (bool, error) {
+			cur, err := c.load32(ctrlRin)
+			return cur&wBits != w, err
+		}), "waiting for the lock on rank %d", t)
+	}
+	ticket, err := c.add32(ctrlWin, 1)
+	if err != nil {
+		return wrap(err, "locking rank %d", t)
+	}
+	if err := win.poll(func() (bool, error) {
+		cur, err := c.load32(ctrlWout)
+		return cur == ticket, err
+	}); err != nil {
+		return wrap(err, "waiting for the lock on rank %d", t)
+	}
+	readers, err := c.add32(ctrlRin, wPres|(ticket&wPhid))
+	if err != nil {
+		return wrap(err, "locking rank %d", t)
+	}
+	return wrap(win.poll(func() (bool, error) {
+		cur, err := c.load32(ctrlRout)
+		return cur == readers, err
+	}), "waiting for readers of rank %d to leave", t)
+}
+
+func (win *Win) release(t int, typ LockType) error {
+	c := &win.ctrlMem[t]
+	if typ == LockShared {
+		_, err := c.add32(ctrlRout, rInc)
+		return wrap(err, "unlocking rank %d", t)
+	}
+	if err := c.and32(ctrlRin, ^uint32(wBits)); err != nil {
+		return wrap(err, "unlocking rank %d", t)
+	}
+	_, err := c.add32(ctrlWout, 1)
+	return wrap(err, "unlocking rank %d", t)
+}
+
+func (win *Win) lockChecks(call string, assert Assert) error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if err := checkAssert(assert, ModeNoCheck, call); err != nil {
+		return err
+	}
+	if win.set.noLocks {
+		return errorf(ClassRMASync, "%s on a window with info no_locks=true", call)
+	}
+	if win.inStart {
+		return errorf(ClassRMASync, "%s inside a Start epoch", call)
+	}
+	return win.leaveFence(call)
+}
+
+// Lock opens a passive-target access epoch to target (MPI_Win_lock): a
+// shared lock admits other shared lockers, an exclusive one nobody else.
+// It blocks until the lock is granted (or the World's context is
+// cancelled). ModeNoCheck skips the lock: the caller knows no conflicting
+// lock is held. A second lock on the same target fails with ErrRMASync
+// (same type) or ErrRMAConflict (the other type).
+func (win *Win) Lock(typ LockType, target int, assert Assert) error {
+	if err := win.lockChecks("Lock", assert); err != nil {
+		return err
+	}
+	if typ != LockShared && typ != LockExclusive {
+		return errorf(ClassLockType, "lock type %d", typ)
+	}
+	if target == ProcNull {
+		return nil
+	}
+	if target < 0 || target >= win.n {
+		return errorf(ClassRank, "lock of rank %d of %d", target, win.n)
+	}
+	held := LockType(win.locks[target] &^ lockNoCheck)
+	if win.lockAll != 0 {
+		held = LockShared
+	}
+	switch {
+	case held == typ:
+		return errorf(ClassRMASync, "rank %d is already locked (%v) by this PE", target, typ)
+	case held != 0:
+		return errorf(ClassRMAConflict, "%v lock of rank %d while holding a %v lock on it", typ, target, held)
+	}
+	if assert&ModeNoCheck == 0 {
+		if err := win.acquire(target, typ); err != nil {
+			return err
+		}
+	}
+	win.locks[target] = uint8(typ)
+	if assert&ModeNoCheck != 0 {
+		win.locks[target] |= lockNoCheck
+	}
+	win.nlocks++
+	win.access[target] = accOK
+	if target == win.me {
+		win.syncAll(true, true)
+	}
+	return nil
+}
+
+// Unlock closes the epoch Lock opened (MPI_Win_unlock): the operations to
+// target are complete there, and the lock is released. ErrRMASync when no
+// Lock on target is open.
+func (win *Win) Unlock(target int) error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if target == ProcNull {
+		return nil
+	}
+	if target < 0 || target >= win.n {
+		return errorf(ClassRank, "unlock of rank %d of %d", target, win.n)
+	}
+	l := win.locks[target]
+	if l == 0 {
+		if win.lockAll != 0 {
+			return errorf(ClassRMASync, "Unlock of rank %d locked by LockAll (use UnlockAll)", target)
+		}
+		return errorf(ClassRMASync, "Unlock of rank %d, which this PE has not locked", target)
+	}
+	if err := win.quiet(); err != nil {
+		return err
+	}
+	if target == win.me {
+		win.syncAll(true, true)
+	}
+	win.locks[target], win.access[target] = 0, accNone
+	win.nlocks--
+	if l&lockNoCheck == 0 {
+		return win.release(target, LockType(l))
+	}
+	return nil
+}
+
+// LockAll opens a passive-target epoch to every rank with a shared lock
+// (MPI_Win_lock_all). As in MPICH, each target's lock is taken when the
+// first operation to it is issued, so a LockAll epoch never waits for
+// targets it does not use. ModeNoCheck skips the locks.
+func (win *Win) LockAll(assert Assert) error {
+	if err := win.lockChecks("LockAll", assert); err != nil {
+		return err
+	}
+	if win.lockAll != 0 {
+		return errorf(ClassRMASync, "LockAll while LockAll is held")
+	}
+	for t, l := range win.locks {
+		if LockType(l&^lockNoCheck) == LockExclusive {
+			return errorf(ClassRMAConflict, "LockAll while holding an exclusive lock on rank %d", t)
+		}
+	}
+	if win.nlocks > 0 {
+		return errorf(ClassRMASync, "LockAll while holding locks")
+	}
+	win.lockAll = uint8(LockShared)
+	acc := accLockAll
+	if assert&ModeNoCheck != 0 {
+		win.lockAll |= lockNoCheck
+		acc = accOK
+	}
+	for t := range win.access {
+		win.access[t] = acc
+	}
+	win.syncAll(true, true)
+	return nil
+}
+
+// UnlockAll closes the epoch LockAll opened (MPI_Win_unlock_all).
+func (win *Win) UnlockAll() error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if win.lockAll == 0 {
+		return errorf(ClassRMASync, "UnlockAll without LockAll")
+	}
+	if err := win.quiet(); err != nil {
+		return err
+	}
+	win.syncAll(true, true)
+	l := win.lockAll
+	win.lockAll = 0
+	var first error
+	for t, a := range win.access {
+		win.access[t] = accNone
+		if l&lockNoCheck != 0 || a != accOK {
+			continue // never locked: no operation went to t
+		}
+		if err := win.release(t, LockShared); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (win *Win) passive(target int, call string) error {
+	if win == nil {
+		return errorf(ClassWin, "nil window")
+	}
+	if target >= 0 && target < win.n {
+		if win.locks[target] == 0 && win.lockAll == 0 {
+			return errorf(ClassRMASync, "%s of rank %d outside a Lock or LockAll epoch on it", call, target)
+		}
+		return nil
+	}
+	if target == ProcNull {
+		return nil
+	}
+	return errorf(ClassRank, "%s of rank %d of %d", call, target, win.n)
+}
+
+// Flush completes the operations to target, at the target
+// (MPI_Win_flush), without ending the epoch.
+func (win *Win) Flush(target int) error {
+	if err := win.passive(target, "Flush"); err != nil {
+		return err
+	}
+	if err := win.world.Quiet(); err != nil {
+		return wrap(err, "Flush")
+	}
+	return nil
+}
+
+// FlushLocal completes the operations to target at the origin
+// (MPI_Win_flush_local): their buffers may be reused.
+func (win *Win) FlushLocal(target int) error {
+	if err := win.passive(target, "FlushLocal"); err != nil {
+		return err
+	}
+	if err := win.world.Quiet(); err != nil {
+		return wrap(err, "FlushLocal")
+	}
+	return nil
+}
+
+// FlushAll is Flush to every target (MPI_Win_flush_all).
+func (win *Win) FlushAll() error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if win.nlocks == 0 && win.lockAll == 0 {
+		return errorf(ClassRMASync, "FlushAll outside a Lock or LockAll epoch")
+	}
+	return win.quiet()
+}
+
+// FlushLocalAll is FlushLocal to every target (MPI_Win_flush_local_all).
+func (win *Win) FlushLocalAll() error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if win.nlocks == 0 && win.lockAll == 0 {
+		return errorf(ClassRMASync, "FlushLocalAll outside a Lock or LockAll epoch")
+	}
+	return win.quiet()
+}
+
+// Sync reconciles the public and private copies of this PE's window
+// (MPI_Win_sync): in the separate model, stores to the caller's buffer
+// reach the public copy and RMA updates reach the buffer.
+func (win *Win) Sync() error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	win.syncAll(true, true)
+	return win.quiet()
+}

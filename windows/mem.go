@@ -1,0 +1,221 @@
+package windows
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/gshmem/gshmem/shmem"
+)
+
+// rmem reaches one PE's copy of a symmetric allocation: by load/store when
+// the PE's heap is mapped in this process (shmem.Ptr), through shmem calls
+// otherwise. Offsets are bytes from the start of the allocation and have
+// been checked by the caller.
+type rmem struct {
+	pe     int
+	mapped []byte
+	sym    shmem.Sym[byte]
+}
+
+// forceRemote makes new windows reach every peer through shmem calls, as
+// on a transport without load/store access (tests use it).
+var forceRemote atomic.Bool
+
+func newRmem(s shmem.Sym[byte], pe int) rmem {
+	m := rmem{pe: pe, sym: s}
+	if !forceRemote.Load() || pe == s.World().MyPE() {
+		m.mapped = shmem.Ptr(s, pe)
+	}
+	return m
+}
+
+func (m *rmem) ptr(off int) unsafe.Pointer { return unsafe.Pointer(&m.mapped[off]) }
+
+func (m *rmem) write(off int, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if m.mapped != nil {
+		copy(m.mapped[off:off+len(b)], b)
+		return nil
+	}
+	return shmem.Put(m.sym.Slice(off, off+len(b)), b, m.pe)
+}
+
+func (m *rmem) read(off int, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if m.mapped != nil {
+		copy(b, m.mapped[off:off+len(b)])
+		return nil
+	}
+	return shmem.Get(b, m.sym.Slice(off, off+len(b)), m.pe)
+}
+
+func word[T uint32 | uint64](m *rmem, off int) (shmem.Sym[T], error) {
+	return shmem.View[T](m.sym.Slice(off, off+int(unsafe.Sizeof(T(0)))))
+}
+
+func (m *rmem) load32(off int) (uint32, error) {
+	if m.mapped != nil {
+		return atomic.LoadUint32((*uint32)(m.ptr(off))), nil
+	}
+	s, err := word[uint32](m, off)
+	if err != nil {
+		return 0, err
+	}
+	return shmem.Load(s, m.pe)
+}
+
+func (m *rmem) store32(off int, v uint32) error {
+	if m.mapped != nil {
+		atomic.StoreUint32((*uint32)(m.ptr(off)), v)
+		return nil
+	}
+	s, err := word[uint32](m, off)
+	if err != nil {
+		return err
+	}
+	return shmem.Store(s, v, m.pe)
+}
+
+// cas32 returns the value the word held; the swap happened if it is old.
+func (m *rmem) cas32(off int, old, new uint32) (uint32, error) {
+	if m.mapped != nil {
+		p := (*uint32)(m.ptr(off))
+		for {
+			if atomic.CompareAndSwapUint32(p, old, new) {
+				return old, nil
+			}
+			if v := atomic.LoadUint32(p); v != old {
+				return v, nil
+			}
+		}
+	}
+	s, err := word[uint32](m, off)
+	if err != nil {
+		return 0, err
+	}
+	return shmem.CompareAndSwap(s, old, new, m.pe)
+}
+
+func (m *rmem) add32(off int, v uint32) (uint32, error) {
+	if m.mapped != nil {
+		return atomic.AddUint32((*uint32)(m.ptr(off)), v) - v, nil
+	}
+	s, err := word[uint32](m, off)
+	if err != nil {
+		return 0, err
+	}
+	return shmem.FetchAdd(s, v, m.pe)
+}
+
+func (m *rmem) and32(off int, v uint32) error {
+	if m.mapped != nil {
+		atomic.AndUint32((*uint32)(m.ptr(off)), v)
+		return nil
+	}
+	s, err := word[uint32](m, off)
+	if err != nil {
+		return err
+	}
+	return shmem.And(s, v, m.pe)
+}
+
+func (m *rmem) load64(off int) (uint64, error) {
+	if m.mapped != nil {
+		return atomic.LoadUint64((*uint64)(m.ptr(off))), nil
+	}
+	s, err := word[uint64](m, off)
+	if err != nil {
+		return 0, err
+	}
+	return shmem.Load(s, m.pe)
+}
+
+func (m *rmem) cas64(off int, old, new uint64) (uint64, error) {
+	if m.mapped != nil {
+		p := (*uint64)(m.ptr(off))
+		for {
+			if atomic.CompareAndSwapUint64(p, old, new) {
+				return old, nil
+			}
+			if v := atomic.LoadUint64(p); v != old {
+				return v, nil
+			}
+		}
+	}
+	s, err := word[uint64](m, off)
+	if err != nil {
+		return 0, err
+	}
+	return shmem.CompareAndSwap(s, old, new, m.pe)
+}
+
+// alive reports why the window can no longer be used, or nil.
+func (w *Win) alive() error {
+	if w.dead.Load() {
+		if w.freed {
+			return errorf(ClassWin, "window was freed")
+		}
+		return errAborted()
+	}
+	return nil
+}
+
+func errAborted() error {
+	return &Error{Class: ClassOther, Msg: "the World was finalized or its job aborted", Err: shmem.ErrAborted}
+}
+
+// poll calls cond until it reports true or fails. It spins, then yields,
+// then sleeps with growing pauses, and gives up when the World's context
+// is cancelled, so that no wait on a peer's word can hang.
+func (w *Win) poll(cond func() (bool, error)) error {
+	pause := time.Microsecond
+	for i := 0; ; i++ {
+		ok, err := cond()
+		if err != nil || ok {
+			return err
+		}
+		switch {
+		case i < 64:
+		case i < 512:
+			runtime.Gosched()
+			if i%64 == 0 {
+				if err := w.alive(); err != nil {
+					return err
+				}
+			}
+		default:
+			if err := w.alive(); err != nil {
+				return err
+			}
+			time.Sleep(pause)
+			pause = min(2*pause, 200*time.Microsecond)
+		}
+	}
+}
+
+// Per-location locks for accumulates that hardware atomics cannot do
+// (elements over 8 bytes, or misaligned): nStripes words in the control
+// area of the PE whose heap holds the element, picked by the element's
+// offset.
+const nStripes = 64
+
+func stripeOff(off int) int { return ctrlStripes + 4*((off>>3)&(nStripes-1)) }
+
+func (w *Win) stripeLock(pe, off int) error {
+	c := &w.ctrlMem[pe]
+	so := stripeOff(off)
+	return w.poll(func() (bool, error) {
+		old, err := c.cas32(so, 0, 1)
+		return old == 0, err
+	})
+}
+
+func (w *Win) stripeUnlock(pe, off int) error {
+	return w.ctrlMem[pe].store32(stripeOff(off), 0)
+}

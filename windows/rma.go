@@ -1,0 +1,227 @@
+package windows
+
+import (
+	"unsafe"
+)
+
+// enter checks that this PE may access rank now: the rank is valid and an
+// access epoch to it is open. It is the first step of every operation.
+func (win *Win) enter(rank int) error {
+	if win == nil {
+		return errorf(ClassWin, "nil window")
+	}
+	if uint(rank) >= uint(win.n) {
+		return errorf(ClassRank, "target rank %d of a window of %d ranks", rank, win.n)
+	}
+	if win.access[rank] == accOK && win.ctx.Err() == nil {
+		return nil
+	}
+	return win.slowEnter(rank)
+}
+
+func (win *Win) slowEnter(rank int) error {
+	if err := win.alive(); err != nil {
+		return err
+	}
+	if win.ctx.Err() != nil {
+		return errAborted()
+	}
+	switch win.access[rank] {
+	case accOK:
+		return nil
+	case accFence:
+		// The first RMA of a fence epoch: from now on the epoch is active
+		// and must be closed by a fence.
+		win.fence = fenceActive
+		for i, a := range win.access {
+			if a == accFence {
+				win.access[i] = accOK
+			}
+		}
+		return nil
+	case accWaitPost:
+		if err := win.waitPosted(rank); err != nil {
+			return err
+		}
+		win.access[rank] = accOK
+		return nil
+	case accLockAll:
+		if err := win.acquire(rank, LockShared); err != nil {
+			return err
+		}
+		win.access[rank] = accOK
+		return nil
+	}
+	return errorf(ClassRMASync, "no access epoch to rank %d is open (Fence, Start, Lock or LockAll first)", rank)
+}
+
+func rangeErr(rank, disp, span, size int) error {
+	return errorf(ClassRMARange, "%d bytes at displacement %d are outside rank %d's window of %d bytes", span, disp, rank, size)
+}
+
+// locate returns the memory and byte offset of span bytes at disp in
+// rank's window, or ErrRMARange.
+func (win *Win) locate(rank, disp, span int) (*rmem, int, error) {
+	if win.flavor == FlavorDynamic {
+		off, err := win.lookup(rank, disp, span)
+		return &win.dataMem[rank], off, err
+	}
+	s := &win.segs[rank]
+	if disp < 0 || disp > s.maxDisp {
+		return nil, 0, rangeErr(rank, disp, span, s.size)
+	}
+	off := disp * s.unit
+	if span < 0 || span > s.size-off {
+		return nil, 0, rangeErr(rank, disp, span, s.size)
+	}
+	return s.mem, s.base + off, nil
+}
+
+// Put copies origin into rank target's window at displacement disp
+// (MPI_Put with contiguous origin and target of T's basic type). It
+// returns when origin may be reused; the data is at the target when the
+// epoch's synchronization (or Flush) completes it.
+func Put[T Elem](win *Win, origin []T, target, disp int) error {
+	if target == ProcNull {
+		return nil
+	}
+	if err := win.enter(target); err != nil {
+		return err
+	}
+	b := asBytes(origin)
+	m, off, err := win.locate(target, disp, len(b))
+	if err != nil {
+		return err
+	}
+	if m.mapped != nil {
+		copy(m.mapped[off:off+len(b)], b)
+		return nil
+	}
+	return wrap(m.write(off, b), "put to rank %d", target)
+}
+
+// Get copies len(result) elements from rank target's window at disp into
+// result (MPI_Get). result holds them when the epoch's synchronization
+// completes the get (here: when Get returns).
+func Get[T Elem](win *Win, result []T, target, disp int) error {
+	if target == ProcNull {
+		return nil
+	}
+	if err := win.enter(target); err != nil {
+		return err
+	}
+	b := asBytes(result)
+	m, off, err := win.locate(target, disp, len(b))
+	if err != nil {
+		return err
+	}
+	if m.mapped != nil {
+		copy(b, m.mapped[off:off+len(b)])
+		return nil
+	}
+	return wrap(m.read(off, b), "get from rank %d", target)
+}
+
+// xfer is a checked transfer description with general datatypes.
+type xfer struct {
+	buf    []byte
+	ocount int
+	ot     *dtype
+	tcount int
+	tt     *dtype
+	bytes  int // bytes moved
+}
+
+// checkTypes validates an origin buffer of T described by (ocount, otype)
+// against a target (tcount, ttype). write says whether the target is
+// written (its entries must not overlap); readInto whether the origin
+// buffer is written (a get's result).
+func checkTypes[T Elem](buf []T, ocount int, otype Datatype, tcount int, ttype Datatype, write, readInto bool) (xfer, error) {
+	if err := otype.Err(); err != nil {
+		return xfer{}, err
+	}
+	if err := ttype.Err(); err != nil {
+		return xfer{}, err
+	}
+	ot, tt := otype.d, ttype.d
+	if ocount < 0 || tcount < 0 {
+		return xfer{}, errorf(ClassCount, "counts %d and %d", ocount, tcount)
+	}
+	if ocount > maxBytes/max(ot.extent, 1) || tcount > maxBytes/max(tt.extent, 1) {
+		return xfer{}, errorf(ClassCount, "counts %d and %d are too large for their datatypes", ocount, tcount)
+	}
+	if b := basicOf[T](); b != ot.basic && b != BasicUint8 {
+		return xfer{}, errorf(ClassType, "a buffer of %v described as %v", b, ot.basic)
+	}
+	if ot.basic != tt.basic {
+		return xfer{}, errorf(ClassType, "origin type %v and target type %v differ", ot.basic, tt.basic)
+	}
+	if ocount*ot.elems != tcount*tt.elems {
+		return xfer{}, errorf(ClassType, "origin has %d elements, target %d", ocount*ot.elems, tcount*tt.elems)
+	}
+	if write && tt.overlap {
+		return xfer{}, errorf(ClassType, "target datatype has overlapping entries")
+	}
+	if readInto && ot.overlap {
+		return xfer{}, errorf(ClassType, "result datatype has overlapping entries")
+	}
+	b := asBytes(buf)
+	if ot.span(ocount) > len(b) {
+		return xfer{}, errorf(ClassArg, "%d x %v needs %d bytes of buffer, have %d", ocount, otype, ot.span(ocount), len(b))
+	}
+	return xfer{buf: b, ocount: ocount, ot: ot, tcount: tcount, tt: tt, bytes: ocount * ot.elems * kinds[ot.basic].size}, nil
+}
+
+// PutTyped is MPI_Put with datatypes: ocount instances of otype from
+// origin go to tcount instances of ttype at disp in target's window. The
+// basic types must match (origin may also be a []byte), and so must the
+// element counts.
+func PutTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype, target, disp, tcount int, ttype Datatype) error {
+	x, err := checkTypes(origin, ocount, otype, tcount, ttype, true, false)
+	if err != nil || target == ProcNull {
+		return err
+	}
+	return win.move(true, x, target, disp)
+}
+
+// GetTyped is MPI_Get with datatypes: tcount instances of ttype at disp in
+// target's window land in ocount instances of otype in result.
+func GetTyped[T Elem](win *Win, result []T, ocount int, otype Datatype, target, disp, tcount int, ttype Datatype) error {
+	x, err := checkTypes(result, ocount, otype, tcount, ttype, false, true)
+	if err != nil || target == ProcNull {
+		return err
+	}
+	return win.move(false, x, target, disp)
+}
+
+func (win *Win) move(put bool, x xfer, target, disp int) error {
+	if err := win.enter(target); err != nil {
+		return err
+	}
+	m, off, err := win.locate(target, disp, x.tt.span(x.tcount))
+	if err != nil || x.bytes == 0 {
+		return err
+	}
+	if x.ot.contiguous() && x.tt.contiguous() {
+		if put {
+			return wrap(m.write(off, x.buf[:x.bytes]), "put to rank %d", target)
+		}
+		return wrap(m.read(off, x.buf[:x.bytes]), "get from rank %d", target)
+	}
+	var first error
+	zip(newCursor(x.ot, x.ocount), newCursor(x.tt, x.tcount), func(o, t, n int) {
+		var err error
+		if put {
+			err = m.write(off+t, x.buf[o:o+n])
+		} else {
+			err = m.read(off+t, x.buf[o:o+n])
+		}
+		if first == nil && err != nil {
+			first = wrap(err, "transfer with rank %d", target)
+		}
+	})
+	return first
+}
+
+// ptrOf returns a pointer to b's first byte.
+func ptrOf(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }

@@ -1,0 +1,220 @@
+package windows
+
+import (
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gshmem/gshmem/shmem"
+)
+
+func (win *Win) check() error {
+	if win == nil {
+		return errorf(ClassWin, "nil window")
+	}
+	return win.alive()
+}
+
+// quiet completes this PE's operations (every operation on the host
+// transports completes as it is issued; this also orders them).
+func (win *Win) quiet() error { return wrap(win.world.Quiet(), "completing RMA") }
+
+// leaveFence ends a fence epoch no RMA used, so that another kind of
+// epoch may start; an epoch with RMA in it must be closed by Fence.
+func (win *Win) leaveFence(call string) error {
+	switch win.fence {
+	case fenceActive:
+		return errorf(ClassRMASync, "%s inside a fence epoch with RMA issued: close it with Fence(ModeNoSucceed)", call)
+	case fenceMaybe:
+		win.fence = fenceNone
+		clear(win.access)
+	}
+	return nil
+}
+
+// Fence closes the current fence epoch and opens the next
+// (MPI_Win_fence): collective over every PE of the window. When it
+// returns, every RMA issued by any PE before it is complete at its target.
+// ModeNoSucceed closes without opening another; ModeNoStore skips pushing
+// local stores to the public copy (separate model). A Fence inside a lock
+// or post/start epoch fails with ErrRMASync (after taking part in the
+// barrier, so the other PEs do not wait for it).
+func (win *Win) Fence(assert Assert) error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if err := checkAssert(assert, ModeNoStore|ModeNoPut|ModeNoPrecede|ModeNoSucceed, "Fence"); err != nil {
+		return err
+	}
+	var bad error
+	if win.nlocks > 0 || win.lockAll != 0 || win.inStart || win.inPost {
+		bad = errorf(ClassRMASync, "Fence inside a lock or post/start epoch")
+	}
+	if err := win.quiet(); err != nil {
+		return err
+	}
+	if bad == nil {
+		win.syncAll(assert&ModeNoStore == 0, false)
+	}
+	if err := win.world.BarrierAll(); err != nil {
+		return wrap(err, "Fence")
+	}
+	if bad != nil {
+		return bad
+	}
+	win.syncAll(false, true)
+	if assert&ModeNoSucceed != 0 {
+		win.fence = fenceNone
+		clear(win.access)
+	} else {
+		win.fence = fenceMaybe
+		for i := range win.access {
+			win.access[i] = accFence
+		}
+	}
+	return nil
+}
+
+func (win *Win) postedIdx(rank int) int    { return ctrlPosted/8 + rank }
+func (win *Win) completedIdx(rank int) int { return ctrlPosted/8 + win.n + rank }
+
+// Post opens an exposure epoch for the origins in group (MPI_Win_post):
+// they may access this PE's window between their Start and Complete. It
+// does not block. Takes ModeNoCheck, ModeNoStore, ModeNoPut.
+func (win *Win) Post(group Group, assert Assert) error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if err := checkAssert(assert, ModeNoCheck|ModeNoStore|ModeNoPut, "Post"); err != nil {
+		return err
+	}
+	if err := group.check(win.n); err != nil {
+		return err
+	}
+	if win.inPost {
+		return errorf(ClassRMASync, "Post while an exposure epoch is open (Wait for it first)")
+	}
+	if err := win.leaveFence("Post"); err != nil {
+		return err
+	}
+	win.syncAll(assert&ModeNoStore == 0, false)
+	for i := range win.postStat {
+		win.postStat[i] = 1
+	}
+	for _, r := range group {
+		win.postStat[r] = 0
+		win.postsTo[r]++
+		if err := shmem.Add(win.ctrl.At(win.postedIdx(win.me)), 1, r); err != nil {
+			return wrap(err, "posting to rank %d", r)
+		}
+	}
+	win.postG, win.inPost = slices.Clone(group), true
+	return nil
+}
+
+// Start opens an access epoch to the targets in group (MPI_Win_start). It
+// does not block: the first operation to a target waits for its Post.
+// ModeNoCheck says every target has posted already.
+func (win *Win) Start(group Group, assert Assert) error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if err := checkAssert(assert, ModeNoCheck, "Start"); err != nil {
+		return err
+	}
+	if err := group.check(win.n); err != nil {
+		return err
+	}
+	if win.inStart || win.nlocks > 0 || win.lockAll != 0 {
+		return errorf(ClassRMASync, "Start while an access epoch is open")
+	}
+	if err := win.leaveFence("Start"); err != nil {
+		return err
+	}
+	for _, t := range group {
+		win.startsTo[t]++
+		win.access[t] = accWaitPost
+		if assert&ModeNoCheck != 0 {
+			win.access[t] = accOK
+		}
+	}
+	win.startG, win.inStart = slices.Clone(group), true
+	return nil
+}
+
+func (win *Win) waitPosted(t int) error {
+	return wrap(shmem.WaitUntil(win.ctrl.At(win.postedIdx(t)), shmem.CmpGE, win.startsTo[t]),
+		"waiting for rank %d to Post", t)
+}
+
+// Complete closes the access epoch opened by Start (MPI_Win_complete): the
+// operations are complete at the origin, and each target's Wait returns
+// once all its origins have completed.
+func (win *Win) Complete() error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if !win.inStart {
+		return errorf(ClassRMASync, "Complete without Start")
+	}
+	if err := win.quiet(); err != nil {
+		return err
+	}
+	for _, t := range win.startG {
+		// A target that got no operation need not have posted yet: its
+		// Wait matches this completion whenever it comes.
+		win.access[t] = accNone
+		if err := shmem.Add(win.ctrl.At(win.completedIdx(win.me)), 1, t); err != nil {
+			return wrap(err, "completing to rank %d", t)
+		}
+	}
+	win.startG, win.inStart = nil, false
+	return nil
+}
+
+// Wait closes the exposure epoch opened by Post (MPI_Win_wait): it blocks
+// until every origin in the group has called Complete, and then the
+// window holds their updates. It fails with ErrOther when the World's
+// context is cancelled.
+func (win *Win) Wait() error {
+	if err := win.check(); err != nil {
+		return err
+	}
+	if !win.inPost {
+		return errorf(ClassRMASync, "Wait without Post")
+	}
+	cs := win.ctrl.Slice(win.completedIdx(0), win.completedIdx(win.n))
+	if err := shmem.WaitUntilAllVector(cs, win.postStat, shmem.CmpGE, win.postsTo); err != nil {
+		return wrap(err, "waiting for the origins to Complete")
+	}
+	win.endPost()
+	return nil
+}
+
+// Test is Wait that does not block (MPI_Win_test): it reports whether the
+// exposure epoch is over, and closes it if so.
+func (win *Win) Test() (bool, error) {
+	if err := win.check(); err != nil {
+		return false, err
+	}
+	if !win.inPost {
+		return false, errorf(ClassRMASync, "Test without Post")
+	}
+	local := win.ctrl.Local()
+	for _, r := range win.postG {
+		if atomic.LoadUint64((*uint64)(unsafe.Pointer(&local[win.completedIdx(r)]))) < win.postsTo[r] {
+			// Callers poll Test in a loop: let the origins (goroutine
+			// PEs, perhaps on this very thread) run.
+			runtime.Gosched()
+			return false, nil
+		}
+	}
+	win.endPost()
+	return true, nil
+}
+
+func (win *Win) endPost() {
+	win.syncAll(false, true)
+	win.postG, win.inPost = nil, false
+}

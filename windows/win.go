@@ -1,0 +1,474 @@
+package windows
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gshmem/gshmem/shmem"
+)
+
+// ProcNull is MPI_PROC_NULL: an operation with this target rank does
+// nothing (the epoch must still be closed as usual).
+const ProcNull = -1
+
+// Layout of a window's control area, in bytes. Every PE has one in its heap.
+const (
+	ctrlRin     = 0  // phase-fair lock: reader ins
+	ctrlRout    = 4  // reader outs
+	ctrlWin     = 8  // writer tickets
+	ctrlWout    = 12 // writer tickets served
+	ctrlAgree   = 16 // two uint64 slots for agree
+	ctrlMeta    = 32 // size, disp unit, flags, pool: four uint64
+	ctrlStripes = 64 // nStripes uint32 accumulate locks
+	ctrlPosted  = ctrlStripes + 4*nStripes
+	// then posted[n] uint64 (Post counts from each rank) and completed[n]
+	// uint64 (Complete counts from each rank)
+)
+
+func ctrlWords(n int) int { return ctrlPosted/8 + 2*n }
+
+// Flags every PE publishes at creation, so that all decide alike.
+const (
+	flagBad       = 1 << iota // this PE's arguments were invalid
+	flagNoShare               // this PE cannot load/store every peer's heap
+	flagSameSize              // this PE passed same_size=true
+	flagSameDisp              // this PE passed same_disp_unit=true
+	flagNoncontig             // this PE passed alloc_shared_noncontig=true
+)
+
+// Access states of a target, per origin.
+const (
+	accNone     uint8 = iota
+	accOK             // an epoch is open and the target may be accessed
+	accFence          // a fence opened an epoch no RMA has used yet
+	accWaitPost       // in a Start epoch, the target's Post not yet seen
+	accLockAll        // in a LockAll epoch, the target's shared lock not yet taken
+)
+
+const (
+	fenceNone uint8 = iota
+	fenceMaybe
+	fenceActive
+)
+
+// seg is where a rank's window memory lives: in the data allocation of PE
+// pe, from byte base, size bytes, with a displacement unit.
+type seg struct {
+	mem     *rmem
+	pe      int
+	base    int
+	size    int
+	unit    int
+	maxDisp int // size / unit: any disp above it is out of range
+}
+
+// Win is one PE's handle on an RMA window (MPI_Win). The window spans every
+// PE of the World; ranks are PE numbers. Creation and Free are collective.
+//
+// A Win is not safe for concurrent use: one goroutine per PE issues its
+// operations and synchronization calls (as MPI_THREAD_SERIALIZED).
+type Win struct {
+	world  *shmem.World
+	ctx    context.Context
+	me, n  int
+	flavor Flavor
+	model  Model
+	set    settings
+
+	ctrl    shmem.Sym[uint64]
+	data    shmem.Sym[byte]
+	ctrlMem []rmem
+	dataMem []rmem
+	segs    []seg
+
+	base   []byte // this PE's window memory (the private copy for Create)
+	public []byte // Create: this PE's public copy in the heap
+	shadow []byte // Create: the contents at the last reconciliation
+	dyn    *dynamic
+
+	access   []uint8
+	locks    []uint8 // LockType held on each target, 0 if none, | lockNoCheck
+	nlocks   int
+	lockAll  uint8 // LockShared|lockNoCheck while LockAll is held
+	fence    uint8
+	startG   Group
+	startsTo []uint64
+	postG    Group
+	postsTo  []uint64
+	postStat []int
+	inStart  bool
+	inPost   bool
+
+	agreeSeq uint64
+	freed    bool
+	dead     atomic.Bool
+	stop     func() bool
+}
+
+const lockNoCheck = 0x80
+
+// Allocate creates a window over size bytes of new symmetric-heap memory
+// on this PE (MPI_Win_allocate). Sizes and displacement units may differ
+// between PEs: every PE reserves the largest size and remembers each PE's
+// own. The memory starts zeroed; Base returns it. Collective.
+func Allocate(w *shmem.World, size, dispUnit int, info Info) (*Win, error) {
+	return create(w, FlavorAllocate, size, dispUnit, info, nil)
+}
+
+// AllocateOf is Allocate for n elements of T, with disp unit sizeof(T);
+// it also returns the memory as a []T.
+func AllocateOf[T Elem](w *shmem.World, n int, info Info) (*Win, []T, error) {
+	sz := int(unsafe.Sizeof(*new(T)))
+	win, err := create(w, FlavorAllocate, n*sz, sz, info, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return win, Local[T](win), nil
+}
+
+// AllocateShared creates a window every PE can also reach by load and
+// store (MPI_Win_allocate_shared); SharedQuery returns any rank's part.
+// The parts are contiguous in rank order unless the info key
+// alloc_shared_noncontig is true. Every PE must be able to map every
+// other's heap (one node), or all fail with ErrRMAShared. Collective.
+func AllocateShared(w *shmem.World, size, dispUnit int, info Info) (*Win, error) {
+	return create(w, FlavorShared, size, dispUnit, info, nil)
+}
+
+// Create makes a window over the caller's buffer (MPI_Win_create). Go
+// memory is not reachable by peers, so the window keeps a public copy in
+// the symmetric heap and uses the separate memory model: RMA updates
+// reach buf, and stores to buf reach the public copy, at the
+// synchronization calls MPI names (see Model). Collective.
+func Create[T Elem](w *shmem.World, buf []T, dispUnit int, info Info) (*Win, error) {
+	return create(w, FlavorCreate, len(buf)*int(unsafe.Sizeof(*new(T))), dispUnit, info, asBytes(buf))
+}
+
+// CreateDynamic makes a window with no memory (MPI_Win_create_dynamic);
+// Attach adds some. Displacements are addresses as Address returns them,
+// with unit 1. Every PE reserves gshmem_dynamic_pool bytes of heap (info
+// key, default 1 MiB; the largest any PE asks for) for attached memory.
+// Collective.
+func CreateDynamic(w *shmem.World, info Info) (*Win, error) {
+	return create(w, FlavorDynamic, 0, 1, info, nil)
+}
+
+func create(w *shmem.World, flavor Flavor, size, unit int, info Info, buf []byte) (*Win, error) {
+	if w == nil {
+		return nil, errorf(ClassArg, "nil World")
+	}
+	n, me := w.NPEs(), w.MyPE()
+	set := defaultSettings()
+	var localErr error
+	switch {
+	case size < 0:
+		localErr = errorf(ClassSize, "window of %d bytes", size)
+	case unit <= 0:
+		localErr = errorf(ClassDisp, "displacement unit %d", unit)
+	default:
+		localErr = set.apply(info, true)
+	}
+	ctrl, err := shmem.Calloc[uint64](w, ctrlWords(n))
+	if err != nil {
+		return nil, wrap(err, "allocating the window's control area")
+	}
+	win := &Win{world: w, ctx: w.Context(), me: me, n: n, flavor: flavor, set: set, ctrl: ctrl,
+		access: make([]uint8, n), locks: make([]uint8, n), startsTo: make([]uint64, n),
+		postsTo: make([]uint64, n), postStat: make([]int, n), model: Unified}
+	if flavor == FlavorCreate || flavor == FlavorDynamic {
+		win.model = Separate
+	}
+	cb := ctrl.Bytes()
+	win.ctrlMem = make([]rmem, n)
+	var flags uint64
+	for pe := range n {
+		win.ctrlMem[pe] = newRmem(cb, pe)
+		if win.ctrlMem[pe].mapped == nil {
+			flags |= flagNoShare
+		}
+	}
+	if localErr != nil {
+		flags |= flagBad
+	}
+	for _, f := range []struct {
+		on  bool
+		bit uint64
+	}{{set.sameSize, flagSameSize}, {set.sameDisp, flagSameDisp}, {set.noncontig, flagNoncontig}} {
+		if f.on {
+			flags |= f.bit
+		}
+	}
+	meta := ctrl.Local()[ctrlMeta/8 : ctrlMeta/8+4]
+	meta[0], meta[1], meta[2], meta[3] = uint64(size), uint64(unit), flags, uint64(set.pool)
+	if err := w.BarrierAll(); err != nil {
+		return nil, wrap(err, "window creation")
+	}
+	sizes, units := make([]int, n), make([]int, n)
+	var any uint64
+	pool := 0
+	for pe := range n {
+		var m [4]uint64
+		if err := shmem.Get(m[:], ctrl.Slice(ctrlMeta/8, ctrlMeta/8+4), pe); err != nil {
+			return nil, wrap(err, "reading PE %d's window arguments", pe)
+		}
+		sizes[pe], units[pe], pool = int(m[0]), int(m[1]), max(pool, int(m[3]))
+		any |= m[2]
+		if localErr == nil && m[2]&flagBad != 0 {
+			localErr = errorf(ClassArg, "PE %d passed invalid window arguments", pe)
+		}
+	}
+	switch {
+	case localErr != nil:
+	case flavor == FlavorShared && any&flagNoShare != 0:
+		localErr = errorf(ClassRMAShared, "some PEs cannot load and store each other's memory")
+	case any&flagSameSize != 0 && slices.Min(sizes) != slices.Max(sizes):
+		localErr = errorf(ClassArg, "info same_size=true but sizes differ (%d..%d)", slices.Min(sizes), slices.Max(sizes))
+	case any&flagSameDisp != 0 && slices.Min(units) != slices.Max(units):
+		localErr = errorf(ClassArg, "info same_disp_unit=true but units differ")
+	}
+	if localErr != nil {
+		_ = shmem.Free(ctrl)
+		return nil, localErr
+	}
+	// Settings that shape the memory are the same on every PE.
+	win.set.pool = pool
+	win.set.noncontig = any&flagNoncontig != 0
+	if err := win.setupData(sizes, units, buf); err != nil {
+		_ = shmem.Free(ctrl)
+		return nil, err
+	}
+	// Nobody may reach a PE's memory before it is initialized.
+	if err := w.BarrierAll(); err != nil {
+		return nil, wrap(err, "window creation")
+	}
+	win.stop = context.AfterFunc(win.ctx, func() { win.dead.Store(true) })
+	return win, nil
+}
+
+func roundUp(n, k int) int { return (n + k - 1) / k * k }
+
+func (win *Win) setupData(sizes, units []int, buf []byte) error {
+	w, n, me := win.world, win.n, win.me
+	total, largest := 0, slices.Max(sizes)
+	for _, s := range sizes {
+		total += s
+	}
+	contig := win.flavor == FlavorShared && !win.set.noncontig
+	alloc := largest
+	switch {
+	case contig:
+		alloc = total
+	case win.flavor == FlavorDynamic:
+		alloc = dynTableBytes + win.set.pool
+	}
+	data, err := shmem.Alloc[byte](w, roundUp(alloc, 8))
+	if err != nil {
+		return wrap(err, "allocating %d bytes of window memory", alloc)
+	}
+	win.data = data
+	win.dataMem = make([]rmem, n)
+	for pe := range n {
+		win.dataMem[pe] = newRmem(data, pe)
+	}
+	win.segs = make([]seg, n)
+	off := 0
+	for r := range n {
+		s := seg{pe: r, size: sizes[r], unit: units[r], maxDisp: sizes[r] / units[r]}
+		if contig {
+			s.pe, s.base = 0, off
+			off += sizes[r]
+		}
+		s.mem = &win.dataMem[s.pe]
+		win.segs[r] = s
+	}
+	my := win.segs[me]
+	local := win.dataMem[my.pe].mapped
+	switch win.flavor {
+	case FlavorAllocate, FlavorShared:
+		if local != nil {
+			win.base = local[my.base : my.base+my.size : my.base+my.size]
+			clear(win.base)
+		}
+	case FlavorCreate:
+		win.base = buf
+		win.public = local[:my.size:my.size]
+		copy(win.public, buf)
+		win.shadow = slices.Clone(buf)
+	case FlavorDynamic:
+		win.dyn = newDynamic(local, n)
+	}
+	return nil
+}
+
+// Free releases the window (MPI_Win_free). It is collective and fails on
+// every PE, freeing nothing, with ErrRMASync when any PE still has an
+// epoch open (a lock held, a Start or Post not completed, or a fence
+// epoch in which RMA was issued). Create and dynamic windows bring their
+// buffers up to date first.
+func (win *Win) Free() error {
+	if win == nil || win.freed {
+		return errorf(ClassWin, "window is nil or already freed")
+	}
+	if err := win.alive(); err != nil {
+		return err
+	}
+	open := win.nlocks > 0 || win.lockAll != 0 || win.inStart || win.inPost || win.fence == fenceActive
+	ok, err := win.agree(!open)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if open {
+			return errorf(ClassRMASync, "Free with an epoch open on this PE")
+		}
+		return errorf(ClassRMASync, "Free with an epoch open on another PE")
+	}
+	win.syncAll(true, true)
+	win.freed = true
+	win.stop()
+	win.dead.Store(true)
+	clear(win.access)
+	err1 := shmem.Free(win.data)
+	err2 := shmem.Free(win.ctrl)
+	if err1 != nil {
+		return wrap(err1, "freeing window memory")
+	}
+	return wrap(err2, "freeing the window's control area")
+}
+
+// agree is a collective vote: it returns whether every PE passed true.
+func (win *Win) agree(mine bool) (bool, error) {
+	win.agreeSeq++
+	v := win.agreeSeq << 1
+	if mine {
+		v |= 1
+	}
+	idx := ctrlAgree/8 + int(win.agreeSeq&1)
+	win.ctrl.Local()[idx] = v
+	if err := win.world.BarrierAll(); err != nil {
+		return false, wrap(err, "window collective")
+	}
+	all := true
+	for pe := range win.n {
+		got, err := shmem.G(win.ctrl.At(idx), pe)
+		if err != nil {
+			return false, wrap(err, "window collective")
+		}
+		if got>>1 != win.agreeSeq {
+			return false, errorf(ClassArg, "PE %d is in a different window call", pe)
+		}
+		all = all && got&1 == 1
+	}
+	return all, nil
+}
+
+// Base returns this PE's window memory (MPI_WIN_BASE): heap memory for
+// allocate and shared windows, the caller's buffer for Create, nil for
+// dynamic windows.
+func (win *Win) Base() []byte { return win.base }
+
+// Local returns this PE's window memory as elements of T.
+func Local[T Elem](win *Win) []T {
+	b := win.Base()
+	sz := int(unsafe.Sizeof(*new(T)))
+	if len(b) < sz {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/sz)
+}
+
+// Size returns this PE's window size in bytes (MPI_WIN_SIZE).
+func (win *Win) Size() int { return win.segs[win.me].size }
+
+// DispUnit returns this PE's displacement unit (MPI_WIN_DISP_UNIT).
+func (win *Win) DispUnit() int { return win.segs[win.me].unit }
+
+// TargetSize returns rank's window size in bytes, or -1 for a bad rank.
+func (win *Win) TargetSize(rank int) int {
+	if rank < 0 || rank >= win.n {
+		return -1
+	}
+	return win.segs[rank].size
+}
+
+// TargetDispUnit returns rank's displacement unit, or -1 for a bad rank.
+func (win *Win) TargetDispUnit(rank int) int {
+	if rank < 0 || rank >= win.n {
+		return -1
+	}
+	return win.segs[rank].unit
+}
+
+// Flavor returns how the window was created (MPI_WIN_CREATE_FLAVOR).
+func (win *Win) Flavor() Flavor { return win.flavor }
+
+// Model returns the memory model (MPI_WIN_MODEL).
+func (win *Win) Model() Model { return win.model }
+
+// Rank returns this PE's rank in the window.
+func (win *Win) Rank() int { return win.me }
+
+// NRanks returns the number of ranks in the window.
+func (win *Win) NRanks() int { return win.n }
+
+// Group returns the window's group (MPI_Win_get_group): every rank.
+func (win *Win) Group() Group {
+	g := make(Group, win.n)
+	for i := range g {
+		g[i] = i
+	}
+	return g
+}
+
+// World returns the World the window belongs to.
+func (win *Win) World() *shmem.World { return win.world }
+
+// Info returns the info keys in effect (MPI_Win_get_info).
+func (win *Win) Info() Info { return win.set.info() }
+
+// SetInfo changes info keys (MPI_Win_set_info): no_locks,
+// accumulate_ordering and accumulate_ops; the others only at creation.
+func (win *Win) SetInfo(info Info) error {
+	s := win.set
+	if err := s.apply(info, false); err != nil {
+		return err
+	}
+	win.set = s
+	return nil
+}
+
+// SharedQuery returns rank's part of a shared window (MPI_Win_shared_query):
+// its memory, which this PE may load and store, its size and disp unit.
+// ProcNull gives the lowest rank with a non-empty part.
+func (win *Win) SharedQuery(rank int) ([]byte, int, int, error) {
+	if win.flavor != FlavorShared {
+		return nil, 0, 0, errorf(ClassRMAFlavor, "SharedQuery on a %v window", win.flavor)
+	}
+	if err := win.alive(); err != nil {
+		return nil, 0, 0, err
+	}
+	if rank == ProcNull {
+		rank = 0
+		for rank < win.n-1 && win.segs[rank].size == 0 {
+			rank++
+		}
+	}
+	if rank < 0 || rank >= win.n {
+		return nil, 0, 0, errorf(ClassRank, "rank %d of %d", rank, win.n)
+	}
+	s := win.segs[rank]
+	m := s.mem.mapped
+	return m[s.base : s.base+s.size : s.base+s.size], s.size, s.unit, nil
+}
+
+// SharedSlice is SharedQuery with the memory as elements of T.
+func SharedSlice[T Elem](win *Win, rank int) ([]T, error) {
+	b, _, _, err := win.SharedQuery(rank)
+	if err != nil || len(b) == 0 {
+		return nil, err
+	}
+	sz := int(unsafe.Sizeof(*new(T)))
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/sz), nil
+}
