@@ -73,19 +73,19 @@ func shmemOp(op Op, b Basic) (shmem.ReduceOp, bool) {
 		return 0, false
 	}
 	switch op {
-	case Sum:
+	case OpSum:
 		return shmem.ReduceSum, true
-	case Prod:
+	case OpProd:
 		return shmem.ReduceProd, true
-	case Min:
+	case OpMin:
 		return shmem.ReduceMin, true
-	case Max:
+	case OpMax:
 		return shmem.ReduceMax, true
-	case Band:
+	case OpBand:
 		return shmem.ReduceAnd, true
-	case Bor:
+	case OpBor:
 		return shmem.ReduceOr, true
-	case Bxor:
+	case OpBxor:
 		return shmem.ReduceXor, true
 	}
 	return 0, false

@@ -31,13 +31,13 @@ func refReduce[T int32 | int64 | float64 | uint8](op compat.Op, size, n int) []T
 		v := vals[T](r, n)
 		for i := range acc {
 			switch op {
-			case compat.Sum:
+			case compat.OpSum:
 				acc[i] += v[i]
-			case compat.Prod:
+			case compat.OpProd:
 				acc[i] *= v[i]
-			case compat.Max:
+			case compat.OpMax:
 				acc[i] = max(acc[i], v[i])
-			case compat.Min:
+			case compat.OpMin:
 				acc[i] = min(acc[i], v[i])
 			}
 		}
@@ -80,7 +80,7 @@ func checkCollectives(t *petest.T, c *compat.Comm) {
 		}
 
 		// Reduce, every op that applies, two types; InPlace at the root.
-		for _, op := range []compat.Op{compat.Sum, compat.Max, compat.Min, compat.Prod} {
+		for _, op := range []compat.Op{compat.OpSum, compat.OpMax, compat.OpMin, compat.OpProd} {
 			out := make([]float64, k)
 			require.NoError(t, compat.Reduce(c, vals[float64](me, k), out, k, compat.Float64, op, root))
 			if me == root {
@@ -150,7 +150,7 @@ func checkCollectives(t *petest.T, c *compat.Comm) {
 	}
 
 	// Allreduce: ops and types, InPlace, MaxLoc, a bitwise op on bytes.
-	for _, op := range []compat.Op{compat.Sum, compat.Max, compat.Min} {
+	for _, op := range []compat.Op{compat.OpSum, compat.OpMax, compat.OpMin} {
 		out := make([]int32, k)
 		require.NoError(t, compat.Allreduce(c, vals[int32](me, k), out, k, compat.Int32, op))
 		require.Equal(t, refReduce[int32](op, n, k), out)
@@ -159,7 +159,7 @@ func checkCollectives(t *petest.T, c *compat.Comm) {
 		require.Equal(t, refReduce[float64](op, n, k), io)
 	}
 	bx := make([]uint8, k)
-	require.NoError(t, compat.Allreduce(c, vals[uint8](me, k), bx, k, compat.Byte, compat.Bxor))
+	require.NoError(t, compat.Allreduce(c, vals[uint8](me, k), bx, k, compat.Byte, compat.OpBxor))
 	for i := range bx {
 		var want uint8
 		for r := range n {
@@ -169,7 +169,7 @@ func checkCollectives(t *petest.T, c *compat.Comm) {
 	}
 	loc := []compat.DoubleInt{{Val: float64(me % 3), Loc: int32(me)}, {Val: -float64(me), Loc: int32(me)}}
 	lout := make([]compat.DoubleInt, 2)
-	require.NoError(t, compat.Allreduce(c, loc, lout, 2, compat.DoubleIntT, compat.MaxLoc))
+	require.NoError(t, compat.Allreduce(c, loc, lout, 2, compat.DoubleIntT, compat.OpMaxloc))
 	maxv, maxr := -1.0, 0
 	for r := range n {
 		if float64(r%3) > maxv {
@@ -179,7 +179,7 @@ func checkCollectives(t *petest.T, c *compat.Comm) {
 	require.Equal(t, compat.DoubleInt{Val: maxv, Loc: int32(maxr)}, lout[0])
 	require.Equal(t, compat.DoubleInt{Val: 0, Loc: 0}, lout[1])
 	lor := []bool{me == n-1, false}
-	require.NoError(t, compat.Allreduce(c, compat.InPlace[bool](), lor, 2, compat.Bool, compat.Lor))
+	require.NoError(t, compat.Allreduce(c, compat.InPlace[bool](), lor, 2, compat.Bool, compat.OpLor))
 	require.Equal(t, []bool{true, false}, lor)
 
 	// Allgather and Allgatherv (InPlace).
@@ -240,31 +240,31 @@ func checkCollectives(t *petest.T, c *compat.Comm) {
 	}
 
 	// ReduceScatterBlock (and InPlace), ReduceScatter, Scan, Exscan.
-	full := refReduce[int32](compat.Sum, n, n*k)
+	full := refReduce[int32](compat.OpSum, n, n*k)
 	rs := make([]int32, k)
-	require.NoError(t, compat.ReduceScatterBlock(c, vals[int32](me, n*k), rs, k, compat.Int32, compat.Sum))
+	require.NoError(t, compat.ReduceScatterBlock(c, vals[int32](me, n*k), rs, k, compat.Int32, compat.OpSum))
 	require.Equal(t, full[me*k:(me+1)*k], rs)
 	ip := vals[int32](me, n*k)
-	require.NoError(t, compat.ReduceScatterBlock(c, compat.InPlace[int32](), ip, k, compat.Int32, compat.Sum))
+	require.NoError(t, compat.ReduceScatterBlock(c, compat.InPlace[int32](), ip, k, compat.Int32, compat.OpSum))
 	require.Equal(t, full[me*k:(me+1)*k], ip[:k])
 	rcs, _, _ := vLayout(n)
 	all := 0
 	for _, x := range rcs {
 		all += x
 	}
-	fullv := refReduce[int64](compat.Max, n, all)
+	fullv := refReduce[int64](compat.OpMax, n, all)
 	rsv := make([]int64, rcs[me])
-	require.NoError(t, compat.ReduceScatter(c, vals[int64](me, all), rsv, rcs, compat.Int64, compat.Max))
+	require.NoError(t, compat.ReduceScatter(c, vals[int64](me, all), rsv, rcs, compat.Int64, compat.OpMax))
 	at := 0
 	for r := range me {
 		at += rcs[r]
 	}
 	require.Equal(t, fullv[at:at+rcs[me]], rsv)
 	sc := make([]int64, k)
-	require.NoError(t, compat.Scan(c, vals[int64](me, k), sc, k, compat.Int64, compat.Sum))
-	require.Equal(t, refReduce[int64](compat.Sum, me+1, k), sc)
+	require.NoError(t, compat.Scan(c, vals[int64](me, k), sc, k, compat.Int64, compat.OpSum))
+	require.Equal(t, refReduce[int64](compat.OpSum, me+1, k), sc)
 	ex := []int64{-99}
-	require.NoError(t, compat.Exscan(c, []int64{int64(me + 1)}, ex, 1, compat.Int64, compat.Sum))
+	require.NoError(t, compat.Exscan(c, []int64{int64(me + 1)}, ex, 1, compat.Int64, compat.OpSum))
 	if me == 0 {
 		require.Equal(t, int64(-99), ex[0])
 	} else {

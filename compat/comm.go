@@ -130,7 +130,7 @@ func (c *Comm) newContext() (uint32, error) {
 	e := c.env
 	mine := []uint64{uint64(e.nextCtx)}
 	out := []uint64{0}
-	if err := Allreduce(c, mine, out, 1, Uint64, Max); err != nil {
+	if err := Allreduce(c, mine, out, 1, Uint64, OpMax); err != nil {
 		return 0, err
 	}
 	if out[0] >= collBit-1 {

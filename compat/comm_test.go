@@ -103,7 +103,7 @@ func TestCommsAndGroups(t *testing.T) {
 		} else {
 			require.Equal(t, 3, ce.Size())
 			out := []int64{0}
-			require.NoError(t, compat.Allreduce(ce, []int64{int64(me)}, out, 1, compat.Int64, compat.Sum))
+			require.NoError(t, compat.Allreduce(ce, []int64{int64(me)}, out, 1, compat.Int64, compat.OpSum))
 			require.Equal(t, int64(6), out[0])
 			require.NoError(t, ce.Free())
 		}

@@ -371,7 +371,7 @@ func (e *Env) idle(compl uint64) error {
 		if e.pending(compl) {
 			return nil
 		}
-		if i&15 == 15 {
+		if i&e.yieldMask == e.yieldMask {
 			runtime.Gosched()
 		}
 	}

@@ -61,6 +61,7 @@ type Env struct {
 	creditWatch []atomic.Uint64 // per peer: credit seen when a send blocked, 0 if none
 	completions atomic.Uint64
 	spin        int
+	yieldMask   int
 
 	world, self *Comm
 	nextCtx     uint32
@@ -221,9 +222,11 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if err := e.allocate(); err != nil {
 		return nil, err
 	}
-	e.spin = 2000
+	// Poll a while before sleeping; yield now and then, often when PEs
+	// outnumber CPUs (a yield costs a trip through the scheduler).
+	e.spin, e.yieldMask = 4000, 255
 	if e.n > runtime.NumCPU() {
-		e.spin = 50
+		e.spin, e.yieldMask = 64, 15
 	}
 	if s := w.Options().Spin; s > 0 {
 		e.spin = s

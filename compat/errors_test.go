@@ -34,7 +34,7 @@ func TestErrorClasses(t *testing.T) {
 		is(compat.ErrBuffer, compat.Send(c, buf, 5, compat.Float64, 1, 0), "short send buffer")
 		_, err = compat.Recv(c, buf, 1, compat.Vector(3, 1, 2, compat.Float64), 1, 0)
 		is(compat.ErrBuffer, err, "vector past the end")
-		is(compat.ErrBuffer, compat.Reduce(c, compat.InPlace[float64](), buf, 1, compat.Float64, compat.Sum, 1-c.Rank()), "InPlace off the root")
+		is(compat.ErrBuffer, compat.Reduce(c, compat.InPlace[float64](), buf, 1, compat.Float64, compat.OpSum, 1-c.Rank()), "InPlace off the root")
 
 		is(compat.ErrCount, compat.Send(c, buf, -1, compat.Float64, 1, 0), "negative count")
 		if c.Rank() == 0 { // counts matter at the root only: the others would send
@@ -92,11 +92,11 @@ func TestErrorClasses(t *testing.T) {
 		is(compat.ErrGroup, err, "Create with members outside the communicator")
 		_ = self
 
-		is(compat.ErrOp, compat.Allreduce(c, []complex128{1}, make([]complex128, 1), 1, compat.Complex128, compat.Max), "MAX on complex")
-		is(compat.ErrOp, compat.Allreduce(c, buf, make([]float64, 4), 1, compat.Float64, compat.Band), "BAND on float")
-		is(compat.ErrOp, compat.Allreduce(c, buf, make([]float64, 4), 1, compat.Float64, compat.Replace), "REPLACE in a reduction")
+		is(compat.ErrOp, compat.Allreduce(c, []complex128{1}, make([]complex128, 1), 1, compat.Complex128, compat.OpMax), "MAX on complex")
+		is(compat.ErrOp, compat.Allreduce(c, buf, make([]float64, 4), 1, compat.Float64, compat.OpBand), "BAND on float")
+		is(compat.ErrOp, compat.Allreduce(c, buf, make([]float64, 4), 1, compat.Float64, compat.OpReplace), "REPLACE in a reduction")
 		is(compat.ErrOp, compat.ReduceLocal(buf, buf, 1, compat.Float64, compat.OpNull), "OP_NULL")
-		is(compat.ErrOp, compat.Allreduce(c, buf, make([]float64, 4), 1, compat.Float64, compat.MaxLoc), "MAXLOC on a plain type")
+		is(compat.ErrOp, compat.Allreduce(c, buf, make([]float64, 4), 1, compat.Float64, compat.OpMaxloc), "MAXLOC on a plain type")
 
 		_, err = compat.New(nil)
 		is(compat.ErrArg, err, "New(nil)")
@@ -130,7 +130,7 @@ func TestErrorClasses(t *testing.T) {
 
 		// Still usable after all of that.
 		out := make([]float64, 1)
-		require.NoError(t, compat.Allreduce(c, []float64{1}, out, 1, compat.Float64, compat.Sum))
+		require.NoError(t, compat.Allreduce(c, []float64{1}, out, 1, compat.Float64, compat.OpSum))
 		require.Equal(t, 2.0, out[0])
 
 		require.NoError(t, e.Finalize())

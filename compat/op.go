@@ -8,24 +8,24 @@ import (
 // Op is a predefined MPI reduction operation.
 type Op uint8
 
-// The predefined ops. Replace and NoOp exist for one-sided accumulate; a
+// The predefined ops. OpReplace and OpNoOp exist for one-sided accumulate; a
 // reduction rejects them with ErrOp.
 const (
-	OpNull  Op = iota // MPI_OP_NULL: invalid
-	Sum               // MPI_SUM: integers, floats, complex
-	Prod              // MPI_PROD: integers, floats, complex
-	Max               // MPI_MAX: integers, floats
-	Min               // MPI_MIN: integers, floats
-	Land              // MPI_LAND: integers, bool
-	Lor               // MPI_LOR: integers, bool
-	Lxor              // MPI_LXOR: integers, bool
-	Band              // MPI_BAND: integers, Byte
-	Bor               // MPI_BOR: integers, Byte
-	Bxor              // MPI_BXOR: integers, Byte
-	MaxLoc            // MPI_MAXLOC: the pair types; ties keep the lower location
-	MinLoc            // MPI_MINLOC: the pair types; ties keep the lower location
-	Replace           // MPI_REPLACE: accumulate only
-	NoOp              // MPI_NO_OP: accumulate only
+	OpNull    Op = iota // MPI_OP_NULL: invalid
+	OpSum               // MPI_SUM: integers, floats, complex
+	OpProd              // MPI_PROD: integers, floats, complex
+	OpMax               // MPI_MAX: integers, floats
+	OpMin               // MPI_MIN: integers, floats
+	OpLand              // MPI_LAND: integers, bool
+	OpLor               // MPI_LOR: integers, bool
+	OpLxor              // MPI_LXOR: integers, bool
+	OpBand              // MPI_BAND: integers, Byte
+	OpBor               // MPI_BOR: integers, Byte
+	OpBxor              // MPI_BXOR: integers, Byte
+	OpMaxloc            // MPI_MAXLOC: the pair types; ties keep the lower location
+	OpMinloc            // MPI_MINLOC: the pair types; ties keep the lower location
+	OpReplace           // MPI_REPLACE: accumulate only
+	OpNoOp              // MPI_NO_OP: accumulate only
 	numOps
 )
 
@@ -47,17 +47,17 @@ func isPair(b Basic) bool { return b >= BasicFloatInt && b <= BasicShortInt }
 func (o Op) check(b Basic) error {
 	ok := false
 	switch o {
-	case Sum, Prod:
+	case OpSum, OpProd:
 		ok = isInt(b) || (b >= BasicFloat32 && b <= BasicComplex128)
-	case Max, Min:
+	case OpMax, OpMin:
 		ok = isInt(b) || b == BasicFloat32 || b == BasicFloat64
-	case Land, Lor, Lxor:
+	case OpLand, OpLor, OpLxor:
 		ok = isInt(b) || b == BasicBool
-	case Band, Bor, Bxor:
+	case OpBand, OpBor, OpBxor:
 		ok = isInt(b) || b == BasicByte
-	case MaxLoc, MinLoc:
+	case OpMaxloc, OpMinloc:
 		ok = isPair(b)
-	case Replace, NoOp:
+	case OpReplace, OpNoOp:
 		return errorf(ClassOp, "%v is for accumulate, not reductions", o)
 	default:
 		return errorf(ClassOp, "%v is not a predefined op", o)
@@ -132,43 +132,43 @@ func truth[T integer](v bool) T {
 
 func intOp[T integer](o Op, in, io []T) {
 	switch o {
-	case Sum:
+	case OpSum:
 		for i := range io {
 			io[i] += in[i]
 		}
-	case Prod:
+	case OpProd:
 		for i := range io {
 			io[i] *= in[i]
 		}
-	case Max:
+	case OpMax:
 		for i := range io {
 			io[i] = max(io[i], in[i])
 		}
-	case Min:
+	case OpMin:
 		for i := range io {
 			io[i] = min(io[i], in[i])
 		}
-	case Land:
+	case OpLand:
 		for i := range io {
 			io[i] = truth[T](in[i] != 0 && io[i] != 0)
 		}
-	case Lor:
+	case OpLor:
 		for i := range io {
 			io[i] = truth[T](in[i] != 0 || io[i] != 0)
 		}
-	case Lxor:
+	case OpLxor:
 		for i := range io {
 			io[i] = truth[T]((in[i] != 0) != (io[i] != 0))
 		}
-	case Band:
+	case OpBand:
 		for i := range io {
 			io[i] &= in[i]
 		}
-	case Bor:
+	case OpBor:
 		for i := range io {
 			io[i] |= in[i]
 		}
-	case Bxor:
+	case OpBxor:
 		for i := range io {
 			io[i] ^= in[i]
 		}
@@ -177,21 +177,21 @@ func intOp[T integer](o Op, in, io []T) {
 
 func floatOp[T ~float32 | ~float64](o Op, in, io []T) {
 	switch o {
-	case Sum:
+	case OpSum:
 		for i := range io {
 			io[i] = in[i] + io[i]
 		}
-	case Prod:
+	case OpProd:
 		for i := range io {
 			io[i] = in[i] * io[i]
 		}
-	case Max:
+	case OpMax:
 		for i := range io {
 			if in[i] > io[i] {
 				io[i] = in[i]
 			}
 		}
-	case Min:
+	case OpMin:
 		for i := range io {
 			if in[i] < io[i] {
 				io[i] = in[i]
@@ -202,11 +202,11 @@ func floatOp[T ~float32 | ~float64](o Op, in, io []T) {
 
 func complexOp[T ~complex64 | ~complex128](o Op, in, io []T) {
 	switch o {
-	case Sum:
+	case OpSum:
 		for i := range io {
 			io[i] = in[i] + io[i]
 		}
-	case Prod:
+	case OpProd:
 		for i := range io {
 			io[i] = in[i] * io[i]
 		}
@@ -216,23 +216,23 @@ func complexOp[T ~complex64 | ~complex128](o Op, in, io []T) {
 func boolOp(o Op, in, io []bool) {
 	for i := range io {
 		switch o {
-		case Land:
+		case OpLand:
 			io[i] = in[i] && io[i]
-		case Lor:
+		case OpLor:
 			io[i] = in[i] || io[i]
-		case Lxor:
+		case OpLxor:
 			io[i] = in[i] != io[i]
 		}
 	}
 }
 
-// locOp is MaxLoc/MinLoc over pairs of size bytes whose value of type V is
+// locOp is OpMaxloc/OpMinloc over pairs of size bytes whose value of type V is
 // at offset 0 and whose int32 location is at locOff.
 func locOp[V ~int16 | ~int32 | ~int64 | ~float32 | ~float64](o Op, in, io []byte, size, locOff int) {
 	for i := 0; i+size <= len(io); i += size {
 		a, b := (*V)(unsafe.Pointer(&in[i])), (*V)(unsafe.Pointer(&io[i]))
 		la, lb := (*int32)(unsafe.Pointer(&in[i+locOff])), (*int32)(unsafe.Pointer(&io[i+locOff]))
-		better := (o == MaxLoc && *a > *b) || (o == MinLoc && *a < *b)
+		better := (o == OpMaxloc && *a > *b) || (o == OpMinloc && *a < *b)
 		if better || (*a == *b && *la < *lb) {
 			*b, *lb = *a, *la
 		}

@@ -456,11 +456,11 @@ func TestProgressInCollectives(t *testing.T) {
 					buf := make([]byte, big)
 					_, err := compat.Recv(c, buf, big, compat.Byte, 0, 2)
 					require.NoError(t, err)
-					require.NoError(t, compat.Allreduce(c, []int64{1}, out, 1, compat.Int64, compat.Sum))
+					require.NoError(t, compat.Allreduce(c, []int64{1}, out, 1, compat.Int64, compat.OpSum))
 					require.NoError(t, compat.Waitall(reqs, nil))
 				} else {
 					require.NoError(t, compat.Send(c, fill(big, 2), big, compat.Byte, 1, 2))
-					require.NoError(t, compat.Allreduce(c, []int64{1}, out, 1, compat.Int64, compat.Sum))
+					require.NoError(t, compat.Allreduce(c, []int64{1}, out, 1, compat.Int64, compat.OpSum))
 					v := make([]int64, 8)
 					for k := range many {
 						_, err := compat.Recv(c, v, 8, compat.Int64, 1, 1)

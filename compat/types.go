@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// Pair types for MaxLoc and MinLoc (MPI_FLOAT_INT, MPI_DOUBLE_INT,
+// Pair types for OpMaxloc and OpMinloc (MPI_FLOAT_INT, MPI_DOUBLE_INT,
 // MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT): a value and its location, laid
 // out as the C structs MPI defines.
 type (
@@ -35,7 +35,7 @@ type (
 
 // Elem is the set of element types a buffer may hold: Go's integer,
 // float, complex and bool types (and types defined over them) and the
-// MaxLoc/MinLoc pair types.
+// OpMaxloc/OpMinloc pair types.
 type Elem interface {
 	~int8 | ~int16 | ~int32 | ~int64 | ~int |
 		~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint |

@@ -29,7 +29,7 @@ func TestDatatypeLayout(t *testing.T) {
 	// ReduceLocal walks a vector in place and leaves the gaps alone.
 	in := []int32{1, 1, 9, 9, 2, 2, 9, 9, 3, 3}
 	io := []int32{5, 5, 7, 7, 5, 5, 7, 7, 5, 5}
-	require.NoError(t, compat.ReduceLocal(in, io, 1, v, compat.Sum))
+	require.NoError(t, compat.ReduceLocal(in, io, 1, v, compat.OpSum))
 	assert.Equal(t, []int32{6, 6, 7, 7, 7, 7, 7, 7, 8, 8}, io)
 }
 
@@ -42,48 +42,48 @@ func TestOpsOverTypes(t *testing.T) {
 			assert.ErrorIs(t, err, compat.ErrOp, what)
 		}
 	}
-	ints := []compat.Op{compat.Sum, compat.Prod, compat.Max, compat.Min, compat.Land, compat.Lor, compat.Lxor, compat.Band, compat.Bor, compat.Bxor}
+	ints := []compat.Op{compat.OpSum, compat.OpProd, compat.OpMax, compat.OpMin, compat.OpLand, compat.OpLor, compat.OpLxor, compat.OpBand, compat.OpBor, compat.OpBxor}
 	for _, op := range ints {
 		a, b := []int16{6, -3}, []int16{3, 5}
 		check(compat.ReduceLocal(a, b, 2, compat.Int16, op), true, op.String())
 		u, w := []uint64{6, 3}, []uint64{3, 5}
 		check(compat.ReduceLocal(u, w, 2, compat.Uint64, op), true, op.String())
 		f, g := []float32{1.5}, []float32{2}
-		isArith := op <= compat.Min
+		isArith := op <= compat.OpMin
 		check(compat.ReduceLocal(f, g, 1, compat.Float32, op), isArith, "float32 "+op.String())
 		z, y := []complex64{1i}, []complex64{2}
-		check(compat.ReduceLocal(z, y, 1, compat.Complex64, op), op == compat.Sum || op == compat.Prod, "complex "+op.String())
+		check(compat.ReduceLocal(z, y, 1, compat.Complex64, op), op == compat.OpSum || op == compat.OpProd, "complex "+op.String())
 		bb, bc := []bool{true}, []bool{false}
-		check(compat.ReduceLocal(bb, bc, 1, compat.Bool, op), op >= compat.Land && op <= compat.Lxor, "bool "+op.String())
+		check(compat.ReduceLocal(bb, bc, 1, compat.Bool, op), op >= compat.OpLand && op <= compat.OpLxor, "bool "+op.String())
 		by, bz := []byte{0xf0}, []byte{0x3c}
-		check(compat.ReduceLocal(by, bz, 1, compat.Byte, op), op >= compat.Band, "byte "+op.String())
+		check(compat.ReduceLocal(by, bz, 1, compat.Byte, op), op >= compat.OpBand, "byte "+op.String())
 	}
 	// Spot values.
 	a, b := []int8{6, -3, 0, 2}, []int8{3, 5, 7, 0}
-	require.NoError(t, compat.ReduceLocal(a, b, 4, compat.Int8, compat.Land))
+	require.NoError(t, compat.ReduceLocal(a, b, 4, compat.Int8, compat.OpLand))
 	assert.Equal(t, []int8{1, 1, 0, 0}, b)
 	c, d := []uint32{0xf0}, []uint32{0x3c}
-	require.NoError(t, compat.ReduceLocal(c, d, 1, compat.Uint32, compat.Bxor))
+	require.NoError(t, compat.ReduceLocal(c, d, 1, compat.Uint32, compat.OpBxor))
 	assert.Equal(t, []uint32{0xcc}, d)
 	e, f := []complex128{1 + 1i}, []complex128{2i}
-	require.NoError(t, compat.ReduceLocal(e, f, 1, compat.Complex128, compat.Prod))
+	require.NoError(t, compat.ReduceLocal(e, f, 1, compat.Complex128, compat.OpProd))
 	assert.Equal(t, []complex128{-2 + 2i}, f)
 	g, h := []bool{true, false}, []bool{true, true}
-	require.NoError(t, compat.ReduceLocal(g, h, 2, compat.Bool, compat.Lxor))
+	require.NoError(t, compat.ReduceLocal(g, h, 2, compat.Bool, compat.OpLxor))
 	assert.Equal(t, []bool{false, true}, h)
 
-	// MaxLoc and MinLoc on every pair type; ties keep the lower location.
+	// OpMaxloc and OpMinloc on every pair type; ties keep the lower location.
 	fi, fo := []compat.FloatInt{{2, 7}, {1, 3}}, []compat.FloatInt{{2, 4}, {5, 1}}
-	require.NoError(t, compat.ReduceLocal(fi, fo, 2, compat.FloatIntT, compat.MaxLoc))
+	require.NoError(t, compat.ReduceLocal(fi, fo, 2, compat.FloatIntT, compat.OpMaxloc))
 	assert.Equal(t, []compat.FloatInt{{2, 4}, {5, 1}}, fo)
 	li, lo := []compat.LongInt{{-9, 2}}, []compat.LongInt{{-1, 0}}
-	require.NoError(t, compat.ReduceLocal(li, lo, 1, compat.LongIntT, compat.MinLoc))
+	require.NoError(t, compat.ReduceLocal(li, lo, 1, compat.LongIntT, compat.OpMinloc))
 	assert.Equal(t, []compat.LongInt{{-9, 2}}, lo)
 	ti, to := []compat.TwoInt{{3, 1}}, []compat.TwoInt{{3, 2}}
-	require.NoError(t, compat.ReduceLocal(ti, to, 1, compat.TwoIntT, compat.MinLoc))
+	require.NoError(t, compat.ReduceLocal(ti, to, 1, compat.TwoIntT, compat.OpMinloc))
 	assert.Equal(t, []compat.TwoInt{{3, 1}}, to)
 	si, so := []compat.ShortInt{{4, 1}}, []compat.ShortInt{{3, 2}}
-	require.NoError(t, compat.ReduceLocal(si, so, 1, compat.ShortIntT, compat.MaxLoc))
+	require.NoError(t, compat.ReduceLocal(si, so, 1, compat.ShortIntT, compat.OpMaxloc))
 	assert.Equal(t, []compat.ShortInt{{4, 1}}, so)
-	check(compat.ReduceLocal(si, so, 1, compat.ShortIntT, compat.Sum), false, "sum of pairs")
+	check(compat.ReduceLocal(si, so, 1, compat.ShortIntT, compat.OpSum), false, "sum of pairs")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/shmem/internal/transport"
@@ -293,17 +294,16 @@ func (t *Team) sync(h uint32) (bool, error) {
 
 func (t *Team) waitEpoch(off, e uint64) (uint64, error) {
 	t.wOff, t.wE = off, e
-	for k := range t.spin() {
+	for range t.spin() {
 		if t.epochReady() {
-			t.spun(k)
+			t.polled()
 			return t.wV, nil
 		}
 	}
-	t.spun(-1)
 	if t.readyFn == nil {
 		t.readyFn = t.epochReady // allocated once, not per wait
 	}
-	err := t.w.waitFor(t.readyFn)
+	err := t.fallback(t.readyFn)
 	return t.wV, err
 }
 
@@ -327,52 +327,70 @@ func (t *Team) exitSync() error {
 // the runtime wake idle threads to steal the yielding goroutine, which costs
 // microseconds. Yielding is what helps when the CPUs are oversubscribed or
 // loaded: a goroutine PE stuck behind a descheduled thread can then run on
-// another. So the budget adapts: it drops to 16 polls after a slow wait
-// (one that needed more than a quarter of the budget, or all of it) and
-// grows by 16 after each quick one, up to half the World's spin count (2048
-// by default, 32 when PEs outnumber CPUs).
+// another. So the budget adapts, between 16 polls and half the World's spin
+// count (2048 by default, 32 when PEs outnumber CPUs): it grows after waits
+// that polling served, or that the fallback served within a few
+// microseconds (more polling would have caught them), and drops to the
+// minimum after a long wait, when the peer was not running. Only goroutine
+// PEs adapt: a process PE gains nothing by yielding (no other PE can run on
+// its threads), so it always polls the whole budget before it sleeps.
 func (t *Team) spin() int {
 	if t.spinMax == 0 {
 		t.spinMax = max(16, t.w.waiter.Spin/2)
 		t.spinCur = t.spinMax
+		t.adapt = t.w.boot.Name() == "inproc"
 	}
 	return t.spinCur
 }
 
-// spun records that the last wait polled k times (-1: in vain). A wait
-// that needed more than a quarter of the budget counts as slow.
-func (t *Team) spun(k int) {
-	if k >= 0 && 4*k <= t.spinCur {
-		t.spinCur = min(t.spinMax, t.spinCur+16)
+// slowWait is the wait beyond which more polling would not have helped.
+const slowWait = 20 * time.Microsecond
+
+// fallback runs the World's wait for cond after polling did not suffice,
+// and adapts the polling budget to how long it took.
+func (t *Team) fallback(cond func() bool) error {
+	if !t.adapt {
+		return t.w.waitFor(cond)
+	}
+	start := time.Now()
+	err := t.w.waitFor(cond)
+	if time.Since(start) < slowWait {
+		t.spinCur = min(t.spinMax, 2*t.spinCur)
 	} else {
 		t.spinCur = 16
+	}
+	return err
+}
+
+// polled records a wait that polling served.
+func (t *Team) polled() {
+	if t.adapt {
+		t.spinCur = min(t.spinMax, t.spinCur+16)
 	}
 }
 
 // waitGE waits until the word at off of this PE's heap is at least v.
 func (t *Team) waitGE(off, v uint64) error {
 	h := t.w.heap
-	for k := range t.spin() {
+	for range t.spin() {
 		if loadLocal[uint64](h, off) >= v {
-			t.spun(k)
+			t.polled()
 			return nil
 		}
 	}
-	t.spun(-1)
-	return t.w.waitFor(func() bool { return loadLocal[uint64](h, off) >= v })
+	return t.fallback(func() bool { return loadLocal[uint64](h, off) >= v })
 }
 
 // waitEQ waits until the word at off of this PE's heap equals v.
 func (t *Team) waitEQ(off, v uint64) error {
 	h := t.w.heap
-	for k := range t.spin() {
+	for range t.spin() {
 		if loadLocal[uint64](h, off) == v {
-			t.spun(k)
+			t.polled()
 			return nil
 		}
 	}
-	t.spun(-1)
-	return t.w.waitFor(func() bool { return loadLocal[uint64](h, off) == v })
+	return t.fallback(func() bool { return loadLocal[uint64](h, off) == v })
 }
 
 func storeLocal(mem []byte, off, v uint64) {

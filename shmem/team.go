@@ -58,7 +58,8 @@ type Team struct {
 	// The barrier's current wait, read by readyFn (no allocation per wait).
 	wOff, wE, wV     uint64
 	readyFn          func() bool
-	spinCur, spinMax int // polls before yielding (see spin)
+	spinCur, spinMax int  // polls before yielding (see spin)
+	adapt            bool // spinCur adapts (goroutine PEs)
 }
 
 // TeamConfig is a team's configuration (shmem_team_config_t).

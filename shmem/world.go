@@ -145,6 +145,17 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 		aborted: aborted,
 	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
+	if aborted != nil {
+		// The World's context ends when the job aborts, so that waits built
+		// on the context (streams, kernels) end with the runtime's own.
+		go func() {
+			select {
+			case <-aborted:
+				w.cancel()
+			case <-w.ctx.Done():
+			}
+		}()
+	}
 	if err := w.setupLog(); err != nil {
 		return nil, err
 	}

@@ -29,7 +29,13 @@ func TestFailedPEStopsWaits(t *testing.T) {
 			waitErr = shmem.WaitUntil(s, shmem.CmpEQ, 1)
 			return waitErr
 		}
-		return w.BarrierAll()
+		// The World's context ends with the job, too.
+		select {
+		case <-w.Context().Done():
+			return shmem.ErrAborted
+		case <-time.After(10 * time.Second):
+			return errors.New("context still live 10 s after a PE failed")
+		}
 	}, small)
 	require.ErrorIs(t, err, boom)
 	assert.NotErrorIs(t, err, shmem.ErrAborted, "the aborted PEs' errors are consequences, not causes")

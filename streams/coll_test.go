@@ -26,7 +26,7 @@ func TestCollectivesOnStreamMatchHost(t *testing.T) {
 				np = w.NPEs() / 2
 			}
 			me := team.MyPE() // -1 when not a member
-			const n = 300 // above the collectives' scratch size for int64s
+			const n = 300     // above the collectives' scratch size for int64s
 			alloc := func(k int) (shmem.Sym[int64], shmem.Sym[int64]) {
 				// allocation is collective over the world: do it on every PE
 				a, err := shmem.Calloc[int64](w, k)

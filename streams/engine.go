@@ -65,9 +65,9 @@ func (o *op) drop(err error) {
 // engine executes one stream.
 type engine interface {
 	// submit appends o to the stream's order and returns without waiting
-	// for it. seq is o's position (1 = first). On a failed or closed stream,
-	// the engine drops o.
-	submit(o op, seq uint64)
+	// for it; the engine numbers operations in that order, from 1, for
+	// errors. On a failed or closed stream, the engine drops o.
+	submit(o op)
 	// idle reports whether everything submitted so far has finished (or
 	// been dropped).
 	idle() bool

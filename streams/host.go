@@ -23,6 +23,7 @@ type hostEngine struct {
 	spare     []queued // the worker's last batch, reused
 	workerIdl bool     // the worker waits on wake
 	wake      chan struct{}
+	issued    uint64        // ops issued: the last one's number
 	submitted uint64        // ops accepted (and not dropped at submit)
 	finished  atomic.Uint64 // ops the worker has run or dropped
 	nwaiters  atomic.Int32  // len(waiters)
@@ -53,8 +54,10 @@ func newHostEngine(s *Stream) (engine, error) {
 
 func (e *hostEngine) describe() bool { return false }
 
-func (e *hostEngine) submit(o op, seq uint64) {
+func (e *hostEngine) submit(o op) {
 	e.mu.Lock()
+	e.issued++
+	seq := e.issued
 	if e.err != nil || e.closing {
 		err := e.err
 		if err == nil {

@@ -32,7 +32,6 @@ type Stream struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	eng    engine
-	seq    atomic.Uint64
 }
 
 type config struct {
@@ -102,9 +101,7 @@ func (s *Stream) Enqueue(name string, fn func(ctx context.Context) error) {
 	s.submit(op{kind: opFunc, name: name, run: fn})
 }
 
-func (s *Stream) submit(o op) {
-	s.eng.submit(o, s.seq.Add(1))
-}
+func (s *Stream) submit(o op) { s.eng.submit(o) }
 
 // Synchronize waits until every operation issued on the stream before the
 // call has completed, and returns the stream's error: nil, or an *OpError

@@ -86,6 +86,9 @@ func TestKilledPEStopsJob(t *testing.T) {
 	require.NoError(t, cmd.Start())
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// Whatever happens below, the job does not outlive the test: the
+	// launcher's PEs die with it (parent-death signal).
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 
 	var pes []int
 	require.Eventually(t, func() bool {

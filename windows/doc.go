@@ -78,7 +78,8 @@
 //
 // Passive-target locks are phase-fair reader-writer ticket locks in each
 // PE's control area, taken with remote atomics: neither readers nor
-// writers starve. Waits (locks, Post, Wait) spin, then back off or sleep,
+// writers starve. LockAll takes each target's shared lock at the first
+// operation to it, so its epoch never waits for targets it does not use. Waits (locks, Post, Wait) spin, then back off or sleep,
 // and fail with ErrOther wrapping shmem.ErrAborted when the World's context
 // is cancelled.
 //

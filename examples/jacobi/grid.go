@@ -59,7 +59,7 @@ type Block struct {
 	P      Problem
 	Rank   int
 	Size   int
-	Lo, Hi int        // global interior rows owned
+	Lo, Hi int          // global interior rows owned
 	Buf    [2][]float64 // (Hi-Lo+2) x N each
 }
 

@@ -84,9 +84,9 @@ func TestCommandLine(t *testing.T) {
 		var out bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		code, err := launcher.Run(ctx, launcher.Config{
-			N:    3,
-			Argv: []string{exe, "-stage", s, "-n", "50", "-iters", "40"},
-			Env:  append(os.Environ(), asMain+"=1", "GSHMEM_SYMMETRIC_SIZE=64m"),
+			N:      3,
+			Argv:   []string{exe, "-stage", s, "-n", "50", "-iters", "40"},
+			Env:    append(os.Environ(), asMain+"=1", "GSHMEM_SYMMETRIC_SIZE=64m"),
 			Stdout: &out, Stderr: &out,
 		})
 		cancel()

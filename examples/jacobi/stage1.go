@@ -28,14 +28,14 @@ func stage1(c *compat.Comm, p Problem, _ Options) (Result, error) {
 			return res, err
 		}
 		local := []float64{b.Sweep(k)}
-		if err := compat.Allreduce(c, compat.InPlace[float64](), local, 1, compat.Float64, compat.Max); err != nil {
+		if err := compat.Allreduce(c, compat.InPlace[float64](), local, 1, compat.Float64, compat.OpMax); err != nil {
 			return res, err
 		}
 		res.Residual = local[0]
 		k = 1 - k
 	}
 	sum := []uint64{b.Checksum(k)}
-	if err := compat.Allreduce(c, compat.InPlace[uint64](), sum, 1, compat.Uint64, compat.Sum); err != nil {
+	if err := compat.Allreduce(c, compat.InPlace[uint64](), sum, 1, compat.Uint64, compat.OpSum); err != nil {
 		return res, err
 	}
 	res.Checksum = sum[0]

@@ -324,3 +324,45 @@ func TestNodeIDCannotJoinWhatCannotShare(t *testing.T) {
 	_, err = decodeLocality([]byte{1, 2})
 	assert.Error(t, err)
 }
+
+// Setup that takes longer than the peer timeout (a slow PE) is not a loss.
+func TestSlowSetupIsNotALoss(t *testing.T) {
+	g := bootstrap.NewGroup(2)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	jobs := make([]*Job, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for pe := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, _ := logtest.NewNullLogger()
+			gather := g.PE(pe).Allgather
+			if pe == 1 {
+				// PE 1 dawdles after publishing its tcp address.
+				calls := 0
+				gather = func(ctx context.Context, d []byte) ([][]byte, error) {
+					calls++
+					r, err := g.PE(pe).Allgather(ctx, d)
+					if calls == 3 {
+						time.Sleep(time.Second)
+					}
+					return r, err
+				}
+			}
+			jobs[pe], errs[pe] = Connect(ctx, Config{Rank: pe, Size: 2, HeapSize: testHeap, Allgather: gather,
+				NodeID: fmt.Sprint(pe), TCPAddr: "127.0.0.1", PeerTimeout: 300 * time.Millisecond, Log: l})
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	time.Sleep(time.Second)
+	for _, j := range jobs {
+		assert.Nil(t, j.Transport.Lost())
+		assert.Nil(t, j.Transport.h.first.Load())
+	}
+	for _, j := range jobs {
+		go j.Transport.Close()
+	}
+}

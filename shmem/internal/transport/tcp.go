@@ -99,6 +99,10 @@ func startTCP(ctx context.Context, c TCPConfig, ln net.Listener, addrs []string)
 		t.wg.Add(1)
 		go t.accept()
 	}
+	// Heartbeats first: connections have read deadlines from the start,
+	// and setup may wait on slow PEs for longer than the peer timeout.
+	t.wg.Add(1)
+	go t.heartbeat()
 	// Dial every remote peer concurrently.
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -123,8 +127,6 @@ func startTCP(ctx context.Context, c TCPConfig, ln net.Listener, addrs []string)
 		t.shutdown()
 		return nil, fmt.Errorf("transport: PE %d waiting for its remote peers to connect: %w", t.me, ctx.Err())
 	}
-	t.wg.Add(1)
-	go t.heartbeat()
 	return t, nil
 }
 

@@ -1,0 +1,133 @@
+// Package compat is gshmem's MPI layer: communicators, point-to-point
+// messages, collectives, datatypes and ops with MPI's semantics and error
+// classes, over the symmetric heap. It is stage 1 of the migration path
+// (MPI calls, RMA windows, stream-ordered operations, kernel-issued puts):
+// an MPI code keeps its shape and runs on gshmem, then moves one phase at a
+// time to windows, streams and kernels. porting-guide/01-mpi.md maps every
+// supported MPI call to its form here.
+//
+// # A walk-through
+//
+// MPI_Init and MPI_Finalize become Init and Finalize; a program started by
+// `gshmem run -n 4 ./prog` gets one PE per process:
+//
+//	env, err := compat.Init(ctx)          // MPI_Init (shmem.Init underneath)
+//	defer env.Finalize()                  // MPI_Finalize, collective
+//	world := env.CommWorld()              // MPI_COMM_WORLD
+//	me, n := world.Rank(), world.Size()
+//
+// Over PEs that already exist, for example the goroutine PEs of shmem.Run
+// in a test, New sets MPI up on a World (collectively) and Finalize leaves
+// the World running:
+//
+//	shmem.Run(4, func(w *shmem.World) error {
+//		env, err := compat.New(w)
+//		...
+//		return env.Finalize()
+//	})
+//
+// Buffers are Go slices; a call takes the slice, a count and a Datatype,
+// as MPI takes a pointer, a count and an MPI_Datatype. The slice's element
+// type must fit the datatype (a []float64 with Float64, or anything with
+// Byte), and the slice must hold count instances:
+//
+//	compat.Send(world, buf, n, compat.Float64, dest, tag)           // MPI_Send
+//	st, err := compat.Recv(world, buf, n, compat.Float64, compat.AnySource, compat.AnyTag)
+//	st.Source, st.Tag, st.Count(compat.Float64)                     // MPI_Status, MPI_Get_count
+//	req, err := compat.Irecv(world, buf, n, compat.Float64, src, tag) // MPI_Irecv
+//	req2, err := compat.Isend(world, out, n, compat.Float64, dst, tag)
+//	err = compat.Waitall([]*compat.Request{req, req2}, nil)          // MPI_Waitall
+//	compat.Sendrecv(world, out, n, compat.Float64, right, 0, in, n, compat.Float64, left, 0)
+//
+// Collectives are package functions too; InPlace[T]() is MPI_IN_PLACE:
+//
+//	compat.Allreduce(world, compat.InPlace[float64](), res, 1, compat.Float64, compat.OpMax)
+//	compat.Bcast(world, params, 3, compat.Int32, 0)
+//	compat.Allgatherv(world, mine, k, compat.Int64, all, counts, displs, compat.Int64)
+//
+// Communicators and groups:
+//
+//	row, err := world.Split(me/q, me)      // MPI_Comm_split
+//	g, _ := world.Group()
+//	evens, _ := g.Incl([]int{0, 2, 4})     // MPI_Group_incl
+//	ce, err := world.Create(evens)         // MPI_Comm_create: nil on odd ranks
+//	ranks, _ := compat.TranslateRanks(evens, []int{0, 1}, g)
+//	row.Free()                             // collective, as MPI_Comm_free
+//
+// Derived datatypes describe strided layouts, such as a matrix column:
+//
+//	col := compat.Vector(rows, 1, cols, compat.Float64) // MPI_Type_vector
+//	compat.Send(world, m[j:], 1, col, dest, tag)
+//
+// # Semantics
+//
+// Messages between two ranks on one communicator are received in the order
+// they were sent when both match a receive (MPI's non-overtaking rule);
+// AnySource and AnyTag match anything; a receive into a buffer too short
+// fills what fits and returns ErrTruncate with the Status counting what was
+// delivered. A message up to the eager limit (WithEagerLimit, 8 KiB) is
+// copied into the receiver's mailbox and Send returns at once; a larger one
+// waits in a rendezvous until the receiver has taken it. Ssend waits for
+// the match whatever the size. ProcNull is a valid peer that sends and
+// receives nothing.
+//
+// Progress happens inside calls only, as in most MPI libraries: a rank
+// that computes for a long time between calls delays the rendezvous of its
+// peers, never their correctness. There is no background goroutine, and a
+// rank waiting in a call polls and then sleeps on a futex, so jobs with
+// more PEs than cores (8 PEs on 2 cores) run well. Calls on one Env may come
+// from several goroutines, but blocking calls from one at a time
+// (MPI_THREAD_SERIALIZED).
+//
+// # Transport
+//
+// Each PE holds, in its symmetric heap, one mailbox ring per peer. A
+// sender writes a message (a 32-byte header and the payload) straight into
+// its ring in the receiver's heap and publishes it with one atomic store of
+// a stamp in the header's own cache line: a put-with-signal whose signal
+// travels with the data. The receiver drains its rings whenever it makes
+// progress, matching each message against its posted receives, in posting
+// order, or keeping it in the unexpected queue, in arrival order. Credits
+// returned in the sender's control words keep a ring from overflowing.
+//
+// A message above the eager limit sends only a request; the receiver, once
+// it has matched it, copies the data itself, once, with no copy on the
+// sender's side:
+//
+//   - from AllocMem memory (MPI_Alloc_mem, a pool in the symmetric heap) it
+//     Gets the bytes straight from the sender's pool, between goroutine PEs
+//     or processes alike;
+//   - between goroutine PEs of one process it copies straight from the
+//     sender's slice;
+//   - between processes, from ordinary Go memory, the sender copies the data
+//     through a symmetric staging area in chunks (two in flight per
+//     message) that the receiver Gets: the one case with two copies.
+//
+// # Collectives
+//
+// Every communicator derived from CommWorld gets a shmem team of the same
+// members, and Barrier, Bcast, Reduce, Allreduce, Allgather, Alltoall and
+// ReduceScatterBlock run as the team's collectives (staged through a
+// symmetric scratch area) when the type and op are OpenSHMEM's; the others
+// (the v forms, Gather, Scatter, Scan, OpMaxloc, logical ops, complex and
+// bool types) use point-to-point algorithms in the communicator's own
+// collective context. Either way every member gets bit-for-bit the same
+// result. A rank that owes its peers point-to-point progress keeps making it
+// while it waits in a team collective.
+//
+// # Errors
+//
+// Every error is an *Error with an MPI error class; test it with errors.Is
+// against the class sentinels (ErrTruncate, ErrRank, ErrTag, ErrCount,
+// ErrType, ErrOp, ErrComm, ErrRoot, ErrGroup, ErrBuffer, ErrRequest,
+// ErrArg, ErrInStatus, ErrNoMem, ErrOther) or read ClassOf(err). Bad
+// arguments are reported, never a panic. An error from the runtime (a job
+// that stopped while this PE waited) is ErrOther wrapping the shmem error,
+// so errors.Is(err, shmem.ErrAborted) works.
+//
+// # Performance tests
+//
+// Bench runs the OSU patterns (osu_latency's ping-pong, osu_bw's windows,
+// osu_allreduce) for `gshmem perf`, and the package's Go benchmarks measure
+// the same on in-process ranks.
+package compat
