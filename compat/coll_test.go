@@ -7,6 +7,7 @@ import (
 
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/petest"
+	"github.com/gshmem/gshmem/shmem"
 )
 
 // Every collective against a sequential reference, on the world (5 ranks,
@@ -46,14 +47,83 @@ func refReduce[T int32 | int64 | float64 | uint8](op compat.Op, size, n int) []T
 }
 
 func TestCollectives(t *testing.T) {
+	// A 4 KiB scratch area makes the team collectives run in pieces, and the
+	// larger Allgather and Alltoall fall back to point-to-point.
 	run(t, 5, func(t *petest.T, e *compat.Env, world *compat.Comm) {
 		half, err := world.Split(world.Rank()%2, -world.Rank())
 		require.NoError(t, err)
-		for _, c := range []*compat.Comm{world, half} {
+		for _, c := range []*compat.Comm{world, half, e.CommSelf()} {
 			checkCollectives(t, c)
+			checkLarge(t, c)
 		}
 		require.NoError(t, half.Free())
+	}, compat.WithScratchSize(4096))
+}
+
+// TestTeamLimit: past shmem.MaxTeams, new communicators get no team and
+// their collectives run over point-to-point, with the same results.
+func TestTeamLimit(t *testing.T) {
+	petest.RunConfig(t, petest.Config{N: 3, Modes: []string{"inproc"}}, func(t *petest.T, w *shmem.World) {
+		e, err := compat.New(w)
+		require.NoError(t, err)
+		var comms []*compat.Comm
+		for range shmem.MaxTeams + 4 {
+			d, err := e.CommWorld().Dup()
+			require.NoError(t, err)
+			comms = append(comms, d)
+		}
+		for _, c := range []*compat.Comm{comms[0], comms[len(comms)-1]} {
+			checkLarge(t, c)
+			out := []int64{0}
+			require.NoError(t, compat.Allreduce(c, []int64{int64(c.Rank())}, out, 1, compat.Int64, compat.OpSum))
+			require.Equal(t, int64(3), out[0])
+		}
+		for _, c := range comms {
+			require.NoError(t, c.Free())
+		}
+		require.NoError(t, e.Finalize())
 	})
+}
+
+// checkLarge runs the team-mapped collectives on data larger than the
+// scratch area.
+func checkLarge(t *petest.T, c *compat.Comm) {
+	me, n := c.Rank(), c.Size()
+	const k = 3001
+	io := vals[float64](me, k)
+	require.NoError(t, compat.Allreduce(c, compat.InPlace[float64](), io, k, compat.Float64, compat.OpSum))
+	require.Equal(t, refReduce[float64](compat.OpSum, n, k), io)
+	red := make([]int32, k)
+	require.NoError(t, compat.Reduce(c, vals[int32](me, k), red, k, compat.Int32, compat.OpMax, n-1))
+	if me == n-1 {
+		require.Equal(t, refReduce[int32](compat.OpMax, n, k), red)
+	}
+	b := make([]int64, k)
+	if me == 0 {
+		b = vals[int64](7, k)
+	}
+	require.NoError(t, compat.Bcast(c, b, k, compat.Int64, 0))
+	require.Equal(t, vals[int64](7, k), b)
+	ag := make([]int64, n*k)
+	require.NoError(t, compat.Allgather(c, vals[int64](me, k), k, compat.Int64, ag, k, compat.Int64))
+	for r := range n {
+		require.Equal(t, vals[int64](r, k), ag[r*k:(r+1)*k])
+	}
+	const m = 100 // n*m*8 fits 4 KiB twice: the team Alltoall
+	in, out := make([]int64, n*m), make([]int64, n*m)
+	for j := range n * m {
+		in[j] = int64(1000*me + j)
+	}
+	require.NoError(t, compat.Alltoall(c, in, m, compat.Int64, out, m, compat.Int64))
+	for j := range n {
+		for x := range m {
+			require.Equal(t, int64(1000*j+me*m+x), out[j*m+x])
+		}
+	}
+	rs := make([]int32, m)
+	full := refReduce[int32](compat.OpSum, n, n*m)
+	require.NoError(t, compat.ReduceScatterBlock(c, vals[int32](me, n*m), rs, m, compat.Int32, compat.OpSum))
+	require.Equal(t, full[me*m:(me+1)*m], rs)
 }
 
 func checkCollectives(t *petest.T, c *compat.Comm) {

@@ -18,9 +18,9 @@ import (
 // one, stored last with an atomic store, so a receiver that loads the
 // stamp it expects at its read position sees the whole message (a
 // put-with-signal whose signal is in the data's own cache line: one line
-// crosses between the cores for a small message). The receiver clears the
-// first word of every cell it consumes, so no stale bytes can pass for a
-// stamp on the next lap.
+// crosses between the cores for a small message). Stamps only grow, so an
+// old header never passes for a new one; the receiver clears the first word
+// of every payload cell it consumes, so no stale data can either.
 //
 // Flow control is by credit: the receiver writes how many cells it has
 // consumed into the sender's control words when a quarter of the ring has
@@ -244,7 +244,7 @@ func (e *Env) drain(p int) {
 		plen := int(w1 >> 8)
 		cells := ncells(plen)
 		e.handle(p, uint8(w1), int32(uint32(w2)), uint32(w2>>32), aux, ring, off, plen)
-		for c := range cells {
+		for c := uint64(1); c < cells; c++ { // payload cells; a stale header stamp never matches
 			*word(ring, int((pos+c)&mask)*cell) = 0
 		}
 		pr.rpos = pos + cells

@@ -102,6 +102,11 @@ func WithStaging(bytes, chunk int) Option {
 // (GSHMEM_MPI_POOL_SIZE, default an eighth of the heap, at most 256m).
 func WithPoolSize(n int) Option { return func(c *config) { c.poolBytes = n } }
 
+// WithScratchSize sets the symmetric scratch area through which
+// collectives on shmem teams are staged (GSHMEM_MPI_SCRATCH, default a
+// 32nd of the heap, 64k to 1m); larger collectives run in pieces of it.
+func WithScratchSize(n int) Option { return func(c *config) { c.scratchSize = n } }
+
 // WithShmemOptions passes options to shmem.Init (Init only).
 func WithShmemOptions(opts ...shmem.Option) Option {
 	return func(c *config) { c.shmemOpts = append(c.shmemOpts, opts...) }
@@ -113,6 +118,7 @@ var Settings = []shmem.Setting{
 	{Name: "GSHMEM_MPI_EAGER_LIMIT", Default: "8k", Help: "largest message sent eagerly through the ring; larger ones use the get-based rendezvous"},
 	{Name: "GSHMEM_MPI_STAGING", Default: "1m", Help: "symmetric staging for rendezvous between processes from non-AllocMem buffers (256k chunks)"},
 	{Name: "GSHMEM_MPI_POOL_SIZE", Default: "heap/8", Help: "symmetric memory behind AllocMem (MPI_Alloc_mem), at most 256m by default"},
+	{Name: "GSHMEM_MPI_SCRATCH", Default: "heap/32", Help: "symmetric scratch for collectives on shmem teams (64k to 1m by default); larger ones run in pieces"},
 }
 
 func envSize(name string, dst *int, c *config) {
@@ -132,6 +138,7 @@ func buildConfig(opts []Option, heap uint64, npes int) (config, error) {
 	envSize("GSHMEM_MPI_EAGER_LIMIT", &c.eagerLimit, &c)
 	envSize("GSHMEM_MPI_STAGING", &c.stagingBytes, &c)
 	envSize("GSHMEM_MPI_POOL_SIZE", &c.poolBytes, &c)
+	envSize("GSHMEM_MPI_SCRATCH", &c.scratchSize, &c)
 	for _, o := range opts {
 		o(&c)
 	}
@@ -169,7 +176,13 @@ func buildConfig(opts []Option, heap uint64, npes int) (config, error) {
 		return c, errorf(ClassArg, "pool size %d", c.poolBytes)
 	}
 	c.poolBytes &^= cell - 1
-	c.scratchSize = 64 << 10
+	if c.scratchSize == 0 {
+		c.scratchSize = int(min(max(heap/32, 64<<10), 1<<20))
+	}
+	if c.scratchSize < 4096 {
+		return c, errorf(ClassArg, "collective scratch of %d bytes: want at least 4k", c.scratchSize)
+	}
+	c.scratchSize &^= cell - 1
 	if need := uint64(npes*c.ringBytes + c.stagingBytes + c.poolBytes + c.scratchSize); need > heap-heap/8 {
 		return c, errorf(ClassNoMem, "compat needs %d bytes of symmetric heap (%d rings of %d, staging %d, pool %d); the heap has %d: raise GSHMEM_SYMMETRIC_SIZE or lower GSHMEM_MPI_POOL_SIZE",
 			need, npes, c.ringBytes, c.stagingBytes, c.poolBytes, heap)
@@ -266,6 +279,14 @@ func (e *Env) allocate() (err error) {
 		return fail("collective scratch", err)
 	}
 	e.ctrlMine, e.ringMine = e.ctrl.Local(), e.rings.Local()
+	if e.ctrlMine == nil || e.ringMine == nil {
+		// A device heap has no host view: the mailboxes need one.
+		for _, f := range []func() error{func() error { return shmem.Free(e.scratch) }, func() error { return shmem.Free(e.pool) },
+			func() error { return shmem.Free(e.staging) }, func() error { return shmem.Free(e.rings) }, func() error { return shmem.Free(e.ctrl) }} {
+			_ = f()
+		}
+		return errorf(ClassOther, "New: compat needs a host symmetric heap (this World's heap has no host view)")
+	}
 	e.stageMine, e.poolMine = e.staging.Local(), e.pool.Local()
 	e.poolAlloc.init(c.poolBytes)
 	e.ringCells = uint64(c.ringBytes / cell)

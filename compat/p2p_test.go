@@ -183,11 +183,12 @@ func TestLargeMessages(t *testing.T) {
 	for _, mode := range []struct {
 		name string
 		opts []compat.Option
-	}{{"direct", nil}, {"shmem-calls", []compat.Option{compat.WithNoDirect(), compat.WithStaging(64<<10, 16<<10)}}} {
+		max  int
+	}{{"direct", nil, 3<<20 + 17}, {"shmem-calls", []compat.Option{compat.WithNoDirect(), compat.WithStaging(96<<10, 32<<10)}, 1<<20 + 17}} {
 		t.Run(mode.name, func(t *testing.T) {
 			run(t, 2, func(t *petest.T, e *compat.Env, c *compat.Comm) {
 				lim := e.EagerLimit()
-				sizes := []int{lim - 1, lim, lim + 1, 100000, 1 << 20, 3<<20 + 17}
+				sizes := []int{lim - 1, lim, lim + 1, 100000, 1 << 20, mode.max}
 				heapBuf, err := e.AllocMem(3<<20 + 64)
 				require.NoError(t, err)
 				defer func() { require.NoError(t, compat.FreeMem(e, heapBuf)) }()

@@ -441,24 +441,75 @@ func ReduceScatter[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) er
 	return t.exitSync()
 }
 
-// combine folds in into acc with op: acc[i] = acc[i] op in[i].
+// combine folds in into acc with op: acc[i] = acc[i] op in[i]. The loops
+// are unrolled by eight: Go does not vectorize, and the independent
+// operations let the CPU overlap them (several times faster than the plain
+// loop on large reductions).
 func combine[T Reducible](op ReduceOp, acc, in []T) {
 	in = in[:len(acc)]
 	switch op {
 	case ReduceSum:
-		for i := range acc {
+		i := 0
+		for ; i+8 <= len(acc); i += 8 {
+			a, b := acc[i:i+8:i+8], in[i:i+8:i+8]
+			a[0] += b[0]
+			a[1] += b[1]
+			a[2] += b[2]
+			a[3] += b[3]
+			a[4] += b[4]
+			a[5] += b[5]
+			a[6] += b[6]
+			a[7] += b[7]
+		}
+		for ; i < len(acc); i++ {
 			acc[i] += in[i]
 		}
 	case ReduceProd:
-		for i := range acc {
+		i := 0
+		for ; i+8 <= len(acc); i += 8 {
+			a, b := acc[i:i+8:i+8], in[i:i+8:i+8]
+			a[0] *= b[0]
+			a[1] *= b[1]
+			a[2] *= b[2]
+			a[3] *= b[3]
+			a[4] *= b[4]
+			a[5] *= b[5]
+			a[6] *= b[6]
+			a[7] *= b[7]
+		}
+		for ; i < len(acc); i++ {
 			acc[i] *= in[i]
 		}
 	case ReduceMin:
-		for i := range acc {
+		i := 0
+		for ; i+8 <= len(acc); i += 8 {
+			a, b := acc[i:i+8:i+8], in[i:i+8:i+8]
+			a[0] = min(a[0], b[0])
+			a[1] = min(a[1], b[1])
+			a[2] = min(a[2], b[2])
+			a[3] = min(a[3], b[3])
+			a[4] = min(a[4], b[4])
+			a[5] = min(a[5], b[5])
+			a[6] = min(a[6], b[6])
+			a[7] = min(a[7], b[7])
+		}
+		for ; i < len(acc); i++ {
 			acc[i] = min(acc[i], in[i])
 		}
 	case ReduceMax:
-		for i := range acc {
+		i := 0
+		for ; i+8 <= len(acc); i += 8 {
+			a, b := acc[i:i+8:i+8], in[i:i+8:i+8]
+			a[0] = max(a[0], b[0])
+			a[1] = max(a[1], b[1])
+			a[2] = max(a[2], b[2])
+			a[3] = max(a[3], b[3])
+			a[4] = max(a[4], b[4])
+			a[5] = max(a[5], b[5])
+			a[6] = max(a[6], b[6])
+			a[7] = max(a[7], b[7])
+		}
+		for ; i < len(acc); i++ {
 			acc[i] = max(acc[i], in[i])
 		}
 	default:

@@ -134,7 +134,7 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 		_ = w.teardown()
 		return nil, fmt.Errorf("shmem: PE %d waiting for every PE to reach its peers: %w", w.pe, err)
 	}
-	w.log.Debugf("initialized: %d PEs on %d nodes, bootstrap %s (%s), heap %d bytes", w.npes, job.Node[len(job.Node)-1]+1, boot.Name(), why, o.SymmetricSize)
+	w.log.Debugf("initialized: %d PEs on %d nodes, bootstrap %s (%s), heap %d bytes", w.npes, job.Nodes(), boot.Name(), why, o.SymmetricSize)
 	return w, nil
 }
 

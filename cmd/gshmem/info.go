@@ -112,7 +112,11 @@ func topologyRows(w *shmem.World, out io.Writer) error {
 		return w.Finalize()
 	}
 	all := rows.Local()
-	fmt.Fprintf(out, "PEs: %d on %d node(s)\n", n, t.Node[n-1]+1)
+	nodes := 0
+	for _, nd := range t.Node {
+		nodes = max(nodes, nd+1)
+	}
+	fmt.Fprintf(out, "PEs: %d on %d node(s)\n", n, nodes)
 	fmt.Fprintln(out, "PE  node  host              tcp listener           transport to PE 0..n-1 (. self, s shm, t tcp)")
 	for pe := range n {
 		r := all[pe*(n+hostLen) : (pe+1)*(n+hostLen)]

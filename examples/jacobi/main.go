@@ -7,10 +7,11 @@
 //
 // Stage 1 (stage1.go) is the MPI code on compat: Sendrecv and Allreduce.
 // Stage 2 (stage2.go) puts the halo rows into the neighbours' RMA windows.
-// Stages 3 (streams) and 4 (kernels) each come as one more file beside
-// them, registering itself in stages. The grid, the sweep and the
-// verification are shared (grid.go), so every stage prints the same last
-// line for the same grid:
+// Stage 3 (stage3.go) issues put-with-signal, waits, the sweep kernel and
+// the reduction on a stream; stage 4 (stage4.go) does it all from inside
+// one kernel. Each stage is one file that registers itself in stages. The
+// grid, the sweep and the verification are shared (grid.go), so every
+// stage prints the same last line for the same grid:
 //
 //	stage=N residual=R checksum=C
 //
@@ -51,7 +52,7 @@ func Run(c *compat.Comm, s int, p Problem, o Options) (Result, error) {
 			have = append(have, k)
 		}
 		slices.Sort(have)
-		return Result{}, fmt.Errorf("jacobi: no stage %d (have %v); stages 3 (streams) and 4 (kernels) come with porting-guide/03 and 04", s, have)
+		return Result{}, fmt.Errorf("jacobi: no stage %d (have %v): see porting-guide/README.md", s, have)
 	}
 	if o.Sync == "" {
 		o.Sync = "fence"
@@ -71,7 +72,7 @@ func main() {
 
 func cli(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("jacobi", flag.ContinueOnError)
-	s := fs.Int("stage", 1, "migration stage: 1 (MPI), 2 (RMA windows)")
+	s := fs.Int("stage", 1, "migration stage: 1 (MPI), 2 (RMA windows), 3 (streams), 4 (kernels)")
 	n := fs.Int("n", 256, "grid size SIZE: SIZE x SIZE points, boundary included")
 	iters := fs.Int("iters", 100, "sweeps")
 	sync := fs.String("sync", "fence", "stage 2 synchronization: fence or pscw")

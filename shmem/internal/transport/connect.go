@@ -52,6 +52,15 @@ type Job struct {
 	LocalSize int
 }
 
+// Nodes returns the number of nodes the job spans.
+func (j *Job) Nodes() int {
+	n := 0
+	for _, nd := range j.Node {
+		n = max(n, nd+1)
+	}
+	return n
+}
+
 type locality struct {
 	token  []byte
 	secret []byte

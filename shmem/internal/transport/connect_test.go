@@ -325,44 +325,56 @@ func TestNodeIDCannotJoinWhatCannotShare(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// Setup that takes longer than the peer timeout (a slow PE) is not a loss.
+// Setup that takes longer than the peer timeout (a slow PE) is not a loss:
+// PEs 0 and 1 connect to each other at once, then wait for PE 2, whose
+// connections start 2 s (well past the timeout) later.
 func TestSlowSetupIsNotALoss(t *testing.T) {
-	g := bootstrap.NewGroup(2)
+	const n = 3
+	g := bootstrap.NewGroup(n)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	jobs := make([]*Job, 2)
-	errs := make([]error, 2)
+	jobs := make([]*Job, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for pe := range 2 {
+	for pe := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			l, _ := logtest.NewNullLogger()
 			gather := g.PE(pe).Allgather
-			if pe == 1 {
-				// PE 1 dawdles after publishing its tcp address.
+			if pe == 2 {
 				calls := 0
 				gather = func(ctx context.Context, d []byte) ([][]byte, error) {
 					calls++
 					r, err := g.PE(pe).Allgather(ctx, d)
-					if calls == 3 {
-						time.Sleep(time.Second)
+					if calls == 3 { // the tcp addresses: PE 2 dawdles before serving
+						time.Sleep(2 * time.Second)
 					}
 					return r, err
 				}
 			}
-			jobs[pe], errs[pe] = Connect(ctx, Config{Rank: pe, Size: 2, HeapSize: testHeap, Allgather: gather,
-				NodeID: fmt.Sprint(pe), TCPAddr: "127.0.0.1", PeerTimeout: 300 * time.Millisecond, Log: l})
+			jobs[pe], errs[pe] = Connect(ctx, Config{Rank: pe, Size: n, HeapSize: testHeap, Allgather: gather,
+				NodeID: fmt.Sprint(pe), TCPAddr: "127.0.0.1", PeerTimeout: 800 * time.Millisecond, Log: l})
 		}()
 	}
 	wg.Wait()
 	require.NoError(t, errors.Join(errs...))
-	time.Sleep(time.Second)
 	for _, j := range jobs {
-		assert.Nil(t, j.Transport.Lost())
 		assert.Nil(t, j.Transport.h.first.Load())
 	}
+	var cw sync.WaitGroup
 	for _, j := range jobs {
-		go j.Transport.Close()
+		cw.Add(1)
+		go func() { defer cw.Done(); _ = j.Transport.Close() }()
 	}
+	cw.Wait()
+}
+
+// Round-robin placement (Hydra -hosts a,b): node numbers follow first PEs.
+func TestRoundRobinNodes(t *testing.T) {
+	jobs, _, _ := connectAll(t, []string{"x", "y", "x", "y"}, testHeap, 5*time.Second)
+	assert.Equal(t, []int{0, 1, 0, 1}, jobs[3].Node)
+	assert.Equal(t, 2, jobs[3].Nodes())
+	assert.Equal(t, []string{"tcp", "shm", "tcp", "self"}, jobs[3].Kind)
+	assert.Equal(t, [2]int{1, 2}, [2]int{jobs[3].LocalRank, jobs[3].LocalSize})
 }

@@ -139,6 +139,12 @@ func (t *TCP) Addr() string { return t.addr }
 
 // ---- handshake -------------------------------------------------------------
 
+// readBuf is the read buffer of a connection: large enough to batch many
+// small frames per system call, small enough that a large payload is
+// copied through it only for its first few kilobytes; the rest goes
+// straight from the socket into the heap or the caller's buffer.
+const readBuf = 4 << 10
+
 const (
 	tcpMagic   = "GSTC"
 	tcpVersion = 1
@@ -167,7 +173,7 @@ func (t *TCP) dial(ctx context.Context, pe int, addr string) error {
 		c.Close()
 		return fmt.Errorf("transport: PE %d connecting to PE %d at %s: %w", t.me, pe, addr, err)
 	}
-	o := &outConn{t: t, pe: pe, c: c, br: bufio.NewReaderSize(c, 64<<10), pending: map[uint64]*req{}, done: make(chan struct{})}
+	o := &outConn{t: t, pe: pe, c: c, br: bufio.NewReaderSize(c, readBuf), pending: map[uint64]*req{}, done: make(chan struct{})}
 	o.lastWrite.Store(time.Now().UnixNano())
 	t.mu.Lock()
 	t.out[pe] = o
@@ -232,7 +238,7 @@ func (t *TCP) accept() {
 				t.refuse(c, err)
 				return
 			}
-			in := &inConn{t: t, pe: pe, c: c, br: bufio.NewReaderSize(c, 64<<10), done: make(chan struct{})}
+			in := &inConn{t: t, pe: pe, c: c, br: bufio.NewReaderSize(c, readBuf), done: make(chan struct{})}
 			t.mu.Lock()
 			dup := t.in[pe] != nil
 			if !dup {
