@@ -233,6 +233,9 @@ func Reduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root
 	if err := c.rootArg(root, "Reduce"); err != nil {
 		return err
 	}
+	if done, err := teamReduceDirect(c, sbuf, rbuf, count, dt, op, root); done {
+		return err
+	}
 	var rb []byte
 	if c.rank == root {
 		var err error
@@ -263,6 +266,9 @@ func Reduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root
 // member gets bit-for-bit the same result.
 func Allreduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) error {
 	if err := c.check("Allreduce"); err != nil {
+		return err
+	}
+	if done, err := teamReduceDirect(c, sbuf, rbuf, count, dt, op, -1); done {
 		return err
 	}
 	rb, _, err := view(rbuf, count, dt, "Allreduce receive")

@@ -140,20 +140,64 @@ func teamReduce(t *shmem.Team, op shmem.ReduceOp, b Basic, dst, src shmem.Sym[by
 // teamAllreduce reduces acc (packed elements of b) in place on every
 // member, in pieces of the scratch size.
 func (c *Comm) teamAllreduce(acc []byte, b Basic, op shmem.ReduceOp) error {
+	return c.teamAllreduceInto(acc, acc, b, op)
+}
+
+// teamAllreduceInto reduces src (packed elements of b) into dst (nil: only
+// take part) through the scratch area, piece by piece: one copy in, one
+// out. src and dst may be the same.
+func (c *Comm) teamAllreduceInto(src, dst []byte, b Basic, op shmem.ReduceOp) error {
 	e, t := c.env, c.coll.team
 	sl := e.scratch.Local()
 	esz := basicSizes[b]
 	piece := len(sl) / esz * esz
-	for off := 0; off < len(acc); off += piece {
-		n := min(piece, len(acc)-off)
-		copy(sl, acc[off:off+n])
+	for off := 0; off < len(src); off += piece {
+		n := min(piece, len(src)-off)
+		copy(sl, src[off:off+n])
 		obj := e.scratch.Slice(0, n)
 		if err := c.teamRun(func() error { return teamReduce(t, op, b, obj, obj, n/esz, false) }); err != nil {
 			return err
 		}
-		copy(acc[off:off+n], sl[:n])
+		if dst != nil {
+			copy(dst[off:off+n], sl[:n])
+		}
 	}
 	return nil
+}
+
+// teamReduceDirect runs Allreduce (root < 0) or Reduce on the team
+// straight between the user's contiguous buffers and the scratch area,
+// when it can; done reports whether it did.
+func teamReduceDirect[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root int) (bool, error) {
+	if c.coll.team == nil || dt.Err() != nil || !dt.d.contiguous() || op.check(dt.d.basic) != nil {
+		return false, nil
+	}
+	sop, ok := shmemOp(op, dt.d.basic)
+	if !ok {
+		return false, nil
+	}
+	var rb []byte
+	if root < 0 || c.rank == root {
+		var err error
+		if rb, _, err = view(rbuf, count, dt, "reduction receive"); err != nil {
+			return true, err
+		}
+	}
+	src := sbuf
+	if isInPlace(sbuf) {
+		if root >= 0 && c.rank != root {
+			return true, errorf(ClassBuffer, "Reduce: InPlace is only for the root's send buffer")
+		}
+		src = rbuf
+	}
+	sb, size, err := view(src, count, dt, "reduction send")
+	if err != nil {
+		return true, err
+	}
+	if rb != nil {
+		rb = rb[:size]
+	}
+	return true, c.teamAllreduceInto(sb[:size], rb, dt.d.basic, sop)
 }
 
 // teamBcast broadcasts data from root in pieces of the scratch size.

@@ -107,6 +107,17 @@ func TestErrorClasses(t *testing.T) {
 
 		_, err = e.AllocMem(2 << 20)
 		is(compat.ErrNoMem, err, "AllocMem beyond the pool")
+		_, err = compat.AllocMemOf[float64](e, 1<<61)
+		is(compat.ErrNoMem, err, "AllocMem of an absurd count")
+		_, err = e.AllocMem(-1)
+		is(compat.ErrArg, err, "AllocMem of a negative count")
+		z, err := e.AllocMem(0)
+		require.NoError(t, err)
+		require.NoError(t, compat.FreeMem(e, z))
+		m, err := compat.AllocMemOf[int32](e, 1000)
+		require.NoError(t, err)
+		require.NoError(t, compat.FreeMem(e, m))
+		is(compat.ErrArg, compat.FreeMem(e, m), "FreeMem twice")
 
 		// Truncation and a failed request in Waitall.
 		if c.Rank() == 0 {

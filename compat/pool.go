@@ -93,11 +93,18 @@ func AllocMemOf[T Elem](e *Env, n int) ([]T, error) {
 	}
 	var z T
 	sz := int(unsafe.Sizeof(z))
-	e.mu.Lock()
-	off, ok := e.poolAlloc.alloc(n * sz)
-	e.mu.Unlock()
+	if n == 0 {
+		return []T{}, nil
+	}
+	var off int
+	ok := n <= len(e.poolMine)/sz
+	if ok {
+		e.mu.Lock()
+		off, ok = e.poolAlloc.alloc(n * sz)
+		e.mu.Unlock()
+	}
 	if !ok {
-		return nil, errorf(ClassNoMem, "AllocMem of %d bytes: the pool of %d bytes is full (WithPoolSize, GSHMEM_MPI_POOL_SIZE)", n*sz, len(e.poolMine))
+		return nil, errorf(ClassNoMem, "AllocMem of %d elements of %d bytes: the pool of %d bytes is full (WithPoolSize, GSHMEM_MPI_POOL_SIZE)", n, sz, len(e.poolMine))
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(&e.poolMine[off])), n)[:n:n], nil
 }
@@ -110,7 +117,7 @@ func FreeMem[T Elem](e *Env, buf []T) error {
 		return errorf(ClassOther, "FreeMem on a finalized or nil Env")
 	}
 	if cap(buf) == 0 {
-		return errorf(ClassArg, "FreeMem of an empty slice")
+		return nil // AllocMem(0)
 	}
 	off, ok := e.inPool(asBytes(buf[:1]))
 	e.mu.Lock()

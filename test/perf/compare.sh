@@ -22,12 +22,15 @@
 #   REPEAT=N     runs of every measurement, best kept (default 3): the VM's
 #                vCPUs move, and a run can land on a bad placement
 #   MODES="..."  OSU sync modes (default "flush lock fence pscw")
+#   OSU_TIMEOUT=S  seconds before one OSU run is stopped and left out
+#                (default 300; MPICH's get_bw with fence or PSCW can take
+#                minutes on a loaded machine)
 #   QUICK=1      fewer OSU iterations (a smoke test of the script); otherwise
 #                OSU's defaults, except 1000 iterations for fence and pscw
 #                latency runs (an epoch per operation: never the best figure)
 set -euo pipefail
 
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 2; }
 [ $# -eq 1 ] || usage
 OSU_SRC=$(cd "$1" && pwd) || { echo "compare.sh: no OSU source at $1" >&2; exit 2; }
 [ -f "$OSU_SRC/c/mpi/one-sided/osu_put_latency.c" ] ||
@@ -122,7 +125,7 @@ run_osu() { # mpi glibc bench mode rep
 	local env=()
 	[ "$glibc" = norepmovsb ] && env=(GLIBC_TUNABLES="$NOREPMOVSB")
 	# shellcheck disable=SC2046
-	if ! env "${env[@]}" timeout 300 $(mpirun_for "$mpi" "$glibc") "$bin" -w allocate -s "$mode" \
+	if ! env "${env[@]}" timeout "${OSU_TIMEOUT:-300}" $(mpirun_for "$mpi" "$glibc") "$bin" -w allocate -s "$mode" \
 		$(osu_args "$bench") $(iter_args "$bench" "$mode") >"$out" 2>&1; then
 		log "osu_$bench ($mpi, $mode, $glibc) failed; kept its output in $out"
 		mv "$out" "$out.failed"
