@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -68,7 +69,7 @@ func info(out io.Writer, noJoin bool) error {
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tVALUE\tSOURCE\tDEFAULT\tMEANING")
-	for _, s := range shmem.Settings {
+	for _, s := range append(append([]shmem.Setting(nil), shmem.Settings...), compat.Settings...) {
 		val, src := os.Getenv(s.Name), "env"
 		if s.Name == "GSHMEM_JOB_SECRET" && val != "" {
 			val = "(set)"
