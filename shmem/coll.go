@@ -280,7 +280,7 @@ func (t *Team) sync(h uint32) (bool, error) {
 	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
 		to := t.members[(t.me+d)%n]
 		line := base + uint64(k)*64
-		if _, err := w.tr.Atomic(to, line, 8, transport.OpStore, e<<56|lo<<28|hi, 0); err != nil {
+		if _, err := w.tr.Atomic(to, line, 8, transport.OpStore|transport.OpRuntime, e<<56|lo<<28|hi, 0); err != nil {
 			return false, err
 		}
 		v, err := t.waitEpoch(line, e)
@@ -404,7 +404,7 @@ func (t *Team) sigOff(line int) uint64 {
 
 // signal adds one to signal counter line of team PE p.
 func (t *Team) signal(p, line int) error {
-	_, err := t.w.tr.Atomic(t.members[p], t.sigOff(line), 8, transport.OpAdd, 1, 0)
+	_, err := t.w.tr.Atomic(t.members[p], t.sigOff(line), 8, transport.OpAdd|transport.OpRuntime, 1, 0)
 	return err
 }
 

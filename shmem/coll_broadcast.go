@@ -137,7 +137,7 @@ func (t *Team) treeBroadcast(dstOff, srcOff, nb uint64, root int) error {
 			if err := w.tr.Fence(); err != nil {
 				return err
 			}
-			if _, err := w.tr.Atomic(pe, sig, 8, transport.OpAdd, 1, 0); err != nil {
+			if _, err := w.tr.Atomic(pe, sig, 8, transport.OpAdd|transport.OpRuntime, 1, 0); err != nil {
 				return err
 			}
 		}

@@ -209,7 +209,7 @@ func reduceDoubling[T Reducible](t *Team, op ReduceOp, dstOff, srcOff uint64, n 
 		if err := w.tr.Fence(); err != nil {
 			return err
 		}
-		_, err := w.tr.Atomic(pe, at(r), 8, transport.OpStore, tag, 0)
+		_, err := w.tr.Atomic(pe, at(r), 8, transport.OpStore|transport.OpRuntime, tag, 0)
 		return err
 	}
 	recv := func(r uint64) ([]T, error) {

@@ -50,7 +50,7 @@ func (w *World) SyncAll() error {
 	epoch := w.barrierEpoch
 	for k, d := 0, 1; d < w.npes; k, d = k+1, d*2 {
 		off := uint64(barrierOff + 64*k)
-		if _, err := w.tr.Atomic((w.pe+d)%w.npes, off, 8, transport.OpAdd, 1, 0); err != nil {
+		if _, err := w.tr.Atomic((w.pe+d)%w.npes, off, 8, transport.OpAdd|transport.OpRuntime, 1, 0); err != nil {
 			return err
 		}
 		if err := w.waitFor(func() bool { return loadLocal[uint64](w.heap, off) >= epoch }); err != nil {

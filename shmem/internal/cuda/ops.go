@@ -98,6 +98,7 @@ func (d *Domain) Atomic(pe int, off uint64, width int, op transport.AtomicOp, v,
 	if width != 4 && width != 8 {
 		return 0, fmt.Errorf("cuda: atomic width %d", width)
 	}
+	op, _ = op.Split()
 	if op > transport.OpXor {
 		return 0, fmt.Errorf("cuda: unknown atomic op %d", op)
 	}

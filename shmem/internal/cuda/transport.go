@@ -78,7 +78,7 @@ func (t *Transport) Atomic(pe int, off uint64, width int, op transport.AtomicOp,
 		return t.host.Atomic(pe, off, width, op, operand, compare)
 	}
 	old, err := t.dev.Atomic(pe, off, width, op, operand, compare)
-	if op != transport.OpLoad {
+	if op, _ := op.Split(); op != transport.OpLoad {
 		if op == transport.OpStore {
 			t.touch(pe)
 		} else {

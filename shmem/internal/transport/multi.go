@@ -76,7 +76,7 @@ func (m *Multi) Atomic(pe int, off uint64, width int, op AtomicOp, operand, comp
 	if m.heaps[pe] != nil {
 		return m.shm.Atomic(pe, off, width, op, operand, compare)
 	}
-	if op > OpXor || (width != 4 && width != 8) {
+	if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
 		return 0, fmt.Errorf("transport: atomic op %d of width %d", op, width)
 	}
 	return m.tcp.Atomic(pe, off, width, op, operand, compare)

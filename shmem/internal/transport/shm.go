@@ -49,6 +49,7 @@ func (s *Shm) GetNBI(pe int, off uint64, dst []byte) error { return s.Get(pe, of
 
 // Atomic implements Transport.
 func (s *Shm) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
+	op, runtime := op.Split()
 	if op > OpXor {
 		return 0, fmt.Errorf("transport: unknown atomic op %d", op)
 	}
@@ -64,7 +65,7 @@ func (s *Shm) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compar
 		return 0, fmt.Errorf("transport: atomic width %d", width)
 	}
 	if op != OpLoad {
-		doorbell.Ring(h, true)
+		doorbell.Ring(h, runtime)
 	}
 	return old, nil
 }

@@ -544,14 +544,15 @@ func (in *inConn) serve() {
 			err = in.reply(&frame{typ: fGetReply, n: f.n, id: f.id}, heap[f.off:f.off+uint64(f.n)])
 		case fAtomic:
 			p := unsafe.Pointer(&heap[f.off])
+			op, runtime := AtomicOp(f.op).Split()
 			var old uint64
 			if f.width == 4 {
-				old = uint64(atomic32(p, AtomicOp(f.op), uint32(f.a), uint32(f.b)))
+				old = uint64(atomic32(p, op, uint32(f.a), uint32(f.b)))
 			} else {
-				old = atomic64(p, AtomicOp(f.op), f.a, f.b)
+				old = atomic64(p, op, f.a, f.b)
 			}
-			if AtomicOp(f.op) != OpLoad {
-				doorbell.Ring(heap, true)
+			if op != OpLoad {
+				doorbell.Ring(heap, runtime)
 			}
 			err = in.reply(&frame{typ: fAtomicReply, id: f.id, a: old}, nil)
 		case fFlush:

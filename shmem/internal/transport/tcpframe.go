@@ -95,7 +95,7 @@ func decodeFrame(p []byte, heapSize uint64) (frame, error) {
 		if f.width != 4 && f.width != 8 {
 			return f, fmt.Errorf("%w: atomic width %d", ErrBadFrame, f.width)
 		}
-		if AtomicOp(f.op) > OpXor {
+		if op, _ := AtomicOp(f.op).Split(); op > OpXor {
 			return f, fmt.Errorf("%w: atomic op %d", ErrBadFrame, f.op)
 		}
 		if f.off%uint64(f.width) != 0 || !inHeap(f.off, uint64(f.width)) {

@@ -20,6 +20,16 @@ const (
 	OpXor
 )
 
+// OpRuntime is or-ed into an op that updates one of the runtime's own
+// synchronization words (barriers, collectives). Such an atomic also wakes
+// the target's runtime waiters; user atomics and puts wake only user
+// waiters, so a PE asleep in a barrier is not woken by every atomic aimed at
+// its heap.
+const OpRuntime AtomicOp = 0x80
+
+// Split returns the operation without the OpRuntime flag, and the flag.
+func (op AtomicOp) Split() (AtomicOp, bool) { return op &^ OpRuntime, op&OpRuntime != 0 }
+
 // Transport moves data between this PE and the heaps of its peers. Offsets
 // are byte offsets into the target PE's heap and have been bounds-checked by
 // the caller; pe is a valid world PE number (possibly this PE).
