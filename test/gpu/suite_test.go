@@ -232,7 +232,52 @@ func suite(w *shmem.World, logf func(string, ...any)) (err error) {
 	c.ok("kernel self-test", selfTest(w, c))
 	logf("PE %d: device operations checked", me)
 	c.ok("BarrierAll", w.BarrierAll())
+
+	deviceCollectives(w, c)
+	logf("PE %d: team collectives on the device heap checked", me)
 	return c.err()
+}
+
+// deviceCollectives runs the team collectives on objects in device memory
+// (the transport's path without load/store mappings) and checks them against
+// the sequential result.
+func deviceCollectives(w *shmem.World, c *checker) {
+	me, n := w.MyPE(), w.NPEs()
+	t := w.TeamWorld()
+	const m = 1000
+	src := must(shmem.Calloc[int64](w, m*n))
+	dst := must(shmem.Calloc[int64](w, m*n))
+	vals := make([]int64, m*n)
+	for i := range vals {
+		vals[i] = int64(me*7 + i)
+	}
+	got := make([]int64, m*n)
+	check := func(what string, cnt int, want func(i int) int64) {
+		if !c.ok(what+": get", shmem.Get(got[:cnt], dst, me)) {
+			return
+		}
+		for i := range cnt {
+			if got[i] != want(i) {
+				c.eq(fmt.Sprintf("%s[%d]", what, i), got[i], want(i))
+				return
+			}
+		}
+	}
+	c.ok("put src", shmem.Put(src, vals, me))
+	c.ok("BarrierAll", w.BarrierAll())
+	if c.ok("Reduce sum", shmem.Reduce(t, shmem.ReduceSum, dst, src, m)) {
+		check("Reduce sum", m, func(i int) int64 { return int64(7*n*(n-1)/2 + n*i) })
+	}
+	if c.ok("Broadcast", shmem.Broadcast(t, dst, src, m, n-1)) {
+		check("Broadcast", m, func(i int) int64 { return int64((n-1)*7 + i) })
+	}
+	if c.ok("FCollect", shmem.FCollect(t, dst, src, m)) {
+		check("FCollect", m*n, func(i int) int64 { return int64((i/m)*7 + i%m) })
+	}
+	if c.ok("Alltoall", shmem.Alltoall(t, dst, src, m)) {
+		check("Alltoall", m*n, func(i int) int64 { return int64((i/m)*7 + me*m + i%m) })
+	}
+	c.ok("BarrierAll", w.BarrierAll())
 }
 
 func selfTest(w *shmem.World, c *checker) error {
