@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"github.com/gshmem/gshmem/internal/poll"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/streams"
 )
@@ -236,9 +237,9 @@ func waitWords[T shmem.Integer](t *Thread, ivars shmem.Sym[T], status []int, cmp
 	}
 	spin := t.l.spin
 	if w := ivars.World(); w != nil && t.l.cfg.world == nil {
-		spin = spinFor(w)
+		spin = poll.Spin(w)
 	}
-	return poll(t.l.ctx, spin, func() (bool, error) { return shmem.TestAll(ivars, status, cmp, value) })
+	return poll.Until(t.l.ctx, spin, func() (bool, error) { return shmem.TestAll(ivars, status, cmp, value) }, causeError)
 }
 
 func (t *Thread) world(op string) *shmem.World {

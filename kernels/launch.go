@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gshmem/gshmem/internal/poll"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/streams"
 )
@@ -211,9 +212,8 @@ func run(ctx context.Context, c config, grid, block Dim3, fn func(t *Thread)) er
 	defer l.cancel(nil)
 	stopBarriers := context.AfterFunc(l.ctx, l.stop)
 	defer stopBarriers()
-	l.spin = spinPolls
+	l.spin = poll.Spin(c.world)
 	if w := c.world; w != nil {
-		l.spin = spinFor(w)
 		stop := context.AfterFunc(w.Context(), func() {
 			l.cancel(fmt.Errorf("%w: the World stopped", shmem.ErrAborted))
 		})

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gshmem/gshmem/shmem"
 )
 
 func init() { registerBackend("host", newHostEngine) }
@@ -252,5 +254,5 @@ func ctxError(ctx context.Context) error {
 	if errors.Is(cause, ErrCanceled) || errors.Is(cause, ErrClosed) {
 		return cause
 	}
-	return fmt.Errorf("%w: %v", errAborted, cause)
+	return fmt.Errorf("%w: %v", shmem.ErrAborted, cause)
 }

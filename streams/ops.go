@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/internal/poll"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -211,7 +212,7 @@ func waitUntil[T shmem.Integer](s *Stream, name string, ivars shmem.Sym[T], stat
 		if err := sameWorld(s, ivars); err != nil {
 			return err
 		}
-		return waitAll(ctx, spinFor(s.w), ivars, status, cmp, values)
+		return waitAll(ctx, poll.Spin(s.w), ivars, status, cmp, values)
 	})
 }
 
@@ -228,7 +229,7 @@ func waitAll[T shmem.Integer](ctx context.Context, spin int, ivars shmem.Sym[T],
 		}
 	}
 	if len(values) == 1 {
-		return poll(ctx, spin, func() (bool, error) { return shmem.TestAll(ivars, status, cmp, values[0]) })
+		return poll.Until(ctx, spin, func() (bool, error) { return shmem.TestAll(ivars, status, cmp, values[0]) }, ctxError)
 	}
 	if len(values) != ivars.Len() {
 		return fmt.Errorf("%w: %d comparison values for %d words", shmem.ErrInvalid, len(values), ivars.Len())
@@ -236,7 +237,7 @@ func waitAll[T shmem.Integer](ctx context.Context, spin int, ivars shmem.Sym[T],
 	if status != nil && len(status) != ivars.Len() {
 		return fmt.Errorf("%w: status has %d entries for %d words", shmem.ErrInvalid, len(status), ivars.Len())
 	}
-	return poll(ctx, spin, func() (bool, error) {
+	return poll.Until(ctx, spin, func() (bool, error) {
 		for i, v := range values {
 			if status != nil && status[i] != 0 {
 				continue
@@ -247,7 +248,7 @@ func waitAll[T shmem.Integer](ctx context.Context, spin int, ivars shmem.Sym[T],
 			}
 		}
 		return true, nil
-	})
+	}, ctxError)
 }
 
 // QuietOnStream is World.Quiet on a stream (nvshmemx_quiet_on_stream): the

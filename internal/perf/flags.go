@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gshmem/gshmem/shmem"
+	"github.com/gshmem/gshmem/windows"
 )
 
 // CLI is the command line of `gshmem perf TEST`: the Config plus what the
@@ -33,8 +34,12 @@ func (c *CLI) Bind(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Iters, "iters", 0, "timed iterations per size (0: OSU's defaults: latency 10000, or 1000 above 8 KiB; bandwidth 100 windows, or 20 above 8 KiB)")
 	fs.IntVar(&c.Warmup, "warmup_iters", 0, "untimed iterations per size (0: a tenth of --iters, or OSU's defaults)")
 	fs.StringVarP(&c.Datatype, "datatype", "d", c.Datatype, "element type: "+strings.Join(Datatypes, ", "))
-	fs.StringVarP(&c.Op, "op", "o", "", "atomic op for atomic_latency/atomic_bw: all, "+strings.Join(AtomicOps, ", ")+" (default fetch_add for latency, add for bw)")
-	fs.IntVar(&c.Window, "window", c.Window, "messages per bandwidth window before Quiet (OSU's default 64)")
+	fs.StringVarP(&c.Op, "op", "o", "", "atomic op for atomic_latency/atomic_bw: all, "+strings.Join(AtomicOps, ", ")+
+		" (default fetch_add for latency, add for bw); reduction op for reduction: "+strings.Join(ReduceOps, ", ")+" (default sum)")
+	fs.Var(&windowFlag{&c.Window, &c.WinFlavor}, "window", "messages per bandwidth window before Quiet (OSU's default 64); "+
+		"a name instead of a number is the window flavor of the win_* tests, as --win_flavor")
+	fs.StringVar(&c.WinFlavor, "win_flavor", "", "window flavor of the win_* tests: allocate, create, dynamic or shared (default allocate)")
+	fs.StringVar(&c.Sync, "sync", "", "epoch pattern of the win_* tests (osu_put_latency -s): flush, flush_local, lock, lock_all, fence or pscw (default flush)")
 	fs.StringVar(&c.JSON, "json", "", "write the rows to `FILE` as one JSON array")
 	fs.StringVar(&c.Plot, "plot", "", "draw the curve over sizes into `FILE` (.png, .svg or .pdf)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of PE 0 to `FILE` (PE k: FILE.peK)")
@@ -55,6 +60,37 @@ func (s *sizeFlag) Set(v string) error {
 		return fmt.Errorf("size %d out of range", n)
 	}
 	*s = sizeFlag(n)
+	return nil
+}
+
+// windowFlag is --window: digits set the bandwidth window, a name the
+// window flavor (issue 5 asks for --window allocate|create|dynamic, and
+// --window was already the OSU window count).
+type windowFlag struct {
+	n      *int
+	flavor *string
+}
+
+func (f *windowFlag) String() string {
+	if f.n == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.n)
+}
+func (f *windowFlag) Type() string { return "N|flavor" }
+func (f *windowFlag) Set(v string) error {
+	if isDigits(v) {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return err
+		}
+		*f.n = n
+		return nil
+	}
+	if _, err := windows.ParseFlavor(v); err != nil {
+		return fmt.Errorf("want a message count or a window flavor (allocate, create, dynamic, shared): %w", err)
+	}
+	*f.flavor = v
 	return nil
 }
 

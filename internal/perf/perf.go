@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/gshmem/gshmem/shmem"
+	"github.com/gshmem/gshmem/windows"
 )
 
 // Kind says which figure a test is about: it picks the plotted column.
@@ -122,6 +123,12 @@ type Config struct {
 	Datatype string // element type (default int64)
 	Op       string // atomic op, or "all"; "" is the test's DefaultOp
 	Window   int    // messages per bandwidth window (default 64)
+	// WinFlavor is the window flavor of the win_* tests: allocate, create,
+	// dynamic or shared ("" is allocate).
+	WinFlavor string
+	// Sync is the epoch pattern of the win_* tests (windows.SyncModes:
+	// flush, flush_local, lock, lock_all, fence, pscw; "" is flush).
+	Sync string
 	// Progress receives a line per finished size once a sweep has run for
 	// a second; nil keeps quiet.
 	Progress io.Writer
@@ -167,6 +174,16 @@ func (c Config) Validate() error {
 	}
 	if _, err := elemSize(c.Datatype); err != nil {
 		return err
+	}
+	if c.WinFlavor != "" {
+		if _, err := windows.ParseFlavor(c.WinFlavor); err != nil {
+			return fmt.Errorf("perf: --win_flavor: %w", err)
+		}
+	}
+	if c.Sync != "" {
+		if _, err := windows.ParseSyncMode(c.Sync); err != nil {
+			return fmt.Errorf("perf: --sync: %w", err)
+		}
 	}
 	return nil
 }
