@@ -23,6 +23,8 @@ func perfCmd() *cobra.Command {
 		Short: "run a perftest (put_bw, put_latency, atomic_latency, ...) and print its table",
 		Long:  perfLong(),
 		Example: `  gshmem perf put_latency --max_size 64k
+  gshmem perf reduction -n 4 --datatype float32 --op sum --max_size 1m
+  gshmem perf win_put_latency --window create --sync pscw
   gshmem perf put_bw -n 2 --json put_bw.json --plot put_bw.png
   gshmem perf atomic_latency --op all --datatype int32
   gshmem run -n 2 gshmem perf get_bw --min_size 64k`,
@@ -41,7 +43,15 @@ func perfLong() string {
 	b.WriteString(`perf runs one of gshmem's perftests, modelled on NVSHMEM's perftests and the
 OSU micro-benchmarks, and PE 0 prints a table: size, latency (us), bandwidth
 (GB/s), messages/s. PE 0 drives the operations against PE 1; further PEs only
-join the barriers.
+join the barriers, except in the collective tests (barrier, reduction,
+broadcast, fcollect, alltoall, as NVSHMEM's perftests name them, and
+mpi_allreduce), where every PE runs the timed loop and PE 0 reports its own
+mean time per call.
+
+The win_* tests (MPI windows, OSU's one-sided tests) take --win_flavor
+allocate|create|dynamic|shared and --sync flush|flush_local|lock|lock_all|
+fence|pscw; --window also accepts a flavor name (--window create): a number
+is still the bandwidth window's message count.
 
 Started by itself, perf starts -n PEs (default 2) of its own binary through
 the launcher; under gshmem run (or any launcher gshmem joins) it runs as the

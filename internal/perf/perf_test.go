@@ -16,11 +16,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gshmem/gshmem/shmem"
+	"github.com/gshmem/gshmem/windows"
 )
 
 // The tests issue 4 asks for; later layers add theirs.
 var wantTests = []string{"put_bw", "get_bw", "put_latency", "get_latency", "p_latency", "g_latency",
-	"atomic_latency", "atomic_bw", "put_signal_latency", "signal_latency", "memcpy_bw", "shm_pingpong"}
+	"atomic_latency", "atomic_bw", "put_signal_latency", "signal_latency", "memcpy_bw", "shm_pingpong",
+	// issue 3: collectives
+	"barrier", "reduction", "broadcast", "fcollect", "alltoall",
+	// issue 5: windows
+	"win_put_latency", "win_get_latency", "win_put_bw", "win_get_bw", "win_acc_latency", "win_fop_latency", "win_cas_latency",
+	// issue 6: compat point-to-point and collective
+	"pt2pt_latency", "pt2pt_bw", "mpi_allreduce",
+	// issue 8: streams and kernels
+	"put_on_stream_latency", "kernel_put_bw"}
 
 func TestRegistry(t *testing.T) {
 	names := Names()
@@ -82,6 +91,34 @@ func TestFlags(t *testing.T) {
 	c.Bind(fs)
 	assert.Error(t, fs.Parse([]string{"--min_size", "lots"}))
 	assert.Error(t, fs.Parse([]string{"--max_size", "0"}))
+
+	// --window takes a count or, as issue 5 spells it, a window flavor.
+	for _, tc := range []struct {
+		args   []string
+		window int
+		flavor string
+		sync   string
+	}{
+		{[]string{"--window", "8"}, 8, "", ""},
+		{[]string{"--window", "create", "--sync", "pscw"}, 64, "create", "pscw"},
+		{[]string{"--window=dynamic", "--window", "16"}, 16, "dynamic", ""},
+		{[]string{"--win_flavor", "allocate", "--sync", "lock_all"}, 64, "allocate", "lock_all"},
+	} {
+		var c CLI
+		fs := pflag.NewFlagSet("perf", pflag.ContinueOnError)
+		c.Bind(fs)
+		require.NoError(t, fs.Parse(tc.args), "%q", tc.args)
+		assert.Equal(t, tc.window, c.Window, "%q", tc.args)
+		assert.Equal(t, tc.flavor, c.WinFlavor, "%q", tc.args)
+		assert.Equal(t, tc.sync, c.Sync, "%q", tc.args)
+		assert.NoError(t, c.Validate())
+	}
+	fs = pflag.NewFlagSet("perf", pflag.ContinueOnError)
+	fs.SetOutput(&bytes.Buffer{})
+	c.Bind(fs)
+	assert.Error(t, fs.Parse([]string{"--window", "huge"}))
+	assert.Error(t, Config{Sync: "epoch"}.Validate())
+	assert.Error(t, Config{WinFlavor: "heap"}.Validate())
 }
 
 func TestStripNPEs(t *testing.T) {
@@ -212,6 +249,48 @@ func TestDatatypes(t *testing.T) {
 	}
 }
 
+// TestWindowModes runs the window tests in every flavor and sync mode.
+func TestWindowModes(t *testing.T) {
+	for _, fl := range []string{"allocate", "create", "dynamic"} {
+		for _, m := range windows.SyncModes {
+			t.Run(fl+"/"+string(m), func(t *testing.T) {
+				cfg := quick
+				cfg.WinFlavor, cfg.Sync, cfg.MaxSize = fl, string(m), 8
+				for _, name := range []string{"win_put_latency", "win_get_bw", "win_cas_latency"} {
+					rows := runInProcess(t, name, cfg)
+					checkRows(t, name, cfg, rows)
+					assert.Equal(t, fl+"/"+string(m), rows[0].Op)
+				}
+			})
+		}
+	}
+}
+
+// TestCollectives runs the collectives with every datatype and 3 PEs (a
+// team that is not a power of two).
+func TestCollectives(t *testing.T) {
+	for _, dt := range Datatypes {
+		for _, name := range []string{"reduction", "broadcast", "fcollect", "alltoall"} {
+			cfg := quick
+			cfg.Datatype = dt
+			rows := runInProcessN(t, 3, name, cfg)
+			require.Len(t, rows, len(cfg.Sizes(func() int { n, _ := elemSize(dt); return n }())), "%s %s", name, dt)
+			assert.Equal(t, 3, rows[0].PEs)
+		}
+	}
+	for _, op := range ReduceOps {
+		cfg := quick
+		cfg.Op = op
+		rows := runInProcessN(t, 3, "reduction", cfg)
+		assert.Equal(t, op, rows[0].Op)
+	}
+	err := shmem.Run(2, func(w *shmem.World) error {
+		_, err := Run(context.Background(), w, "reduction", Config{Op: "xor", Datatype: "float32", MaxSize: 8})
+		return err
+	}, shmem.WithSymmetricSize(8<<20))
+	assert.ErrorContains(t, err, "integer")
+}
+
 func TestErrors(t *testing.T) {
 	err := shmem.Run(1, func(w *shmem.World) error {
 		_, err := Run(context.Background(), w, "put_bw", quick)
@@ -250,11 +329,16 @@ func TestProcesses(t *testing.T) {
 
 func runInProcess(t *testing.T, name string, cfg Config) []Row {
 	t.Helper()
+	return runInProcessN(t, 2, name, cfg)
+}
+
+func runInProcessN(t *testing.T, n int, name string, cfg Config) []Row {
+	t.Helper()
 	var mu sync.Mutex
 	var rows []Row
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := shmem.RunContext(ctx, 2, func(w *shmem.World) error {
+	err := shmem.RunContext(ctx, n, func(w *shmem.World) error {
 		r, err := Run(ctx, w, name, cfg)
 		if err != nil {
 			return err
@@ -282,9 +366,17 @@ func checkRows(t *testing.T, name string, cfg Config, rows []Row) {
 	for _, r := range rows {
 		assert.Equal(t, name, r.Test)
 		assert.Equal(t, 2, r.PEs)
-		assert.Positive(t, r.Size)
 		assert.Positive(t, r.Iters)
-		for _, v := range []float64{r.LatencyUS, r.BandwidthGBps, r.MsgRate} {
+		figures := []float64{r.LatencyUS, r.BandwidthGBps, r.MsgRate}
+		if name == "barrier" {
+			// A barrier moves no data: size 0, bandwidth 0.
+			assert.Zero(t, r.Size)
+			assert.Zero(t, r.BandwidthGBps)
+			figures = figures[:1]
+		} else {
+			assert.Positive(t, r.Size)
+		}
+		for _, v := range figures {
 			assert.True(t, v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v), "%s: %+v", name, r)
 		}
 		assert.InDelta(t, float64(r.Size)/r.LatencyUS/1e3, r.BandwidthGBps, r.BandwidthGBps*1e-9, "bandwidth = size/latency")

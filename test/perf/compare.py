@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Join the raw outputs of compare.sh into one table.
 
-    compare.py RAW_DIR
+    compare.py RAW_DIR [GROUP...]
 
 RAW_DIR holds osu.<mpi>.<glibc>.<bench>.<mode>.<rep>.txt (OSU output) and
 gshmem.<name>.<rep>.json (gshmem perf --json). For every row the best figure
 over the repetitions is kept (lowest latency, highest bandwidth); the best MPI
-is the best over both MPIs, every sync mode and both glibc settings.
+is the best over both MPIs, every sync mode and both glibc settings (for
+the window rows: the best of the same sync mode; for the collective rows:
+the best with the same number of processes). GROUPs (rma, coll, win, pt2pt,
+stream) pick the rows printed; default all.
 """
 import glob
 import json
@@ -33,10 +36,35 @@ ROWS = [
     ("compare-and-swap, peer polling", "spin_compare_swap", "cas_latency", 4, "lat", None, None),
     ("atomic add, peer polling", "spin_add", "acc_latency", 4, "lat", None, None),
 ]
+# The rows of the other layers: (group, row name, gshmem run name, OSU bench,
+# OSU mode/tag the figures must come from, size, kind, target vs the best MPI).
+MORE_ROWS = [("rma", t[0], t[1], t[2], None, t[3], t[4], t[5], t[6]) for t in ROWS]
+for np_ in (2, 4):
+    MORE_ROWS += [
+        ("coll", "barrier, %d PEs" % np_, "barrier_np%d" % np_, "barrier", "np%d" % np_, 0, "lat", 0.5, None),
+        ("coll", "allreduce 8 B, %d PEs" % np_, "reduction_np%d" % np_, "allreduce", "np%d" % np_, 8, "lat", 0.5, None),
+        ("coll", "allreduce 1 MiB, %d PEs" % np_, "reduction1m_np%d" % np_, "allreduce", "np%dl" % np_, 1 << 20, "lat", 1.0, None),
+        ("coll", "bcast 1 MiB, %d PEs" % np_, "broadcast_np%d" % np_, "bcast", "np%d" % np_, 1 << 20, "lat", 1.0, None),
+        ("coll", "alltoall 1 MiB, %d PEs" % np_, "alltoall_np%d" % np_, "alltoall", "np%d" % np_, 1 << 20, "lat", 1.0, None),
+        ("coll", "allgather/fcollect 1 MiB, %d PEs" % np_, "fcollect_np%d" % np_, "allgather", "np%d" % np_, 1 << 20, "lat", None, None),
+    ]
+for mode, target in (("flush", 1.0), ("lock", 0.5), ("lock_all", 0.5), ("fence", 0.5), ("pscw", 0.5)):
+    MORE_ROWS.append(("win", "win put latency 8 B, %s" % mode, "win_put_latency_" + mode, "put_latency", mode, 8, "lat", target, None))
+MORE_ROWS += [
+    ("win", "win get latency 8 B, flush", "win_get_latency_flush", "get_latency", "flush", 8, "lat", 1.0, None),
+    ("win", "win accumulate 4 B, flush", "win_acc_latency_flush", "acc_latency", "flush", 4, "lat", None, None),
+    ("win", "win fetch-and-op 4 B, flush", "win_fop_latency_flush", "fop_latency", "flush", 4, "lat", None, None),
+    ("win", "win compare-and-swap 4 B, flush", "win_cas_latency_flush", "cas_latency", "flush", 4, "lat", None, None),
+    ("pt2pt", "Send/Recv latency 8 B", "pt2pt_latency", "latency", "pt2pt", 8, "lat", 1.0, None),
+    ("pt2pt", "Isend/Irecv bw 1 MiB", "pt2pt_bw", "bw", "pt2pt", 1 << 20, "bw", 1.0, None),
+]
+STREAM_OVERHEAD_8B_US = 1.0  # issue 8: a stream adds at most 1 us per op at 8 B
+STREAM_OVERHEAD_1MIB = 1.10  # and at most 10 % at 1 MiB
 PINGPONG_TARGET = 3.0  # latency within 3 x one-way ping-pong
 MEMCPY_TARGET = 0.8  # bandwidth at least 80 % of memcpy
 
 OSU_LINE = re.compile(r"^\s*(\d+)\s+([0-9.]+)(\s|$)")
+OSU_NOSIZE = re.compile(r"^\s*([0-9.]+)\s*$")  # osu_barrier: latency only
 MPI_NAMES = {"openmpi": "Open MPI", "mpich": "MPICH"}
 
 
@@ -50,7 +78,7 @@ def better(kind, a, b):
 
 
 def osu_results(raw):
-    """{(bench, size): [(value, label)]}, bandwidth in GB/s, latency in us."""
+    """{(bench, size): [(value, label, mode)]}, bandwidth in GB/s, latency in us."""
     res = {}
     for path in glob.glob(os.path.join(raw, "osu.*.txt")):
         _, mpi, glibc, bench, mode, _rep, _ = os.path.basename(path).split(".")
@@ -58,12 +86,15 @@ def osu_results(raw):
         with open(path) as f:
             for line in f:
                 m = OSU_LINE.match(line)
-                if not m:
+                if m:
+                    size, v = int(m.group(1)), float(m.group(2))
+                elif bench == "barrier" and OSU_NOSIZE.match(line):
+                    size, v = 0, float(OSU_NOSIZE.match(line).group(1))
+                else:
                     continue
-                size, v = int(m.group(1)), float(m.group(2))
-                if bench.endswith("_bw"):
+                if bench.endswith("_bw") or bench == "bw":
                     v /= 1000.0  # MB/s -> GB/s
-                res.setdefault((bench, size), []).append((v, label))
+                res.setdefault((bench, size), []).append((v, label, mode))
     return res
 
 
@@ -87,8 +118,8 @@ def best_gshmem(g, name, size, kind):
     return min(vals) if kind == "lat" else max(vals)
 
 
-def best_mpi(o, bench, size, kind):
-    cands = o.get((bench, size), [])
+def best_mpi(o, bench, size, kind, mode=None):
+    cands = [(v, label) for v, label, m in o.get((bench, size), []) if mode is None or m == mode]
     if not cands:
         return None, "-"
     pick = min(cands) if kind == "lat" else max(cands)
@@ -106,9 +137,10 @@ def verdict(ok):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         sys.exit(__doc__)
     raw = sys.argv[1]
+    groups = set(sys.argv[2:]) or {"rma", "coll", "win", "pt2pt", "stream"}
     o, g = osu_results(raw), gshmem_results(raw)
     # The ping-pong anchor is the median of its 16 batches (best run): a
     # two-process spin loop is the one test a descheduled vCPU stalls for a
@@ -121,9 +153,11 @@ def main():
     header = ["row", "gshmem", "best MPI", "best MPI is", "gshmem/MPI", "target", "verdict",
               "vs anchor", "target", "verdict"]
     table = [header]
-    for title, name, bench, size, kind, target, anchor in ROWS:
+    for group, title, name, bench, mode, size, kind, target, anchor in MORE_ROWS:
+        if group not in groups:
+            continue
         gv = best_gshmem(g, name, size, kind)
-        mv, who = best_mpi(o, bench, size, kind)
+        mv, who = best_mpi(o, bench, size, kind, mode)
         ratio = gv / mv if gv is not None and mv else None
         if target is None:
             tcol, vcol = "(info)", ""
@@ -148,6 +182,30 @@ def main():
         print("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
         if k == 0:
             print("  ".join("-" * w for w in widths).rstrip())
+    if "stream" in groups:
+        print()
+        print("streams and kernels (gshmem perf, the host form in the same run; best of the repetitions):")
+        for size in (8, 1 << 20):
+            rows = g.get(("put_on_stream_latency", size), [])
+            if not rows:
+                continue
+            r = min(rows, key=lambda r: r["stream_overhead_us"])
+            if size == 8:
+                ok = r["stream_overhead_us"] <= STREAM_OVERHEAD_8B_US
+                goal = "adds <= %.1f us" % STREAM_OVERHEAD_8B_US
+            else:
+                ok = r["stream_overhead_ratio"] <= STREAM_OVERHEAD_1MIB
+                goal = "adds <= %.0f %%" % (100 * (STREAM_OVERHEAD_1MIB - 1))
+            print("  put_on_stream %7d B: stream %.3f us, host %.3f us: adds %.3f us (%+.1f %%); target %s: %s"
+                  % (size, r["latency_us"], r["host_latency_us"], r["stream_overhead_us"],
+                     100 * (r["stream_overhead_ratio"] - 1), goal, verdict(ok)))
+        for r in g.get(("kernel_put_bw", 1 << 20), [])[:1]:
+            rows = g.get(("kernel_put_bw", 1 << 20), [])
+            r = max(rows, key=lambda r: r["bandwidth_gbps"])
+            print("  kernel_put_bw 1 MiB (one %d-thread block, window %d): kernel %.2f GB/s, host %.2f GB/s: %.0f %% of host (info)"
+                  % (r.get("threads", 32), r.get("window", 64), r["bandwidth_gbps"], r["host_bandwidth_gbps"], 100 * r["kernel_vs_host"]))
+    if "rma" not in groups:
+        return
     print()
     print("anchors (gshmem perf, same run):")
     if pp:

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# compare.sh OSU_SRC_DIR: gshmem's one-sided figures beside Open MPI's and
-# MPICH's, measured side by side on this machine with 2 processes, as issue 4
-# asks.
+# compare.sh OSU_SRC_DIR: gshmem's figures beside Open MPI's and MPICH's,
+# measured side by side on this machine: one-sided RMA (issue 4, 2
+# processes), collectives (issue 3, 2 and 4 processes), MPI windows in every
+# sync mode (issue 5, 2 processes) and MPI point-to-point (issue 6, 2
+# processes).
 #
 #   test/perf/compare.sh ~/src/osu-micro-benchmarks-7.4
 #
@@ -16,6 +18,20 @@
 # and prints one table: gshmem, the best MPI (which, mode, glibc), the ratio
 # gshmem / best MPI and the ratio to the anchor.
 #
+# The collective rows run osu_barrier, osu_allreduce (-T mpi_float, 8 B and
+# 1 MiB), osu_bcast, osu_alltoall and osu_allgather (1 MiB) against gshmem
+# perf barrier, reduction (--datatype float32), broadcast, alltoall and
+# fcollect, with 2 PEs and with 4 PEs. 4 processes on a 2-CPU machine are
+# oversubscribed (mpirun --oversubscribe --bind-to none, mpiexec without
+# binding): those figures measure how each runtime copes with sharing CPUs.
+# The window rows pair osu_put_latency -s MODE with gshmem perf
+# win_put_latency --sync MODE (same mode on both sides; the best MPI is the
+# best of that mode), osu_get_latency -s flush with win_get_latency, and
+# osu_acc/fop/cas_latency -s flush with win_acc/fop/cas_latency. The
+# point-to-point rows pair osu_latency 8 B and osu_bw 1 MiB with gshmem perf
+# pt2pt_latency and pt2pt_bw. The stream rows (gshmem only) show
+# put_on_stream_latency and kernel_put_bw beside the host put of the same run.
+#
 # Environment:
 #   WORK=DIR     scratch dir (default: a new /tmp/gshmem-compare.XXXXXX); the
 #                OSU builds there are reused by a later run with the same WORK
@@ -25,6 +41,10 @@
 #   OSU_TIMEOUT=S  seconds before one OSU run is stopped and left out
 #                (default 300; MPICH's get_bw with fence or PSCW can take
 #                minutes on a loaded machine)
+#   COMPARE_ONLY="rma coll win pt2pt stream"  the groups of rows to run
+#                (default all; commas or spaces): rma is the issue 4 table,
+#                coll the collectives, win the window rows, pt2pt the MPI
+#                point-to-point rows, stream the stream/kernel rows
 #   QUICK=1      fewer OSU iterations (a smoke test of the script); otherwise
 #                OSU's defaults, except 1000 iterations for fence and pscw
 #                latency runs (an epoch per operation: never the best figure)
@@ -42,6 +62,11 @@ WORK=${WORK:-$(mktemp -d /tmp/gshmem-compare.XXXXXX)}
 REPEAT=${REPEAT:-3}
 MODES=${MODES:-flush lock fence pscw}
 NOREPMOVSB="glibc.cpu.x86_rep_movsb_threshold=1073741824"
+ONLY=" $(echo "${COMPARE_ONLY:-rma coll win pt2pt stream}" | tr ',' ' ') "
+for g in $ONLY; do
+	case $g in rma | coll | win | pt2pt | stream) ;; *) echo "compare.sh: COMPARE_ONLY: unknown group $g (want rma, coll, win, pt2pt, stream)" >&2; exit 2 ;; esac
+done
+want() { [[ $ONLY == *" $1 "* ]]; }
 RAW="$WORK/raw"
 rm -rf "$RAW" && mkdir -p "$RAW"
 log() { echo "compare.sh: $*" >&2; }
@@ -61,17 +86,25 @@ for tool in go python3 make; do
 done
 
 # --- builds -----------------------------------------------------------------
+OSU_BINS="one-sided/osu_put_latency one-sided/osu_get_latency one-sided/osu_put_bw one-sided/osu_get_bw
+one-sided/osu_acc_latency one-sided/osu_fop_latency one-sided/osu_cas_latency
+collective/blocking/osu_barrier collective/blocking/osu_allreduce collective/blocking/osu_bcast
+collective/blocking/osu_alltoall collective/blocking/osu_allgather pt2pt/standard/osu_latency pt2pt/standard/osu_bw"
 build_osu() { # mpi
-	local mpi=$1 dir="$WORK/osu-$1"
-	if [ -x "$dir/c/mpi/one-sided/osu_cas_latency" ]; then
-		return
+	local mpi=$1 dir="$WORK/osu-$1" b
+	if [ ! -f "$dir/c/mpi/one-sided/Makefile" ]; then
+		log "configuring OSU against $mpi in $dir"
+		rm -rf "$dir" && mkdir -p "$dir"
+		cp -a "$OSU_SRC/." "$dir/"
+		(cd "$dir" && ./configure CC="mpicc.$mpi" CXX="mpicxx.$mpi" >configure.log 2>&1) ||
+			{ echo "compare.sh: configuring OSU against $mpi failed; see $dir/configure.log" >&2; exit 1; }
 	fi
-	log "building OSU one-sided tests against $mpi in $dir"
-	rm -rf "$dir" && mkdir -p "$dir"
-	cp -a "$OSU_SRC/." "$dir/"
-	(cd "$dir" && ./configure CC="mpicc.$mpi" CXX="mpicxx.$mpi" >configure.log 2>&1 &&
-		make -C c/mpi/one-sided -j"$(nproc)" >make.log 2>&1) ||
-		{ echo "compare.sh: building OSU against $mpi failed; see $dir/configure.log and $dir/make.log" >&2; exit 1; }
+	for b in $OSU_BINS; do
+		[ -x "$dir/c/mpi/$b" ] && continue
+		log "building osu $b against $mpi"
+		make -C "$dir/c/mpi/$(dirname "$b")" -j"$(nproc)" "$(basename "$b")" >>"$dir/make.log" 2>&1 ||
+			{ echo "compare.sh: building OSU $b against $mpi failed; see $dir/make.log" >&2; exit 1; }
+	done
 }
 build_osu openmpi
 build_osu mpich
@@ -79,16 +112,19 @@ log "building gshmem"
 (cd "$ROOT" && go build -o "$WORK/gshmem" ./cmd/gshmem)
 
 # --- runs -------------------------------------------------------------------
-mpirun_for() { # mpi glibc -> the launcher command line, 2 ranks on 2 cores
-	local extra=()
+mpirun_for() { # mpi glibc [np] -> the launcher command line: 2 ranks bound to the 2 cores; more oversubscribed, unbound
+	local extra=() np=${3:-2}
 	if [ "$2" = norepmovsb ]; then extra=(-x GLIBC_TUNABLES); fi
 	case $1 in
 	openmpi)
-		local root=()
+		local root=() bind=(--bind-to core)
 		[ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
-		echo mpirun.openmpi "${root[@]}" --oversubscribe -np 2 --bind-to core "${extra[@]}"
+		[ "$np" -gt "$(nproc)" ] && bind=(--bind-to none)
+		echo mpirun.openmpi "${root[@]}" --oversubscribe -np "$np" "${bind[@]}" "${extra[@]}"
 		;;
-	mpich) echo mpiexec.mpich -n 2 -bind-to core ;;
+	mpich)
+		if [ "$np" -gt "$(nproc)" ]; then echo mpiexec.mpich -n "$np"; else echo mpiexec.mpich -n "$np" -bind-to core; fi
+		;;
 	esac
 }
 
@@ -132,10 +168,41 @@ run_osu() { # mpi glibc bench mode rep
 	fi
 }
 
+# run_osu_other mpi glibc np bench tag rep args...: a collective or
+# point-to-point OSU test; tag stands in the mode's place of the raw name.
+run_osu_other() {
+	local mpi=$1 glibc=$2 np=$3 bench=$4 tag=$5 rep=$6
+	shift 6
+	local out="$RAW/osu.$mpi.$glibc.$bench.$tag.$rep.txt" bin
+	case $bench in
+	latency | bw) bin="$WORK/osu-$mpi/c/mpi/pt2pt/standard/osu_$bench" ;;
+	*) bin="$WORK/osu-$mpi/c/mpi/collective/blocking/osu_$bench" ;;
+	esac
+	local env=()
+	[ "$glibc" = norepmovsb ] && env=(GLIBC_TUNABLES="$NOREPMOVSB")
+	# shellcheck disable=SC2046
+	if ! env "${env[@]}" timeout "${OSU_TIMEOUT:-300}" $(mpirun_for "$mpi" "$glibc" "$np") "$bin" "$@" >"$out" 2>&1; then
+		log "osu_$bench ($mpi, $tag, $glibc) failed; kept its output in $out"
+		mv "$out" "$out.failed"
+	fi
+}
+
+coll_iters() { # size class -> OSU iteration flags under QUICK
+	if [ "${QUICK:-}" = 1 ]; then
+		case $1 in small) echo "-i 1000 -x 100" ;; *) echo "-i 50 -x 5" ;; esac
+	fi
+}
+
+gshmem_iters() { # size class -> gshmem perf iteration flags under QUICK
+	if [ "${QUICK:-}" = 1 ]; then
+		case $1 in small) echo "--iters 1000 --warmup_iters 100" ;; *) echo "--iters 50 --warmup_iters 5" ;; esac
+	fi
+}
+
 run_gshmem() { # name rep args...
 	local name=$1 rep=$2
 	shift 2
-	"$WORK/gshmem" perf "$@" -n 2 --json "$RAW/gshmem.$name.$rep.json" >"$RAW/gshmem.$name.$rep.txt" 2>&1 ||
+	"$WORK/gshmem" perf "$@" -n "${NP:-2}" --json "$RAW/gshmem.$name.$rep.json" >"$RAW/gshmem.$name.$rep.txt" 2>&1 ||
 		{ log "gshmem perf $* failed:"; cat "$RAW/gshmem.$name.$rep.txt" >&2; exit 1; }
 }
 
@@ -143,34 +210,104 @@ run_gshmem() { # name rep args...
 # noisy stretch of the machine touches every contender alike.
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 BENCHES="put_latency get_latency put_bw get_bw acc_latency fop_latency cas_latency"
+WIN_MODES=${WIN_MODES:-flush lock lock_all fence pscw}
+# osu_wanted bench mode: whether a group needs this one-sided OSU run.
+osu_wanted() {
+	if want rma && [[ " $MODES " == *" $2 "* ]]; then return 0; fi
+	want win || return 1
+	case $1 in
+	put_latency) [[ " $WIN_MODES " == *" $2 "* ]] ;;
+	get_latency | acc_latency | fop_latency | cas_latency) [ "$2" = flush ] ;;
+	*) return 1 ;;
+	esac
+}
 for rep in $(seq 1 "$REPEAT"); do
-	log "repetition $rep of $REPEAT: gshmem"
-	run_gshmem shm_pingpong "$rep" shm_pingpong
-	run_gshmem put_latency "$rep" put_latency --min_size 8 --max_size 8
-	run_gshmem get_latency "$rep" get_latency --min_size 8 --max_size 8
-	run_gshmem put_bw "$rep" put_bw --min_size 64k --max_size 4m
-	run_gshmem get_bw "$rep" get_bw --min_size 64k --max_size 4m
-	run_gshmem memcpy_bw "$rep" memcpy_bw --min_size 64k --max_size 4m
-	run_gshmem fetch_add "$rep" atomic_latency --op fetch_add --datatype int32
-	run_gshmem compare_swap "$rep" atomic_latency --op compare_swap --datatype int32
-	run_gshmem add "$rep" atomic_latency --op add --datatype int32
-	for op in fetch_add compare_swap add; do
-		GSHMEM_SPIN=1000000000 run_gshmem "spin_$op" "$rep" atomic_latency --op $op --datatype int32
-	done
+	if want rma; then
+		log "repetition $rep of $REPEAT: gshmem rma"
+		run_gshmem shm_pingpong "$rep" shm_pingpong
+		run_gshmem put_latency "$rep" put_latency --min_size 8 --max_size 8
+		run_gshmem get_latency "$rep" get_latency --min_size 8 --max_size 8
+		run_gshmem put_bw "$rep" put_bw --min_size 64k --max_size 4m
+		run_gshmem get_bw "$rep" get_bw --min_size 64k --max_size 4m
+		run_gshmem memcpy_bw "$rep" memcpy_bw --min_size 64k --max_size 4m
+		run_gshmem fetch_add "$rep" atomic_latency --op fetch_add --datatype int32
+		run_gshmem compare_swap "$rep" atomic_latency --op compare_swap --datatype int32
+		run_gshmem add "$rep" atomic_latency --op add --datatype int32
+		for op in fetch_add compare_swap add; do
+			GSHMEM_SPIN=1000000000 run_gshmem "spin_$op" "$rep" atomic_latency --op $op --datatype int32
+		done
+	fi
+	if want win; then
+		log "repetition $rep of $REPEAT: gshmem windows"
+		for mode in $WIN_MODES; do
+			run_gshmem "win_put_latency_$mode" "$rep" win_put_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8
+		done
+		run_gshmem win_get_latency_flush "$rep" win_get_latency --win_flavor allocate --sync flush --min_size 8 --max_size 8
+		run_gshmem win_acc_latency_flush "$rep" win_acc_latency --sync flush --datatype int32 --min_size 4 --max_size 4
+		run_gshmem win_fop_latency_flush "$rep" win_fop_latency --sync flush --datatype int32
+		run_gshmem win_cas_latency_flush "$rep" win_cas_latency --sync flush --datatype int32
+	fi
+	if want coll; then
+		for np in 2 4; do
+			log "repetition $rep of $REPEAT: gshmem collectives, $np PEs"
+			# shellcheck disable=SC2046
+			{
+				NP=$np run_gshmem "barrier_np$np" "$rep" barrier $(gshmem_iters small)
+				NP=$np run_gshmem "reduction_np$np" "$rep" reduction --datatype float32 --op sum --min_size 8 --max_size 8 $(gshmem_iters small)
+				NP=$np run_gshmem "reduction1m_np$np" "$rep" reduction --datatype float32 --op sum --min_size 1m --max_size 1m $(gshmem_iters large)
+				NP=$np run_gshmem "broadcast_np$np" "$rep" broadcast --min_size 1m --max_size 1m $(gshmem_iters large)
+				NP=$np run_gshmem "alltoall_np$np" "$rep" alltoall --min_size 1m --max_size 1m $(gshmem_iters large)
+				NP=$np run_gshmem "fcollect_np$np" "$rep" fcollect --min_size 1m --max_size 1m $(gshmem_iters large)
+			}
+		done
+	fi
+	if want pt2pt; then
+		log "repetition $rep of $REPEAT: gshmem point-to-point"
+		run_gshmem pt2pt_latency "$rep" pt2pt_latency --min_size 8 --max_size 8
+		run_gshmem pt2pt_bw "$rep" pt2pt_bw --min_size 1m --max_size 1m
+	fi
+	if want stream; then
+		log "repetition $rep of $REPEAT: gshmem streams and kernels"
+		run_gshmem put_on_stream_latency "$rep" put_on_stream_latency --min_size 8 --max_size 1m --step 131072
+		run_gshmem kernel_put_bw "$rep" kernel_put_bw --min_size 1m --max_size 1m
+	fi
 	for mpi in openmpi mpich; do
 		for glibc in default norepmovsb; do
 			log "repetition $rep of $REPEAT: $mpi, glibc $glibc"
-			for bench in $BENCHES; do
-				for mode in $MODES; do
-					run_osu "$mpi" "$glibc" "$bench" "$mode" "$rep"
+			if want rma || want win; then
+				# shellcheck disable=SC2086
+				modes=$(printf '%s\n' $MODES $WIN_MODES | awk '!seen[$0]++' | tr '\n' ' ')
+				for bench in $BENCHES; do
+					for mode in $modes; do
+						osu_wanted "$bench" "$mode" && run_osu "$mpi" "$glibc" "$bench" "$mode" "$rep"
+					done
 				done
-			done
+			fi
+			if want coll; then
+				for np in 2 4; do
+					# shellcheck disable=SC2046
+					{
+						run_osu_other "$mpi" "$glibc" $np barrier "np$np" "$rep" $(coll_iters small)
+						run_osu_other "$mpi" "$glibc" $np allreduce "np$np" "$rep" -T mpi_float -m 8:8 $(coll_iters small)
+						run_osu_other "$mpi" "$glibc" $np allreduce "np${np}l" "$rep" -T mpi_float -m 1048576:1048576 $(coll_iters large)
+						run_osu_other "$mpi" "$glibc" $np bcast "np$np" "$rep" -m 1048576:1048576 $(coll_iters large)
+						run_osu_other "$mpi" "$glibc" $np alltoall "np$np" "$rep" -m 1048576:1048576 $(coll_iters large)
+						run_osu_other "$mpi" "$glibc" $np allgather "np$np" "$rep" -m 1048576:1048576 $(coll_iters large)
+					}
+				done
+			fi
+			if want pt2pt; then
+				# shellcheck disable=SC2046
+				run_osu_other "$mpi" "$glibc" 2 latency pt2pt "$rep" -m 8:8 $(coll_iters small)
+				# shellcheck disable=SC2046
+				run_osu_other "$mpi" "$glibc" 2 bw pt2pt "$rep" -m 1048576:1048576 $(coll_iters large)
+			fi
 		done
 	done
 done
 
 # --- the table --------------------------------------------------------------
-python3 "$HERE/compare.py" "$RAW" | tee "$WORK/table.txt"
+python3 "$HERE/compare.py" "$RAW" $ONLY | tee "$WORK/table.txt"
 echo
 echo "raw outputs: $RAW; machine: $(nproc) CPUs, $(uname -r); $(go version | cut -d' ' -f3)"
 echo "MPIs: $(mpirun.openmpi --version 2>/dev/null | head -1); MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')"
