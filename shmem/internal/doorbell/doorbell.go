@@ -58,7 +58,13 @@ func Ring(mem []byte, all bool) {
 // is polled before the first sleep; MaxSleep bounds each sleep so that the
 // caller can notice cancellation.
 type Waiter struct {
-	Spin     int
+	Spin int
+	// Yield is how many more polls follow the spin, each after giving the
+	// CPU to another runnable process (sched_yield). When PEs outnumber
+	// CPUs, the PE that will write our word is often waiting for this CPU:
+	// handing it over directly costs a context switch, while a futex sleep
+	// and wake-up cost several.
+	Yield    int
 	MaxSleep time.Duration
 }
 
@@ -74,6 +80,12 @@ func (w Waiter) Wait(mem []byte, ctrl bool, cond func() bool, check func() error
 		if i&15 == 15 {
 			yield()
 		}
+	}
+	for i := 0; i < w.Yield; i++ {
+		if cond() {
+			return nil
+		}
+		yieldOS()
 	}
 	seq := word(mem, seqOff)
 	waiters := word(mem, userWaitersOff)

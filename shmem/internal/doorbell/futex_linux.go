@@ -26,3 +26,9 @@ func futexWake(addr *uint32) {
 }
 
 func yield() { runtime.Gosched() }
+
+// yieldOS lets other goroutines, then other processes, run.
+func yieldOS() {
+	runtime.Gosched()
+	_, _, _ = unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+}
