@@ -149,7 +149,7 @@ func (c *Comm) teamAllreduce(acc []byte, b Basic, op shmem.ReduceOp) error {
 func (c *Comm) teamAllreduceInto(src, dst []byte, b Basic, op shmem.ReduceOp) error {
 	e, t := c.env, c.coll.team
 	sl := e.scratch.Local()
-	esz := basicSizes[b]
+	esz := b.Size()
 	piece := len(sl) / esz * esz
 	for off := 0; off < len(src); off += piece {
 		n := min(piece, len(src)-off)
@@ -256,7 +256,7 @@ func (c *Comm) teamReduceScatter(in, out []byte, b Basic, op shmem.ReduceOp) err
 	sl := e.scratch.Local()
 	copy(sl, in)
 	src, dst := e.scratch.Slice(0, k), e.scratch.Slice(k, k+m)
-	err := c.teamRun(func() error { return teamReduce(c.coll.team, op, b, dst, src, m/basicSizes[b], true) })
+	err := c.teamRun(func() error { return teamReduce(c.coll.team, op, b, dst, src, m/b.Size(), true) })
 	if err != nil {
 		return err
 	}

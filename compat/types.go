@@ -2,159 +2,54 @@ package compat
 
 import (
 	"fmt"
-	"reflect"
+	"github.com/gshmem/gshmem/internal/mpitype"
 	"sync/atomic"
 	"unsafe"
 )
 
-// Pair types for OpMaxloc and OpMinloc (MPI_FLOAT_INT, MPI_DOUBLE_INT,
-// MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT): a value and its location, laid
-// out as the C structs MPI defines.
+// Element types and basic datatypes, shared with the other MPI-style layer.
 type (
-	FloatInt struct {
-		Val float32
-		Loc int32
-	}
-	DoubleInt struct {
-		Val float64
-		Loc int32
-	}
-	LongInt struct {
-		Val int64
-		Loc int32
-	}
-	TwoInt struct {
-		Val int32
-		Loc int32
-	}
-	ShortInt struct {
-		Val int16
-		Loc int32
-	}
+	// FloatInt, DoubleInt, LongInt, TwoInt and ShortInt are the MAXLOC and
+	// MINLOC pair types (MPI_FLOAT_INT, ...): a value and its location.
+	FloatInt  = mpitype.FloatInt
+	DoubleInt = mpitype.DoubleInt
+	LongInt   = mpitype.LongInt
+	TwoInt    = mpitype.TwoInt
+	ShortInt  = mpitype.ShortInt
+	// Elem is the set of element types a buffer may hold.
+	Elem = mpitype.Elem
+	// Basic is a predefined (basic) MPI datatype.
+	Basic = mpitype.Basic
 )
 
-// Elem is the set of element types a buffer may hold: Go's integer,
-// float, complex and bool types (and types defined over them) and the
-// OpMaxloc/OpMinloc pair types.
-type Elem interface {
-	~int8 | ~int16 | ~int32 | ~int64 | ~int |
-		~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint |
-		~float32 | ~float64 | ~complex64 | ~complex128 | ~bool |
-		FloatInt | DoubleInt | LongInt | TwoInt | ShortInt
-}
-
-// Basic is a predefined (basic) MPI datatype.
-type Basic uint8
-
-// The basic datatypes. Byte is MPI_BYTE: opaque bytes, which a buffer of
-// any element type may be sent and received as, and which take only the
-// bitwise ops.
+// The basic datatypes. Byte is MPI_BYTE: opaque bytes, which take only the
+// bitwise ops, REPLACE and NO_OP.
 const (
-	BasicInvalid Basic = iota
-	BasicInt8
-	BasicInt16
-	BasicInt32
-	BasicInt64
-	BasicUint8
-	BasicUint16
-	BasicUint32
-	BasicUint64
-	BasicFloat32
-	BasicFloat64
-	BasicComplex64
-	BasicComplex128
-	BasicBool
-	BasicByte
-	BasicFloatInt
-	BasicDoubleInt
-	BasicLongInt
-	BasicTwoInt
-	BasicShortInt
-	numBasic
+	BasicInvalid    = mpitype.BasicInvalid
+	BasicInt8       = mpitype.BasicInt8
+	BasicInt16      = mpitype.BasicInt16
+	BasicInt32      = mpitype.BasicInt32
+	BasicInt64      = mpitype.BasicInt64
+	BasicUint8      = mpitype.BasicUint8
+	BasicUint16     = mpitype.BasicUint16
+	BasicUint32     = mpitype.BasicUint32
+	BasicUint64     = mpitype.BasicUint64
+	BasicFloat32    = mpitype.BasicFloat32
+	BasicFloat64    = mpitype.BasicFloat64
+	BasicComplex64  = mpitype.BasicComplex64
+	BasicComplex128 = mpitype.BasicComplex128
+	BasicBool       = mpitype.BasicBool
+	BasicByte       = mpitype.BasicByte
+	BasicFloatInt   = mpitype.BasicFloatInt
+	BasicDoubleInt  = mpitype.BasicDoubleInt
+	BasicLongInt    = mpitype.BasicLongInt
+	BasicTwoInt     = mpitype.BasicTwoInt
+	BasicShortInt   = mpitype.BasicShortInt
+	numBasic        = mpitype.NumBasic
 )
-
-var basicNames = [numBasic]string{
-	"invalid", "MPI_INT8_T", "MPI_INT16_T", "MPI_INT32_T", "MPI_INT64_T",
-	"MPI_UINT8_T", "MPI_UINT16_T", "MPI_UINT32_T", "MPI_UINT64_T",
-	"MPI_FLOAT", "MPI_DOUBLE", "MPI_C_FLOAT_COMPLEX", "MPI_C_DOUBLE_COMPLEX",
-	"MPI_C_BOOL", "MPI_BYTE", "MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT",
-	"MPI_2INT", "MPI_SHORT_INT",
-}
-
-var basicSizes = [numBasic]int{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 1, 8, 16, 16, 8, 8}
-
-func (b Basic) String() string {
-	if b >= numBasic {
-		return fmt.Sprintf("Basic(%d)", b)
-	}
-	return basicNames[b]
-}
-
-// Size returns the size in bytes of one element.
-func (b Basic) Size() int {
-	if b >= numBasic {
-		return 0
-	}
-	return basicSizes[b]
-}
 
 // basicOf returns the basic datatype of T.
-func basicOf[T Elem]() Basic {
-	var z T
-	switch any(z).(type) { // the common types without reflection
-	case float64:
-		return BasicFloat64
-	case float32:
-		return BasicFloat32
-	case int32:
-		return BasicInt32
-	case int64, int:
-		return BasicInt64
-	case uint8:
-		return BasicUint8
-	case uint64, uint:
-		return BasicUint64
-	case FloatInt:
-		return BasicFloatInt
-	case DoubleInt:
-		return BasicDoubleInt
-	case LongInt:
-		return BasicLongInt
-	case TwoInt:
-		return BasicTwoInt
-	case ShortInt:
-		return BasicShortInt
-	}
-	switch reflect.TypeFor[T]().Kind() {
-	case reflect.Int8:
-		return BasicInt8
-	case reflect.Int16:
-		return BasicInt16
-	case reflect.Int32:
-		return BasicInt32
-	case reflect.Int64, reflect.Int:
-		return BasicInt64
-	case reflect.Uint8:
-		return BasicUint8
-	case reflect.Uint16:
-		return BasicUint16
-	case reflect.Uint32:
-		return BasicUint32
-	case reflect.Uint64, reflect.Uint:
-		return BasicUint64
-	case reflect.Float32:
-		return BasicFloat32
-	case reflect.Float64:
-		return BasicFloat64
-	case reflect.Complex64:
-		return BasicComplex64
-	case reflect.Complex128:
-		return BasicComplex128
-	case reflect.Bool:
-		return BasicBool
-	}
-	return BasicInvalid
-}
+func basicOf[T Elem]() Basic { return mpitype.Of[T]() }
 
 // run is a contiguous stretch of a datatype's type map: off bytes from the
 // start of an instance, n bytes long.
@@ -181,7 +76,7 @@ type dtype struct {
 }
 
 func basicType(b Basic) Datatype {
-	sz := basicSizes[b]
+	sz := b.Size()
 	return Datatype{&dtype{basic: b, elems: 1, extent: sz, ub: sz, runs: []run{{0, sz}}, predefined: true}}
 }
 
@@ -339,7 +234,7 @@ func (t Datatype) String() string {
 	return fmt.Sprintf("%d x %v in %d pieces over %d bytes", t.d.elems, t.d.basic, len(t.d.runs), t.d.extent)
 }
 
-func (d *dtype) size() int { return d.elems * basicSizes[d.basic] }
+func (d *dtype) size() int { return d.elems * d.basic.Size() }
 
 // contiguous reports whether instances are packed back to back.
 func (d *dtype) contiguous() bool {

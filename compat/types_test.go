@@ -73,17 +73,17 @@ func TestOpsOverTypes(t *testing.T) {
 	assert.Equal(t, []bool{false, true}, h)
 
 	// OpMaxloc and OpMinloc on every pair type; ties keep the lower location.
-	fi, fo := []compat.FloatInt{{2, 7}, {1, 3}}, []compat.FloatInt{{2, 4}, {5, 1}}
+	fi, fo := []compat.FloatInt{{Val: 2, Loc: 7}, {Val: 1, Loc: 3}}, []compat.FloatInt{{Val: 2, Loc: 4}, {Val: 5, Loc: 1}}
 	require.NoError(t, compat.ReduceLocal(fi, fo, 2, compat.FloatIntT, compat.OpMaxloc))
-	assert.Equal(t, []compat.FloatInt{{2, 4}, {5, 1}}, fo)
-	li, lo := []compat.LongInt{{-9, 2}}, []compat.LongInt{{-1, 0}}
+	assert.Equal(t, []compat.FloatInt{{Val: 2, Loc: 4}, {Val: 5, Loc: 1}}, fo)
+	li, lo := []compat.LongInt{{Val: -9, Loc: 2}}, []compat.LongInt{{Val: -1, Loc: 0}}
 	require.NoError(t, compat.ReduceLocal(li, lo, 1, compat.LongIntT, compat.OpMinloc))
-	assert.Equal(t, []compat.LongInt{{-9, 2}}, lo)
-	ti, to := []compat.TwoInt{{3, 1}}, []compat.TwoInt{{3, 2}}
+	assert.Equal(t, []compat.LongInt{{Val: -9, Loc: 2}}, lo)
+	ti, to := []compat.TwoInt{{Val: 3, Loc: 1}}, []compat.TwoInt{{Val: 3, Loc: 2}}
 	require.NoError(t, compat.ReduceLocal(ti, to, 1, compat.TwoIntT, compat.OpMinloc))
-	assert.Equal(t, []compat.TwoInt{{3, 1}}, to)
-	si, so := []compat.ShortInt{{4, 1}}, []compat.ShortInt{{3, 2}}
+	assert.Equal(t, []compat.TwoInt{{Val: 3, Loc: 1}}, to)
+	si, so := []compat.ShortInt{{Val: 4, Loc: 1}}, []compat.ShortInt{{Val: 3, Loc: 2}}
 	require.NoError(t, compat.ReduceLocal(si, so, 1, compat.ShortIntT, compat.OpMaxloc))
-	assert.Equal(t, []compat.ShortInt{{4, 1}}, so)
+	assert.Equal(t, []compat.ShortInt{{Val: 4, Loc: 1}}, so)
 	check(compat.ReduceLocal(si, so, 1, compat.ShortIntT, compat.OpSum), false, "sum of pairs")
 }

@@ -37,12 +37,12 @@ func TestCombine(t *testing.T) {
 	assert.Equal(t, complex64(3+1i), comb(t, OpSum, complex64(1+1i), 2))
 	assert.Equal(t, false, comb(t, OpLxor, true, true))
 	assert.Equal(t, true, comb(t, OpLor, false, true))
-	assert.Equal(t, FloatInt{3, 1}, comb(t, OpMaxloc, FloatInt{3, 1}, FloatInt{2, 0}))
-	assert.Equal(t, FloatInt{3, 0}, comb(t, OpMaxloc, FloatInt{3, 1}, FloatInt{3, 0}), "tie keeps the lower location")
-	assert.Equal(t, DoubleInt{2, 7}, comb(t, OpMinloc, DoubleInt{3, 1}, DoubleInt{2, 7}))
-	assert.Equal(t, LongInt{-5, 2}, comb(t, OpMinloc, LongInt{-5, 2}, LongInt{-5, 4}))
-	assert.Equal(t, ShortInt{9, 3}, comb(t, OpMaxloc, ShortInt{1, 1}, ShortInt{9, 3}))
-	assert.Equal(t, TwoInt{4, 4}, comb(t, OpReplace, TwoInt{1, 1}, TwoInt{4, 4}))
+	assert.Equal(t, FloatInt{Val: 3, Loc: 1}, comb(t, OpMaxloc, FloatInt{Val: 3, Loc: 1}, FloatInt{Val: 2, Loc: 0}))
+	assert.Equal(t, FloatInt{Val: 3, Loc: 0}, comb(t, OpMaxloc, FloatInt{Val: 3, Loc: 1}, FloatInt{Val: 3, Loc: 0}), "tie keeps the lower location")
+	assert.Equal(t, DoubleInt{Val: 2, Loc: 7}, comb(t, OpMinloc, DoubleInt{Val: 3, Loc: 1}, DoubleInt{Val: 2, Loc: 7}))
+	assert.Equal(t, LongInt{Val: -5, Loc: 2}, comb(t, OpMinloc, LongInt{Val: -5, Loc: 2}, LongInt{Val: -5, Loc: 4}))
+	assert.Equal(t, ShortInt{Val: 9, Loc: 3}, comb(t, OpMaxloc, ShortInt{Val: 1, Loc: 1}, ShortInt{Val: 9, Loc: 3}))
+	assert.Equal(t, TwoInt{Val: 4, Loc: 4}, comb(t, OpReplace, TwoInt{Val: 1, Loc: 1}, TwoInt{Val: 4, Loc: 4}))
 
 	for _, c := range []struct {
 		op Op
