@@ -216,8 +216,25 @@ func TestHeartbeatDetectsASilentPeer(t *testing.T) {
 		in.wmu.Lock() // replies (pongs) can no longer be sent
 	}
 	close(frozen.stop) // no more heartbeats from PE 1
+	// A frozen host does not notice its own silence either: keep PE 1's
+	// readers from timing out (and closing their sockets, which PE 0 would
+	// see as a plain disconnect) until PE 0 has made up its mind.
+	thawed := make(chan struct{})
+	go func() {
+		for {
+			for _, o := range frozen.outConns() {
+				_ = o.c.SetReadDeadline(time.Now().Add(time.Hour))
+			}
+			select {
+			case <-thawed:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
 	start := time.Now()
 	err := waitLost(t, jobs[0].Transport)
+	close(thawed)
 	assert.ErrorIs(t, err, ErrPeerLost)
 	assert.Contains(t, err.Error(), "stopped answering")
 	assert.Less(t, time.Since(start), 3*time.Second)

@@ -145,7 +145,11 @@ func (m *Multi) spread(pe int) {
 func (m *Multi) wake() {
 	m.relMu.RLock()
 	defer m.relMu.RUnlock()
-	if h := m.heaps[m.me]; h != nil && !m.released {
+	// released is read first: release() clears heaps after it is set.
+	if m.released {
+		return
+	}
+	if h := m.heaps[m.me]; h != nil {
 		doorbell.Ring(h, true)
 	}
 }
