@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 	"github.com/gshmem/gshmem/shmem/internal/transport"
 )
 
@@ -160,6 +161,22 @@ func (h *hasher) sum64() uint64 {
 	return x ^ x>>29
 }
 
+// syncHash is the hash of every barrier's descriptor.
+var syncHash = func() uint32 { d := newDesc(kSync); return d.hash() }()
+
+// hash returns d's hash, remembering the last one: loops call the same
+// collective with the same arguments, and hashing costs more than comparing.
+func (t *Team) hash(d *desc) uint32 {
+	if d[dKind] == uint64(kSync) && d[dBad] == 0 { // a barrier's other words are zero
+		return syncHash
+	}
+	if t.hashOK && [dSeq]uint64(d[:dSeq]) == t.hashedDesc {
+		return t.hashed
+	}
+	t.hashedDesc, t.hashed, t.hashOK = [dSeq]uint64(d[:dSeq]), d.hash(), true
+	return t.hashed
+}
+
 // open starts a collective on t and returns the scratch half it uses.
 func (t *Team) open() uint64 {
 	if t.tr != t.w.tr {
@@ -193,7 +210,10 @@ func (t *Team) retarget() {
 // arguments and none had a local error (lerr). All members get an error or
 // none does. Callers may prepare their scratch half between open and agree:
 // peers read it only after the barrier.
-func (t *Team) agree(d *desc, lerr error) error {
+func (t *Team) agree(d *desc, lerr error) error { return t.agreeFold(d, lerr, nil, 0, nil) }
+
+// agreeFold is agree whose barrier also reduces acc (see exchange).
+func (t *Team) agreeFold(d *desc, lerr error, acc []byte, op ReduceOp, comb func(ReduceOp, []byte, []byte)) error {
 	w := t.w
 	if lerr != nil {
 		k := d[dKind]
@@ -208,7 +228,7 @@ func (t *Team) agree(d *desc, lerr error) error {
 			storeLocal(w.heap, dbg+uint64(8*i), v)
 		}
 	}
-	same, err := t.sync(d.hash())
+	same, err := t.exchange(t.hash(d), acc, op, comb)
 	if err != nil {
 		return errors.Join(lerr, err)
 	}
@@ -256,9 +276,12 @@ func (t *Team) mismatch(d desc, detail string) error {
 	return err
 }
 
-// sync is the team's dissemination barrier. In round k, PE i stores one
-// word into its round-k line on PE i+2^k, then waits for its own round-k
-// line. The word holds the barrier's epoch (8 bits) and the smallest and
+// sync is the team's barrier. In round k, PE i stores one word into its
+// round-k line on its round-k partner, then waits for its own round-k line.
+// The partner is i XOR 2^k when the team's size is a power of two
+// (recursive doubling, which can also carry a reduction: see exchange) and
+// i+2^k otherwise (dissemination); either way each line is written once per
+// barrier. The word holds the barrier's epoch (8 bits) and the smallest and
 // largest descriptor hashes seen so far (28 bits each), so one store per
 // round carries both the arrival and the argument check, and a reader never
 // mixes rounds. Lines alternate between two halves by epoch parity: a line
@@ -266,7 +289,22 @@ func (t *Team) mismatch(d desc, detail string) error {
 // line a slow PE has yet to read (it cannot finish barrier e+1 before every
 // PE has finished barrier e), so 8 bits tell the current epoch from the
 // stale one. It returns whether every member passed the same hash.
-func (t *Team) sync(h uint32) (bool, error) {
+func (t *Team) sync(h uint32) (bool, error) { return t.exchange(h, nil, 0, nil) }
+
+// lineData is how many payload bytes ride in a barrier line after its word.
+const lineData = 56
+
+// exchange is sync carrying a reduction of up to lineData bytes: acc goes
+// into the rest of the partner's line before the word (put, then the word
+// as an atomic store: the transport keeps the order), and once the
+// partner's word has arrived comb folds the partner's bytes into acc with
+// op. With a payload the team's size must be a power of two, so that the
+// rounds pair PEs (recursive doubling): after round k each PE holds the
+// reduction over the 2^(k+1) PEs of its block, and both PEs of a pair fold
+// the lower block into the upper one in that order, so every PE ends with
+// bitwise the same result. On a mapped team the payload costs nothing: it
+// travels in the line that the word pulls over anyway.
+func (t *Team) exchange(h uint32, acc []byte, op ReduceOp, comb func(op ReduceOp, acc, in []byte)) (bool, error) {
 	n := len(t.members)
 	if n == 1 {
 		return true, nil
@@ -277,17 +315,47 @@ func (t *Team) sync(h uint32) (bool, error) {
 	base := t.slotOff + uint64(t.bepoch&1)*uint64(w.teams.rounds)*64
 	const mask = 1<<28 - 1
 	lo, hi := uint64(h)&mask, uint64(h)&mask
+	pow2 := n&(n-1) == 0
 	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
-		to := t.members[(t.me+d)%n]
+		p := (t.me + d) % n
+		if pow2 {
+			p = t.me ^ d
+		}
 		line := base + uint64(k)*64
-		if _, err := w.tr.Atomic(to, line, 8, transport.OpStore|transport.OpRuntime, e<<56|lo<<28|hi, 0); err != nil {
-			return false, err
+		word := e<<56 | lo<<28 | hi
+		if m := t.remote(p); m != nil {
+			// The transport's put and atomic store, without two calls
+			// and two doorbell checks.
+			copy(m[line+8:line+8+uint64(len(acc))], acc)
+			storeLocal(m, line, word)
+			doorbell.Ring(m, true)
+		} else {
+			to := t.members[p]
+			if len(acc) > 0 {
+				if err := w.tr.Put(to, line+8, acc); err != nil {
+					return false, err
+				}
+			}
+			if _, err := w.tr.Atomic(to, line, 8, transport.OpStore|transport.OpRuntime, word, 0); err != nil {
+				return false, err
+			}
 		}
 		v, err := t.waitEpoch(line, e)
 		if err != nil {
 			return false, err
 		}
 		lo, hi = min(lo, v>>28&mask), max(hi, v&mask)
+		if comb != nil {
+			in := w.heap[line+8 : line+8+uint64(len(acc))]
+			if p < t.me {
+				tmp := asBytes(t.lineTmp[:])[:len(acc)]
+				copy(tmp, in)
+				comb(op, tmp, acc)
+				copy(acc, tmp)
+			} else {
+				comb(op, acc, in)
+			}
+		}
 	}
 	return lo == hi, nil
 }

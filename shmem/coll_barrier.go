@@ -2,7 +2,8 @@ package shmem
 
 // Sync waits until every member of the team has entered it
 // (shmem_team_sync). It does not complete outstanding RMA: puts issued
-// before it may still be in flight. It is a dissemination barrier over
+// before it may still be in flight. It is a recursive-doubling barrier
+// (dissemination when the team's size is not a power of two) over
 // cache-line words in the team's heap slot: ceil(log2 n) rounds, each one
 // atomic write to a peer and one wait on this PE's own word (spinning
 // briefly, then sleeping on the heap's futex). Members that called a

@@ -58,7 +58,10 @@ func checkOp[T Reducible](op ReduceOp) error {
 // otherwise. Every member gets bitwise the same result. It returns when dst
 // on this PE holds the result and src may be reused.
 //
-// On a mapped team: up to a scratch half (about 2 KiB) each PE stages src in
+// Up to 56 bytes on a team whose size is a power of two ride in the lines
+// of the entry barrier itself (recursive doubling, each pair folding the
+// lower block into the upper): the reduction costs what a barrier costs.
+// Otherwise, on a mapped team: up to a scratch half (about 2 KiB) each PE stages src in
 // its team scratch before the entry barrier and then folds every member's
 // copy, in team order, into dst: one barrier. Larger reductions split dst
 // into one slice per PE; each PE folds its slice from every member's src, in
@@ -90,6 +93,9 @@ func Reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	}
 	w := t.w
 	np := len(t.members)
+	if np > 1 && np&(np-1) == 0 && nb > 0 && nb <= lineData {
+		return reduceInLines[T](t, op, &d, lerr, dst.off, src.off, nb)
+	}
 	small := nb <= t.scrCap()
 	par := t.open()
 	if lerr == nil && t.direct && small && np > 1 && nb > 0 {
@@ -124,6 +130,29 @@ func Reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	default:
 		return reduceRing[T](t, op, dst.off, src.off, n)
 	}
+}
+
+// reduceInLines is a reduction small enough to ride in the lines of the
+// entry barrier (a power-of-two team): one barrier is the whole
+// collective, and on a mapped team it moves no more cache lines than a
+// barrier does. The partial results stay private until every member is
+// known to have made the same call, so a mismatch leaves dst untouched.
+func reduceInLines[T Reducible](t *Team, op ReduceOp, d *desc, lerr error, dstOff, srcOff, nb uint64) error {
+	t.open()
+	acc := asBytes(t.lineAcc[:])[:nb]
+	if lerr == nil {
+		if err := t.readMine(srcOff, acc); err != nil {
+			lerr = err
+		}
+	}
+	if err := t.agreeFold(d, lerr, acc, op, combineBytes[T]); err != nil {
+		return err
+	}
+	return t.writeMine(dstOff, acc)
+}
+
+func combineBytes[T Reducible](op ReduceOp, acc, in []byte) {
+	combine(op, viewAs[T](acc), viewAs[T](in))
 }
 
 // reduceBlock is the number of bytes a large reduction folds at a time.

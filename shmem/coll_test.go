@@ -433,9 +433,16 @@ func TestCollectivesRandomGeneric(t *testing.T) {
 }
 
 // TestReduceEveryTypeAndOp runs each type and op at the sizes that pick
-// each algorithm, on an odd team, mapped and through the transport.
+// each algorithm, mapped and through the transport: on an odd team, and on
+// a power-of-two team, where the smallest reductions ride in the barrier.
 func TestReduceEveryTypeAndOp(t *testing.T) {
-	petest.RunConfig(t, petest.Config{N: 3, Modes: []string{"inproc"}}, func(t *petest.T, w *shmem.World) {
+	for _, n := range []int{3, 4} {
+		t.Run(fmt.Sprintf("pes=%d", n), func(t *testing.T) { reduceEveryTypeAndOp(t, n) })
+	}
+}
+
+func reduceEveryTypeAndOp(t *testing.T, n int) {
+	petest.RunConfig(t, petest.Config{N: n, Modes: []string{"inproc"}}, func(t *petest.T, w *shmem.World) {
 		src, err := shmem.Alloc[byte](w, bufBytes)
 		require.NoError(t, err)
 		dst, err := shmem.Alloc[byte](w, bufBytes)

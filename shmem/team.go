@@ -31,6 +31,7 @@ var ErrTeamLimit = fmt.Errorf("%w: too many live teams", ErrHeapExhausted)
 // symmetric heap, so collectives on different teams never interfere, even
 // when the teams overlap.
 type Team struct {
+	_        [64]byte // goroutine PEs' teams never share a cache line
 	w        *World
 	members  []int       // world PE number of each team PE
 	index    map[int]int // world PE -> team PE; nil when members[i] == i
@@ -60,6 +61,15 @@ type Team struct {
 	readyFn          func() bool
 	spinCur, spinMax int  // polls before yielding (see spin)
 	adapt            bool // spinCur adapts (goroutine PEs)
+
+	// The last descriptor hashed and its hash (see hash).
+	hashedDesc [dSeq]uint64
+	hashed     uint32
+	hashOK     bool
+
+	lineAcc, lineTmp [lineData / 8]uint64 // a reduction riding in the barrier lines
+
+	_ [64]byte
 }
 
 // TeamConfig is a team's configuration (shmem_team_config_t).
