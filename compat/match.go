@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"github.com/gshmem/gshmem/internal/memcopy"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -133,7 +134,7 @@ func (e *Env) recvRdv(r *Request, p int, tag int32, rts rtsInfo) {
 		if !ok {
 			r.err = errorf(ClassOther, "rendezvous from rank %d: buffer %d not registered", r.comm.rankOf(p), rts.loc)
 		} else {
-			copy(r.buf[:n], v.([]byte))
+			memcopy.Copy(r.buf[:n], v.([]byte))
 		}
 	default:
 		e.nextID++
@@ -210,7 +211,7 @@ func (e *Env) pump(r *Request) {
 		c := e.freeChunks[k-1]
 		e.freeChunks = e.freeChunks[:k-1]
 		n := min(chunk, d.size-d.staged)
-		copy(e.stageMine[c*chunk:c*chunk+n], r.data[d.staged:d.staged+n])
+		memcopy.Copy(e.stageMine[c*chunk:c*chunk+n], r.data[d.staged:d.staged+n])
 		e.ctl(d.peer, kChunk, d.id, uint64(c), uint64(n), uint64(d.staged))
 		d.staged += n
 		d.held++

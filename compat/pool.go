@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"github.com/gshmem/gshmem/internal/memcopy"
 	"slices"
 	"unsafe"
 
@@ -128,4 +129,12 @@ func FreeMem[T Elem](e *Env, buf []T) error {
 	return nil
 }
 
-func getBytes(dst []byte, src shmem.Sym[byte], pe int) error { return shmem.Get(dst, src, pe) }
+// getBytes reads a rendezvous message from pe. A mapped peer is read
+// through the cache (memcopy.Copy): the receiver reads its message next.
+func getBytes(dst []byte, src shmem.Sym[byte], pe int) error {
+	if m := shmem.Ptr(src, pe); m != nil {
+		memcopy.Copy(dst, m)
+		return nil
+	}
+	return shmem.Get(dst, src, pe)
+}

@@ -3,6 +3,7 @@ package shmem
 import (
 	"errors"
 	"fmt"
+	"github.com/gshmem/gshmem/internal/memcopy"
 	"reflect"
 	"sync/atomic"
 	"time"
@@ -541,7 +542,7 @@ func (t *Team) remote(p int) []byte {
 // readMine copies len(dst) bytes at off of this PE's heap into dst.
 func (t *Team) readMine(off uint64, dst []byte) error {
 	if t.hostHeap {
-		copy(dst, t.w.heap[off:off+uint64(len(dst))])
+		memcopy.Copy(dst, t.w.heap[off:off+uint64(len(dst))])
 		return nil
 	}
 	if len(dst) == 0 {
@@ -553,7 +554,7 @@ func (t *Team) readMine(off uint64, dst []byte) error {
 // writeMine copies src to off of this PE's heap.
 func (t *Team) writeMine(off uint64, src []byte) error {
 	if t.hostHeap {
-		copy(t.w.heap[off:off+uint64(len(src))], src)
+		memcopy.Copy(t.w.heap[off:off+uint64(len(src))], src)
 		return nil
 	}
 	if len(src) == 0 {
@@ -583,7 +584,7 @@ func (t *Team) copyMine(dstOff, srcOff, n uint64) error {
 		return nil
 	}
 	if t.hostHeap {
-		copy(t.w.heap[dstOff:dstOff+n], t.w.heap[srcOff:srcOff+n])
+		memcopy.Copy(t.w.heap[dstOff:dstOff+n], t.w.heap[srcOff:srcOff+n])
 		return nil
 	}
 	const chunk = 1 << 20
@@ -643,7 +644,7 @@ func (f *fetcher) into(p int, off uint64, dst []byte) error {
 		return nil
 	}
 	if m := f.t.remote(p); m != nil {
-		copy(dst, m[off:off+uint64(len(dst))])
+		memcopy.Copy(dst, m[off:off+uint64(len(dst))])
 		return nil
 	}
 	f.pending = true

@@ -1,6 +1,9 @@
 package shmem
 
-import "github.com/gshmem/gshmem/shmem/internal/transport"
+import (
+	"github.com/gshmem/gshmem/internal/memcopy"
+	"github.com/gshmem/gshmem/shmem/internal/transport"
+)
 
 // bcastSeg is the pipelining unit of the tree broadcast.
 const bcastSeg = 256 << 10
@@ -83,7 +86,7 @@ func (t *Team) broadcast(dstOff, srcOff, nb uint64, root int, small bool, par ui
 			return t.waitGE(t.sigOff(sigBDone), t.bdoneRecv)
 		}
 		m := t.remote(root)
-		copy(w.heap[dstOff:dstOff+nb], m[srcOff:srcOff+nb])
+		memcopy.Copy(w.heap[dstOff:dstOff+nb], m[srcOff:srcOff+nb])
 		return t.signal(root, sigBDone)
 	default:
 		return t.treeBroadcast(dstOff, srcOff, nb, root)
