@@ -103,13 +103,17 @@ func errorf(c Class, format string, args ...any) error { return mpierr.Errorf(c,
 
 // wrap turns a shmem error into a window error with a fitting class: an
 // access past a target's window is RMA_RANGE.
+// Callers on hot paths test err first: wrap's arguments cost even when
+// err is nil.
 func wrap(err error, format string, args ...any) error {
-	return mpierr.Wrap(err, func(err error) Class {
-		if errors.Is(err, shmem.ErrOutOfBounds) {
-			return ClassRMARange
-		}
-		return ClassSuccess
-	}, format, args...)
+	return mpierr.Wrap(err, classifyShmem, format, args...)
+}
+
+func classifyShmem(err error) Class {
+	if errors.Is(err, shmem.ErrOutOfBounds) {
+		return ClassRMARange
+	}
+	return ClassSuccess
 }
 
 // ClassOf returns the class of err: ClassSuccess for nil, ClassOther for an

@@ -18,8 +18,11 @@ func (win *Win) acquire(t int, typ LockType) error {
 	c := &win.ctrlMem[t]
 	if typ == LockShared {
 		v, err := c.add32(ctrlRin, rInc)
-		if err != nil || v&wBits == 0 {
+		if err != nil {
 			return wrap(err, "locking rank %d", t)
+		}
+		if v&wBits == 0 {
+			return nil // no writer: the common case, without wrap's arguments
 		}
 		w := v & wBits
 		return wrap(win.poll(func() (bool, error) {
@@ -50,14 +53,18 @@ func (win *Win) acquire(t int, typ LockType) error {
 func (win *Win) release(t int, typ LockType) error {
 	c := &win.ctrlMem[t]
 	if typ == LockShared {
-		_, err := c.add32(ctrlRout, rInc)
-		return wrap(err, "unlocking rank %d", t)
+		if _, err := c.add32(ctrlRout, rInc); err != nil {
+			return wrap(err, "unlocking rank %d", t)
+		}
+		return nil
 	}
 	if err := c.and32(ctrlRin, ^uint32(wBits)); err != nil {
 		return wrap(err, "unlocking rank %d", t)
 	}
-	_, err := c.add32(ctrlWout, 1)
-	return wrap(err, "unlocking rank %d", t)
+	if _, err := c.add32(ctrlWout, 1); err != nil {
+		return wrap(err, "unlocking rank %d", t)
+	}
+	return nil
 }
 
 func (win *Win) lockChecks(call string, assert Assert) error {

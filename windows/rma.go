@@ -97,7 +97,10 @@ func Put[T Elem](win *Win, origin []T, target, disp int) error {
 		copy(m.mapped[off:off+len(b)], b)
 		return nil
 	}
-	return wrap(m.write(off, b), "put to rank %d", target)
+	if err := m.write(off, b); err != nil {
+		return wrap(err, "put to rank %d", target)
+	}
+	return nil
 }
 
 // Get copies len(result) elements from rank target's window at disp into
@@ -119,7 +122,10 @@ func Get[T Elem](win *Win, result []T, target, disp int) error {
 		copy(b, m.mapped[off:off+len(b)])
 		return nil
 	}
-	return wrap(m.read(off, b), "get from rank %d", target)
+	if err := m.read(off, b); err != nil {
+		return wrap(err, "get from rank %d", target)
+	}
+	return nil
 }
 
 // xfer is a checked transfer description with general datatypes.

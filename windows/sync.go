@@ -18,7 +18,12 @@ func (win *Win) check() error {
 
 // quiet completes this PE's operations (every operation on the host
 // transports completes as it is issued; this also orders them).
-func (win *Win) quiet() error { return wrap(win.world.Quiet(), "completing RMA") }
+func (win *Win) quiet() error {
+	if err := win.world.Quiet(); err != nil {
+		return wrap(err, "completing RMA")
+	}
+	return nil
+}
 
 // leaveFence ends a fence epoch no RMA used, so that another kind of
 // epoch may start; an epoch with RMA in it must be closed by Fence.
