@@ -235,9 +235,11 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if err := e.allocate(); err != nil {
 		return nil, err
 	}
-	// Poll a while before sleeping; yield now and then, often when PEs
-	// outnumber CPUs (a yield costs a trip through the scheduler).
-	e.spin, e.yieldMask = 4000, 255
+	// Poll a while before sleeping. A yield costs a trip through the
+	// scheduler, longer than a message takes, so a PE with a CPU of its own
+	// does not yield while it polls (4000 < 4096); when PEs outnumber CPUs
+	// it yields often, to let the PE it waits for run.
+	e.spin, e.yieldMask = 4000, 4095
 	if e.n > runtime.NumCPU() {
 		e.spin, e.yieldMask = 64, 15
 	}

@@ -275,6 +275,26 @@ func bench(w *shmem.World, mode string, pingpong bool, logf func(string, ...any)
 	if err := w.BarrierAll(); err != nil {
 		return nil, err
 	}
+	// 5. Allreduce of 1 GiB of float32 over the team (GSHMEM_GPU_ALLREDUCE=1:
+	// the multi-GPU sitting's comparison with NCCL), every PE timing its
+	// calls on the host; PE 0 reports.
+	if os.Getenv("GSHMEM_GPU_ALLREDUCE") == "1" {
+		fsrc, fdst := must(shmem.View[float32](src)), must(shmem.View[float32](dst))
+		tm := w.TeamWorld()
+		if err := shmem.Reduce(tm, shmem.ReduceSum, fdst, fsrc, big/4); err != nil { // warm-up
+			return res, err
+		}
+		const iters = 5
+		t0 := time.Now()
+		for range iters {
+			if err := shmem.Reduce(tm, shmem.ReduceSum, fdst, fsrc, big/4); err != nil {
+				return res, err
+			}
+		}
+		if me == 0 {
+			add("shmem.Reduce sum float32 1GiB (device heaps)", time.Since(t0).Seconds()*1e3/iters, "ms")
+		}
+	}
 	return res, nil
 }
 

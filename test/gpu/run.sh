@@ -17,6 +17,14 @@
 #                                      the measurements as processes
 #                                   5. the NVSHMEM reference (shared/reference/gpu/run.sh)
 #                                 and prints the figures side by side.
+#   test/gpu/run.sh multi [DIR]   on a machine of several GPUs: the multi-GPU
+#                                 sitting (issue 10), most telling first: the
+#                                 measurements with one PE per GPU (processes,
+#                                 no MPS; GSHMEM_GPU_ALLREDUCE=1 adds a 1 GiB
+#                                 float32 allreduce), NCCL's all-reduce through
+#                                 torch.distributed, the suite with one PE per
+#                                 GPU and (under MPS) two per GPU, then the
+#                                 NVSHMEM reference.
 #
 # With the device tool: build here, then
 #   run(command="test/gpu/run.sh run", carry=["gpu-bin"], timeout_s=600)
@@ -37,6 +45,7 @@ if [ "$cmd" = build ]; then
 	[ -d "$root/shared/reference/gpu" ] && ref="$root/shared/reference/gpu"
 	cp "$ref"/putbw.cu "$ref"/run.sh "$dir/ref/" 2>/dev/null || echo "warning: no NVSHMEM reference at $ref"
 	cp "$0" "$dir/run.sh"
+	cp "$root/test/gpu/nccl_allreduce.py" "$dir/"
 	ls -la "$dir" "$dir/ref"
 	exit 0
 fi
@@ -65,6 +74,28 @@ step() { # name timeout command...
 	uname -r
 } >"$out/machine.log" 2>&1
 cat "$out/machine.log"
+
+if [ "$cmd" = multi ]; then
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+	{ nvidia-smi -L; nvidia-smi topo -p2p n 2>/dev/null; } >>"$out/machine.log" 2>&1
+	echo "GPUs: $ngpu" | tee -a "$out/steps.log"
+	step bench-procs-multi 100 env GSHMEM_GPU_BENCH=1 GSHMEM_GPU_ALLREDUCE=1 ./gpu.test -test.run 'TestGPUBenchProcesses' -test.v -test.timeout 95s
+	step nccl-allreduce 90 torchrun --standalone --nproc_per_node="$ngpu" nccl_allreduce.py
+	step suite-procs-multi 60 env GSHMEM_GPU_NPES="$ngpu" ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 55s
+	export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
+	mkdir -p /tmp/mps /tmp/mpslog
+	nvidia-cuda-mps-control -d && echo "MPS started" | tee -a "$out/steps.log"
+	step suite-procs-multi-mps 60 env GSHMEM_GPU_NPES="$((2 * ngpu))" ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 55s
+	echo quit | nvidia-cuda-mps-control
+	[ -f ref/run.sh ] && step nvshmem-ref 60 bash ref/run.sh
+	echo "================ figures ================"
+	grep -h "BENCH" "$out"/bench-*.log "$out"/nccl-*.log 2>/dev/null | sed 's/^\[pe [0-9]\] //' | sort -u
+	grep -hE "GB/s|us" "$out/nvshmem-ref.log" 2>/dev/null | grep -v "^===" | head -20
+	grep -hE "^(--- |ok|FAIL|PASS)" "$out"/suite-*.log 2>/dev/null
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
 
 # 1-3: no MPS.
 step suite-inproc 100 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteInProcess' -test.v -test.timeout 95s
