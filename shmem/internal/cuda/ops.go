@@ -160,15 +160,13 @@ func (d *Domain) Quiet() error { return d.ctx.StreamSynchronize(d.stream) }
 
 // ---------------------------------------------------- on a user's stream ---
 
-// Stream-ordered copies up to KernelCopyMax bytes run as a kernel
-// (gshmemi_put_nbi), larger ones on the copy engine (cuMemcpyDtoDAsync):
-// each engine copy costs the stream about 4.5 us however small it is (seen
-// on an H200), a small kernel less; up to SingleBlockMax bytes the kernel
-// is one block, which also writes the signal of a put-with-signal.
-const (
-	KernelCopyMax  = 1 << 20
-	SingleBlockMax = 64 << 10
-)
+// Stream-ordered puts and gets run on the copy engine (cuMemcpyDtoDAsync)
+// at every size: on one H200 a small copy kernel cost the stream as much as
+// an engine copy, and across two H200s the engine took 2.8 us against the
+// kernel's 4.8 (test/gpu/RESULTS.md). A put-with-signal up to
+// SingleBlockMax bytes is one one-block kernel (gshmemi_put_nbi), which
+// writes the signal after the data: half the cost of a copy and a signal.
+const SingleBlockMax = 64 << 10
 
 func copyGrid(n uint64) (blocks, threads int) {
 	if n <= SingleBlockMax {
@@ -199,9 +197,6 @@ func (d *Domain) PutOnStream(s cudadrv.Stream, pe int, dstOff, srcOff, n uint64)
 	if n == 0 {
 		return nil
 	}
-	// The copy engine, at every size: across two H200s an 8-byte put costs
-	// 2.8 us through it and 4.8 us as a copy kernel (test/gpu/RESULTS.md);
-	// on one GPU the two cost the same.
 	return d.ctx.CopyDtoDAsync(dst, d.base+cudadrv.DevPtr(srcOff), n, s)
 }
 
@@ -232,11 +227,10 @@ func (d *Domain) GetOnStream(s cudadrv.Stream, pe int, dstOff, srcOff, n uint64)
 	if err != nil {
 		return err
 	}
-	dst := d.base + cudadrv.DevPtr(dstOff)
-	if n > 0 && n <= KernelCopyMax {
-		return d.putKernel(s, dst, src, n, 0, 0, false)
+	if n == 0 {
+		return nil
 	}
-	return d.ctx.CopyDtoDAsync(dst, src, n, s)
+	return d.ctx.CopyDtoDAsync(d.base+cudadrv.DevPtr(dstOff), src, n, s)
 }
 
 // SignalOnStream updates the 64-bit word at off on pe when s reaches it,
