@@ -72,3 +72,31 @@ func BenchmarkAllreduce1MiB(b *testing.B) {
 	b.SetBytes(1 << 20)
 	benchRun(b, 2, 8, false, func(bn *compat.Bench) error { return bn.Allreduce(1 << 17) })
 }
+
+// BenchmarkSelfSendRecv8B is a Send to this rank and its Recv, one rank:
+// the layer's software cost per message pair, with no cache line crossing
+// between cores (the ping-pong's floor is this plus the line transfers).
+func BenchmarkSelfSendRecv8B(b *testing.B) {
+	err := shmem.Run(1, func(w *shmem.World) error {
+		env, err := compat.New(w)
+		if err != nil {
+			return err
+		}
+		c := env.CommWorld()
+		buf := make([]byte, 8)
+		b.ResetTimer()
+		for range b.N {
+			if err := compat.Send(c, buf, 8, compat.Byte, 0, 1); err != nil {
+				return err
+			}
+			if _, err := compat.Recv(c, buf, 8, compat.Byte, 0, 1); err != nil {
+				return err
+			}
+		}
+		b.StopTimer()
+		return env.Finalize()
+	}, shmem.WithSymmetricSize(64<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+}
