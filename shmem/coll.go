@@ -86,13 +86,15 @@ func newDesc(k collKind) desc {
 	return d
 }
 
-func dataDesc[T any](k collKind, n int, dst, src Sym[T]) desc {
-	d := newDesc(k)
+// dataDesc fills d (zero) for collective k on dst and src; in place, for
+// the copies of a 112-byte array cost more than the rest of a small
+// collective's checks.
+func dataDesc[T any](d *desc, k collKind, n int, dst, src Sym[T]) {
+	d[dKind] = uint64(k)
 	d[dType] = typeCode[T]()
 	d[dN] = uint64(n)
 	d[dDstOff], d[dDstLen] = dst.off, uint64(dst.n)
 	d[dSrcOff], d[dSrcLen] = src.off, uint64(src.n)
-	return d
 }
 
 func typeCode[T any]() uint64 {

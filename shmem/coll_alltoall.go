@@ -16,7 +16,8 @@ func Alltoall[T any](t *Team, dst, src Sym[T], n int) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
-	d := dataDesc(kAlltoall, n, dst, src)
+	var d desc
+	dataDesc(&d, kAlltoall, n, dst, src)
 	np := len(t.members)
 	blk := uint64(max(n, 0)) * elemSize[T]()
 	all := blk * uint64(np)
@@ -79,7 +80,8 @@ func Alltoalls[T any](t *Team, dst, src Sym[T], dstStride, srcStride, n int) err
 	if err := t.usable(); err != nil {
 		return err
 	}
-	d := dataDesc(kAlltoalls, n, dst, src)
+	var d desc
+	dataDesc(&d, kAlltoalls, n, dst, src)
 	d[dArgs], d[dArgs+1] = uint64(dstStride), uint64(srcStride)
 	np := len(t.members)
 	sz := elemSize[T]()

@@ -25,7 +25,8 @@ func Broadcast[T any](t *Team, dst, src Sym[T], n, root int) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
-	d := dataDesc(kBroadcast, n, dst, src)
+	var d desc
+	dataDesc(&d, kBroadcast, n, dst, src)
 	d[dRoot] = uint64(root)
 	sz := elemSize[T]()
 	nb := uint64(max(n, 0)) * sz

@@ -16,7 +16,8 @@ func FCollect[T any](t *Team, dst, src Sym[T], n int) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
-	d := dataDesc(kFCollect, n, dst, src)
+	var d desc
+	dataDesc(&d, kFCollect, n, dst, src)
 	np := len(t.members)
 	nb := uint64(max(n, 0)) * elemSize[T]()
 	var lerr error
@@ -65,7 +66,8 @@ func Collect[T any](t *Team, dst, src Sym[T], n int) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
-	d := dataDesc(kCollect, 0, dst, src)
+	var d desc
+	dataDesc(&d, kCollect, 0, dst, src)
 	sz := elemSize[T]()
 	nb := uint64(max(n, 0)) * sz
 	var lerr error

@@ -75,7 +75,8 @@ func Reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
-	d := dataDesc(kReduce, n, dst, src)
+	var d desc
+	dataDesc(&d, kReduce, n, dst, src)
 	d[dOp] = uint64(op)
 	sz := elemSize[T]()
 	nb := uint64(max(n, 0)) * sz
@@ -392,7 +393,8 @@ func ReduceScatter[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) er
 	if err := t.usable(); err != nil {
 		return err
 	}
-	d := dataDesc(kReduceScatter, n, dst, src)
+	var d desc
+	dataDesc(&d, kReduceScatter, n, dst, src)
 	d[dOp] = uint64(op)
 	np := len(t.members)
 	sz := elemSize[T]()
