@@ -158,7 +158,14 @@ func WaitUntil[T Integer](ivar Sym[T], cmp Cmp, value T) error {
 	if ws.s.n == 0 {
 		return errf(ErrOutOfBounds, "wait on an empty object")
 	}
-	return ws.wait(func() bool { return ws.holds(0) })
+	if ws.holds(0) {
+		return nil // without the closure below, which would put ws on the heap
+	}
+	return waitOne(ivar.w, ws.s.off, cmp, value)
+}
+
+func waitOne[T Integer](w *World, off uint64, cmp Cmp, value T) error {
+	return w.waiter.Wait(w.heap, false, func() bool { return compare(loadWord[T](w, off), value, cmp) }, w.check)
 }
 
 // WaitUntilAll blocks until every element of ivars whose status entry is 0

@@ -2,7 +2,6 @@ package windows
 
 import (
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -104,17 +103,13 @@ func (win *Win) Post(group Group, assert Assert) error {
 		return err
 	}
 	win.syncAll(assert&ModeNoStore == 0, false)
-	for i := range win.postStat {
-		win.postStat[i] = 1
-	}
 	for _, r := range group {
-		win.postStat[r] = 0
 		win.postsTo[r]++
 		if err := shmem.Add(win.ctrl.At(win.postedIdx(win.me)), 1, r); err != nil {
 			return wrap(err, "posting to rank %d", r)
 		}
 	}
-	win.postG, win.inPost = slices.Clone(group), true
+	win.postG, win.inPost = append(win.postG[:0], group...), true // no allocation per epoch
 	return nil
 }
 
@@ -144,13 +139,15 @@ func (win *Win) Start(group Group, assert Assert) error {
 			win.access[t] = accOK
 		}
 	}
-	win.startG, win.inStart = slices.Clone(group), true
+	win.startG, win.inStart = append(win.startG[:0], group...), true
 	return nil
 }
 
 func (win *Win) waitPosted(t int) error {
-	return wrap(shmem.WaitUntil(win.ctrl.At(win.postedIdx(t)), shmem.CmpGE, win.startsTo[t]),
-		"waiting for rank %d to Post", t)
+	if err := shmem.WaitUntil(win.ctrl.At(win.postedIdx(t)), shmem.CmpGE, win.startsTo[t]); err != nil {
+		return wrap(err, "waiting for rank %d to Post", t)
+	}
+	return nil
 }
 
 // Complete closes the access epoch opened by Start (MPI_Win_complete): the
@@ -174,7 +171,7 @@ func (win *Win) Complete() error {
 			return wrap(err, "completing to rank %d", t)
 		}
 	}
-	win.startG, win.inStart = nil, false
+	win.startG, win.inStart = win.startG[:0], false
 	return nil
 }
 
@@ -189,9 +186,13 @@ func (win *Win) Wait() error {
 	if !win.inPost {
 		return errorf(ClassRMASync, "Wait without Post")
 	}
-	cs := win.ctrl.Slice(win.completedIdx(0), win.completedIdx(win.n))
-	if err := shmem.WaitUntilAllVector(cs, win.postStat, shmem.CmpGE, win.postsTo); err != nil {
-		return wrap(err, "waiting for the origins to Complete")
+	// One origin at a time: waiting for all is waiting for each, and a
+	// scalar wait is cheaper than a vector one (an epoch costs a few of
+	// them).
+	for _, r := range win.postG {
+		if err := shmem.WaitUntil(win.ctrl.At(win.completedIdx(r)), shmem.CmpGE, win.postsTo[r]); err != nil {
+			return wrap(err, "waiting for rank %d to Complete", r)
+		}
 	}
 	win.endPost()
 	return nil
@@ -221,5 +222,5 @@ func (win *Win) Test() (bool, error) {
 
 func (win *Win) endPost() {
 	win.syncAll(false, true)
-	win.postG, win.inPost = nil, false
+	win.postG, win.inPost = win.postG[:0], false
 }

@@ -97,7 +97,6 @@ type Win struct {
 	startsTo []uint64
 	postG    Group
 	postsTo  []uint64
-	postStat []int
 	inStart  bool
 	inPost   bool
 
@@ -176,7 +175,7 @@ func create(w *shmem.World, flavor Flavor, size, unit int, info Info, buf []byte
 	}
 	win := &Win{world: w, ctx: w.Context(), me: me, n: n, flavor: flavor, set: set, ctrl: ctrl,
 		access: make([]uint8, n), locks: make([]uint8, n), startsTo: make([]uint64, n),
-		postsTo: make([]uint64, n), postStat: make([]int, n), model: Unified}
+		postsTo: make([]uint64, n), model: Unified}
 	if flavor == FlavorCreate || flavor == FlavorDynamic {
 		win.model = Separate
 	}
