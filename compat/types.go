@@ -298,8 +298,10 @@ func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, er
 		return nil, 0, errorf(ClassCount, "%s count %d", what, count)
 	}
 	d := dt.d
-	if b := basicOf[T](); d.basic != b && d.basic != BasicByte && b != BasicUint8 {
-		return nil, 0, errorf(ClassType, "%s: datatype %v does not fit a buffer of %v", what, dt, b)
+	if d.basic != BasicByte { // Byte fits any buffer
+		if b := basicOf[T](); d.basic != b && b != BasicUint8 {
+			return nil, 0, errorf(ClassType, "%s: datatype %v does not fit a buffer of %v", what, dt, b)
+		}
 	}
 	bytes := asBytes(buf)
 	if sz := d.size(); sz > 0 && count > len(bytes)/sz {

@@ -99,60 +99,52 @@ func (b Basic) Size() int {
 	return basicSizes[b]
 }
 
-// Of returns the basic datatype of T.
+// Of returns the basic datatype of T. It switches on the kind, which the
+// compiler reads from T's type descriptor, rather than on the type: a type
+// switch in generic code costs a conversion and a comparison per case, on
+// every message.
 func Of[T Elem]() Basic {
-	var z T
-	switch any(z).(type) { // the common types without reflection
-	case float64:
-		return BasicFloat64
-	case float32:
-		return BasicFloat32
-	case int32:
-		return BasicInt32
-	case int64, int:
-		return BasicInt64
-	case uint8:
-		return BasicUint8
-	case uint64, uint:
-		return BasicUint64
-	case FloatInt:
-		return BasicFloatInt
-	case DoubleInt:
-		return BasicDoubleInt
-	case LongInt:
-		return BasicLongInt
-	case TwoInt:
-		return BasicTwoInt
-	case ShortInt:
-		return BasicShortInt
-	}
 	switch reflect.TypeFor[T]().Kind() {
-	case reflect.Int8:
-		return BasicInt8
-	case reflect.Int16:
-		return BasicInt16
+	case reflect.Float64:
+		return BasicFloat64
+	case reflect.Uint8:
+		return BasicUint8
+	case reflect.Float32:
+		return BasicFloat32
 	case reflect.Int32:
 		return BasicInt32
 	case reflect.Int64, reflect.Int:
 		return BasicInt64
-	case reflect.Uint8:
-		return BasicUint8
+	case reflect.Uint64, reflect.Uint:
+		return BasicUint64
+	case reflect.Int8:
+		return BasicInt8
+	case reflect.Int16:
+		return BasicInt16
 	case reflect.Uint16:
 		return BasicUint16
 	case reflect.Uint32:
 		return BasicUint32
-	case reflect.Uint64, reflect.Uint:
-		return BasicUint64
-	case reflect.Float32:
-		return BasicFloat32
-	case reflect.Float64:
-		return BasicFloat64
 	case reflect.Complex64:
 		return BasicComplex64
 	case reflect.Complex128:
 		return BasicComplex128
 	case reflect.Bool:
 		return BasicBool
+	case reflect.Struct:
+		var z T
+		switch any(z).(type) {
+		case FloatInt:
+			return BasicFloatInt
+		case DoubleInt:
+			return BasicDoubleInt
+		case LongInt:
+			return BasicLongInt
+		case TwoInt:
+			return BasicTwoInt
+		case ShortInt:
+			return BasicShortInt
+		}
 	}
 	return BasicInvalid
 }
