@@ -3,6 +3,7 @@ package compat
 import (
 	"fmt"
 	"github.com/gshmem/gshmem/internal/mpitype"
+	"math/bits"
 	"sync/atomic"
 	"unsafe"
 )
@@ -304,14 +305,23 @@ func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, er
 		}
 	}
 	bytes := asBytes(buf)
-	if sz := d.size(); sz > 0 && count > len(bytes)/sz {
+	// Products checked for overflow instead of quotients: a division costs
+	// more than the rest of a small message's checks.
+	if sz := d.size(); sz > 0 && !fits(count, sz, len(bytes)) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v", what, len(bytes), count, dt)
 	}
-	if d.extent > 0 && count > 0 && count-1 > len(bytes)/d.extent {
+	if d.extent > 0 && count > 0 && !fits(count-1, d.extent, len(bytes)) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v", what, len(bytes), count, dt)
 	}
 	if need := d.span(count); need > len(bytes) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v (%d bytes)", what, len(bytes), count, dt, need)
 	}
 	return bytes, count * d.size(), nil
+}
+
+// fits reports whether n items of size bytes (n, size >= 0) fit in avail
+// bytes, without overflowing.
+func fits(n, size, avail int) bool {
+	hi, lo := bits.Mul64(uint64(n), uint64(size))
+	return hi == 0 && lo <= uint64(avail)
 }
