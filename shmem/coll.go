@@ -15,7 +15,8 @@ import (
 
 // Machinery shared by the collectives.
 //
-// Every collective starts with the team's dissemination barrier (sync),
+// Every collective starts with the team's barrier (sync: recursive doubling,
+// or dissemination when the team's size is not a power of two),
 // which also checks the arguments: each PE hashes a descriptor of its call
 // (kind, element type, counts, root, op, the symmetric objects) and the
 // barrier's rounds carry the minimum and maximum hash seen so far. After

@@ -85,7 +85,7 @@ type teamPool struct {
 	base     uint64 // heap offset of slot 0
 	slotSize uint64
 	nslots   int
-	rounds   int    // dissemination rounds of the largest team (the world)
+	rounds   int    // barrier rounds of the largest team (the world)
 	scrSize  uint64 // bytes of one scratch half
 	used     uint64 // bit i: slot i holds a live team of this PE
 	generic  bool   // tests: never use direct access, only the Transport's RMA
@@ -95,7 +95,7 @@ type teamPool struct {
 
 // Slot layout, relative to the slot's offset. Every part is 64-byte aligned.
 //
-//	bar:  2 halves x rounds lines: the dissemination barrier's words
+//	bar:  2 halves x rounds lines: the barrier's words (and small reductions)
 //	sig:  sigLines lines: counters that one known peer increments
 //	dbg:  2 halves x 128 bytes: full collective descriptors (GSHMEM_DEBUG)
 //	scr:  2 halves x scrSize: scratch; a 64-byte header, then data
