@@ -165,6 +165,17 @@ func (h *hasher) sum64() uint64 {
 	return x ^ x>>29
 }
 
+// sameDesc compares the hashed words of d with h inline: the array
+// comparison calls memequal, which costs more than the dozen words.
+func sameDesc(d *desc, h *[dSeq]uint64) bool {
+	for i := range h {
+		if d[i] != h[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // syncHash is the hash of every barrier's descriptor.
 var syncHash = func() uint32 { d := newDesc(kSync); return d.hash() }()
 
@@ -174,7 +185,7 @@ func (t *Team) hash(d *desc) uint32 {
 	if d[dKind] == uint64(kSync) && d[dBad] == 0 { // a barrier's other words are zero
 		return syncHash
 	}
-	if t.hashOK && [dSeq]uint64(d[:dSeq]) == t.hashedDesc {
+	if t.hashOK && sameDesc(d, &t.hashedDesc) {
 		return t.hashed
 	}
 	t.hashedDesc, t.hashed, t.hashOK = [dSeq]uint64(d[:dSeq]), d.hash(), true
