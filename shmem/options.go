@@ -46,6 +46,10 @@ type Options struct {
 	// PeerTimeout is how long a silent remote peer is given before it is
 	// declared lost (GSHMEM_PEER_TIMEOUT; default 5s).
 	PeerTimeout time.Duration
+	// Bind places a process PE (GSHMEM_BIND): "auto" (the default) pins it
+	// to one CPU of those it may run on when the node's PEs fit them, as
+	// mpirun --bind-to core does; "none" leaves placement to the scheduler.
+	Bind string
 	// Device says where the heap lives (GSHMEM_HEAP, GSHMEM_DEVICE; device.go).
 	Device DeviceOptions
 }
@@ -67,6 +71,9 @@ func WithDebug(level string) Option { return func(o *Options) { o.Debug = level 
 // WithSpin sets how many polls a wait makes before it sleeps.
 func WithSpin(n int) Option { return func(o *Options) { o.Spin = n } }
 
+// WithBind sets the placement of a process PE: "auto" or "none".
+func WithBind(mode string) Option { return func(o *Options) { o.Bind = mode } }
+
 // Setting describes one GSHMEM_* variable, for documentation and `gshmem info`.
 type Setting struct {
 	Name, Default, Help string
@@ -84,6 +91,7 @@ var Settings = []Setting{
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host"},
 	{"GSHMEM_SPIN", "4096", "polls before a wait sleeps on its futex (64 when PEs outnumber CPUs)"},
+	{"GSHMEM_BIND", "auto", "auto: pin each process PE to its own CPU when the node's PEs fit the CPUs it may use; none: let the scheduler place it"},
 	{"GSHMEM_RANK", "", "set by gshmem run: this PE's number (with GSHMEM_NPES, also a rank source for the env bootstrap)"},
 	{"GSHMEM_NPES", "", "set by gshmem run: the number of PEs"},
 	{"GSHMEM_LOCAL_RANK", "", "set by gshmem run: this PE's number on its node"},
@@ -145,6 +153,7 @@ func optionsFromEnv(getenv func(string) string) (Options, error) {
 		}
 		o.Spin = n
 	}
+	o.Bind = getenv("GSHMEM_BIND")
 	return o, nil
 }
 
@@ -162,6 +171,13 @@ func buildOptions(opts []Option) (Options, error) {
 	o.SymmetricSize = (o.SymmetricSize + pageSize - 1) &^ (pageSize - 1)
 	if o.BootstrapTimeout <= 0 {
 		o.BootstrapTimeout = defaultTimeout
+	}
+	switch o.Bind {
+	case "":
+		o.Bind = "auto"
+	case "auto", "none":
+	default:
+		return o, fmt.Errorf("%w: GSHMEM_BIND=%q: want auto or none", ErrInvalid, o.Bind)
 	}
 	if err := checkDeviceOptions(&o); err != nil {
 		return o, err

@@ -124,11 +124,17 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	}
 	boot = bootstrap.WithNode(boot, job.LocalRank, job.LocalSize)
 	shareCPUs(job.LocalSize)
+	cpu, bindErr := bindCPU(o.Bind, job.LocalRank, job.LocalSize)
 	w, err := newWorld(ctx, o, boot, job.Transport, job.Heap, nil)
 	if err != nil {
 		_ = job.Transport.Close()
 		_ = boot.Close()
 		return nil, err
+	}
+	if bindErr != nil {
+		w.log.Warnf("GSHMEM_BIND=auto: could not pin PE %d to a CPU: %v", w.pe, bindErr)
+	} else if cpu >= 0 {
+		w.log.Debugf("PE %d (local rank %d of %d) pinned to CPU %d", w.pe, job.LocalRank, job.LocalSize, cpu)
 	}
 	w.job, w.bootWhy = job, why
 	job.Transport.SetLog(w.log)

@@ -206,24 +206,19 @@ run_gshmem() { # name rep args...
 		{ log "gshmem perf $* failed:"; cat "$RAW/gshmem.$name.$rep.txt" >&2; exit 1; }
 }
 
-# Interleave the runs (all of one repetition, then the next) so that a
-# noisy stretch of the machine touches every contender alike.
+# The runs interleave finely: within a repetition, each group of rows runs
+# gshmem and then every MPI before the next group starts, so that the
+# contenders of a row run minutes apart at most. The machine's vCPUs move
+# between placements whose cache-line latency differs by up to 4 times
+# (watch shm_pingpong), and a stretch of one placement lasts minutes.
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 BENCHES="put_latency get_latency put_bw get_bw acc_latency fop_latency cas_latency"
 WIN_MODES=${WIN_MODES:-flush lock lock_all fence pscw}
-# osu_wanted bench mode: whether a group needs this one-sided OSU run.
-osu_wanted() {
-	if want rma && [[ " $MODES " == *" $2 "* ]]; then return 0; fi
-	want win || return 1
+
+gshmem_runs() { # group rep
+	local rep=$2
 	case $1 in
-	put_latency) [[ " $WIN_MODES " == *" $2 "* ]] ;;
-	get_latency | acc_latency | fop_latency | cas_latency) [ "$2" = flush ] ;;
-	*) return 1 ;;
-	esac
-}
-for rep in $(seq 1 "$REPEAT"); do
-	if want rma; then
-		log "repetition $rep of $REPEAT: gshmem rma"
+	rma)
 		run_gshmem shm_pingpong "$rep" shm_pingpong
 		run_gshmem put_latency "$rep" put_latency --min_size 8 --max_size 8
 		run_gshmem get_latency "$rep" get_latency --min_size 8 --max_size 8
@@ -236,9 +231,8 @@ for rep in $(seq 1 "$REPEAT"); do
 		for op in fetch_add compare_swap add; do
 			GSHMEM_SPIN=1000000000 run_gshmem "spin_$op" "$rep" atomic_latency --op $op --datatype int32
 		done
-	fi
-	if want win; then
-		log "repetition $rep of $REPEAT: gshmem windows"
+		;;
+	win)
 		for mode in $WIN_MODES; do
 			run_gshmem "win_put_latency_$mode" "$rep" win_put_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8
 		done
@@ -246,62 +240,90 @@ for rep in $(seq 1 "$REPEAT"); do
 		run_gshmem win_acc_latency_flush "$rep" win_acc_latency --sync flush --datatype int32 --min_size 4 --max_size 4
 		run_gshmem win_fop_latency_flush "$rep" win_fop_latency --sync flush --datatype int32
 		run_gshmem win_cas_latency_flush "$rep" win_cas_latency --sync flush --datatype int32
-	fi
-	if want coll; then
-		for np in 2 4; do
-			log "repetition $rep of $REPEAT: gshmem collectives, $np PEs"
-			# shellcheck disable=SC2046
-			{
-				NP=$np run_gshmem "barrier_np$np" "$rep" barrier $(gshmem_iters small)
-				NP=$np run_gshmem "reduction_np$np" "$rep" reduction --datatype float32 --op sum --min_size 8 --max_size 8 $(gshmem_iters small)
-				NP=$np run_gshmem "reduction1m_np$np" "$rep" reduction --datatype float32 --op sum --min_size 1m --max_size 1m $(gshmem_iters large)
-				NP=$np run_gshmem "broadcast_np$np" "$rep" broadcast --min_size 1m --max_size 1m $(gshmem_iters large)
-				NP=$np run_gshmem "alltoall_np$np" "$rep" alltoall --min_size 1m --max_size 1m $(gshmem_iters large)
-				NP=$np run_gshmem "fcollect_np$np" "$rep" fcollect --min_size 1m --max_size 1m $(gshmem_iters large)
-			}
-		done
-	fi
-	if want pt2pt; then
-		log "repetition $rep of $REPEAT: gshmem point-to-point"
+		;;
+	coll2 | coll4)
+		local np=${1#coll}
+		# shellcheck disable=SC2046
+		{
+			NP=$np run_gshmem "barrier_np$np" "$rep" barrier $(gshmem_iters small)
+			NP=$np run_gshmem "reduction_np$np" "$rep" reduction --datatype float32 --op sum --min_size 8 --max_size 8 $(gshmem_iters small)
+			NP=$np run_gshmem "reduction1m_np$np" "$rep" reduction --datatype float32 --op sum --min_size 1m --max_size 1m $(gshmem_iters large)
+			NP=$np run_gshmem "broadcast_np$np" "$rep" broadcast --min_size 1m --max_size 1m $(gshmem_iters large)
+			NP=$np run_gshmem "alltoall_np$np" "$rep" alltoall --min_size 1m --max_size 1m $(gshmem_iters large)
+			NP=$np run_gshmem "fcollect_np$np" "$rep" fcollect --min_size 1m --max_size 1m $(gshmem_iters large)
+		}
+		;;
+	pt2pt)
 		run_gshmem pt2pt_latency "$rep" pt2pt_latency --min_size 8 --max_size 8
 		run_gshmem pt2pt_bw "$rep" pt2pt_bw --min_size 1m --max_size 1m
-	fi
-	if want stream; then
-		log "repetition $rep of $REPEAT: gshmem streams and kernels"
+		;;
+	stream)
 		run_gshmem put_on_stream_latency "$rep" put_on_stream_latency --min_size 8 --max_size 1m --step 131072
 		run_gshmem kernel_put_bw "$rep" kernel_put_bw --min_size 1m --max_size 1m
-	fi
-	for mpi in openmpi mpich; do
-		for glibc in default norepmovsb; do
-			log "repetition $rep of $REPEAT: $mpi, glibc $glibc"
-			if want rma || want win; then
-				# shellcheck disable=SC2086
-				modes=$(printf '%s\n' $MODES $WIN_MODES | awk '!seen[$0]++' | tr '\n' ' ')
-				for bench in $BENCHES; do
-					for mode in $modes; do
-						osu_wanted "$bench" "$mode" && run_osu "$mpi" "$glibc" "$bench" "$mode" "$rep"
-					done
-				done
-			fi
-			if want coll; then
-				for np in 2 4; do
-					# shellcheck disable=SC2046
-					{
-						run_osu_other "$mpi" "$glibc" $np barrier "np$np" "$rep" $(coll_iters small)
-						run_osu_other "$mpi" "$glibc" $np allreduce "np$np" "$rep" -T mpi_float -m 8:8 $(coll_iters small)
-						run_osu_other "$mpi" "$glibc" $np allreduce "np${np}l" "$rep" -T mpi_float -m 1048576:1048576 $(coll_iters large)
-						run_osu_other "$mpi" "$glibc" $np bcast "np$np" "$rep" -m 1048576:1048576 $(coll_iters large)
-						run_osu_other "$mpi" "$glibc" $np alltoall "np$np" "$rep" -m 1048576:1048576 $(coll_iters large)
-						run_osu_other "$mpi" "$glibc" $np allgather "np$np" "$rep" -m 1048576:1048576 $(coll_iters large)
-					}
-				done
-			fi
-			if want pt2pt; then
-				# shellcheck disable=SC2046
-				run_osu_other "$mpi" "$glibc" 2 latency pt2pt "$rep" -m 8:8 $(coll_iters small)
-				# shellcheck disable=SC2046
-				run_osu_other "$mpi" "$glibc" 2 bw pt2pt "$rep" -m 1048576:1048576 $(coll_iters large)
-			fi
+		;;
+	esac
+}
+
+# osu_once: run_osu, skipping a one-sided run this repetition already has
+# (the rma and win groups share some).
+declare -A osu_ran
+osu_once() { # mpi glibc bench mode rep
+	local key="$1.$2.$3.$4.$5"
+	[ -n "${osu_ran[$key]:-}" ] && return 0
+	osu_ran[$key]=1
+	run_osu "$@"
+}
+
+osu_runs() { # group mpi glibc rep
+	local mpi=$2 glibc=$3 rep=$4 bench mode
+	case $1 in
+	rma)
+		for bench in $BENCHES; do
+			for mode in $MODES; do
+				osu_once "$mpi" "$glibc" "$bench" "$mode" "$rep"
+			done
+		done
+		;;
+	win)
+		for mode in $WIN_MODES; do
+			osu_once "$mpi" "$glibc" put_latency "$mode" "$rep"
+		done
+		for bench in get_latency acc_latency fop_latency cas_latency; do
+			osu_once "$mpi" "$glibc" "$bench" flush "$rep"
+		done
+		;;
+	coll2 | coll4)
+		local np=${1#coll}
+		# shellcheck disable=SC2046
+		{
+			run_osu_other "$mpi" "$glibc" "$np" barrier "np$np" "$rep" $(coll_iters small)
+			run_osu_other "$mpi" "$glibc" "$np" allreduce "np$np" "$rep" -T mpi_float -m 8:8 $(coll_iters small)
+			run_osu_other "$mpi" "$glibc" "$np" allreduce "np${np}l" "$rep" -T mpi_float -m 1048576:1048576 $(coll_iters large)
+			run_osu_other "$mpi" "$glibc" "$np" bcast "np$np" "$rep" -m 1048576:1048576 $(coll_iters large)
+			run_osu_other "$mpi" "$glibc" "$np" alltoall "np$np" "$rep" -m 1048576:1048576 $(coll_iters large)
+			run_osu_other "$mpi" "$glibc" "$np" allgather "np$np" "$rep" -m 1048576:1048576 $(coll_iters large)
+		}
+		;;
+	pt2pt)
+		# shellcheck disable=SC2046
+		run_osu_other "$mpi" "$glibc" 2 latency pt2pt "$rep" -m 8:8 $(coll_iters small)
+		# shellcheck disable=SC2046
+		run_osu_other "$mpi" "$glibc" 2 bw pt2pt "$rep" -m 1048576:1048576 $(coll_iters large)
+		;;
+	esac
+}
+
+for rep in $(seq 1 "$REPEAT"); do
+	for group in rma win coll2 coll4 pt2pt stream; do
+		want "${group%[24]}" || continue
+		log "repetition $rep of $REPEAT: $group: gshmem"
+		gshmem_runs "$group" "$rep"
+		[ "$group" = stream ] && continue # gshmem only
+		for mpi in openmpi mpich; do
+			for glibc in default norepmovsb; do
+				log "repetition $rep of $REPEAT: $group: $mpi, glibc $glibc"
+				osu_runs "$group" "$mpi" "$glibc" "$rep"
+			done
 		done
 	done
 done

@@ -1,0 +1,72 @@
+package shmem
+
+import (
+	"errors"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// bindCPU pins this process to the CPU pickCPU chooses, if any, and returns
+// it (-1 when placement is left to the scheduler). MPI launchers pin their
+// ranks so by default (mpirun --bind-to core): a PE then keeps the core
+// whose caches hold the lines it polls, and the scheduler cannot move a
+// spinning PE, or wake a sleeping one, onto the CPU of the peer it waits
+// for.
+func bindCPU(mode string, localRank, localPEs int) (int, error) {
+	if mode != "auto" {
+		return -1, nil
+	}
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		return -1, err
+	}
+	var cpus []int
+	for c := range 8 * 1024 {
+		if allowed.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	cpu := pickCPU(cpus, localRank, localPEs)
+	if cpu < 0 {
+		return -1, nil
+	}
+	var one unix.CPUSet
+	one.Set(cpu)
+	// Affinity belongs to threads: set it on every thread the runtime has
+	// made, until a pass finds no new one (a thread made by a pinned one
+	// inherits the pin).
+	done := map[int]bool{}
+	for range 4 {
+		tasks, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			return -1, err
+		}
+		fresh := false
+		for _, t := range tasks {
+			tid, err := strconv.Atoi(t.Name())
+			if err != nil || done[tid] {
+				continue
+			}
+			if err := unix.SchedSetaffinity(tid, &one); err != nil && !errors.Is(err, unix.ESRCH) { // ESRCH: the thread ended
+				return -1, err
+			}
+			done[tid], fresh = true, true
+		}
+		if !fresh {
+			break
+		}
+	}
+	return cpu, nil
+}
+
+// pickCPU returns the CPU of allowed (ascending) that local rank r of n
+// takes: the r-th, when the node's PEs fit the CPUs; -1 when they do not,
+// or when the launcher left a single CPU (it pinned the process itself).
+func pickCPU(allowed []int, r, n int) int {
+	if len(allowed) <= 1 || n > len(allowed) || r < 0 || r >= n {
+		return -1
+	}
+	return allowed[r]
+}
