@@ -10,7 +10,7 @@ func TestPickCPU(t *testing.T) {
 	four := []int{0, 1, 4, 5}
 	assert.Equal(t, 0, pickCPU(four, 0, 2))
 	assert.Equal(t, 4, pickCPU(four, 2, 4), "the r-th allowed CPU, not CPU r")
-	assert.Equal(t, -1, pickCPU(four, 0, 5), "oversubscribed: the scheduler places PEs")
+	assert.Equal(t, 0, pickCPU(four, 4, 5), "oversubscribed: round-robin")
 	assert.Equal(t, -1, pickCPU([]int{3}, 0, 1), "a launcher pinned the process already")
 	assert.Equal(t, -1, pickCPU(four, 2, 2), "a rank outside its node's count")
 	assert.Equal(t, -1, pickCPU(nil, 0, 1))
@@ -19,7 +19,7 @@ func TestPickCPU(t *testing.T) {
 func TestBindOption(t *testing.T) {
 	o, err := buildOptions(nil)
 	assert.NoError(t, err)
-	assert.Equal(t, "auto", o.Bind)
+	assert.Equal(t, "none", o.Bind)
 	_, err = buildOptions([]Option{WithBind("sockets")})
 	assert.ErrorIs(t, err, ErrInvalid)
 	cpu, err := bindCPU("none", 0, 1)

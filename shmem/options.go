@@ -46,9 +46,10 @@ type Options struct {
 	// PeerTimeout is how long a silent remote peer is given before it is
 	// declared lost (GSHMEM_PEER_TIMEOUT; default 5s).
 	PeerTimeout time.Duration
-	// Bind places a process PE (GSHMEM_BIND): "auto" (the default) pins it
-	// to one CPU of those it may run on when the node's PEs fit them, as
-	// mpirun --bind-to core does; "none" leaves placement to the scheduler.
+	// Bind places a process PE (GSHMEM_BIND): "auto" pins local rank r to
+	// the r-th CPU it may run on (round-robin when PEs outnumber them), as
+	// mpirun --bind-to core does; "none" (the default) leaves placement to
+	// the scheduler. A launcher's own pin (one CPU allowed) is kept.
 	Bind string
 	// Device says where the heap lives (GSHMEM_HEAP, GSHMEM_DEVICE; device.go).
 	Device DeviceOptions
@@ -91,7 +92,7 @@ var Settings = []Setting{
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host"},
 	{"GSHMEM_SPIN", "4096", "polls before a wait sleeps on its futex (64 when PEs outnumber CPUs)"},
-	{"GSHMEM_BIND", "auto", "auto: pin each process PE to its own CPU when the node's PEs fit the CPUs it may use; none: let the scheduler place it"},
+	{"GSHMEM_BIND", "none", "auto: pin local rank r to the r-th CPU the process may use (round-robin), as mpirun --bind-to core; none: let the scheduler place PEs"},
 	{"GSHMEM_RANK", "", "set by gshmem run: this PE's number (with GSHMEM_NPES, also a rank source for the env bootstrap)"},
 	{"GSHMEM_NPES", "", "set by gshmem run: the number of PEs"},
 	{"GSHMEM_LOCAL_RANK", "", "set by gshmem run: this PE's number on its node"},
@@ -174,7 +175,7 @@ func buildOptions(opts []Option) (Options, error) {
 	}
 	switch o.Bind {
 	case "":
-		o.Bind = "auto"
+		o.Bind = "none"
 	case "auto", "none":
 	default:
 		return o, fmt.Errorf("%w: GSHMEM_BIND=%q: want auto or none", ErrInvalid, o.Bind)

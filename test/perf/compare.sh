@@ -202,7 +202,8 @@ gshmem_iters() { # size class -> gshmem perf iteration flags under QUICK
 run_gshmem() { # name rep args...
 	local name=$1 rep=$2
 	shift 2
-	"$WORK/gshmem" perf "$@" -n "${NP:-2}" --json "$RAW/gshmem.$name.$rep.json" >"$RAW/gshmem.$name.$rep.txt" 2>&1 ||
+	# Pinned, as mpirun --bind-to core pins the MPIs' ranks.
+	GSHMEM_BIND=${GSHMEM_BIND:-auto} "$WORK/gshmem" perf "$@" -n "${NP:-2}" --json "$RAW/gshmem.$name.$rep.json" >"$RAW/gshmem.$name.$rep.txt" 2>&1 ||
 		{ log "gshmem perf $* failed:"; cat "$RAW/gshmem.$name.$rep.txt" >&2; exit 1; }
 }
 
