@@ -202,8 +202,11 @@ gshmem_iters() { # size class -> gshmem perf iteration flags under QUICK
 run_gshmem() { # name rep args...
 	local name=$1 rep=$2
 	shift 2
-	# Pinned, as mpirun --bind-to core pins the MPIs' ranks.
-	GSHMEM_BIND=${GSHMEM_BIND:-auto} "$WORK/gshmem" perf "$@" -n "${NP:-2}" --json "$RAW/gshmem.$name.$rep.json" >"$RAW/gshmem.$name.$rep.txt" 2>&1 ||
+	# Placed as mpirun_for places the MPIs' ranks: pinned to a core each,
+	# unpinned when they outnumber the cores.
+	local bind=auto
+	[ "${NP:-2}" -gt "$(nproc)" ] && bind=none
+	GSHMEM_BIND=${GSHMEM_BIND:-$bind} "$WORK/gshmem" perf "$@" -n "${NP:-2}" --json "$RAW/gshmem.$name.$rep.json" >"$RAW/gshmem.$name.$rep.txt" 2>&1 ||
 		{ log "gshmem perf $* failed:"; cat "$RAW/gshmem.$name.$rep.txt" >&2; exit 1; }
 }
 
