@@ -511,6 +511,13 @@ func collectiveErrors(t *petest.T, w *shmem.World) {
 	mismatch := func(err error) { require.ErrorIs(t, err, shmem.ErrSizeMismatch) }
 
 	mismatch(shmem.Reduce(tm, shmem.ReduceSum, b, a, 4+me%2))
+	// Half the PEs small enough to fold in the barrier's lines, half not:
+	// all fail, and the first kind leaves dst as it was.
+	before := append([]int64(nil), b.Local()...)
+	mismatch(shmem.Reduce(tm, shmem.ReduceSum, b, a, 4+36*(me%2)))
+	if me%2 == 0 {
+		require.Equal(t, before, b.Local())
+	}
 	mismatch(shmem.Reduce(tm, shmem.ReduceOp(me%2), b, a, 4))
 	mismatch(shmem.Broadcast(tm, b, a, 4, me%2))
 	mismatch(shmem.FCollect(tm, b, a, 1+me%2))
