@@ -1,10 +1,11 @@
 package compat
 
 import (
-	"github.com/gshmem/gshmem/internal/memcopy"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gshmem/gshmem/internal/memcopy"
 )
 
 // inMsg is a message that arrived before a matching receive was posted:

@@ -1,10 +1,10 @@
 package compat
 
 import (
-	"github.com/gshmem/gshmem/internal/memcopy"
 	"slices"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/internal/memcopy"
 	"github.com/gshmem/gshmem/shmem"
 )
 

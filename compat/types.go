@@ -2,10 +2,11 @@ package compat
 
 import (
 	"fmt"
-	"github.com/gshmem/gshmem/internal/mpitype"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
 // Element types and basic datatypes, shared with the other MPI-style layer.

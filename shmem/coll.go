@@ -3,12 +3,12 @@ package shmem
 import (
 	"errors"
 	"fmt"
-	"github.com/gshmem/gshmem/internal/memcopy"
 	"reflect"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/internal/memcopy"
 	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 	"github.com/gshmem/gshmem/shmem/internal/transport"
 )
@@ -176,15 +176,13 @@ func sameDesc(d *desc, h *[dSeq]uint64) bool {
 	return true
 }
 
-// syncHash is the hash of every barrier's descriptor.
+// syncHash is the hash of every barrier's descriptor, which barrier sends
+// without building one.
 var syncHash = func() uint32 { d := newDesc(kSync); return d.hash() }()
 
 // hash returns d's hash, remembering the last one: loops call the same
 // collective with the same arguments, and hashing costs more than comparing.
 func (t *Team) hash(d *desc) uint32 {
-	if d[dKind] == uint64(kSync) && d[dBad] == 0 { // a barrier's other words are zero
-		return syncHash
-	}
 	if t.hashOK && sameDesc(d, &t.hashedDesc) {
 		return t.hashed
 	}

@@ -61,16 +61,16 @@ func checkOp[T Reducible](op ReduceOp) error {
 // Up to 56 bytes on a team whose size is a power of two ride in the lines
 // of the entry barrier itself (recursive doubling, each pair folding the
 // lower block into the upper): the reduction costs what a barrier costs.
-// Otherwise, on a mapped team: up to a scratch half (about 2 KiB) each PE stages src in
-// its team scratch before the entry barrier and then folds every member's
-// copy, in team order, into dst: one barrier. Larger reductions split dst
-// into one slice per PE; each PE folds its slice from every member's src, in
-// blocks, and stores the block into every member's dst; an exit barrier
-// ends it. Without mappings: small ones use recursive doubling (pairs of PEs
-// put partial results into each other's scratch, with the non-power-of-two
-// remainder folded in first), larger ones a ring (a reduce-scatter and then
-// an allgather, each PE getting its left neighbour's chunk), which needs no
-// scratch and works in place.
+// Otherwise, on a mapped team: up to a scratch half (about 2 KiB) each PE
+// stages src in its team scratch before the entry barrier and then folds
+// every member's copy, in team order, into dst: one barrier. Larger
+// reductions split dst into one slice per PE; each PE folds its slice from
+// every member's src, in blocks, and stores the block into every member's
+// dst; an exit barrier ends it. Without mappings: small ones use recursive
+// doubling (pairs of PEs put partial results into each other's scratch,
+// with the non-power-of-two remainder folded in first), larger ones a ring
+// (a reduce-scatter and then an allgather, each PE getting its left
+// neighbour's chunk), which needs no scratch and works in place.
 func Reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	if err := t.usable(); err != nil {
 		return err

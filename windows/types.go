@@ -2,8 +2,9 @@ package windows
 
 import (
 	"fmt"
-	"github.com/gshmem/gshmem/internal/mpitype"
 	"unsafe"
+
+	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
 // Element types and basic datatypes, shared with the other MPI-style layer.

@@ -46,7 +46,10 @@ func child(mode string) int {
 		err = suite(w, logf)
 	case "bench":
 		var res []result
-		res, err = bench(w, "processes"+mpsTag(), os.Getenv("GSHMEM_GPU_MPS") == "1", logf)
+		// Both PEs' kernels must be resident at once for the ping-pong:
+		// under MPS on one GPU, or with one PE per GPU (GSHMEM_GPU_PINGPONG).
+		pingpong := os.Getenv("GSHMEM_GPU_MPS") == "1" || os.Getenv("GSHMEM_GPU_PINGPONG") == "1"
+		res, err = bench(w, "processes"+mpsTag(), pingpong, logf)
 		if w.MyPE() == 0 {
 			printTable(res)
 		}
@@ -152,7 +155,8 @@ func TestGPUBenchInProcess(t *testing.T) {
 }
 
 // The same with 2 processes; the ping-pong runs only under MPS
-// (GSHMEM_GPU_MPS=1), since without it the processes' kernels take turns.
+// (GSHMEM_GPU_MPS=1), since without it the processes' kernels take turns on
+// one GPU, or when each PE has a GPU of its own (GSHMEM_GPU_PINGPONG=1).
 func TestGPUBenchProcesses(t *testing.T) {
 	needGPU(t)
 	if os.Getenv("GSHMEM_GPU_BENCH") != "1" {

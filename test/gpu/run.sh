@@ -20,8 +20,8 @@
 #   test/gpu/run.sh multi [DIR]   on a machine of several GPUs: the multi-GPU
 #                                 sitting (issue 10), most telling first: the
 #                                 measurements with one PE per GPU (processes,
-#                                 no MPS; GSHMEM_GPU_ALLREDUCE=1 adds a 1 GiB
-#                                 float32 allreduce), NCCL's all-reduce through
+#                                 no MPS, the ping-pong included; a 1 GiB
+#                                 float32 allreduce too), NCCL's all-reduce through
 #                                 torch.distributed, the suite with one PE per
 #                                 GPU and (under MPS) two per GPU, then the
 #                                 NVSHMEM reference.
@@ -68,6 +68,23 @@ step() { # name timeout command...
 	return 0
 }
 
+mps_start() {
+	export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
+	mkdir -p /tmp/mps /tmp/mpslog
+	nvidia-cuda-mps-control -d && echo "MPS started" | tee -a "$out/steps.log"
+}
+mps_stop() { echo quit | nvidia-cuda-mps-control; sleep 1; }
+figures() { # extra logs to take BENCH lines from...
+	echo "================ figures (gshmem) ================"
+	grep -h "BENCH" "$out"/bench-*.log "$@" 2>/dev/null | sed 's/^\[pe [0-9]\] //' | sort -u
+	echo "================ figures (NVSHMEM 3.4 reference) ================"
+	grep -hE "GB/s|us" "$out/nvshmem-ref.log" 2>/dev/null | grep -v "^===" | head -20
+	echo "================ correctness ================"
+	grep -hE "^(--- |ok|FAIL|PASS)|verified" "$out"/suite-*.log "$out"/putblock-*.log 2>/dev/null
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+}
+
 {
 	nvidia-smi --query-gpu=name,driver_version,memory.total,compute_mode --format=csv
 	nvidia-smi topo -m 2>/dev/null | head -5
@@ -79,21 +96,14 @@ if [ "$cmd" = multi ]; then
 	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 	{ nvidia-smi -L; nvidia-smi topo -p2p n 2>/dev/null; } >>"$out/machine.log" 2>&1
 	echo "GPUs: $ngpu" | tee -a "$out/steps.log"
-	step bench-procs-multi 100 env GSHMEM_GPU_BENCH=1 GSHMEM_GPU_ALLREDUCE=1 ./gpu.test -test.run 'TestGPUBenchProcesses' -test.v -test.timeout 95s
+	step bench-procs-multi 100 env GSHMEM_GPU_BENCH=1 GSHMEM_GPU_PINGPONG=1 GSHMEM_GPU_ALLREDUCE=1 ./gpu.test -test.run 'TestGPUBenchProcesses' -test.v -test.timeout 95s
 	step nccl-allreduce 90 torchrun --standalone --nproc_per_node="$ngpu" nccl_allreduce.py
 	step suite-procs-multi 60 env GSHMEM_GPU_NPES="$ngpu" ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 55s
-	export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
-	mkdir -p /tmp/mps /tmp/mpslog
-	nvidia-cuda-mps-control -d && echo "MPS started" | tee -a "$out/steps.log"
+	mps_start
 	step suite-procs-multi-mps 60 env GSHMEM_GPU_NPES="$((2 * ngpu))" ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 55s
-	echo quit | nvidia-cuda-mps-control
+	mps_stop
 	[ -f ref/run.sh ] && step nvshmem-ref 60 bash ref/run.sh
-	echo "================ figures ================"
-	grep -h "BENCH" "$out"/bench-*.log "$out"/nccl-*.log 2>/dev/null | sed 's/^\[pe [0-9]\] //' | sort -u
-	grep -hE "GB/s|us" "$out/nvshmem-ref.log" 2>/dev/null | grep -v "^===" | head -20
-	grep -hE "^(--- |ok|FAIL|PASS)" "$out"/suite-*.log 2>/dev/null
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	figures "$out"/nccl-*.log
 	exit
 fi
 
@@ -103,16 +113,13 @@ step bench-inproc 100 env GSHMEM_GPU_BENCH=1 ./gpu.test -test.run 'TestGPUBenchI
 step putblock-inproc 40 ./putblock-gpu -inproc 2
 
 # 4: MPS.
-export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
-mkdir -p /tmp/mps /tmp/mpslog
-nvidia-cuda-mps-control -d && echo "MPS started" | tee -a "$out/steps.log"
+mps_start
 step suite-procs-mps 100 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 95s
 if [ -x ./gshmem ]; then
 	step putblock-procs-mps 40 ./gshmem run -n 2 ./putblock-gpu
 fi
 step bench-procs-mps 100 env GSHMEM_GPU_BENCH=1 GSHMEM_GPU_MPS=1 ./gpu.test -test.run 'TestGPUBenchProcesses' -test.v -test.timeout 95s
-echo quit | nvidia-cuda-mps-control
-sleep 1
+mps_stop
 
 # 5: the NVSHMEM reference program, same machine, same sitting.
 if [ -f ref/run.sh ]; then
@@ -120,11 +127,4 @@ if [ -f ref/run.sh ]; then
 fi
 
 echo
-echo "================ figures (gshmem) ================"
-grep -h "BENCH" "$out"/bench-*.log | sed 's/^\[pe [0-9]\] //' | sort -u
-echo "================ figures (NVSHMEM 3.4 reference) ================"
-grep -hE "GB/s|us" "$out/nvshmem-ref.log" 2>/dev/null | grep -v "^===" | head -20
-echo "================ correctness ================"
-grep -hE "^(--- |ok|FAIL|PASS)|verified" "$out"/suite-*.log "$out"/putblock-*.log 2>/dev/null
-echo "failed steps: ${fails[*]:-none}"
-[ ${#fails[@]} = 0 ]
+figures
