@@ -100,6 +100,7 @@ type deviceDomain interface {
 	signalOnStream(s uintptr, pe int, off, v uint64, add bool) error
 	waitOnStream(s uintptr, off uint64, cmp Cmp, v uint64) error
 	barrierOnStream(s uintptr) error
+	forgetStream(s uintptr)
 }
 
 // attachDevice moves the World's heap onto its GPU when the options ask
@@ -369,4 +370,14 @@ func (w *World) BarrierOnDeviceStream(stream uintptr) error {
 		return errf(ErrUnsupported, "the symmetric heap is host memory")
 	}
 	return w.dev.barrierOnStream(stream)
+}
+
+// ForgetDeviceStream releases what the World keeps for stream (the graph
+// its small copies are launched through). Call it after the stream's last
+// on-stream operation and before destroying it: the driver may give its
+// handle to a later stream. streams.CUDAStream.Close does.
+func (w *World) ForgetDeviceStream(stream uintptr) {
+	if w.dev != nil && !w.closed.Load() {
+		w.dev.forgetStream(stream)
+	}
 }

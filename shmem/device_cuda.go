@@ -73,6 +73,7 @@ func (c cudaDomain) signalOnStream(s uintptr, pe int, off, v uint64, add bool) e
 func (c cudaDomain) waitOnStream(s uintptr, off uint64, cmp Cmp, v uint64) error {
 	return c.d.WaitOnStream(cudadrv.StreamFromUintptr(s), off, int(cmp), v)
 }
+func (c cudaDomain) forgetStream(s uintptr) { c.d.ForgetStream(cudadrv.StreamFromUintptr(s)) }
 func (c cudaDomain) barrierOnStream(s uintptr) error {
 	return c.d.BarrierOnStream(cudadrv.StreamFromUintptr(s))
 }

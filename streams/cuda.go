@@ -41,7 +41,9 @@ func NewCUDAStream(w *shmem.World) (*CUDAStream, error) {
 	return &CUDAStream{w: w, ctx: ctx, s: s, own: true}, nil
 }
 
-// WrapCUDAStream uses a CUstream the caller created in w's context.
+// WrapCUDAStream uses a CUstream the caller created in w's context. Close
+// the CUDAStream before destroying the CUstream: the World keeps a copy
+// graph for each stream it copies on, which Close releases.
 func WrapCUDAStream(w *shmem.World, handle uintptr) (*CUDAStream, error) {
 	dev, err := w.Device()
 	if err != nil {
@@ -63,13 +65,14 @@ func (s *CUDAStream) Synchronize() error { return s.ctx.StreamSynchronize(s.s) }
 // Query reports whether every operation issued so far is done.
 func (s *CUDAStream) Query() bool { return s.ctx.StreamQuery(s.s) == nil }
 
-// Close waits for the stream and destroys it (a wrapped stream is left to
-// its owner).
+// Close waits for the stream, releases what the World keeps for it and
+// destroys it (a wrapped stream is left to its owner).
 func (s *CUDAStream) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
 	err := s.ctx.StreamSynchronize(s.s)
+	s.w.ForgetDeviceStream(s.Handle())
 	if s.own {
 		if err2 := s.ctx.DestroyStream(s.s); err == nil {
 			err = err2

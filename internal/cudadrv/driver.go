@@ -48,6 +48,15 @@ typedef struct {
 	CUresult (*StreamWriteValue32)(CUstream, CUdeviceptr, cuuint32_t, unsigned);
 	CUresult (*StreamWriteValue64)(CUstream, CUdeviceptr, cuuint64_t, unsigned);
 	CUresult (*StreamWaitValue64)(CUstream, CUdeviceptr, cuuint64_t, unsigned);
+	CUresult (*StreamBeginCapture)(CUstream, CUstreamCaptureMode);
+	CUresult (*StreamEndCapture)(CUstream, CUgraph *);
+	CUresult (*GraphGetNodes)(CUgraph, CUgraphNode *, size_t *);
+	CUresult (*GraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
+	CUresult (*GraphExecMemcpyNodeSetParams)(CUgraphExec, CUgraphNode, const CUDA_MEMCPY3D *, CUcontext);
+	CUresult (*GraphLaunch)(CUgraphExec, CUstream);
+	CUresult (*GraphDestroy)(CUgraph);
+	CUresult (*GraphExecDestroy)(CUgraphExec);
+	CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
 	CUresult (*EventCreate)(CUevent *, unsigned);
 	CUresult (*EventDestroy)(CUevent);
 	CUresult (*EventRecord)(CUevent, CUstream);
@@ -122,6 +131,15 @@ static const char *gs_load(void) {
 	OPT(StreamWriteValue32, "cuStreamWriteValue32_v2", "cuStreamWriteValue32")
 	OPT(StreamWriteValue64, "cuStreamWriteValue64_v2", "cuStreamWriteValue64")
 	OPT(StreamWaitValue64, "cuStreamWaitValue64_v2", "cuStreamWaitValue64")
+	OPT(StreamBeginCapture, "cuStreamBeginCapture_v2", NULL)
+	OPT(StreamEndCapture, "cuStreamEndCapture", NULL)
+	OPT(GraphGetNodes, "cuGraphGetNodes", NULL)
+	OPT(GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", NULL)
+	OPT(GraphExecMemcpyNodeSetParams, "cuGraphExecMemcpyNodeSetParams", NULL)
+	OPT(GraphLaunch, "cuGraphLaunch", NULL)
+	OPT(GraphDestroy, "cuGraphDestroy", NULL)
+	OPT(GraphExecDestroy, "cuGraphExecDestroy", NULL)
+	OPT(StreamIsCapturing, "cuStreamIsCapturing", NULL)
 	REQ(EventCreate, "cuEventCreate", NULL)
 	REQ(EventDestroy, "cuEventDestroy_v2", NULL)
 	REQ(EventRecord, "cuEventRecord", NULL)
@@ -207,6 +225,51 @@ static CUresult gs_stream_wait_event(CUcontext c, CUstream s, CUevent e) { CUR(c
 static CUresult gs_write_value32(CUcontext c, CUstream s, CUdeviceptr p, cuuint32_t v, unsigned f) { CUR(c); return gs.StreamWriteValue32(s, p, v, f); }
 static CUresult gs_write_value64(CUcontext c, CUstream s, CUdeviceptr p, cuuint64_t v, unsigned f) { CUR(c); return gs.StreamWriteValue64(s, p, v, f); }
 static CUresult gs_wait_value64(CUcontext c, CUstream s, CUdeviceptr p, cuuint64_t v, unsigned f) { CUR(c); return gs.StreamWaitValue64(s, p, v, f); }
+// A graph of one device-to-device copy, captured on s (a stream of the
+// caller's that nothing else uses), and its copy node.
+static int gs_has_graphs(void) {
+	return gs.StreamBeginCapture && gs.StreamEndCapture && gs.GraphGetNodes && gs.GraphInstantiateWithFlags &&
+		gs.GraphExecMemcpyNodeSetParams && gs.GraphLaunch && gs.GraphDestroy && gs.GraphExecDestroy && gs.StreamIsCapturing;
+}
+// The graph outlives its instantiation: updates name the node by the
+// graph's handle.
+static CUresult gs_copy_graph(CUcontext c, CUstream s, CUdeviceptr d, CUdeviceptr src, size_t n, CUgraph *g, CUgraphExec *e, CUgraphNode *node) {
+	if (!gs_has_graphs()) return CUDA_ERROR_NOT_SUPPORTED;
+	CUR(c);
+	CUresult r = gs.StreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED); if (r) return r;
+	r = gs.MemcpyDtoDAsync(d, src, n, s);
+	*g = 0;
+	CUresult r2 = gs.StreamEndCapture(s, g);
+	if (!r) r = r2;
+	size_t k = 1;
+	if (!r) r = gs.GraphGetNodes(*g, node, &k);
+	if (!r && k != 1) r = CUDA_ERROR_UNKNOWN;
+	if (!r) r = gs.GraphInstantiateWithFlags(e, *g, 0);
+	if (r && *g) { gs.GraphDestroy(*g); *g = 0; }
+	return r;
+}
+// Points the copy at new operands and launches it on s, unless s is
+// capturing a graph of the caller's (*capturing is then set and nothing is
+// done).
+static CUresult gs_copy_graph_launch(CUcontext c, CUgraphExec e, CUgraphNode node, CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s, int *capturing, int *stage) {
+	CUR(c);
+	CUstreamCaptureStatus st;
+	*stage = 0;
+	CUresult r = gs.StreamIsCapturing(s, &st); if (r) return r;
+	*capturing = st != CU_STREAM_CAPTURE_STATUS_NONE;
+	if (*capturing) return CUDA_SUCCESS;
+	CUDA_MEMCPY3D p; memset(&p, 0, sizeof p);
+	p.srcMemoryType = CU_MEMORYTYPE_DEVICE; p.srcDevice = src;
+	p.dstMemoryType = CU_MEMORYTYPE_DEVICE; p.dstDevice = d;
+	p.WidthInBytes = n; p.Height = 1; p.Depth = 1;
+	*stage = 1;
+	r = gs.GraphExecMemcpyNodeSetParams(e, node, &p, c); if (r) return r;
+	*stage = 2;
+	return gs.GraphLaunch(e, s);
+}
+static CUresult gs_copy_graph_destroy(CUcontext c, CUgraph g, CUgraphExec e) {
+	CUR(c); CUresult r = gs.GraphExecDestroy(e); CUresult r2 = gs.GraphDestroy(g); return r ? r : r2;
+}
 static CUresult gs_event_create(CUcontext c, CUevent *e, unsigned f) { CUR(c); return gs.EventCreate(e, f); }
 static CUresult gs_event_destroy(CUcontext c, CUevent e) { CUR(c); return gs.EventDestroy(e); }
 static CUresult gs_event_record(CUcontext c, CUevent e, CUstream s) { CUR(c); return gs.EventRecord(e, s); }
@@ -583,6 +646,46 @@ func (c Context) WriteValue32(s Stream, p DevPtr, v uint32, flags uint) error {
 func (c Context) WaitValue64(s Stream, p DevPtr, v uint64, flags uint) error {
 	return check(C.gs_wait_value64(c.c(), s.c(), p.c(), C.cuuint64_t(v), C.uint(flags)))
 }
+
+// CopyGraph is an instantiated graph of one device-to-device copy whose
+// operands are set at each launch. Launching it costs the host less than
+// cuMemcpyDtoDAsync does (test/gpu/RESULTS.md). Launches of one CopyGraph
+// are ordered after each other whatever their streams, so each stream
+// needs its own.
+type CopyGraph struct {
+	g    C.CUgraph
+	e    C.CUgraphExec
+	node C.CUgraphNode
+}
+
+// HasGraphs reports whether the driver offers what CopyGraph needs.
+func HasGraphs() bool { return C.gs_has_graphs() != 0 }
+
+// NewCopyGraph captures a copy of n bytes from src to dst on capture, a
+// stream nothing else uses while the call runs. The operands must lie in
+// c's context or be mapped into it.
+func (c Context) NewCopyGraph(capture Stream, dst, src DevPtr, n uint64) (CopyGraph, error) {
+	var g CopyGraph
+	err := check(C.gs_copy_graph(c.c(), capture.c(), dst.c(), src.c(), C.size_t(n), &g.g, &g.e, &g.node))
+	return g, err
+}
+
+// LaunchCopy copies n bytes from src to dst on s through g. It does
+// nothing and returns false when s is capturing a graph (a capture would
+// hold the graph's operands of the moment, not the call's): the caller
+// then copies by other means. The operands' memory must come from the
+// contexts of those g was made with; n must not be 0. Calls on one g must
+// not overlap.
+func (c Context) LaunchCopy(g CopyGraph, s Stream, dst, src DevPtr, n uint64) (bool, error) {
+	var capturing, stage C.int
+	if err := check(C.gs_copy_graph_launch(c.c(), g.e, g.node, dst.c(), src.c(), C.size_t(n), s.c(), &capturing, &stage)); err != nil {
+		return false, fmt.Errorf("%s: %w", [...]string{"cuStreamIsCapturing", "cuGraphExecMemcpyNodeSetParams", "cuGraphLaunch"}[stage], err)
+	}
+	return capturing == 0, nil
+}
+
+// DestroyCopyGraph releases g once its launches are done.
+func (c Context) DestroyCopyGraph(g CopyGraph) error { return check(C.gs_copy_graph_destroy(c.c(), g.g, g.e)) }
 
 // Event is a CUevent.
 type Event struct{ h C.CUevent }

@@ -123,7 +123,7 @@ func bench(w *shmem.World, mode string, pingpong bool, logf func(string, ...any)
 		add(fmt.Sprintf("device put best (grid %d) / cuMemcpyDtoD", bestGrid), 100*best/memcpyPeer, "%")
 
 		// 2. On-stream put (nvshmemx_putmem_on_stream's shape).
-		for _, sz := range []int{8, 4096, 65536, 1 << 20, 1 << 30} {
+		for _, sz := range []int{8, 4096, 65536, 256 << 10, 1 << 20, 1 << 30} {
 			n := 1000
 			if sz >= 1<<30 {
 				n = 20
@@ -137,6 +137,19 @@ func bench(w *shmem.World, mode string, pingpong bool, logf func(string, ...any)
 			ms := must(timeOn(n, func() error { return streams.PutOnCUDAStream(st, d, s, peer) }))
 			wall := time.Since(t0).Seconds() * 1e6 / float64(n)
 			if sz <= 1<<20 {
+				// Where the time goes: the issue loop alone, on the host.
+				_ = st.Synchronize()
+				t1 := time.Now()
+				for range n {
+					if err := streams.PutOnCUDAStream(st, d, s, peer); err != nil {
+						return nil, err
+					}
+				}
+				issue := time.Since(t1).Seconds() * 1e6 / float64(n)
+				if err := st.Synchronize(); err != nil {
+					return nil, err
+				}
+				add(fmt.Sprintf("on-stream put %d B (host issue only)", sz), issue, "us/op")
 				add(fmt.Sprintf("on-stream put %d B (events)", sz), ms*1e3, "us/op")
 				add(fmt.Sprintf("on-stream put %d B (host wall, incl. sync)", sz), wall, "us/op")
 			} else {
@@ -149,13 +162,48 @@ func bench(w *shmem.World, mode string, pingpong bool, logf func(string, ...any)
 		ctx := cudadrv.ContextFromUintptr(dev.Context())
 		stream := cudadrv.StreamFromUintptr(st.Handle())
 		peerBase := cudadrv.DevPtr(must(shmem.DevicePtr(dst, peer)))
-		for _, sz := range []int{8, 65536, 1 << 20} {
+		for _, sz := range []int{8, 65536, 256 << 10, 1 << 20} {
 			n := 1000
 			if sz >= 1<<20 {
 				n = 200
 			}
 			ms := must(timeOn(n, func() error { return ctx.CopyDtoDAsync(peerBase, cudadrv.DevPtr(srcP), uint64(sz), stream) }))
 			add(fmt.Sprintf("on-stream cuMemcpyDtoDAsync %d B (events)", sz), ms*1e3, "us/op")
+		}
+		// What a stream memory write costs, beside the copies above; and
+		// a put or get waited for each time.
+		{
+			scratch := cudadrv.DevPtr(must(shmem.DevicePtr(word, me)))
+			v := uint64(0)
+			ms := must(timeOn(1000, func() error { v++; return ctx.WriteValue64(stream, scratch, v, cudadrv.WriteValueDefault) }))
+			add("on-stream cuStreamWriteValue64 (events)", ms*1e3, "us/op")
+			ms = must(timeOn(1000, func() error { return streams.GetOnCUDAStream(st, dst.Slice(0, 8), src.Slice(0, 8), peer) }))
+			add("on-stream get 8 B (events)", ms*1e3, "us/op")
+			t1 := time.Now()
+			for range 200 {
+				if err := streams.PutOnCUDAStream(st, dst.Slice(0, 8), src.Slice(0, 8), peer); err != nil {
+					return nil, err
+				}
+				if err := st.Synchronize(); err != nil {
+					return nil, err
+				}
+			}
+			add("on-stream put 8 B, each synchronized (host wall)", time.Since(t1).Seconds()*1e6/200, "us/op")
+			st2 := must(streams.NewCUDAStream(w))
+			ev2, ev3 := must(st2.NewCUDAEvent()), must(st2.NewCUDAEvent())
+			for range 10 {
+				_ = streams.PutOnCUDAStream(st2, dst.Slice(0, 8), src.Slice(0, 8), peer)
+			}
+			_ = st2.Record(ev2)
+			for range 1000 {
+				if err := streams.PutOnCUDAStream(st2, dst.Slice(0, 8), src.Slice(0, 8), peer); err != nil {
+					return nil, err
+				}
+			}
+			_ = st2.Record(ev3)
+			_ = ev3.Synchronize()
+			add("on-stream put 8 B, a stream of its own (events)", must(streams.ElapsedMs(ev2, ev3)), "us/op")
+			_ = st2.Close()
 		}
 		// On-stream put with signal, 8 B.
 		ms = must(timeOn(1000, func() error {

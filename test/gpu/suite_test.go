@@ -228,6 +228,9 @@ func suite(w *shmem.World, logf func(string, ...any)) (err error) {
 	c.ok("BarrierAll", w.BarrierAll())
 	logf("PE %d: stream operations checked", me)
 
+	smallStreamCopies(w, c, dsrc)
+	logf("PE %d: small stream puts and gets checked", me)
+
 	// Kernels: the self-test module, every device call of gshmem.cuh.
 	c.ok("kernel self-test", selfTest(w, c))
 	logf("PE %d: device operations checked", me)
@@ -236,6 +239,71 @@ func suite(w *shmem.World, logf func(string, ...any)) (err error) {
 	deviceCollectives(w, c)
 	logf("PE %d: team collectives on the device heap checked", me)
 	return c.err()
+}
+
+// smallStreamCopies runs many small puts and gets on two streams at once
+// (the backend launches them through one copy graph per stream): every PE
+// puts pieces of its share of src, of sizes 1, 2, 3, ... elements, into
+// every PE's buffer, alternating streams, gets its right neighbour's src
+// the same way, and does it again on a stream made after one is closed
+// (the driver may give it the closed one's handle). src holds
+// pe<<32 | index on each PE.
+func smallStreamCopies(w *shmem.World, c *checker, src shmem.Sym[int64]) {
+	me, npes := w.MyPE(), w.NPEs()
+	right := (me + 1) % npes
+	const per = 600 // elements of each PE's share: pieces of 1..34 elements
+	n := per * npes
+	put, get := must(shmem.Calloc[int64](w, n)), must(shmem.Calloc[int64](w, n))
+	sts := []*streams.CUDAStream{must(streams.NewCUDAStream(w)), must(streams.NewCUDAStream(w))}
+	pieces := func(lo, hi int, do func(k, a, b int) error) {
+		for k, a := 0, lo; a < hi; k++ {
+			b := min(a+k+1, hi)
+			if !c.ok(fmt.Sprintf("small stream copy [%d,%d)", a, b), do(k, a, b)) {
+				return
+			}
+			a = b
+		}
+	}
+	check := func(what string, buf shmem.Sym[int64], lo, hi int, pe func(i int) int) {
+		got := make([]int64, hi-lo)
+		c.ok("Get", shmem.Get(got, buf.Slice(lo, hi), me))
+		bad := 0
+		for i, v := range got {
+			if v != int64(pe(lo+i))<<32|int64(lo+i) {
+				bad++
+			}
+		}
+		c.eq(what+": wrong elements", bad, 0)
+	}
+	c.ok("BarrierAll", w.BarrierAll())
+	for t := range npes {
+		pieces(me*per, (me+1)*per, func(k, a, b int) error {
+			return streams.PutOnCUDAStream(sts[k%2], put.Slice(a, b), src.Slice(a, b), t)
+		})
+	}
+	pieces(0, n, func(k, a, b int) error {
+		return streams.GetOnCUDAStream(sts[k%2], get.Slice(a, b), src.Slice(a, b), right)
+	})
+	for _, st := range sts {
+		c.ok("stream sync", st.Synchronize())
+	}
+	c.ok("BarrierAll", w.BarrierAll())
+	check("small stream puts", put, 0, n, func(i int) int { return i / per })
+	check("small stream gets", get, 0, n, func(int) int { return right })
+
+	// Again, on a stream made after one is closed.
+	c.ok("stream close", sts[0].Close())
+	sts[0] = must(streams.NewCUDAStream(w))
+	c.ok("Clear", shmem.Put(get, make([]int64, n), me))
+	pieces(0, n, func(k, a, b int) error {
+		return streams.GetOnCUDAStream(sts[k%2], get.Slice(a, b), src.Slice(a, b), right)
+	})
+	for _, st := range sts {
+		c.ok("stream sync", st.Synchronize())
+		c.ok("stream close", st.Close())
+	}
+	check("small stream gets on a new stream", get, 0, n, func(int) int { return right })
+	c.ok("BarrierAll", w.BarrierAll())
 }
 
 // deviceCollectives runs the team collectives on objects in device memory

@@ -47,6 +47,7 @@ type Domain struct {
 	table   cudadrv.DevPtr   // device copy of peers, for the state table
 	stream  cudadrv.Stream   // orders the PE's host-initiated operations
 	memops  bool             // stream write/wait value usable
+	graphs  copyGraphs
 
 	mod cudadrv.Module // builtin kernels, state bound
 	fn  struct {
@@ -326,6 +327,7 @@ func (d *Domain) release() {
 		return
 	}
 	_ = c.Synchronize()
+	d.releaseGraphs()
 	if d.mod != (cudadrv.Module{}) {
 		_ = c.UnloadModule(d.mod)
 	}
