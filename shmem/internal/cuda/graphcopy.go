@@ -19,12 +19,15 @@ const (
 	graphCopyMax = 256 << 10
 )
 
-// copyGraphs enqueues the domain's device-to-device copies (stream puts and
-// gets, host-initiated puts and gets of device data) through a one-copy
-// graph per stream whose operands are set at each launch. On the H200
-// machines this backend was measured on, a graph launch costs the host
-// 1.6-2.7 us where cuMemcpyDtoDAsync or a kernel launch costs 4-5.5 us, and
-// an 8-byte stream put is nothing but that cost (test/gpu/RESULTS.md).
+// copyGraphs enqueues the domain's small device-to-device copies within
+// its GPU (stream puts and gets, host-initiated puts and gets of device
+// data) through a one-copy graph per stream whose operands are set at each
+// launch. On the one-H200 machine this backend was measured on, a graph
+// launch costs the host 1.6-2.7 us where cuMemcpyDtoDAsync or a kernel
+// launch costs 4-5.5 us, and an 8-byte stream put is nothing but that cost.
+// Between two H200s the graph's copy cost more than cuMemcpyDtoDAsync (4.3
+// against 2.8 us), so copies to or from another GPU stay plain
+// (test/gpu/RESULTS.md).
 //
 // One graph per stream, not one per domain: the driver orders the launches
 // of one graph after each other across streams, which would tie a stream
@@ -39,18 +42,18 @@ type copyGraphs struct {
 type copyGraph struct {
 	mu sync.Mutex // a launch sets the operands first: one at a time
 	g  cudadrv.CopyGraph
-	// plain is set once the graph refused operands (memory of a context
-	// other than its first operands', as with PEs on other GPUs in one
-	// process): that stream's copies go to cuMemcpyDtoDAsync.
+	// plain is set once the graph refused operands: that stream's copies
+	// go to cuMemcpyDtoDAsync.
 	plain bool
 }
 
-// copy enqueues a copy of n bytes from src to dst on s.
-func (d *Domain) copy(s cudadrv.Stream, dst, src cudadrv.DevPtr, n uint64) error {
+// copy enqueues a copy of n bytes from src to dst on s, between this PE
+// and pe.
+func (d *Domain) copy(s cudadrv.Stream, pe int, dst, src cudadrv.DevPtr, n uint64) error {
 	if n == 0 {
 		return nil
 	}
-	if n > graphCopyMax {
+	if n > graphCopyMax || d.peerOrd[pe] != d.ord {
 		return d.ctx.CopyDtoDAsync(dst, src, n, s)
 	}
 	if g := d.copyGraph(s, dst, src, n); g != nil {

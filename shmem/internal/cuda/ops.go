@@ -62,7 +62,7 @@ func (d *Domain) PutDevice(pe int, dstOff, srcOff, n uint64, wait bool) error {
 	if err != nil {
 		return err
 	}
-	if err := d.copy(d.stream, dst, d.base+cudadrv.DevPtr(srcOff), n); err != nil {
+	if err := d.copy(d.stream, pe, dst, d.base+cudadrv.DevPtr(srcOff), n); err != nil {
 		return err
 	}
 	if wait {
@@ -78,7 +78,7 @@ func (d *Domain) GetDevice(pe int, dstOff, srcOff, n uint64, wait bool) error {
 	if err != nil {
 		return err
 	}
-	if err := d.copy(d.stream, d.base+cudadrv.DevPtr(dstOff), src, n); err != nil {
+	if err := d.copy(d.stream, pe, d.base+cudadrv.DevPtr(dstOff), src, n); err != nil {
 		return err
 	}
 	if wait {
@@ -197,7 +197,7 @@ func (d *Domain) PutOnStream(s cudadrv.Stream, pe int, dstOff, srcOff, n uint64)
 	if n == 0 {
 		return nil
 	}
-	return d.copy(s, dst, d.base+cudadrv.DevPtr(srcOff), n)
+	return d.copy(s, pe, dst, d.base+cudadrv.DevPtr(srcOff), n)
 }
 
 // PutSignalOnStream puts, then updates the 64-bit signal at sigOff on pe,
@@ -230,7 +230,7 @@ func (d *Domain) GetOnStream(s cudadrv.Stream, pe int, dstOff, srcOff, n uint64)
 	if n == 0 {
 		return nil
 	}
-	return d.copy(s, d.base+cudadrv.DevPtr(dstOff), src, n)
+	return d.copy(s, pe, d.base+cudadrv.DevPtr(dstOff), src, n)
 }
 
 // SignalOnStream updates the 64-bit word at off on pe when s reaches it,
