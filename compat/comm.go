@@ -42,6 +42,13 @@ func (c *Comm) init() {
 func (c *Comm) rankOf(pe int) int { return int(c.toRank[pe]) }
 
 func (c *Comm) check(what string) error {
+	if c != nil && !c.freed.Load() && !c.env.closed.Load() {
+		return nil
+	}
+	return c.checkError(what)
+}
+
+func (c *Comm) checkError(what string) error {
 	switch {
 	case c == nil:
 		return errorf(ClassComm, "%s: nil communicator (MPI_COMM_NULL)", what)
@@ -298,23 +305,34 @@ func (c *Comm) Compare(d *Comm) (int, error) {
 }
 
 // peerArg checks a peer rank: in range, or ProcNull, or (for receives and
-// probes) AnySource; it returns the world rank or the special value.
+// probes) AnySource; it returns the world rank or the special value. As
+// check, tagArg and Datatype.Err, which every call makes, it keeps its
+// common case small and the rest in a function of its own.
 func (c *Comm) peerArg(r int, wild bool, what string) (int, error) {
+	if w := c.group.world; uint(r) < uint(len(w)) {
+		return w[r], nil
+	}
+	return c.specialPeer(r, wild, what)
+}
+
+func (c *Comm) specialPeer(r int, wild bool, what string) (int, error) {
 	switch {
 	case r == ProcNull:
 		return ProcNull, nil
 	case r == AnySource && wild:
 		return AnySource, nil
-	case r < 0 || r >= len(c.group.world):
-		return 0, errorf(ClassRank, "%s: rank %d of a communicator of %d", what, r, len(c.group.world))
 	}
-	return c.group.world[r], nil
+	return 0, errorf(ClassRank, "%s: rank %d of a communicator of %d", what, r, len(c.group.world))
 }
 
 func tagArg(tag int, wild bool, what string) error {
-	if (tag == AnyTag && wild) || (tag >= 0 && tag <= TagUB) {
+	if uint(tag) <= TagUB || (tag == AnyTag && wild) {
 		return nil
 	}
+	return tagError(tag, wild, what)
+}
+
+func tagError(tag int, wild bool, what string) error {
 	return errorf(ClassTag, "%s: tag %d (tags are 0 to %d%s)", what, tag, TagUB, map[bool]string{true: ", or AnyTag", false: ""}[wild])
 }
 

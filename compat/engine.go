@@ -89,19 +89,22 @@ type outMsg struct {
 	req  *Request // an eager send completed by the write
 }
 
-func (m *outMsg) plen() int {
+// payload returns the bytes m carries: its control words or its data.
+func (m *outMsg) payload() []byte {
 	if m.nw > 0 {
-		return int(m.nw) * 8
+		return unsafe.Slice((*byte)(unsafe.Pointer(&m.w[0])), int(m.nw)*8)
 	}
-	return len(m.data)
+	return m.data
 }
 
 func word(b []byte, off int) *uint64 { return (*uint64)(unsafe.Pointer(&b[off])) }
 
-// write puts m into p's ring if there is room.
-func (e *Env) write(p int, m *outMsg) bool {
+// write puts a message into p's ring if there is room. It takes the
+// envelope as arguments, not an outMsg, so that an eager send that finds
+// room builds nothing.
+func (e *Env) write(p int, kind uint8, tag int32, ctx uint32, aux uint64, payload []byte) bool {
 	pr := &e.peers[p]
-	plen := m.plen()
+	plen := len(payload)
 	cells := ncells(plen)
 	if pr.wpos+cells-pr.credit > e.ringCells {
 		pr.credit = atomic.LoadUint64(&e.ctrlMine[creditBase+p])
@@ -112,19 +115,17 @@ func (e *Env) write(p int, m *outMsg) bool {
 	}
 	pos := pr.wpos
 	off := int(pos&(e.ringCells-1)) * cell
-	w1 := uint64(m.kind) | uint64(plen)<<8
-	w2 := uint64(uint32(m.tag)) | uint64(m.ctx)<<32
+	w1 := uint64(kind) | uint64(plen)<<8
+	w2 := uint64(uint32(tag)) | uint64(ctx)<<32
 	if ring := pr.ring; ring != nil {
-		*word(ring, off+8), *word(ring, off+16), *word(ring, off+24) = w1, w2, m.aux
-		if m.nw > 0 {
-			for i := range int(m.nw) {
-				*word(ring, off+hdrSize+8*i) = m.w[i]
-			}
-		} else if n := copy(ring[off+hdrSize:], m.data); n < len(m.data) {
-			copy(ring, m.data[n:])
+		// A payload of up to 32 bytes shares the header's cell, so the stamp
+		// stored last publishes one cache line holding the whole message.
+		*word(ring, off+8), *word(ring, off+16), *word(ring, off+24) = w1, w2, aux
+		if n := copy(ring[off+hdrSize:], payload); n < plen {
+			copy(ring, payload[n:])
 		}
 		atomic.StoreUint64(word(ring, off), pos+1)
-	} else if err := e.writeRemote(p, off, pos, m, w1, w2); err != nil {
+	} else if err := e.writeRemote(p, off, pos, payload, w1, w2, aux); err != nil {
 		e.w.Logger().Errorf("compat: writing to PE %d: %v", p, err)
 	}
 	pr.wpos = pos + cells
@@ -134,17 +135,11 @@ func (e *Env) write(p int, m *outMsg) bool {
 
 // writeRemote is write for a peer whose heap is not mapped: puts, a fence,
 // then the stamp as an atomic.
-func (e *Env) writeRemote(p, off int, pos uint64, m *outMsg, w1, w2 uint64) error {
+func (e *Env) writeRemote(p, off int, pos uint64, payload []byte, w1, w2, aux uint64) error {
 	rb := e.cfg.ringBytes
-	buf := make([]byte, hdrSize-8+m.plen())
-	*word(buf, 0), *word(buf, 8), *word(buf, 16) = w1, w2, m.aux
-	if m.nw > 0 {
-		for i := range int(m.nw) {
-			*word(buf, hdrSize-8+8*i) = m.w[i]
-		}
-	} else {
-		copy(buf[hdrSize-8:], m.data)
-	}
+	buf := make([]byte, hdrSize-8+len(payload))
+	*word(buf, 0), *word(buf, 8), *word(buf, 16) = w1, w2, aux
+	copy(buf[hdrSize-8:], payload)
 	base := e.me * rb
 	first := min(len(buf), rb-off-8)
 	if err := shmem.Put(e.rings.Slice(base+off+8, base+off+8+first), buf[:first], p); err != nil {
@@ -169,7 +164,7 @@ func (e *Env) writeRemote(p, off int, pos uint64, m *outMsg, w1, w2 uint64) erro
 // whether m was written now. m is copied when queued.
 func (e *Env) send(p int, m *outMsg) bool {
 	pr := &e.peers[p]
-	if len(pr.outq) == 0 && e.write(p, m) {
+	if len(pr.outq) == 0 && e.write(p, m.kind, m.tag, m.ctx, m.aux, m.payload()) {
 		return true
 	}
 	c := *m
@@ -188,7 +183,7 @@ func (e *Env) flush(p int) {
 	pr := &e.peers[p]
 	for len(pr.outq) > 0 {
 		m := pr.outq[0]
-		if !e.write(p, m) {
+		if !e.write(p, m.kind, m.tag, m.ctx, m.aux, m.payload()) {
 			return
 		}
 		pr.outq[0] = nil
@@ -233,7 +228,6 @@ func (e *Env) drain(p int) {
 	rb := e.cfg.ringBytes
 	ring := e.ringMine[p*rb : (p+1)*rb : (p+1)*rb]
 	mask := e.ringCells - 1
-	start := pr.rpos
 	for {
 		pos := pr.rpos
 		off := int(pos&mask) * cell
@@ -249,11 +243,8 @@ func (e *Env) drain(p int) {
 		}
 		pr.rpos = pos + cells
 	}
-	if pr.rpos != start {
-		e.watch[p].Store(pr.rpos + 1)
-		if pr.rpos-pr.returned >= e.ringCells/4 {
-			e.returnCredit(p)
-		}
+	if pr.rpos-pr.returned >= e.ringCells/4 {
+		e.returnCredit(p)
 	}
 }
 
@@ -312,6 +303,13 @@ func (e *Env) progress() {
 
 // complete marks r done and wakes this PE's other sleeping goroutines.
 func (e *Env) complete(r *Request) {
+	if r.blocking {
+		r.finished = true
+		if r.parked {
+			e.wake()
+		}
+		return
+	}
 	r.done.Store(true)
 	e.wake()
 }
@@ -327,31 +325,48 @@ func (e *Env) wake() {
 // waitFor makes progress until cond, evaluated with mu held after each
 // round of progress, holds.
 func (e *Env) waitFor(cond func() bool) error {
+	var buf [8]uint64
+	next := buf[:0]
 	for {
 		e.mu.Lock()
 		e.progress()
 		ok := cond()
 		compl := e.completions.Load()
+		next = e.expected(next)
 		e.mu.Unlock()
 		if ok {
 			return nil
 		}
-		if err := e.idle(compl); err != nil {
+		if err := e.idle(compl, next); err != nil {
 			return err
 		}
 	}
 }
 
+// expected returns, in next's array, the stamp each ring's next message
+// will carry: what a waiter polls for. Waiters take it under mu rather than
+// the drain publishing it, which would cost an atomic store per message.
+// Called with mu held.
+func (e *Env) expected(next []uint64) []uint64 {
+	next = next[:0]
+	for p := range e.peers {
+		next = append(next, e.peers[p].rpos+1)
+	}
+	return next
+}
+
 // pending reports whether anything arrived since the waiter's last
-// progress: a stamp, a credit a blocked send waits for, a completion made by
-// another goroutine. It reads only atomics.
-func (e *Env) pending(compl uint64) bool {
+// progress: a stamp in next, a credit a blocked send waits for, a
+// completion made by another goroutine. It reads only atomics. When another
+// goroutine drained since next was taken it may be wrong either way: true
+// costs a round of progress, and idle checks again with a fresh next
+// before it sleeps.
+func (e *Env) pending(compl uint64, next []uint64) bool {
 	if e.completions.Load() != compl {
 		return true
 	}
 	rb, mask := e.cfg.ringBytes, e.ringCells-1
-	for p := range e.n {
-		want := e.watch[p].Load()
+	for p, want := range next {
 		if atomic.LoadUint64(word(e.ringMine, p*rb+int((want-1)&mask)*cell)) == want {
 			return true
 		}
@@ -362,13 +377,14 @@ func (e *Env) pending(compl uint64) bool {
 	return false
 }
 
-// idle returns when something may have arrived: it polls, then sleeps.
-func (e *Env) idle(compl uint64) error {
+// idle returns when something may have arrived since the caller took next
+// and compl: it polls, then sleeps.
+func (e *Env) idle(compl uint64, next []uint64) error {
 	if e.closed.Load() {
 		return errorf(ClassOther, "Env finalized while waiting")
 	}
 	for i := range e.spin {
-		if e.pending(compl) {
+		if e.pending(compl, next) {
 			return nil
 		}
 		if i&e.yieldMask == e.yieldMask {
@@ -377,8 +393,11 @@ func (e *Env) idle(compl uint64) error {
 	}
 	bell := atomic.LoadUint64(&e.ctrlMine[bellIdx])
 	atomic.AddUint64(&e.ctrlMine[sleepIdx], 1)
+	e.mu.Lock()
+	next = e.expected(next)
+	e.mu.Unlock()
 	var err error
-	if !e.pending(compl) {
+	if !e.pending(compl, next) {
 		err = shmem.WaitUntil(e.ctrl.At(bellIdx), shmem.CmpNE, bell)
 	}
 	atomic.AddUint64(&e.ctrlMine[sleepIdx], ^uint64(0))

@@ -55,9 +55,9 @@ type Env struct {
 	stalled     []*Request // staged sends waiting for a free chunk
 	stagedSends int        // staged sends not yet complete
 	teamComms   []*Comm    // communicators holding a shmem team, in creation order
+	spareRecv   *Request   // the request of the next blocking Recv
 
 	// Lock-free view for idle waiters.
-	watch       []atomic.Uint64 // per peer: the stamp expected next in its ring
 	creditWatch []atomic.Uint64 // per peer: credit seen when a send blocked, 0 if none
 	completions atomic.Uint64
 	spin        int
@@ -300,7 +300,6 @@ func (e *Env) allocate() (err error) {
 		return wrap(err, "New: barrier")
 	}
 	e.peers = make([]peer, e.n)
-	e.watch = make([]atomic.Uint64, e.n)
 	e.creditWatch = make([]atomic.Uint64, e.n)
 	for p := range e.peers {
 		pr := &e.peers[p]
@@ -309,7 +308,6 @@ func (e *Env) allocate() (err error) {
 			return wrap(err, "New: reading PE %d's token", p)
 		}
 		pr.sameProc = tok == procToken && !c.noDirect
-		e.watch[p].Store(1)
 		if c.noDirect {
 			continue
 		}

@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -43,11 +42,24 @@ func matches(r *Request, src int, tag int32, ctx uint32) bool {
 func (e *Env) match(src int, tag int32, ctx uint32) *Request {
 	for i, r := range e.posted {
 		if matches(r, src, tag, ctx) {
-			e.posted = slices.Delete(e.posted, i, i+1)
+			e.posted = remove(e.posted, i)
 			return r
 		}
 	}
 	return nil
+}
+
+// remove deletes q[i], keeping the order. It is slices.Delete without the
+// calls that clear the tail and move nothing when q[i] is the last (the
+// usual case: one receive posted), a large share of a small message's
+// matching.
+func remove[T any](q []*T, i int) []*T {
+	last := len(q) - 1
+	if i < last {
+		copy(q[i:], q[i+1:])
+	}
+	q[last] = nil
+	return q[:last]
 }
 
 // findUnexpected returns the index of the first unexpected message r
@@ -67,7 +79,7 @@ func (e *Env) findUnexpected(ctx uint32, src, tag int) int {
 func (e *Env) postRecv(r *Request) {
 	if i := e.findUnexpected(r.ctx, r.src, r.tag); i >= 0 {
 		m := e.unexpected[i]
-		e.unexpected = slices.Delete(e.unexpected, i, i+1)
+		e.unexpected = remove(e.unexpected, i)
 		if m.rdv {
 			e.recvRdv(r, m.src, m.tag, m.rts)
 		} else {

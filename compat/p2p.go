@@ -1,7 +1,5 @@
 package compat
 
-import "sync"
-
 // Point-to-point calls. A message is count instances of dt taken from buf;
 // its envelope is the communicator, the sender's rank and the tag. Messages
 // between one pair of ranks on one communicator are received in the order
@@ -84,21 +82,20 @@ func recvBuffer(b []byte, size, count int, dt Datatype) ([]byte, func([]byte)) {
 // completed at once (an eager message written into the peer's ring).
 func (e *Env) isend(data []byte, pe int, tag int32, ctx uint32, sync bool, poolOff int) *Request {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if !sync && len(data) <= e.cfg.eagerLimit {
-		m := outMsg{kind: kEager, tag: tag, ctx: ctx, data: data}
 		pr := &e.peers[pe]
-		if len(pr.outq) == 0 && e.write(pe, &m) {
+		if len(pr.outq) == 0 && e.write(pe, kEager, tag, ctx, 0, data) {
+			e.mu.Unlock()
 			return nil
 		}
 		r := &Request{env: e, poolOff: -1}
-		q := m
-		q.req = r
-		pr.outq = append(pr.outq, &q)
+		pr.outq = append(pr.outq, &outMsg{kind: kEager, tag: tag, ctx: ctx, data: data, req: r})
+		e.mu.Unlock()
 		return r
 	}
 	r := &Request{env: e, data: data, dest: pe, poolOff: poolOff}
 	e.sendRdv(r, pe, tag, ctx)
+	e.mu.Unlock()
 	return r
 }
 
@@ -203,22 +200,49 @@ func Recv[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int) (Statu
 	if pe == ProcNull {
 		return nullStatus(), nil
 	}
-	// The request never leaves this call: reuse it.
-	e := c.env
-	r := recvPool.Get().(*Request)
-	*r = Request{env: e, comm: c, ctx: c.ctx, src: pe, tag: tag, buf: dst, unpack: unpack, poolOff: -1}
-	e.mu.Lock()
-	e.postRecv(r)
-	e.mu.Unlock()
-	st, err := r.Wait()
-	if r.done.Load() { // else (an aborted wait) the engine may still hold it
-		*r = Request{}
-		recvPool.Put(r)
-	}
-	return st, err
+	source, mtag, n, err := c.env.recv(c, dst, unpack, pe, tag)
+	return Status{Source: source, Tag: mtag, bytes: n}, err
 }
 
-var recvPool = sync.Pool{New: func() any { return new(Request) }}
+// recv is a blocking receive. Its request never leaves the call, so the
+// Env keeps one for the next call, and only this goroutine waits on it: it
+// waits here, taking mu once per round, rather than through Request.Wait.
+// It returns the Status's fields, not a Status: a struct returned through
+// two calls is copied through the stack in pieces that stall the loads
+// (store forwarding fails), a tenth of a small message's cost.
+func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (source, mtag, n int, err error) {
+	e.mu.Lock()
+	r := e.spareRecv
+	e.spareRecv = nil
+	if r == nil {
+		r = &Request{env: e, poolOff: -1, blocking: true}
+	}
+	r.comm, r.ctx, r.src, r.tag, r.buf, r.unpack = c, c.ctx, pe, tag, dst, unpack
+	e.postRecv(r)
+	var buf [8]uint64
+	next := buf[:0]
+	for !r.finished {
+		compl := e.completions.Load()
+		next = e.expected(next)
+		r.parked = true
+		e.mu.Unlock()
+		werr := e.idle(compl, next)
+		e.mu.Lock()
+		r.parked = false
+		if werr != nil {
+			// r may still be posted: leave it to the engine.
+			e.mu.Unlock()
+			return 0, 0, 0, werr
+		}
+		e.progress()
+	}
+	source, mtag, n, err = r.status.Source, r.status.Tag, r.status.bytes, r.err
+	// Every other field is set again before the engine reads it.
+	r.finished, r.err, r.buf, r.unpack = false, nil, nil, nil
+	e.spareRecv = r
+	e.mu.Unlock()
+	return source, mtag, n, err
+}
 
 // Sendrecv sends to dest and receives from src at the same time, so that a
 // ring of Sendrecv calls cannot deadlock (MPI_Sendrecv).

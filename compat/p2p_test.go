@@ -501,3 +501,48 @@ func TestOversubscribed(t *testing.T) {
 		}
 	})
 }
+
+// TestBlockingRecv: Recv reuses one request per Env, so a truncated
+// receive must leave nothing behind for the next, and a Recv whose message
+// another goroutine's progress delivers (Iprobe here) must still return.
+func TestBlockingRecv(t *testing.T) {
+	run(t, 2, func(t *petest.T, e *compat.Env, c *compat.Comm) {
+		if c.Rank() == 1 {
+			require.NoError(t, compat.Send(c, fill(16, 1), 16, compat.Byte, 0, 1))
+			require.NoError(t, compat.Send(c, fill(8, 2), 8, compat.Byte, 0, 2))
+			require.NoError(t, c.Barrier())
+			time.Sleep(20 * time.Millisecond)
+			require.NoError(t, compat.Send(c, fill(8, 3), 8, compat.Byte, 0, 3))
+			return
+		}
+		buf := make([]byte, 8)
+		st, err := compat.Recv(c, buf, 8, compat.Byte, 1, 1)
+		require.ErrorIs(t, err, compat.ErrTruncate)
+		require.Equal(t, 8, st.Bytes())
+		require.Equal(t, fill(16, 1)[:8], buf)
+		st, err = compat.Recv(c, buf, 8, compat.Byte, compat.AnySource, compat.AnyTag)
+		require.NoError(t, err)
+		require.Equal(t, 1, st.Source)
+		require.Equal(t, 2, st.Tag)
+		require.Equal(t, fill(8, 2), buf)
+
+		require.NoError(t, c.Barrier())
+		done := make(chan error, 1)
+		got := make([]byte, 8)
+		go func() {
+			_, err := compat.Recv(c, got, 8, compat.Byte, 1, 3)
+			done <- err
+		}()
+		for {
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+				require.Equal(t, fill(8, 3), got)
+				return
+			default:
+				_, _, err := c.Iprobe(1, 99)
+				require.NoError(t, err)
+			}
+		}
+	})
+}

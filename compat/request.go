@@ -59,6 +59,12 @@ type Request struct {
 	unpack func([]byte) // scatters a temporary into a non-contiguous buffer
 	rdv    rdvState
 
+	// A blocking Recv's request, read only by its caller and only under
+	// mu: complete sets finished instead of done, and wakes the PE's other
+	// waiters only when the caller is parked outside mu (when it is not,
+	// it completes the request itself and nobody else waits on it).
+	blocking, parked, finished bool
+
 	// Send side.
 	data    []byte
 	dest    int    // world rank

@@ -173,6 +173,13 @@ func (d *dtype) add(r run) {
 
 // Err reports why the datatype is invalid, or nil.
 func (t Datatype) Err() error {
+	if d := t.d; d != nil && d.err == nil && !d.freed.Load() {
+		return nil
+	}
+	return t.invalid()
+}
+
+func (t Datatype) invalid() error {
 	switch {
 	case t.d == nil:
 		return errorf(ClassType, "zero Datatype")
@@ -240,7 +247,7 @@ func (d *dtype) size() int { return d.elems * d.basic.Size() }
 
 // contiguous reports whether instances are packed back to back.
 func (d *dtype) contiguous() bool {
-	return d.elems == 0 || (len(d.runs) == 1 && d.runs[0].off == 0 && d.runs[0].n == d.extent)
+	return d.predefined || d.elems == 0 || (len(d.runs) == 1 && d.runs[0].off == 0 && d.runs[0].n == d.extent)
 }
 
 // span returns the bytes count instances reach from their start.
@@ -306,10 +313,14 @@ func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, er
 		}
 	}
 	bytes := asBytes(buf)
+	sz := d.size()
 	// Products checked for overflow instead of quotients: a division costs
 	// more than the rest of a small message's checks.
-	if sz := d.size(); sz > 0 && !fits(count, sz, len(bytes)) {
+	if sz > 0 && !fits(count, sz, len(bytes)) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v", what, len(bytes), count, dt)
+	}
+	if d.predefined { // its extent and span are its size's: checked
+		return bytes, count * sz, nil
 	}
 	if d.extent > 0 && count > 0 && !fits(count-1, d.extent, len(bytes)) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v", what, len(bytes), count, dt)
@@ -317,7 +328,7 @@ func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, er
 	if need := d.span(count); need > len(bytes) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v (%d bytes)", what, len(bytes), count, dt, need)
 	}
-	return bytes, count * d.size(), nil
+	return bytes, count * sz, nil
 }
 
 // fits reports whether n items of size bytes (n, size >= 0) fit in avail

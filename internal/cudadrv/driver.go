@@ -685,7 +685,9 @@ func (c Context) LaunchCopy(g CopyGraph, s Stream, dst, src DevPtr, n uint64) (b
 }
 
 // DestroyCopyGraph releases g once its launches are done.
-func (c Context) DestroyCopyGraph(g CopyGraph) error { return check(C.gs_copy_graph_destroy(c.c(), g.g, g.e)) }
+func (c Context) DestroyCopyGraph(g CopyGraph) error {
+	return check(C.gs_copy_graph_destroy(c.c(), g.g, g.e))
+}
 
 // Event is a CUevent.
 type Event struct{ h C.CUevent }
