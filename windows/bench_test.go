@@ -326,3 +326,39 @@ func BenchmarkOverhead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPSCWSelf is one PSCW epoch of a PE with itself (Post, Start,
+// an 8-byte Put, Complete, Wait): the software cost of the five calls,
+// with no cache line crossing to another core.
+func BenchmarkPSCWSelf(b *testing.B) {
+	err := shmem.Run(1, func(w *shmem.World) error {
+		bw, err := windows.NewBenchWindow(w, windows.FlavorAllocate, 64)
+		if err != nil {
+			return err
+		}
+		win, g, src := bw.Win, windows.Group{0}, make([]byte, 8)
+		b.ResetTimer()
+		for range b.N {
+			if err := win.Post(g, 0); err != nil {
+				return err
+			}
+			if err := win.Start(g, 0); err != nil {
+				return err
+			}
+			if err := windows.Put(win, src, 0, 0); err != nil {
+				return err
+			}
+			if err := win.Complete(); err != nil {
+				return err
+			}
+			if err := win.Wait(); err != nil {
+				return err
+			}
+		}
+		b.StopTimer()
+		return bw.Free()
+	}, shmem.WithSymmetricSize(8<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+}

@@ -197,6 +197,10 @@ func TestArgumentErrors(t *testing.T) {
 		require.ErrorIs(t, win.Post(windows.Group{np}, 0), windows.ErrGroup)
 		require.ErrorIs(t, win.Start(windows.Group{0, 0}, 0), windows.ErrGroup)
 		require.ErrorIs(t, win.Start(windows.Group{-1}, 0), windows.ErrGroup)
+		// A rejected group's marks do not spill into the next check.
+		require.ErrorIs(t, win.Start(windows.Group{1, 0, 1}, 0), windows.ErrGroup)
+		require.NoError(t, win.Start(windows.Group{0, 1}, windows.ModeNoCheck))
+		require.NoError(t, win.Complete())
 		_, _, _, err = win.SharedQuery(0)
 		require.ErrorIs(t, err, windows.ErrRMAFlavor)
 		require.NoError(t, w.BarrierAll())

@@ -109,16 +109,17 @@ func (l LockType) String() string {
 // Group is a set of ranks (world PE numbers) for Post and Start.
 type Group []int
 
-func (g Group) check(n int) error {
-	seen := make(map[int]bool, len(g))
+// check validates g for a window of n ranks; seen[r] == stamp marks the
+// ranks met so far (a fresh stamp per call spares clearing seen, and a map).
+func (g Group) check(n int, seen []uint32, stamp uint32) error {
 	for _, r := range g {
 		if r < 0 || r >= n {
 			return errorf(ClassGroup, "rank %d in a group of a window of %d ranks", r, n)
 		}
-		if seen[r] {
+		if seen[r] == stamp {
 			return errorf(ClassGroup, "rank %d appears twice in the group", r)
 		}
-		seen[r] = true
+		seen[r] = stamp
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package windows
 import (
 	"runtime"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/gshmem/gshmem/shmem"
 )
@@ -93,7 +92,7 @@ func (win *Win) Post(group Group, assert Assert) error {
 	if err := checkAssert(assert, ModeNoCheck|ModeNoStore|ModeNoPut, "Post"); err != nil {
 		return err
 	}
-	if err := group.check(win.n); err != nil {
+	if err := win.checkGroup(group); err != nil {
 		return err
 	}
 	if win.inPost {
@@ -105,7 +104,7 @@ func (win *Win) Post(group Group, assert Assert) error {
 	win.syncAll(assert&ModeNoStore == 0, false)
 	for _, r := range group {
 		win.postsTo[r]++
-		if err := shmem.Add(win.ctrl.At(win.postedIdx(win.me)), 1, r); err != nil {
+		if err := shmem.Add(win.posted, 1, r); err != nil {
 			return wrap(err, "posting to rank %d", r)
 		}
 	}
@@ -123,7 +122,7 @@ func (win *Win) Start(group Group, assert Assert) error {
 	if err := checkAssert(assert, ModeNoCheck, "Start"); err != nil {
 		return err
 	}
-	if err := group.check(win.n); err != nil {
+	if err := win.checkGroup(group); err != nil {
 		return err
 	}
 	if win.inStart || win.nlocks > 0 || win.lockAll != 0 {
@@ -143,8 +142,34 @@ func (win *Win) Start(group Group, assert Assert) error {
 	return nil
 }
 
+func (win *Win) checkGroup(g Group) error {
+	win.groupStamp++
+	if win.groupStamp == 0 { // wrapped: old marks could match
+		clear(win.groupSeen)
+		win.groupStamp = 1
+	}
+	return g.check(win.n, win.groupSeen, win.groupStamp)
+}
+
+// reached reports whether this PE's control word idx is at least v.
+func (win *Win) reached(idx int, v uint64) (bool, error) {
+	if win.ctrlLocal != nil {
+		return atomic.LoadUint64(&win.ctrlLocal[idx]) >= v, nil
+	}
+	return shmem.Test(win.ctrl.At(idx), shmem.CmpGE, v)
+}
+
+// waitCtrl waits until this PE's control word idx is at least v, looking
+// once before it pays for a wait.
+func (win *Win) waitCtrl(idx int, v uint64) error {
+	if ok, _ := win.reached(idx, v); ok {
+		return nil
+	}
+	return shmem.WaitUntil(win.ctrl.At(idx), shmem.CmpGE, v)
+}
+
 func (win *Win) waitPosted(t int) error {
-	if err := shmem.WaitUntil(win.ctrl.At(win.postedIdx(t)), shmem.CmpGE, win.startsTo[t]); err != nil {
+	if err := win.waitCtrl(win.postedIdx(t), win.startsTo[t]); err != nil {
 		return wrap(err, "waiting for rank %d to Post", t)
 	}
 	return nil
@@ -167,7 +192,7 @@ func (win *Win) Complete() error {
 		// A target that got no operation need not have posted yet: its
 		// Wait matches this completion whenever it comes.
 		win.access[t] = accNone
-		if err := shmem.Add(win.ctrl.At(win.completedIdx(win.me)), 1, t); err != nil {
+		if err := shmem.Add(win.completed, 1, t); err != nil {
 			return wrap(err, "completing to rank %d", t)
 		}
 	}
@@ -190,7 +215,7 @@ func (win *Win) Wait() error {
 	// scalar wait is cheaper than a vector one (an epoch costs a few of
 	// them).
 	for _, r := range win.postG {
-		if err := shmem.WaitUntil(win.ctrl.At(win.completedIdx(r)), shmem.CmpGE, win.postsTo[r]); err != nil {
+		if err := win.waitCtrl(win.completedIdx(r), win.postsTo[r]); err != nil {
 			return wrap(err, "waiting for rank %d to Complete", r)
 		}
 	}
@@ -207,9 +232,12 @@ func (win *Win) Test() (bool, error) {
 	if !win.inPost {
 		return false, errorf(ClassRMASync, "Test without Post")
 	}
-	local := win.ctrl.Local()
 	for _, r := range win.postG {
-		if atomic.LoadUint64((*uint64)(unsafe.Pointer(&local[win.completedIdx(r)]))) < win.postsTo[r] {
+		ok, err := win.reached(win.completedIdx(r), win.postsTo[r])
+		if err != nil {
+			return false, wrap(err, "testing for rank %d's Complete", r)
+		}
+		if !ok {
 			// Callers poll Test in a loop: let the origins (goroutine
 			// PEs, perhaps on this very thread) run.
 			runtime.Gosched()

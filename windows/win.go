@@ -99,6 +99,13 @@ type Win struct {
 	postsTo  []uint64
 	inStart  bool
 	inPost   bool
+	// PSCW's counters: ctrlLocal is this PE's control area (nil on a
+	// device heap); posted and completed are the words this PE bumps on
+	// its targets and origins.
+	ctrlLocal         []uint64
+	posted, completed shmem.Sym[uint64]
+	groupSeen         []uint32 // Group.check's marks
+	groupStamp        uint32
 
 	agreeSeq uint64
 	freed    bool
@@ -175,7 +182,8 @@ func create(w *shmem.World, flavor Flavor, size, unit int, info Info, buf []byte
 	}
 	win := &Win{world: w, ctx: w.Context(), me: me, n: n, flavor: flavor, set: set, ctrl: ctrl,
 		access: make([]uint8, n), locks: make([]uint8, n), startsTo: make([]uint64, n),
-		postsTo: make([]uint64, n), model: Unified}
+		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local(), groupSeen: make([]uint32, n)}
+	win.posted, win.completed = ctrl.At(win.postedIdx(me)), ctrl.At(win.completedIdx(me))
 	if flavor == FlavorCreate || flavor == FlavorDynamic {
 		win.model = Separate
 	}
