@@ -15,6 +15,7 @@ func SetGenericCollectives(w *World, on bool) {
 	w.teams.generic = on
 	for _, t := range []*Team{w.teams.world, w.teams.shared} {
 		t.direct = t.mapped && !on
+		t.mapHeaps()
 	}
 }
 

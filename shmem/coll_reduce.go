@@ -75,6 +75,15 @@ func Reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
+	if c := &t.lines; repeats(c, op, n, &dst, &src) {
+		return reduceInLines(t, c, nil)
+	}
+	return reduce(t, op, dst, src, n)
+}
+
+// reduce is Reduce on a usable team, less the shortcut for a repeated
+// small call.
+func reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	var d desc
 	dataDesc(&d, kReduce, n, dst, src)
 	d[dOp] = uint64(op)
@@ -95,7 +104,13 @@ func Reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	w := t.w
 	np := len(t.members)
 	if np > 1 && np&(np-1) == 0 && nb > 0 && nb <= lineData {
-		return reduceInLines[T](t, op, &d, lerr, dst.off, src.off, nb)
+		c := &lineCall{}
+		if lerr == nil { // the next equal call may skip the checks
+			c = &t.lines
+		}
+		*c = lineCall{typ: typeID[T](), op: op, n: n, dst: idOf(dst), src: idOf(src),
+			nb: int(nb), d: d, hash: d.hash(), fold: foldLines[T](op)}
+		return reduceInLines(t, c, lerr)
 	}
 	small := nb <= t.scrCap()
 	par := t.open()
@@ -131,29 +146,6 @@ func Reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	default:
 		return reduceRing[T](t, op, dst.off, src.off, n)
 	}
-}
-
-// reduceInLines is a reduction small enough to ride in the lines of the
-// entry barrier (a power-of-two team): one barrier is the whole
-// collective, and on a mapped team it moves no more cache lines than a
-// barrier does. The partial results stay private until every member is
-// known to have made the same call, so a mismatch leaves dst untouched.
-func reduceInLines[T Reducible](t *Team, op ReduceOp, d *desc, lerr error, dstOff, srcOff, nb uint64) error {
-	t.open()
-	acc := asBytes(t.lineAcc[:])[:nb]
-	if lerr == nil {
-		if err := t.readMine(srcOff, acc); err != nil {
-			lerr = err
-		}
-	}
-	if err := t.agreeFold(d, lerr, acc, op, combineBytes[T]); err != nil {
-		return err
-	}
-	return t.writeMine(dstOff, acc)
-}
-
-func combineBytes[T Reducible](op ReduceOp, acc, in []byte) {
-	combine(op, viewAs[T](acc), viewAs[T](in))
 }
 
 // reduceBlock is the number of bytes a large reduction folds at a time.

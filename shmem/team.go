@@ -42,6 +42,7 @@ type Team struct {
 	hostHeap bool                // this PE's heap is host memory (not on a GPU)
 	tr       transport.Transport // the World's transport when the team was made
 	direct   bool                // mapped, and not told otherwise: collectives use loads and stores
+	heaps    [][]byte            // what remote returns for each team PE (see mapHeaps)
 	name     string
 	fixed    bool // the world and shared teams cannot be destroyed
 	dead     bool
@@ -68,6 +69,7 @@ type Team struct {
 	hashOK     bool
 
 	lineAcc, lineTmp [lineData / 8]uint64 // a reduction riding in the barrier lines
+	lines            lineCall             // the last one that passed its checks
 
 	_ [64]byte
 }
@@ -170,6 +172,7 @@ func (w *World) newTeam(name string, members []int, slot int, direct bool) *Team
 			t.index[pe] = i
 		}
 	}
+	t.mapHeaps()
 	return t
 }
 
