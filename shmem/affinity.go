@@ -8,16 +8,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// bindCPU pins this process to the CPU pickCPU chooses, if any, and returns
-// it (-1 when placement is left to the scheduler). Pinned, a PE keeps the
-// core whose caches hold the lines it polls, and the scheduler can neither
-// move a spinning PE nor wake a sleeping one onto the CPU of the peer it
-// waits for: with 4 PEs on 2 CPUs, pinned barriers took 3.1-4.0 us in 5 of
-// 6 runs (6.1 in the sixth) where unpinned ones took 3.2-3.4 or 7.7-8.4 us,
-// depending on where the scheduler happened to put the PEs. It is not the default: two jobs
-// that share a machine would both pin to its first CPUs.
+// bindCPU pins this process to the CPU pickCPU chooses, if mode asks for
+// it, and returns that CPU (-1 when placement is left to the scheduler).
+// Pinned, a PE keeps the core whose caches hold the lines it polls, and the
+// scheduler can neither move a spinning PE nor wake a sleeping one onto the
+// CPU of the peer it waits for: with 4 PEs on 2 CPUs, pinned barriers took
+// 3.3-4.1 us where unpinned ones took 3.2-3.4 or 7.5-8.4 us, depending on
+// where the scheduler happened to put the PEs. "auto" always pins;
+// "oversubscribed" (the default) only when the job's PEs on this node
+// outnumber the CPUs they may use: the round-robin then covers every CPU,
+// so two jobs that share the machine still spread alike, where two jobs
+// pinned below one PE per CPU would crowd onto its first CPUs.
 func bindCPU(mode string, localRank, localPEs int) (int, error) {
-	if mode != "auto" {
+	if mode != "auto" && mode != "oversubscribed" {
 		return -1, nil
 	}
 	var allowed unix.CPUSet
@@ -29,6 +32,9 @@ func bindCPU(mode string, localRank, localPEs int) (int, error) {
 		if allowed.IsSet(c) {
 			cpus = append(cpus, c)
 		}
+	}
+	if !binds(mode, localPEs, len(cpus)) {
+		return -1, nil
 	}
 	cpu := pickCPU(cpus, localRank, localPEs)
 	if cpu < 0 {
@@ -61,6 +67,12 @@ func bindCPU(mode string, localRank, localPEs int) (int, error) {
 		}
 	}
 	return cpu, nil
+}
+
+// binds reports whether mode pins a process PE of a node running localPEs
+// of them on ncpus allowed CPUs.
+func binds(mode string, localPEs, ncpus int) bool {
+	return mode == "auto" || mode == "oversubscribed" && localPEs > ncpus
 }
 
 // pickCPU returns the CPU of allowed (ascending) that local rank r of n

@@ -19,10 +19,18 @@ func TestPickCPU(t *testing.T) {
 func TestBindOption(t *testing.T) {
 	o, err := buildOptions(nil)
 	assert.NoError(t, err)
-	assert.Equal(t, "none", o.Bind)
+	assert.Equal(t, "oversubscribed", o.Bind)
 	_, err = buildOptions([]Option{WithBind("sockets")})
 	assert.ErrorIs(t, err, ErrInvalid)
 	cpu, err := bindCPU("none", 0, 1)
 	assert.NoError(t, err)
 	assert.Equal(t, -1, cpu)
+}
+
+func TestBinds(t *testing.T) {
+	assert.True(t, binds("auto", 2, 16))
+	assert.False(t, binds("oversubscribed", 2, 16), "a CPU per PE: left to the scheduler")
+	assert.False(t, binds("oversubscribed", 2, 2))
+	assert.True(t, binds("oversubscribed", 4, 2), "more PEs than CPUs: round-robin over all")
+	assert.False(t, binds("none", 4, 2))
 }

@@ -48,8 +48,10 @@ type Options struct {
 	PeerTimeout time.Duration
 	// Bind places a process PE (GSHMEM_BIND): "auto" pins local rank r to
 	// the r-th CPU it may run on (round-robin when PEs outnumber them), as
-	// mpirun --bind-to core does; "none" (the default) leaves placement to
-	// the scheduler. A launcher's own pin (one CPU allowed) is kept.
+	// mpirun --bind-to core does; "oversubscribed" (the default) does so
+	// only when the node's PEs outnumber those CPUs; "none" leaves
+	// placement to the scheduler. A launcher's own pin (one CPU allowed) is
+	// kept.
 	Bind string
 	// Device says where the heap lives (GSHMEM_HEAP, GSHMEM_DEVICE; device.go).
 	Device DeviceOptions
@@ -72,7 +74,8 @@ func WithDebug(level string) Option { return func(o *Options) { o.Debug = level 
 // WithSpin sets how many polls a wait makes before it sleeps.
 func WithSpin(n int) Option { return func(o *Options) { o.Spin = n } }
 
-// WithBind sets the placement of a process PE: "auto" or "none".
+// WithBind sets the placement of a process PE: "auto", "oversubscribed"
+// or "none" (see Options.Bind).
 func WithBind(mode string) Option { return func(o *Options) { o.Bind = mode } }
 
 // Setting describes one GSHMEM_* variable, for documentation and `gshmem info`.
@@ -92,7 +95,7 @@ var Settings = []Setting{
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host"},
 	{"GSHMEM_SPIN", "4096", "polls before a wait sleeps on its futex (64 when PEs outnumber CPUs)"},
-	{"GSHMEM_BIND", "none", "auto: pin local rank r to the r-th CPU the process may use (round-robin), as mpirun --bind-to core; none: let the scheduler place PEs"},
+	{"GSHMEM_BIND", "oversubscribed", "auto: pin local rank r to the r-th CPU the process may use (round-robin), as mpirun --bind-to core; oversubscribed: the same, only when the node's PEs outnumber those CPUs; none: let the scheduler place PEs"},
 	{"GSHMEM_RANK", "", "set by gshmem run: this PE's number (with GSHMEM_NPES, also a rank source for the env bootstrap)"},
 	{"GSHMEM_NPES", "", "set by gshmem run: the number of PEs"},
 	{"GSHMEM_LOCAL_RANK", "", "set by gshmem run: this PE's number on its node"},
@@ -175,10 +178,10 @@ func buildOptions(opts []Option) (Options, error) {
 	}
 	switch o.Bind {
 	case "":
-		o.Bind = "none"
-	case "auto", "none":
+		o.Bind = "oversubscribed"
+	case "auto", "oversubscribed", "none":
 	default:
-		return o, fmt.Errorf("%w: GSHMEM_BIND=%q: want auto or none", ErrInvalid, o.Bind)
+		return o, fmt.Errorf("%w: GSHMEM_BIND=%q: want auto, oversubscribed or none", ErrInvalid, o.Bind)
 	}
 	if err := checkDeviceOptions(&o); err != nil {
 		return o, err
