@@ -191,21 +191,26 @@ func (t *Team) hash(d *desc) uint32 {
 
 // open starts a collective on t and returns the scratch half it uses.
 func (t *Team) open() uint64 {
-	if t.tr != t.w.tr {
-		t.retarget()
-	}
 	t.cseq++
 	return t.cseq & 1
 }
 
-// retarget follows a change of the World's transport (the heap moved to a
-// GPU after the predefined teams were made): the team stays direct only if
-// the new transport maps every member, and this PE's objects are reached
-// through it unless it maps this PE's heap. Every PE changes transport at
-// the same point (collectively), so all members agree.
+// setTransport changes the World's transport (the heap moves to a GPU) and
+// retargets the predefined teams, the only ones made by then: a team stays
+// direct only if the new transport maps every member, and this PE's
+// objects are reached through it unless it maps this PE's heap. Every PE
+// changes transport at the same point (collectively), so all members agree.
+func (w *World) setTransport(tr transport.Transport) {
+	w.tr = tr
+	for _, t := range []*Team{w.teams.world, w.teams.shared} {
+		if t != nil {
+			t.retarget()
+		}
+	}
+}
+
 func (t *Team) retarget() {
 	w := t.w
-	t.tr = w.tr
 	mapped := true
 	for _, pe := range t.members {
 		if w.tr.Mapped(pe) == nil {

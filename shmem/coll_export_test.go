@@ -61,7 +61,7 @@ func UseFakeDevice(w *World) error {
 		fakeMems[key] = mem
 	}
 	fakeMu.Unlock()
-	w.tr = &fakeDevice{host: w.tr, limit: probe, mem: mem}
+	w.setTransport(&fakeDevice{host: w.tr, limit: probe, mem: mem})
 	return nil
 }
 

@@ -125,7 +125,8 @@ func (w *World) attachDevice(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.dev, w.tr = d, tr
+	w.dev = d
+	w.setTransport(tr)
 	// A kernel's store rings no doorbell: poll device memory now and then
 	// while asleep, and spin less (each poll is a device read).
 	w.waiter.MaxSleep = 200 * time.Microsecond

@@ -5,8 +5,6 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
-
-	"github.com/gshmem/gshmem/shmem/internal/transport"
 )
 
 // MaxTeams is the most teams a PE can be a member of at once, counting the
@@ -38,11 +36,10 @@ type Team struct {
 	me       int
 	slot     int
 	slotOff  uint64
-	mapped   bool                // every member's heap is mapped from every member
-	hostHeap bool                // this PE's heap is host memory (not on a GPU)
-	tr       transport.Transport // the World's transport when the team was made
-	direct   bool                // mapped, and not told otherwise: collectives use loads and stores
-	heaps    [][]byte            // what remote returns for each team PE (see mapHeaps)
+	mapped   bool     // every member's heap is mapped from every member
+	hostHeap bool     // this PE's heap is host memory (not on a GPU)
+	direct   bool     // mapped, and not told otherwise: collectives use loads and stores
+	heaps    [][]byte // what remote returns for each team PE (see mapHeaps)
 	name     string
 	fixed    bool // the world and shared teams cannot be destroyed
 	dead     bool
@@ -156,7 +153,7 @@ func (w *World) newTeam(name string, members []int, slot int, direct bool) *Team
 	t := &Team{w: w, members: members, slot: slot, name: name, me: -1,
 		slotOff: w.teams.base + uint64(slot)*w.teams.slotSize,
 		mapped:  direct, direct: direct && !w.teams.generic,
-		hostHeap: w.tr.Mapped(w.pe) != nil, tr: w.tr}
+		hostHeap: w.tr.Mapped(w.pe) != nil}
 	identity := true
 	for i, pe := range members {
 		if pe != i {
