@@ -532,6 +532,13 @@ func collectiveErrors(t *petest.T, w *shmem.World) {
 	} else {
 		mismatch(shmem.Alltoall(tm, b, a, 2))
 	}
+	// BarrierAll is the world team's barrier: against another collective
+	// it fails like one, rather than waiting for a barrier that never comes.
+	if me == 0 {
+		mismatch(w.BarrierAll())
+	} else {
+		mismatch(shmem.Broadcast(tm, b, a, 4, 0))
+	}
 	// Different objects.
 	if me == 2 {
 		mismatch(shmem.Reduce(tm, shmem.ReduceSum, a, b, 4))

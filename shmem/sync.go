@@ -1,10 +1,6 @@
 package shmem
 
-import (
-	"unsafe"
-
-	"github.com/gshmem/gshmem/shmem/internal/transport"
-)
+import "unsafe"
 
 // Quiet returns when every put, get, atomic and signal this PE issued is
 // complete and visible at its target (shmem_quiet).
@@ -27,37 +23,21 @@ func (w *World) Fence() error {
 
 // BarrierAll completes this PE's operations (Quiet) and waits until every PE
 // has entered the barrier (shmem_barrier_all): after it, every put issued by
-// any PE before the barrier is visible.
+// any PE before the barrier is visible. It is the world team's Barrier.
 func (w *World) BarrierAll() error {
-	if err := w.Quiet(); err != nil {
-		return err
+	if w.closed.Load() {
+		return ErrFinalized
 	}
-	return w.SyncAll()
+	return w.teams.world.Barrier()
 }
 
 // SyncAll waits until every PE has entered it, without completing
-// outstanding operations (shmem_sync_all).
-//
-// It is a dissemination barrier: in round k each PE increments a counter on
-// PE me+2^k and waits for its own round-k counter to reach the barrier's
-// epoch. Counters only grow, so nothing is reset and a fast PE may run into
-// the next barrier early without confusing a slow one.
+// outstanding operations (shmem_sync_all). It is the world team's Sync.
 func (w *World) SyncAll() error {
 	if w.closed.Load() {
 		return ErrFinalized
 	}
-	w.barrierEpoch++
-	epoch := w.barrierEpoch
-	for k, d := 0, 1; d < w.npes; k, d = k+1, d*2 {
-		off := uint64(barrierOff + 64*k)
-		if _, err := w.tr.Atomic((w.pe+d)%w.npes, off, 8, transport.OpAdd|transport.OpRuntime, 1, 0); err != nil {
-			return err
-		}
-		if err := w.waitFor(func() bool { return loadLocal[uint64](w.heap, off) >= epoch }); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.teams.world.Sync()
 }
 
 // Ptr returns direct load/store access to the object's memory on PE pe

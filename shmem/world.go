@@ -25,9 +25,7 @@ import (
 const (
 	pageSize     = 4096
 	ctrlSize     = pageSize
-	barrierOff   = doorbell.Size // one 64-byte line per dissemination round
-	maxRounds    = 30            // 2^30 PEs
-	allocSlotOff = barrierOff + maxRounds*64
+	allocSlotOff = doorbell.Size // two 64-byte lines: Alloc's agreement (alloc.go)
 	minHeap      = 64 << 10
 
 	// oversubscribedYields bounds the sched_yield phase of a wait by a
@@ -61,11 +59,10 @@ type World struct {
 	bootWhy  string         // why this bootstrap was chosen
 
 	// Collective state, touched only by the PE's collective-calling goroutine.
-	barrierEpoch uint64
-	allocSeq     uint64
-	logFile      *os.File
-	teams        teamPool     // team slots and the predefined teams (team.go)
-	dev          deviceDomain // the GPU heap when GSHMEM_HEAP=device (device.go), else nil
+	allocSeq uint64
+	logFile  *os.File
+	teams    teamPool     // team slots and the predefined teams (team.go)
+	dev      deviceDomain // the GPU heap when GSHMEM_HEAP=device (device.go), else nil
 }
 
 // MyPE returns this PE's number, 0..NPEs()-1.
@@ -132,7 +129,7 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 		return nil, err
 	}
 	if bindErr != nil {
-		w.log.Warnf("GSHMEM_BIND=auto: could not pin PE %d to a CPU: %v", w.pe, bindErr)
+		w.log.Warnf("GSHMEM_BIND=%s: could not pin PE %d to a CPU: %v", o.Bind, w.pe, bindErr)
 	} else if cpu >= 0 {
 		w.log.Debugf("PE %d (local rank %d of %d) pinned to CPU %d", w.pe, job.LocalRank, job.LocalSize, cpu)
 	}
