@@ -66,11 +66,12 @@ func ncells(plen int) uint64 { return uint64(hdrSize+plen+cell-1) / cell }
 // peer is the state of this PE's two rings with one peer.
 type peer struct {
 	// Outbound: our ring in the peer's heap.
-	ring   []byte   // mapped, or nil: use shmem.Put
-	ctrl   []uint64 // the peer's control words, mapped, or nil
-	wpos   uint64   // cells written
-	credit uint64   // cells the peer consumed, as last read
-	outq   []*outMsg
+	ring     []byte   // mapped, or nil: use shmem.Put
+	ctrl     []uint64 // the peer's control words, mapped, or nil
+	sleeping *uint64  // &ctrl[sleepIdx], or nil
+	wpos     uint64   // cells written
+	credit   uint64   // cells the peer consumed, as last read
+	outq     []*outMsg
 
 	// Inbound: the peer's ring in our heap.
 	rpos, returned uint64
@@ -196,18 +197,23 @@ func (e *Env) flush(p int) {
 	e.creditWatch[p].Store(0)
 }
 
-// notify wakes p if it sleeps.
+// notify wakes p if it sleeps. The check of a mapped peer is small enough
+// to inline into every write: a call on each message's critical path.
 func (e *Env) notify(p int) {
-	var sleeping uint64
-	if c := e.peers[p].ctrl; c != nil {
-		sleeping = atomic.LoadUint64(&c[sleepIdx])
-	} else {
-		sleeping, _ = shmem.Load(e.ctrl.At(sleepIdx), p)
+	if s := e.peers[p].sleeping; s == nil || atomic.LoadUint64(s) != 0 {
+		e.bell(p)
 	}
-	if sleeping != 0 {
-		if err := shmem.Add(e.ctrl.At(bellIdx), 1, p); err != nil {
-			e.w.Logger().Errorf("compat: waking PE %d: %v", p, err)
+}
+
+// bell wakes p if it sleeps: notify's slow path.
+func (e *Env) bell(p int) {
+	if e.peers[p].sleeping == nil {
+		if sleeping, _ := shmem.Load(e.ctrl.At(sleepIdx), p); sleeping == 0 {
+			return
 		}
+	}
+	if err := shmem.Add(e.ctrl.At(bellIdx), 1, p); err != nil {
+		e.w.Logger().Errorf("compat: waking PE %d: %v", p, err)
 	}
 }
 
@@ -237,7 +243,18 @@ func (e *Env) drain(p int) {
 		w1, w2, aux := *word(ring, off+8), *word(ring, off+16), *word(ring, off+24)
 		plen := int(w1 >> 8)
 		cells := ncells(plen)
-		e.handle(p, uint8(w1), int32(uint32(w2)), uint32(w2>>32), aux, ring, off, plen)
+		tag, ctx := int32(uint32(w2)), uint32(w2>>32)
+		// Eager messages are handled here, without handle's call: the usual
+		// small message, on its critical path.
+		if uint8(w1) == kEager {
+			if r := e.match(p, tag, ctx); r != nil {
+				e.finishRecv(r, p, tag, ringCopy(r.buf, ring, off, plen), plen)
+			} else {
+				e.keep(p, tag, ctx, ring, off, plen)
+			}
+		} else {
+			e.handle(p, uint8(w1), tag, ctx, aux, ring, off, plen)
+		}
 		for c := uint64(1); c < cells; c++ { // payload cells; a stale header stamp never matches
 			*word(ring, int((pos+c)&mask)*cell) = 0
 		}
@@ -259,18 +276,11 @@ func ringCopy(dst, ring []byte, off, plen int) int {
 	return n
 }
 
+// handle takes a control message or a rendezvous request (drain takes
+// eager messages itself).
 func (e *Env) handle(p int, kind uint8, tag int32, ctx uint32, aux uint64, ring []byte, off, plen int) {
 	w := func(i int) uint64 { return *word(ring, off+hdrSize+8*i) }
 	switch kind {
-	case kEager:
-		if r := e.match(p, tag, ctx); r != nil {
-			n := ringCopy(r.buf, ring, off, plen)
-			e.finishRecv(r, p, tag, n, plen)
-			return
-		}
-		data := make([]byte, plen)
-		ringCopy(data, ring, off, plen)
-		e.unexpected = append(e.unexpected, &inMsg{src: p, tag: tag, ctx: ctx, size: plen, data: data})
 	case kRTS:
 		rts := rtsInfo{size: int(w(0)), mode: w(1), sreq: w(2), loc: w(3)}
 		if r := e.match(p, tag, ctx); r != nil {
@@ -287,6 +297,13 @@ func (e *Env) handle(p int, kind uint8, tag int32, ctx uint32, aux uint64, ring 
 	case kFin:
 		e.onFin(aux)
 	}
+}
+
+// keep queues an unmatched eager message as unexpected.
+func (e *Env) keep(p int, tag int32, ctx uint32, ring []byte, off, plen int) {
+	data := make([]byte, plen)
+	ringCopy(data, ring, off, plen)
+	e.unexpected = append(e.unexpected, &inMsg{src: p, tag: tag, ctx: ctx, size: plen, data: data})
 }
 
 // progress drains every ring and flushes every queue. Called with mu held.

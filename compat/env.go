@@ -314,7 +314,9 @@ func (e *Env) allocate() (err error) {
 		if r := shmem.Ptr(e.rings, p); r != nil {
 			pr.ring = r[e.me*c.ringBytes : (e.me+1)*c.ringBytes]
 		}
-		pr.ctrl = shmem.Ptr(e.ctrl, p)
+		if pr.ctrl = shmem.Ptr(e.ctrl, p); pr.ctrl != nil {
+			pr.sleeping = &pr.ctrl[sleepIdx]
+		}
 	}
 	return nil
 }

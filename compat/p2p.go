@@ -234,7 +234,15 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 			e.mu.Unlock()
 			return 0, 0, 0, werr
 		}
-		e.progress()
+		// The ring r waits on first: when its message is what woke us, the
+		// receive completes without a round over every ring and queue
+		// (postRecv made one in this call already).
+		if pe >= 0 {
+			e.drain(pe)
+		}
+		if !r.finished {
+			e.progress()
+		}
 	}
 	source, mtag, n, err = r.status.Source, r.status.Tag, r.status.bytes, r.err
 	// Every other field is set again before the engine reads it.
