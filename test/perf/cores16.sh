@@ -1,6 +1,11 @@
+#!/usr/bin/env bash
+# The collective rows of issue 3 with a CPU per PE: osu_barrier and
+# osu_allreduce (8 B) under the host's Open MPI beside gshmem perf barrier and
+# reduction, 2 and 4 PEs, pinned, three repetitions. Run on the 16-core GPU
+# host from the repository root, with OSU 7.4 unpacked in .osu/src and a
+# gshmem binary in .osu/gshmem (both carried there; results in
+# compare-2026-11-29-s3-cores16.txt).
 set -u
-# Run on the 16-core GPU host from the repository root, with OSU 7.4 unpacked in
-# .osu/src and a gshmem binary in .osu/gshmem (both carried there).
 cd .osu/src && (./configure CC=mpicc CXX=mpicxx >/tmp/conf.log 2>&1 && make -j16 >/tmp/make.log 2>&1) || { tail -20 /tmp/conf.log /tmp/make.log; exit 1; }
 cd ../..
 nproc; mpirun --version | head -1
