@@ -115,5 +115,8 @@
 // itself from a file built with the cuda tag and receives the same
 // operations, tagged by kind and described byte-wise, to turn into CUDA
 // stream operations (async copies, stream memory operations, events), with
-// the host form as a fallback.
+// the host form as a fallback. On a CUDAStream, puts and gets of up to 256
+// KiB within the PE's GPU are launched through a one-copy CUDA graph the PE
+// keeps for the stream (a graph launch costs the host less than a copy:
+// test/gpu/RESULTS.md); CUDAStream.Close releases it.
 package streams

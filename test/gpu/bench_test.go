@@ -189,21 +189,6 @@ func bench(w *shmem.World, mode string, pingpong bool, logf func(string, ...any)
 				}
 			}
 			add("on-stream put 8 B, each synchronized (host wall)", time.Since(t1).Seconds()*1e6/200, "us/op")
-			st2 := must(streams.NewCUDAStream(w))
-			ev2, ev3 := must(st2.NewCUDAEvent()), must(st2.NewCUDAEvent())
-			for range 10 {
-				_ = streams.PutOnCUDAStream(st2, dst.Slice(0, 8), src.Slice(0, 8), peer)
-			}
-			_ = st2.Record(ev2)
-			for range 1000 {
-				if err := streams.PutOnCUDAStream(st2, dst.Slice(0, 8), src.Slice(0, 8), peer); err != nil {
-					return nil, err
-				}
-			}
-			_ = st2.Record(ev3)
-			_ = ev3.Synchronize()
-			add("on-stream put 8 B, a stream of its own (events)", must(streams.ElapsedMs(ev2, ev3)), "us/op")
-			_ = st2.Close()
 		}
 		// On-stream put with signal, 8 B.
 		ms = must(timeOn(1000, func() error {
