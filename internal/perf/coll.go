@@ -124,18 +124,11 @@ func reduction[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row
 		}
 	}
 	esz := sizeOf[T]()
-	sizes := cfg.Sizes(esz)
-	maxN := sizes[len(sizes)-1] / esz
-	src, err := shmem.Alloc[T](w, maxN)
+	src, dst, sizes, release, err := collBuffers[T](w, cfg, 1, 1)
 	if err != nil {
 		return nil, err
 	}
-	defer shmem.Free(src)
-	dst, err := shmem.Alloc[T](w, maxN)
-	if err != nil {
-		return nil, err
-	}
-	defer shmem.Free(dst)
+	defer release()
 	team, np := w.TeamWorld(), w.NPEs()
 	rows, err := collSweep(ctx, w, cfg, "reduction", sizes, collStep{
 		prepare: func(k, size int) error { fill(src.Local()[:size/esz], pattern[T](k)); return nil },
@@ -167,18 +160,11 @@ func reduction[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row
 
 func broadcast[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
 	esz := sizeOf[T]()
-	sizes := cfg.Sizes(esz)
-	maxN := sizes[len(sizes)-1] / esz
-	src, err := shmem.Alloc[T](w, maxN)
+	src, dst, sizes, release, err := collBuffers[T](w, cfg, 1, 1)
 	if err != nil {
 		return nil, err
 	}
-	defer shmem.Free(src)
-	dst, err := shmem.Alloc[T](w, maxN)
-	if err != nil {
-		return nil, err
-	}
-	defer shmem.Free(dst)
+	defer release()
 	team := w.TeamWorld()
 	return collSweep(ctx, w, cfg, "broadcast", sizes, collStep{
 		prepare: func(k, size int) error {
@@ -192,23 +178,33 @@ func broadcast[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row
 	})
 }
 
+// collBuffers allocates a collective's source and destination for the
+// largest of cfg's sizes, srcParts and dstParts PE-sized parts each;
+// release frees both (collectively, as Free is).
+func collBuffers[T number](w *shmem.World, cfg Config, srcParts, dstParts int) (src, dst shmem.Sym[T], sizes []int, release func(), err error) {
+	esz := sizeOf[T]()
+	sizes = cfg.Sizes(esz)
+	maxN := sizes[len(sizes)-1] / esz
+	if src, err = shmem.Alloc[T](w, maxN*srcParts); err != nil {
+		return
+	}
+	if dst, err = shmem.Alloc[T](w, maxN*dstParts); err != nil {
+		_ = shmem.Free(src)
+		return
+	}
+	return src, dst, sizes, func() { _ = shmem.Free(dst); _ = shmem.Free(src) }, nil
+}
+
 // blockValue is the value of block to of from's source at the k-th size.
 func blockValue[T number](k, from, to int) T { return T((k*7+from*3+to)%100 + 1) }
 
 func fcollect[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
 	esz, np, me := sizeOf[T](), w.NPEs(), w.MyPE()
-	sizes := cfg.Sizes(esz)
-	maxN := sizes[len(sizes)-1] / esz
-	src, err := shmem.Alloc[T](w, maxN)
+	src, dst, sizes, release, err := collBuffers[T](w, cfg, 1, np)
 	if err != nil {
 		return nil, err
 	}
-	defer shmem.Free(src)
-	dst, err := shmem.Alloc[T](w, maxN*np)
-	if err != nil {
-		return nil, err
-	}
-	defer shmem.Free(dst)
+	defer release()
 	team := w.TeamWorld()
 	return collSweep(ctx, w, cfg, "fcollect", sizes, collStep{
 		prepare: func(k, size int) error { fill(src.Local()[:size/esz], blockValue[T](k, me, 0)); return nil },
@@ -227,18 +223,11 @@ func fcollect[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row,
 
 func alltoall[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
 	esz, np, me := sizeOf[T](), w.NPEs(), w.MyPE()
-	sizes := cfg.Sizes(esz)
-	maxN := sizes[len(sizes)-1] / esz
-	src, err := shmem.Alloc[T](w, maxN*np)
+	src, dst, sizes, release, err := collBuffers[T](w, cfg, np, np)
 	if err != nil {
 		return nil, err
 	}
-	defer shmem.Free(src)
-	dst, err := shmem.Alloc[T](w, maxN*np)
-	if err != nil {
-		return nil, err
-	}
-	defer shmem.Free(dst)
+	defer release()
 	team := w.TeamWorld()
 	return collSweep(ctx, w, cfg, "alltoall", sizes, collStep{
 		prepare: func(k, size int) error {
