@@ -237,11 +237,21 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	}
 	// Poll a while before sleeping. A yield costs a trip through the
 	// scheduler, longer than a message takes, so a PE with a CPU of its own
-	// does not yield while it polls (4000 < 4096); when PEs outnumber CPUs
-	// it yields often, to let the PE it waits for run.
+	// yields only every 4096 polls (18 us here), to let the process's other
+	// goroutines run; when PEs outnumber CPUs it yields often, to let the PE
+	// it waits for run. A process PE with a CPU of its own polls for about
+	// 300 us: 4000 polls did not outlast a peer preempted by the host or by
+	// its runtime's monitor (20-60 us), and each sleep then cost a futex
+	// wake-up and restarted the monitor's every-20-us phase, whose
+	// preemptions made more sleeps (1-5 per 50000 round trips with 4000
+	// polls, none with 65536). Goroutine PEs keep the short spin: they
+	// share their process's threads, and the test suite runs many at once.
 	e.spin, e.yieldMask = 4000, 4095
-	if e.n > runtime.NumCPU() {
+	switch {
+	case e.n > runtime.NumCPU():
 		e.spin, e.yieldMask = 64, 15
+	case w.BootstrapName() != "inproc":
+		e.spin = 1 << 16
 	}
 	if s := w.Options().Spin; s > 0 {
 		e.spin = s
@@ -313,12 +323,24 @@ func (e *Env) allocate() (err error) {
 		}
 		if r := shmem.Ptr(e.rings, p); r != nil {
 			pr.ring = r[e.me*c.ringBytes : (e.me+1)*c.ringBytes]
+			touchPages(pr.ring)
 		}
 		if pr.ctrl = shmem.Ptr(e.ctrl, p); pr.ctrl != nil {
 			pr.sleeping = &pr.ctrl[sleepIdx]
 		}
 	}
 	return nil
+}
+
+// touchPages maps every page of a peer's ring into this process now: the
+// first message into each page would otherwise take a page fault (16 of
+// them over a default ring's first lap, a tenth of those messages' time).
+// The loads are atomic because the peer may already be writing.
+func touchPages(b []byte) {
+	ps := os.Getpagesize()
+	for off := 0; off < len(b); off += ps {
+		atomic.LoadUint64(word(b, off))
+	}
 }
 
 // World returns the World the Env runs on.

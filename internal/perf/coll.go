@@ -67,15 +67,12 @@ func collSweep(ctx context.Context, w *shmem.World, cfg Config, test string, siz
 	prog := newProgress(cfg, w, test, len(sizes))
 	var rows []Row
 	for k, size := range sizes {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		if s.prepare != nil {
 			if err := s.prepare(k, size); err != nil {
 				return nil, err
 			}
 		}
-		if err := w.BarrierAll(); err != nil {
+		if err := startSize(ctx, w, cfg); err != nil {
 			return nil, err
 		}
 		iters, warm := cfg.loops(Latency, size)

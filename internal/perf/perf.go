@@ -129,6 +129,16 @@ type Config struct {
 	// Sync is the epoch pattern of the win_* tests (windows.SyncModes:
 	// flush, flush_local, lock, lock_all, fence, pscw; "" is flush).
 	Sync string
+	// Settle is how long every PE polls its clock, alone, after the
+	// barrier that starts each size and before its warm-up (--settle; the
+	// command's default 20ms, Config's zero none). A Go process whose
+	// threads slept (a wait past its spin, the bootstrap) has its runtime
+	// monitor wake every 20 us for about a millisecond, then back off to
+	// 10 ms over the next ten or so; on a machine where every CPU runs a PE,
+	// each of those wake-ups preempts a PE. Settling first keeps those
+	// milliseconds out of the timed loops: the tests report a steady state,
+	// as OSU's C processes reach theirs after their 100 warm-up iterations.
+	Settle time.Duration
 	// Progress receives a line per finished size once a sweep has run for
 	// a second; nil keeps quiet.
 	Progress io.Writer
@@ -136,7 +146,7 @@ type Config struct {
 
 // Defaults returns the Config with every default filled in.
 func Defaults() Config {
-	return Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64}
+	return Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64, Settle: 20 * time.Millisecond}
 }
 
 func (c Config) withDefaults() Config {
@@ -169,6 +179,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("perf: step %d: want a factor of at least 2", c.Step)
 	case c.Iters < 0 || c.Warmup < 0:
 		return fmt.Errorf("perf: iters %d, warmup %d: want counts >= 0", c.Iters, c.Warmup)
+	case c.Settle < 0 || c.Settle > time.Minute:
+		return fmt.Errorf("perf: settle %v: want 0 to 1m", c.Settle)
 	case c.Window < 1:
 		return fmt.Errorf("perf: window %d: want at least 1", c.Window)
 	}
@@ -297,6 +309,23 @@ func (s stats) perOp() float64 { return s.total.Seconds() / float64(max(s.ops, 1
 func (s stats) min() float64   { return s.batchs[0] }
 func (s stats) median() float64 {
 	return s.batchs[len(s.batchs)/2]
+}
+
+// startSize begins one size of a sweep on every PE: the barrier, then
+// Config.Settle of polling the clock. Each PE ends its settling at the same
+// time after the barrier, so the timed loops start together; settling
+// before the barrier instead would let a PE delayed by a preemption make
+// the others sleep in it, the very thing settling is there to outlast.
+func startSize(ctx context.Context, w *shmem.World, cfg Config) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.BarrierAll(); err != nil {
+		return err
+	}
+	for t0 := time.Now(); time.Since(t0) < cfg.Settle; {
+	}
+	return nil
 }
 
 // measure runs body(i) for warmup untimed and iters timed iterations and

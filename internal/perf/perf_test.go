@@ -76,11 +76,11 @@ func TestFlags(t *testing.T) {
 	c.Bind(fs)
 	require.NoError(t, fs.Parse(nil))
 	assert.Equal(t, Defaults(), c.Config)
-	assert.Equal(t, Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64}, c.Config)
+	assert.Equal(t, Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64, Settle: 20 * time.Millisecond}, c.Config)
 
 	require.NoError(t, fs.Parse([]string{"--min_size", "4k", "-e", "1m", "--step", "4", "--iters", "50",
 		"--warmup_iters", "5", "--datatype", "int32", "--op", "fetch_xor", "--window", "16",
-		"--json", "out.json", "--plot", "out.png", "-n", "3", "--cpuprofile", "cpu.out"}))
+		"--json", "out.json", "--plot", "out.png", "-n", "3", "--cpuprofile", "cpu.out", "--settle", "0"}))
 	assert.Equal(t, CLI{
 		Config: Config{MinSize: 4096, MaxSize: 1 << 20, Step: 4, Iters: 50, Warmup: 5, Datatype: "int32", Op: "fetch_xor", Window: 16},
 		NPEs:   3, JSON: "out.json", Plot: "out.png", CPUProfile: "cpu.out",
@@ -136,13 +136,27 @@ func TestStripNPEs(t *testing.T) {
 
 func TestConfig(t *testing.T) {
 	assert.NoError(t, Config{}.Validate())
-	for _, bad := range []Config{{MinSize: 8, MaxSize: 4}, {Step: 1}, {Iters: -1}, {Window: -1}, {Datatype: "int8"}, {MinSize: -1}} {
+	for _, bad := range []Config{{MinSize: 8, MaxSize: 4}, {Step: 1}, {Iters: -1}, {Window: -1}, {Datatype: "int8"}, {MinSize: -1}, {Settle: -time.Second}, {Settle: time.Hour}} {
 		assert.Error(t, bad.Validate(), "%+v", bad)
 	}
 	assert.Equal(t, []int{8, 16, 32, 64}, Config{MinSize: 8, MaxSize: 64}.Sizes(8))
 	assert.Equal(t, []int{8, 64, 512}, Config{MinSize: 1, MaxSize: 512, Step: 8}.Sizes(8), "rounded to whole elements, no repeats")
 	assert.Equal(t, []int{4, 16, 64}, Config{MinSize: 4, MaxSize: 100, Step: 4}.Sizes(4))
 	assert.Len(t, Config{}.Sizes(8), 20, "8 B to 4 MiB")
+
+	// Every PE settles after the barrier that starts a size: none leaves
+	// startSize before Settle has passed since it left the barrier.
+	require.NoError(t, shmem.Run(2, func(w *shmem.World) error {
+		t0 := time.Now()
+		if err := startSize(context.Background(), w, Config{Settle: 30 * time.Millisecond}); err != nil {
+			return err
+		}
+		assert.GreaterOrEqual(t, time.Since(t0), 30*time.Millisecond)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		assert.ErrorIs(t, startSize(ctx, w, Config{}), context.Canceled)
+		return nil
+	}, shmem.WithSymmetricSize(1<<20)))
 
 	it, w := Config{}.loops(Latency, 8)
 	assert.Equal(t, [2]int{10000, 100}, [2]int{it, w})

@@ -54,7 +54,7 @@ func everyPE(ctx context.Context, w *shmem.World, cfg Config, test string, kind 
 	prog := newProgress(cfg, w, test, len(sizes))
 	var rows []Row
 	for k, size := range sizes {
-		if err := w.BarrierAll(); err != nil {
+		if err := startSize(ctx, w, cfg); err != nil {
 			return nil, err
 		}
 		iters, warm := cfg.loops(kind, size)
