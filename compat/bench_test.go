@@ -100,3 +100,10 @@ func BenchmarkSelfSendRecv8B(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkSoloAllreduce8B is an Allreduce of one float64 on one rank: the
+// layer's software cost over the team reduction it runs (shmem's
+// BenchmarkSoloAllreduce8B is that reduction alone).
+func BenchmarkSoloAllreduce8B(b *testing.B) {
+	benchRun(b, 1, 8, false, func(bn *compat.Bench) error { return bn.Allreduce(1) })
+}

@@ -30,11 +30,7 @@ import (
 // it runs when this PE owes any.
 func (c *Comm) teamRun(f func() error) error {
 	e := c.env
-	e.mu.Lock()
-	e.progress()
-	busy := e.owesProgress()
-	e.mu.Unlock()
-	if !busy {
+	if e.owesNoProgress() {
 		return wrap(f(), "team collective")
 	}
 	done := make(chan error, 1)
@@ -51,6 +47,16 @@ func (c *Comm) teamRun(f func() error) error {
 		err = werr
 	}
 	return wrap(err, "team collective")
+}
+
+// owesNoProgress makes progress and reports whether no peer can be
+// waiting for more of it from this PE.
+func (e *Env) owesNoProgress() bool {
+	e.mu.Lock()
+	e.progress()
+	busy := e.owesProgress()
+	e.mu.Unlock()
+	return !busy
 }
 
 // owesProgress reports whether a peer may be waiting for this PE to make
@@ -91,49 +97,79 @@ func shmemOp(op Op, b Basic) (shmem.ReduceOp, bool) {
 	return 0, false
 }
 
-func typed[T shmem.Reducible](dst, src shmem.Sym[byte]) (shmem.Sym[T], shmem.Sym[T], error) {
-	d, err := shmem.View[T](dst)
-	if err != nil {
-		return d, d, err
+// scratchViews returns the scratch area typed as each reducible basic
+// type, indexed by Basic: made once, because shmem.View checks the object
+// and the type on every call, a sixth of a small Allreduce's software.
+func scratchViews(sc shmem.Sym[byte]) ([numBasic]any, error) {
+	var v [numBasic]any
+	var err error
+	add := func(b Basic, view func(shmem.Sym[byte]) (any, error)) {
+		var e error
+		v[b], e = view(sc)
+		err = cmpErr(err, e)
 	}
-	s, err := shmem.View[T](src)
-	return d, s, err
+	add(BasicInt8, viewOf[int8])
+	add(BasicInt16, viewOf[int16])
+	add(BasicInt32, viewOf[int32])
+	add(BasicInt64, viewOf[int64])
+	add(BasicUint8, viewOf[uint8])
+	add(BasicUint16, viewOf[uint16])
+	add(BasicUint32, viewOf[uint32])
+	add(BasicUint64, viewOf[uint64])
+	add(BasicFloat32, viewOf[float32])
+	add(BasicFloat64, viewOf[float64])
+	v[BasicByte] = v[BasicUint8]
+	return v, err
 }
 
-func reduceAs[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, dst, src shmem.Sym[byte], n int, scatter bool) error {
-	d, s, err := typed[T](dst, src)
-	if err != nil {
+func viewOf[T shmem.Reducible](sc shmem.Sym[byte]) (any, error) {
+	v, err := shmem.View[T](sc)
+	return v, err
+}
+
+func cmpErr(first, err error) error {
+	if first == nil {
 		return err
 	}
-	if scatter {
-		return shmem.ReduceScatter(t, op, d, s, n)
-	}
-	return shmem.Reduce(t, op, d, s, n)
+	return first
 }
 
-// teamReduce runs a team reduction (or reduce-scatter) of n elements of b.
-func teamReduce(t *shmem.Team, op shmem.ReduceOp, b Basic, dst, src shmem.Sym[byte], n int, scatter bool) error {
+// reduceAs runs the team reduction (or reduce-scatter) of n elements of T
+// from the scratch elements at src into those at dst.
+func reduceAs[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, view any, dst, src, n int, scatter bool) error {
+	sc := view.(shmem.Sym[T])
+	d := sc.Slice(dst, dst+n)
+	if scatter {
+		return shmem.ReduceScatter(t, op, d, sc.Slice(src, src+n*t.NPEs()), n)
+	}
+	return shmem.Reduce(t, op, d, sc.Slice(src, src+n), n)
+}
+
+// teamReduce runs a team reduction (or reduce-scatter) of n elements of b
+// between the scratch area's elements at src and dst (element offsets).
+func (c *Comm) teamReduce(op shmem.ReduceOp, b Basic, dst, src, n int, scatter bool) error {
+	t, view := c.coll.team, c.env.scratchAs[b]
 	switch b {
 	case BasicInt8:
-		return reduceAs[int8](t, op, dst, src, n, scatter)
+		return reduceAs[int8](t, op, view, dst, src, n, scatter)
 	case BasicInt16:
-		return reduceAs[int16](t, op, dst, src, n, scatter)
+		return reduceAs[int16](t, op, view, dst, src, n, scatter)
 	case BasicInt32:
-		return reduceAs[int32](t, op, dst, src, n, scatter)
+		return reduceAs[int32](t, op, view, dst, src, n, scatter)
 	case BasicInt64:
-		return reduceAs[int64](t, op, dst, src, n, scatter)
+		return reduceAs[int64](t, op, view, dst, src, n, scatter)
 	case BasicUint8, BasicByte:
-		return reduceAs[uint8](t, op, dst, src, n, scatter)
+		return reduceAs[uint8](t, op, view, dst, src, n, scatter)
 	case BasicUint16:
-		return reduceAs[uint16](t, op, dst, src, n, scatter)
+		return reduceAs[uint16](t, op, view, dst, src, n, scatter)
 	case BasicUint32:
-		return reduceAs[uint32](t, op, dst, src, n, scatter)
+		return reduceAs[uint32](t, op, view, dst, src, n, scatter)
 	case BasicUint64:
-		return reduceAs[uint64](t, op, dst, src, n, scatter)
+		return reduceAs[uint64](t, op, view, dst, src, n, scatter)
 	case BasicFloat32:
-		return reduceAs[float32](t, op, dst, src, n, scatter)
+		return reduceAs[float32](t, op, view, dst, src, n, scatter)
 	default:
-		return reduceAs[float64](t, op, dst, src, n, scatter)
+		return reduceAs[float64](t, op, view, dst, src, n, scatter)
 	}
 }
 
@@ -147,15 +183,19 @@ func (c *Comm) teamAllreduce(acc []byte, b Basic, op shmem.ReduceOp) error {
 // take part) through the scratch area, piece by piece: one copy in, one
 // out. src and dst may be the same.
 func (c *Comm) teamAllreduceInto(src, dst []byte, b Basic, op shmem.ReduceOp) error {
-	e, t := c.env, c.coll.team
-	sl := e.scratch.Local()
+	sl := c.env.scratch.Local()
 	esz := b.Size()
 	piece := len(sl) / esz * esz
 	for off := 0; off < len(src); off += piece {
 		n := min(piece, len(src)-off)
 		copy(sl, src[off:off+n])
-		obj := e.scratch.Slice(0, n)
-		if err := c.teamRun(func() error { return teamReduce(t, op, b, obj, obj, n/esz, false) }); err != nil {
+		var err error
+		if c.env.owesNoProgress() { // no closure to build: the usual case
+			err = wrap(c.teamReduce(op, b, 0, 0, n/esz, false), "team collective")
+		} else {
+			err = c.teamRun(func() error { return c.teamReduce(op, b, 0, 0, n/esz, false) })
+		}
+		if err != nil {
 			return err
 		}
 		if dst != nil {
@@ -255,8 +295,8 @@ func (c *Comm) teamReduceScatter(in, out []byte, b Basic, op shmem.ReduceOp) err
 	e, k, m := c.env, len(in), len(out)
 	sl := e.scratch.Local()
 	copy(sl, in)
-	src, dst := e.scratch.Slice(0, k), e.scratch.Slice(k, k+m)
-	err := c.teamRun(func() error { return teamReduce(c.coll.team, op, b, dst, src, m/b.Size(), true) })
+	esz := b.Size()
+	err := c.teamRun(func() error { return c.teamReduce(op, b, k/esz, 0, m/esz, true) })
 	if err != nil {
 		return err
 	}

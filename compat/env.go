@@ -44,6 +44,7 @@ type Env struct {
 	poolMine  []byte
 	poolAlloc allocator
 	scratch   shmem.Sym[byte] // collective scratch, same offset everywhere
+	scratchAs [numBasic]any   // scratch as shmem.Sym[T] of each reducible Basic
 
 	peers       []peer
 	posted      []*Request          // posted receives, in posting order
@@ -288,6 +289,9 @@ func (e *Env) allocate() (err error) {
 		return fail("AllocMem pool", err)
 	}
 	if e.scratch, err = shmem.Alloc[byte](w, c.scratchSize); err != nil {
+		return fail("collective scratch", err)
+	}
+	if e.scratchAs, err = scratchViews(e.scratch); err != nil {
 		return fail("collective scratch", err)
 	}
 	e.ctrlMine, e.ringMine = e.ctrl.Local(), e.rings.Local()

@@ -43,6 +43,7 @@ for np_ in (2, 4):
     MORE_ROWS += [
         ("coll", "barrier, %d PEs" % np_, "barrier_np%d" % np_, "barrier", "np%d" % np_, 0, "lat", 0.5, None),
         ("coll", "allreduce 8 B, %d PEs" % np_, "reduction_np%d" % np_, "allreduce", "np%d" % np_, 8, "lat", 0.5, None),
+        ("coll", "MPI Allreduce 8 B (compat), %d PEs" % np_, "mpi_allreduce_np%d" % np_, "allreduce", "np%d" % np_, 8, "lat", None, None),
         ("coll", "allreduce 1 MiB, %d PEs" % np_, "reduction1m_np%d" % np_, "allreduce", "np%dl" % np_, 1 << 20, "lat", 1.0, None),
         ("coll", "bcast 1 MiB, %d PEs" % np_, "broadcast_np%d" % np_, "bcast", "np%d" % np_, 1 << 20, "lat", 1.0, None),
         ("coll", "alltoall 1 MiB, %d PEs" % np_, "alltoall_np%d" % np_, "alltoall", "np%d" % np_, 1 << 20, "lat", 1.0, None),

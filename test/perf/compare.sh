@@ -21,7 +21,8 @@
 # The collective rows run osu_barrier, osu_allreduce (-T mpi_float, 8 B and
 # 1 MiB), osu_bcast, osu_alltoall and osu_allgather (1 MiB) against gshmem
 # perf barrier, reduction (--datatype float32), broadcast, alltoall and
-# fcollect, with 2 PEs and with 4 PEs. 4 processes on a 2-CPU machine are
+# fcollect, with 2 PEs and with 4 PEs; compat's MPI Allreduce of 8 B
+# (mpi_allreduce, one float64) stands beside osu_allreduce's 8 B too. 4 processes on a 2-CPU machine are
 # oversubscribed (mpirun --oversubscribe --bind-to none, mpiexec without
 # binding): those figures measure how each runtime copes with sharing CPUs.
 # The window rows pair osu_put_latency -s MODE with gshmem perf
@@ -254,6 +255,7 @@ gshmem_runs() { # group rep
 		{
 			NP=$np run_gshmem "barrier_np$np" "$rep" barrier $(gshmem_iters small)
 			NP=$np run_gshmem "reduction_np$np" "$rep" reduction --datatype float32 --op sum --min_size 8 --max_size 8 $(gshmem_iters small)
+			NP=$np run_gshmem "mpi_allreduce_np$np" "$rep" mpi_allreduce --min_size 8 --max_size 8 $(gshmem_iters small)
 			NP=$np run_gshmem "reduction1m_np$np" "$rep" reduction --datatype float32 --op sum --min_size 1m --max_size 1m $(gshmem_iters large)
 			NP=$np run_gshmem "broadcast_np$np" "$rep" broadcast --min_size 1m --max_size 1m $(gshmem_iters large)
 			NP=$np run_gshmem "alltoall_np$np" "$rep" alltoall --min_size 1m --max_size 1m $(gshmem_iters large)
