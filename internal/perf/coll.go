@@ -64,49 +64,20 @@ type collStep struct {
 
 // collSweep runs s at every size on every PE and returns PE 0's rows.
 func collSweep(ctx context.Context, w *shmem.World, cfg Config, test string, sizes []int, s collStep) ([]Row, error) {
-	prog := newProgress(cfg, w, test, len(sizes))
-	var rows []Row
-	for k, size := range sizes {
-		if s.prepare != nil {
-			if err := s.prepare(k, size); err != nil {
-				return nil, err
-			}
-		}
-		if err := startSize(ctx, w, cfg); err != nil {
-			return nil, err
-		}
-		iters, warm := cfg.loops(Latency, size)
-		st, err := measure(ctx, warm, iters, 1, func(int) error { return s.op(k, size) })
-		if err != nil {
-			return nil, err
-		}
-		if err := w.BarrierAll(); err != nil {
-			return nil, err
-		}
-		if s.check != nil {
-			if err := s.check(k, size); err != nil {
-				return nil, err
-			}
-		}
-		if w.MyPE() == 0 {
-			r := latencyRow(size, st)
-			r.Test, r.Datatype = test, cfg.Datatype
-			rows = append(rows, r)
-		}
-		prog.done(k, size)
-	}
-	return rows, nil
+	return sweep(ctx, w, cfg, test, sizes, step{prepare: s.prepare, check: s.check, every: true,
+		measure: func(k, size int) (Row, error) {
+			iters, warm := cfg.loops(Latency, size)
+			st, err := measure(ctx, warm, iters, 1, func(int) error { return s.op(k, size) })
+			return latencyRow(size, st), err
+		},
+	})
 }
 
 func barrierLatency(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
 	team := w.TeamWorld()
-	rows, err := collSweep(ctx, w, cfg, "barrier", []int{0}, collStep{
+	return collSweep(ctx, w, cfg, "barrier", []int{0}, collStep{
 		op: func(int, int) error { return team.Barrier() },
 	})
-	for i := range rows {
-		rows[i].Datatype = ""
-	}
-	return rows, err
 }
 
 func reduction[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {

@@ -51,25 +51,13 @@ func withBench(w *shmem.World, maxSize int, body func(b *compat.Bench) ([]Row, e
 // PE 0's rows.
 func everyPE(ctx context.Context, w *shmem.World, cfg Config, test string, kind Kind, sizes []int, opsPerIter int,
 	body func(size int) error, row func(size int, st stats) Row) ([]Row, error) {
-	prog := newProgress(cfg, w, test, len(sizes))
-	var rows []Row
-	for k, size := range sizes {
-		if err := startSize(ctx, w, cfg); err != nil {
-			return nil, err
-		}
-		iters, warm := cfg.loops(kind, size)
-		st, err := measure(ctx, warm, iters, opsPerIter, func(int) error { return body(size) })
-		if err != nil {
-			return nil, err
-		}
-		if w.MyPE() == 0 {
-			r := row(size, st)
-			r.Test = test
-			rows = append(rows, r)
-		}
-		prog.done(k, size)
-	}
-	return rows, w.BarrierAll()
+	return sweep(ctx, w, cfg, test, sizes, step{every: true,
+		measure: func(_, size int) (Row, error) {
+			iters, warm := cfg.loops(kind, size)
+			st, err := measure(ctx, warm, iters, opsPerIter, func(int) error { return body(size) })
+			return row(size, st), err
+		},
+	})
 }
 
 func pt2ptLatency(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {

@@ -52,20 +52,27 @@ func sizeOf[T any]() int {
 	return int(unsafe.Sizeof(z))
 }
 
-// step is one test's work at one size. Every PE calls prepare, then all
-// meet in a barrier, PE 0 calls measure while PE 1 calls partner (the other
-// side of a ping-pong; nil when PE 1 stays passive), all meet again, and
-// every PE calls check (which verifies what the operations delivered).
+// step is one test's work at one size. Every PE calls prepare; all meet
+// (startSize); PE 0 runs measure, whose row is the size's, while PE 1 runs
+// partner (the other side of a ping-pong; nil when PE 1 stays passive). With
+// every set, every PE runs measure instead (a collective, or both sides of
+// an MPI pattern); with serve set, every PE but 0 runs partner (the targets
+// of window epochs). All meet again, and every PE calls check (which
+// verifies what the operations delivered).
 type step struct {
 	prepare func(k, size int) error
 	measure func(k, size int) (Row, error)
 	partner func(k, size int) error
+	every   bool
+	serve   bool
 	check   func(k, size int) error
 }
 
-// sweep runs s at every size and returns PE 0's rows.
+// sweep runs s at every size and returns PE 0's rows: the one loop of
+// every test, so that each size starts, settles and ends alike.
 func sweep(ctx context.Context, w *shmem.World, cfg Config, test string, sizes []int, s step) ([]Row, error) {
 	prog := newProgress(cfg, w, test, len(sizes))
+	me := w.MyPE()
 	var rows []Row
 	for k, size := range sizes {
 		if s.prepare != nil {
@@ -76,14 +83,17 @@ func sweep(ctx context.Context, w *shmem.World, cfg Config, test string, sizes [
 		if err := startSize(ctx, w, cfg); err != nil {
 			return nil, err
 		}
-		if w.MyPE() == 0 {
+		switch {
+		case me == 0 || s.every:
 			r, err := s.measure(k, size)
 			if err != nil {
 				return nil, err
 			}
-			r.Test, r.Datatype = test, cfg.Datatype
-			rows = append(rows, r)
-		} else if w.MyPE() == 1 && s.partner != nil {
+			if me == 0 {
+				r.Test = test
+				rows = append(rows, r)
+			}
+		case s.partner != nil && (me == 1 || s.serve):
 			if err := s.partner(k, size); err != nil {
 				return nil, err
 			}

@@ -57,6 +57,12 @@ func byDatatype(t typed) Func {
 			}
 			return nil, err
 		}
-		return f(ctx, w, cfg)
+		rows, err := f(ctx, w, cfg)
+		for i := range rows {
+			if rows[i].Datatype == "" {
+				rows[i].Datatype = cfg.Datatype
+			}
+		}
+		return rows, err
 	}
 }

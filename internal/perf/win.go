@@ -94,58 +94,46 @@ func winSweep(ctx context.Context, w *shmem.World, cfg Config, test string, kind
 	if err != nil {
 		return nil, err
 	}
-	prog := newProgress(cfg, w, test, len(sizes))
-	var rows []Row
-	for k, size := range sizes {
-		if s.prepare != nil {
-			if err := s.prepare(k, size); err != nil {
-				return nil, err
-			}
-		}
-		if err := startSize(ctx, w, cfg); err != nil {
-			return nil, err
-		}
+	// epochs opens the pattern's epochs at one size, runs body and closes
+	// them: the same on PE 0 and on the PEs serving it.
+	epochs := func(body func() error) error {
 		if err := pat.Open(); err != nil {
-			return nil, err
+			return err
 		}
-		iters, warm := cfg.loops(kind, size)
-		if w.MyPE() == 0 {
-			st, err := measure(ctx, warm, iters, s.perEpoch, func(i int) error {
-				return pat.Epoch(func() error { return s.ops(k, size, i) })
-			})
-			if err != nil {
-				return nil, err
-			}
-			var r Row
-			if kind == Bandwidth {
-				r = bandwidthRow(size, st)
-				r.Window = s.perEpoch
-			} else {
-				r = latencyRow(size, st)
-			}
-			r.Test = test
-			rows = append(rows, r)
-		} else {
-			for range warm + iters {
-				if err := pat.Serve(); err != nil {
-					return nil, err
-				}
-			}
+		if err := body(); err != nil {
+			return err
 		}
-		if err := pat.Close(); err != nil {
-			return nil, err
-		}
-		if err := w.BarrierAll(); err != nil {
-			return nil, err
-		}
-		if s.check != nil {
-			if err := s.check(k, size); err != nil {
-				return nil, err
-			}
-		}
-		prog.done(k, size)
+		return pat.Close()
 	}
-	return rows, nil
+	return sweep(ctx, w, cfg, test, sizes, step{prepare: s.prepare, check: s.check, serve: true,
+		measure: func(k, size int) (r Row, err error) {
+			iters, warm := cfg.loops(kind, size)
+			err = epochs(func() error {
+				st, err := measure(ctx, warm, iters, s.perEpoch, func(i int) error {
+					return pat.Epoch(func() error { return s.ops(k, size, i) })
+				})
+				if kind == Bandwidth {
+					r = bandwidthRow(size, st)
+					r.Window = s.perEpoch
+				} else {
+					r = latencyRow(size, st)
+				}
+				return err
+			})
+			return r, err
+		},
+		partner: func(_, size int) error {
+			iters, warm := cfg.loops(kind, size)
+			return epochs(func() error {
+				for range warm + iters {
+					if err := pat.Serve(); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		},
+	})
 }
 
 // newWin makes the BenchWindow of cfg's flavor with size bytes on every PE.
