@@ -17,6 +17,13 @@
 //     to its own offset (a working set of Window*size bytes on each side),
 //     then Quiet; bandwidth is bytes moved / time;
 //   - ping-pong tests report half the round trip (one-way latency).
+//
+// Every test runs its sizes through one loop (sweep): prepare, a barrier
+// and Config.Settle of settling (startSize), the measured side on PE 0 or
+// on every PE, a barrier, a check of what arrived. The warm-up is OSU's
+// count of iterations; the settling before it is gshmem's own (a Go
+// process's runtime monitor is busy for milliseconds after a sleep, where
+// a C process has nothing to settle).
 package perf
 
 import (
