@@ -80,22 +80,22 @@ func (c *Comm) rootArg(root int, what string) error {
 // packed returns count instances of d in b as contiguous bytes: b itself
 // when d is contiguous, else a packed copy.
 func packed(b []byte, d *dtype, count int) []byte {
-	size := count * d.size()
-	if d.contiguous() {
+	size := count * d.Size()
+	if d.Contiguous() {
 		return b[:size]
 	}
 	out := make([]byte, size)
-	d.pack(out, b, count)
+	d.Pack(out, b, count)
 	return out
 }
 
 // place writes contiguous bytes into count instances of d laid out in b.
 func place(b []byte, d *dtype, count int, src []byte) {
-	if d.contiguous() {
-		copy(b[:count*d.size()], src)
+	if d.Contiguous() {
+		copy(b[:count*d.Size()], src)
 		return
 	}
-	d.unpack(b, src, count)
+	d.Unpack(b, src, count)
 }
 
 // Barrier blocks until every member has called it (MPI_Barrier): a
@@ -160,17 +160,17 @@ func Bcast[T Elem](c *Comm, buf []T, count int, dt Datatype, root int) error {
 	}
 	d := dt.d
 	data := b[:size]
-	if !d.contiguous() {
+	if !d.Contiguous() {
 		data = make([]byte, size)
 		if c.rank == root {
-			d.pack(data, b, count)
+			d.Pack(data, b, count)
 		}
 	}
 	if err := c.bcastBytes(data, root); err != nil {
 		return err
 	}
-	if !d.contiguous() && c.rank != root {
-		d.unpack(b, data, count)
+	if !d.Contiguous() && c.rank != root {
+		d.Unpack(b, data, count)
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func reduceArgs[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, 
 	if err := dt.Err(); err != nil {
 		return nil, err
 	}
-	if err := op.check(dt.d.basic); err != nil {
+	if err := op.check(dt.d.Basic()); err != nil {
 		return nil, err
 	}
 	src := sbuf
@@ -220,7 +220,7 @@ func reduceArgs[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, 
 		return nil, err
 	}
 	acc := packed(b, dt.d, count)
-	if dt.d.contiguous() {
+	if dt.d.Contiguous() {
 		acc = append([]byte(nil), acc...)
 	}
 	return acc, nil
@@ -247,10 +247,10 @@ func Reduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root
 	if err != nil {
 		return err
 	}
-	if sop, ok := shmemOp(op, dt.d.basic); ok && c.coll.team != nil {
-		err = c.teamAllreduce(acc, dt.d.basic, sop)
+	if sop, ok := shmemOp(op, dt.d.Basic()); ok && c.coll.team != nil {
+		err = c.teamAllreduce(acc, dt.d.Basic(), sop)
 	} else {
-		err = c.reduceBytes(acc, dt.d.basic, op, root)
+		err = c.reduceBytes(acc, dt.d.Basic(), op, root)
 	}
 	if err != nil {
 		return err
@@ -279,7 +279,7 @@ func Allreduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) e
 	if err != nil {
 		return err
 	}
-	if err := c.allreduceBytes(acc, dt.d.basic, op); err != nil {
+	if err := c.allreduceBytes(acc, dt.d.Basic(), op); err != nil {
 		return err
 	}
 	place(rb, dt.d, count, acc)
@@ -321,7 +321,7 @@ func scan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, exclus
 			place(rb, dt.d, count, prev)
 		}
 		acc = append([]byte(nil), mine...)
-		op.apply(dt.d.basic, prev, acc)
+		op.apply(dt.d.Basic(), prev, acc)
 	}
 	if me+1 < n {
 		if _, err := wait1(c.csend(acc, me+1, tagScan)); err != nil {

@@ -209,10 +209,10 @@ func (c *Comm) teamAllreduceInto(src, dst []byte, b Basic, op shmem.ReduceOp) er
 // straight between the user's contiguous buffers and the scratch area,
 // when it can; done reports whether it did.
 func teamReduceDirect[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root int) (bool, error) {
-	if c.coll.team == nil || dt.Err() != nil || !dt.d.contiguous() || op.check(dt.d.basic) != nil {
+	if c.coll.team == nil || dt.Err() != nil || !dt.d.Contiguous() || op.check(dt.d.Basic()) != nil {
 		return false, nil
 	}
-	sop, ok := shmemOp(op, dt.d.basic)
+	sop, ok := shmemOp(op, dt.d.Basic())
 	if !ok {
 		return false, nil
 	}
@@ -237,7 +237,7 @@ func teamReduceDirect[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, o
 	if rb != nil {
 		rb = rb[:size]
 	}
-	return true, c.teamAllreduceInto(sb[:size], rb, dt.d.basic, sop)
+	return true, c.teamAllreduceInto(sb[:size], rb, dt.d.Basic(), sop)
 }
 
 // teamBcast broadcasts data from root in pieces of the scratch size.
@@ -321,7 +321,7 @@ func teamAllgather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf 
 	if c.check("Allgather") != nil || c.coll.team == nil || rdt.Err() != nil || rcount <= 0 {
 		return false, nil
 	}
-	m := rcount * rdt.d.size()
+	m := rcount * rdt.d.Size()
 	if m == 0 || !c.fitsScratch(m*(n+1)) {
 		return false, nil
 	}
@@ -355,7 +355,7 @@ func teamAlltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf [
 	if c.check("Alltoall") != nil || c.coll.team == nil || rdt.Err() != nil || rcount <= 0 {
 		return false, nil
 	}
-	m := rcount * rdt.d.size()
+	m := rcount * rdt.d.Size()
 	if m == 0 || !c.fitsScratch(2*m*n) {
 		return false, nil
 	}
@@ -394,11 +394,11 @@ func teamAlltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf [
 // teamReduceScatterBlock runs ReduceScatterBlock on the team when it can.
 func teamReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype, op Op) (bool, error) {
 	n := c.Size()
-	if c.coll.team == nil || dt.Err() != nil || rcount <= 0 || op.check(dt.d.basic) != nil {
+	if c.coll.team == nil || dt.Err() != nil || rcount <= 0 || op.check(dt.d.Basic()) != nil {
 		return false, nil
 	}
-	sop, ok := shmemOp(op, dt.d.basic)
-	m := rcount * dt.d.size()
+	sop, ok := shmemOp(op, dt.d.Basic())
+	m := rcount * dt.d.Size()
 	if !ok || !c.fitsScratch(m*(n+1)) {
 		return false, nil
 	}
@@ -411,7 +411,7 @@ func teamReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Data
 		return true, err
 	}
 	out := make([]byte, m)
-	if err := c.teamReduceScatter(in, out, dt.d.basic, sop); err != nil {
+	if err := c.teamReduceScatter(in, out, dt.d.Basic(), sop); err != nil {
 		return true, err
 	}
 	place(rb, dt.d, rcount, out)

@@ -12,8 +12,8 @@ type layout struct {
 }
 
 func (l layout) region(i int) []byte {
-	lo := l.displs[i] * l.d.extent
-	return l.b[lo : lo+l.d.span(l.counts[i])]
+	lo := l.displs[i] * l.d.Extent()
+	return l.b[lo : lo+l.d.Span(l.counts[i])]
 }
 
 // data returns region i's bytes, packed.
@@ -21,7 +21,7 @@ func (l layout) data(i int) []byte { return packed(l.region(i), l.d, l.counts[i]
 
 // into returns where region i's bytes are received and how to unpack them.
 func (l layout) into(i int) ([]byte, func([]byte)) {
-	return recvBuffer(l.region(i), l.counts[i]*l.d.size(), l.counts[i], Datatype{l.d})
+	return recvBuffer(l.region(i), l.counts[i]*l.d.Size(), l.counts[i], Datatype{l.d})
 }
 
 func uniform(n, count int) (counts, displs []int) {
@@ -49,10 +49,10 @@ func makeLayout[T Elem](buf []T, dt Datatype, counts, displs []int, n int, what 
 		if displs[i] < 0 {
 			return l, errorf(ClassArg, "%s: displacement %d for rank %d", what, displs[i], i)
 		}
-		if sz := l.d.size(); sz > 0 && counts[i] > len(b)/sz || l.d.extent > 0 && displs[i] > len(b)/l.d.extent {
+		if sz := l.d.Size(); sz > 0 && counts[i] > len(b)/sz || l.d.Extent() > 0 && displs[i] > len(b)/l.d.Extent() {
 			return l, errorf(ClassBuffer, "%s: rank %d's region (%d at %d) is outside a buffer of %d bytes", what, i, counts[i], displs[i], len(b))
 		}
-		if end := displs[i]*l.d.extent + l.d.span(counts[i]); end > len(b) {
+		if end := displs[i]*l.d.Extent() + l.d.Span(counts[i]); end > len(b) {
 			return l, errorf(ClassBuffer, "%s: rank %d's region ends at byte %d of a buffer of %d", what, i, end, len(b))
 		}
 	}
@@ -61,8 +61,8 @@ func makeLayout[T Elem](buf []T, dt Datatype, counts, displs []int, n int, what 
 
 // localCopy places this rank's own contribution.
 func localCopy(dst []byte, d *dtype, count int, src []byte, what string) error {
-	if len(src) > count*d.size() {
-		return errorf(ClassTruncate, "%s: %d bytes into room for %d", what, len(src), count*d.size())
+	if len(src) > count*d.Size() {
+		return errorf(ClassTruncate, "%s: %d bytes into room for %d", what, len(src), count*d.Size())
 	}
 	place(dst, d, count, src)
 	return nil
@@ -143,7 +143,7 @@ func Scatterv[S, R Elem](c *Comm, sbuf []S, scounts, displs []int, sdt Datatype,
 		}
 	}
 	if c.rank != root {
-		dst, un := recvBuffer(rb, rcount*rdt.d.size(), rcount, rdt)
+		dst, un := recvBuffer(rb, rcount*rdt.d.Size(), rcount, rdt)
 		_, err := wait1(c.crecv(dst, un, root, tagScatter))
 		return err
 	}
@@ -298,10 +298,10 @@ func reduceScatter[T Elem](c *Comm, sbuf, rbuf []T, rcounts []int, dt Datatype, 
 		return err
 	}
 	rb, _, _ := view(rbuf, rcounts[me], dt, what+" receive")
-	if err := c.reduceBytes(acc, dt.d.basic, op, 0); err != nil {
+	if err := c.reduceBytes(acc, dt.d.Basic(), op, 0); err != nil {
 		return err
 	}
-	size := dt.d.size()
+	size := dt.d.Size()
 	if me != 0 {
 		dst, un := recvBuffer(rb, rcounts[me]*size, rcounts[me], dt)
 		_, err := wait1(c.crecv(dst, un, 0, tagScatter))

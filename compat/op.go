@@ -250,17 +250,17 @@ func ReduceLocal[T Elem](in, inout []T, count int, dt Datatype, op Op) error {
 	if err != nil {
 		return err
 	}
-	if err := op.check(dt.d.basic); err != nil {
+	if err := op.check(dt.d.Basic()); err != nil {
 		return err
 	}
-	if dt.d.contiguous() {
-		op.apply(dt.d.basic, ib[:size], ob[:size])
+	if dt.d.Contiguous() {
+		op.apply(dt.d.Basic(), ib[:size], ob[:size])
 		return nil
 	}
 	a, b := make([]byte, size), make([]byte, size)
-	dt.d.pack(a, ib, count)
-	dt.d.pack(b, ob, count)
-	op.apply(dt.d.basic, a, b)
-	dt.d.unpack(ob, b, count)
+	dt.d.Pack(a, ib, count)
+	dt.d.Pack(b, ob, count)
+	op.apply(dt.d.Basic(), a, b)
+	dt.d.Unpack(ob, b, count)
 	return nil
 }

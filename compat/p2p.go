@@ -31,7 +31,7 @@ func sendArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, w
 // not contiguous.
 func (e *Env) packSend(b []byte, size, count int, dt Datatype) ([]byte, int) {
 	d := dt.d
-	if d.contiguous() {
+	if d.Contiguous() {
 		return b[:size], -1
 	}
 	if size > e.cfg.eagerLimit {
@@ -40,12 +40,12 @@ func (e *Env) packSend(b []byte, size, count int, dt Datatype) ([]byte, int) {
 		e.mu.Unlock()
 		if ok {
 			out := e.poolMine[off : off+size : off+size]
-			d.pack(out, b, count)
+			d.Pack(out, b, count)
 			return out, off
 		}
 	}
 	out := make([]byte, size)
-	d.pack(out, b, count)
+	d.Pack(out, b, count)
 	return out, -1
 }
 
@@ -71,11 +71,11 @@ func recvArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int, wh
 
 func recvBuffer(b []byte, size, count int, dt Datatype) ([]byte, func([]byte)) {
 	d := dt.d
-	if d.contiguous() {
+	if d.Contiguous() {
 		return b[:size], nil
 	}
 	tmp := make([]byte, size)
-	return tmp, func(got []byte) { d.unpack(b, got, count) }
+	return tmp, func(got []byte) { d.Unpack(b, got, count) }
 }
 
 // isend starts sending data to world rank pe; it returns nil when the send
@@ -295,7 +295,7 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, sta
 	if err != nil {
 		return Status{}, err
 	}
-	if poolOff < 0 && dt.d.contiguous() {
+	if poolOff < 0 && dt.d.Contiguous() {
 		data = append([]byte(nil), data...)
 	}
 	dst, unpack, rpe, err := recvArgs(c, buf, count, dt, src, rtag, "SendrecvReplace")

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/gshmem/gshmem/internal/memcopy"
+	"github.com/gshmem/gshmem/internal/mpitype"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -120,7 +121,7 @@ func FreeMem[T Elem](e *Env, buf []T) error {
 	if cap(buf) == 0 {
 		return nil // AllocMem(0)
 	}
-	off, ok := e.inPool(asBytes(buf[:1]))
+	off, ok := e.inPool(mpitype.AsBytes(buf[:1]))
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !ok || !e.poolAlloc.free1(off) {

@@ -24,7 +24,7 @@ func (s Status) Count(dt Datatype) int {
 	if dt.Err() != nil {
 		return Undefined
 	}
-	sz := dt.d.size()
+	sz := dt.d.Size()
 	if sz == 0 {
 		if s.bytes == 0 {
 			return 0

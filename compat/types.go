@@ -1,10 +1,7 @@
 package compat
 
 import (
-	"fmt"
-	"math/bits"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
@@ -53,12 +50,6 @@ const (
 // basicOf returns the basic datatype of T.
 func basicOf[T Elem]() Basic { return mpitype.Of[T]() }
 
-// run is a contiguous stretch of a datatype's type map: off bytes from the
-// start of an instance, n bytes long.
-type run struct{ off, n int }
-
-const maxRuns = 1 << 22
-
 // Datatype describes the layout of count elements in a buffer, as an MPI
 // datatype: a basic type, or a contiguous or vector (strided) arrangement
 // of another datatype. The zero Datatype is invalid. Constructors never
@@ -66,21 +57,16 @@ const maxRuns = 1 << 22
 // that every call rejects with ErrType.
 type Datatype struct{ d *dtype }
 
+// dtype is a datatype handle: its type map and what MPI says of the handle.
+// Err's fields come first and the map's small ones right after: what every
+// Send and Recv reads lies in the object's first 48 bytes.
 type dtype struct {
-	basic      Basic
-	elems      int   // basic elements in one instance
-	extent     int   // bytes from one instance to the next
-	ub         int   // end of the last byte of one instance
-	runs       []run // in type-map order, adjacent runs merged
-	predefined bool
-	freed      atomic.Bool
-	err        error
+	err   error
+	freed atomic.Bool
+	mpitype.Map
 }
 
-func basicType(b Basic) Datatype {
-	sz := b.Size()
-	return Datatype{&dtype{basic: b, elems: 1, extent: sz, ub: sz, runs: []run{{0, sz}}, predefined: true}}
-}
+func basicType(b Basic) Datatype { return Datatype{&dtype{Map: mpitype.BasicMap(b)}} }
 
 // The predefined datatypes. MPI's C names map as: MPI_INT -> Int32,
 // MPI_LONG -> Int64, MPI_FLOAT -> Float32, MPI_DOUBLE -> Float64,
@@ -136,39 +122,17 @@ func Vector(count, blocklen, stride int, old Datatype) Datatype {
 		return badType("vector of %d blocks of %d elements", count, blocklen)
 	case count > 1 && stride < blocklen:
 		return badType("vector stride %d is shorter than its block of %d: entries would overlap", stride, blocklen)
-	case count > maxRuns || blocklen > maxRuns || stride > maxRuns:
+	case count > mpitype.MaxRuns || blocklen > mpitype.MaxRuns || stride > mpitype.MaxRuns:
 		return badType("vector of %d blocks of %d at stride %d is too large", count, blocklen, stride)
 	}
-	if reach := float64((count-1)*stride+blocklen) * float64(o.extent); reach > 1<<48 {
+	if reach := float64((count-1)*stride+blocklen) * float64(o.Extent()); reach > mpitype.MaxBytes {
 		return badType("vector of %d blocks of %d at stride %d spans %.0f bytes", count, blocklen, stride, reach)
 	}
-	d := &dtype{basic: o.basic, elems: count * blocklen * o.elems}
-	if count == 0 || blocklen == 0 || o.elems == 0 {
-		d.elems = 0
-		return Datatype{d}
+	m, err := mpitype.Vector(count, blocklen, stride, &o.Map)
+	if err != nil {
+		return badType("%v", err)
 	}
-	d.extent = ((count-1)*stride + blocklen) * o.extent
-	d.ub = ((count-1)*stride+blocklen-1)*o.extent + o.ub
-	if int64(count)*int64(blocklen)*int64(len(o.runs)) > maxRuns {
-		return badType("datatype with more than %d contiguous pieces", maxRuns)
-	}
-	for i := range count {
-		for j := range blocklen {
-			base := (i*stride + j) * o.extent
-			for _, r := range o.runs {
-				d.add(run{base + r.off, r.n})
-			}
-		}
-	}
-	return Datatype{d}
-}
-
-func (d *dtype) add(r run) {
-	if k := len(d.runs); k > 0 && d.runs[k-1].off+d.runs[k-1].n == r.off {
-		d.runs[k-1].n += r.n
-		return
-	}
-	d.runs = append(d.runs, r)
+	return Datatype{&dtype{Map: m}}
 }
 
 // Err reports why the datatype is invalid, or nil.
@@ -201,8 +165,8 @@ func (t Datatype) Free() error {
 	if err := t.Err(); err != nil {
 		return err
 	}
-	if t.d.predefined {
-		return errorf(ClassType, "%v is predefined and cannot be freed", t.d.basic)
+	if t.d.Predefined() {
+		return errorf(ClassType, "%v is predefined and cannot be freed", t.d.Basic())
 	}
 	t.d.freed.Store(true)
 	return nil
@@ -213,7 +177,7 @@ func (t Datatype) Basic() Basic {
 	if t.Err() != nil {
 		return BasicInvalid
 	}
-	return t.d.basic
+	return t.d.Basic()
 }
 
 // Size returns the bytes of data in one instance (MPI_Type_size).
@@ -221,7 +185,7 @@ func (t Datatype) Size() int {
 	if t.Err() != nil {
 		return 0
 	}
-	return t.d.size()
+	return t.d.Size()
 }
 
 // Extent returns the distance in bytes from one instance to the next
@@ -230,71 +194,17 @@ func (t Datatype) Extent() int {
 	if t.Err() != nil {
 		return 0
 	}
-	return t.d.extent
+	return t.d.Extent()
 }
 
 func (t Datatype) String() string {
 	if err := t.Err(); err != nil {
 		return "invalid datatype"
 	}
-	if t.d.predefined {
-		return t.d.basic.String()
+	if t.d.Predefined() {
+		return t.d.Basic().String()
 	}
-	return fmt.Sprintf("%d x %v in %d pieces over %d bytes", t.d.elems, t.d.basic, len(t.d.runs), t.d.extent)
-}
-
-func (d *dtype) size() int { return d.elems * d.basic.Size() }
-
-// contiguous reports whether instances are packed back to back.
-func (d *dtype) contiguous() bool {
-	return d.predefined || d.elems == 0 || (len(d.runs) == 1 && d.runs[0].off == 0 && d.runs[0].n == d.extent)
-}
-
-// span returns the bytes count instances reach from their start.
-func (d *dtype) span(count int) int {
-	if count == 0 || d.elems == 0 {
-		return 0
-	}
-	return (count-1)*d.extent + d.ub
-}
-
-// pack copies count instances laid out in src into the contiguous dst and
-// returns the bytes copied; it stops when dst is full.
-func (d *dtype) pack(dst, src []byte, count int) int {
-	n := 0
-	for i := 0; i < count && n < len(dst); i++ {
-		base := i * d.extent
-		for _, r := range d.runs {
-			n += copy(dst[n:], src[base+r.off:base+r.off+r.n])
-			if n == len(dst) {
-				return n
-			}
-		}
-	}
-	return n
-}
-
-// unpack scatters the contiguous src into count instances laid out in dst,
-// as far as src reaches.
-func (d *dtype) unpack(dst, src []byte, count int) {
-	n := 0
-	for i := 0; i < count && n < len(src); i++ {
-		base := i * d.extent
-		for _, r := range d.runs {
-			n += copy(dst[base+r.off:base+r.off+r.n], src[n:])
-			if n == len(src) {
-				return
-			}
-		}
-	}
-}
-
-// asBytes views a slice of plain elements as bytes.
-func asBytes[T Elem](s []T) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+	return t.d.Map.String()
 }
 
 // view checks buf against count instances of dt and returns its bytes and
@@ -307,33 +217,26 @@ func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, er
 		return nil, 0, errorf(ClassCount, "%s count %d", what, count)
 	}
 	d := dt.d
-	if d.basic != BasicByte { // Byte fits any buffer
-		if b := basicOf[T](); d.basic != b && b != BasicUint8 {
+	if d.Basic() != BasicByte { // Byte fits any buffer
+		if b := basicOf[T](); d.Basic() != b && b != BasicUint8 {
 			return nil, 0, errorf(ClassType, "%s: datatype %v does not fit a buffer of %v", what, dt, b)
 		}
 	}
-	bytes := asBytes(buf)
-	sz := d.size()
+	bytes := mpitype.AsBytes(buf)
+	sz := d.Size()
 	// Products checked for overflow instead of quotients: a division costs
 	// more than the rest of a small message's checks.
-	if sz > 0 && !fits(count, sz, len(bytes)) {
+	if sz > 0 && !mpitype.Fits(count, sz, len(bytes)) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v", what, len(bytes), count, dt)
 	}
-	if d.predefined { // its extent and span are its size's: checked
+	if d.Predefined() { // its extent and span are its size's: checked
 		return bytes, count * sz, nil
 	}
-	if d.extent > 0 && count > 0 && !fits(count-1, d.extent, len(bytes)) {
+	if d.Extent() > 0 && count > 0 && !mpitype.Fits(count-1, d.Extent(), len(bytes)) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v", what, len(bytes), count, dt)
 	}
-	if need := d.span(count); need > len(bytes) {
+	if need := d.Span(count); need > len(bytes) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v (%d bytes)", what, len(bytes), count, dt, need)
 	}
 	return bytes, count * sz, nil
-}
-
-// fits reports whether n items of size bytes (n, size >= 0) fit in avail
-// bytes, without overflowing.
-func fits(n, size, avail int) bool {
-	hi, lo := bits.Mul64(uint64(n), uint64(size))
-	return hi == 0 && lo <= uint64(avail)
 }

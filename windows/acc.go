@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
 var predefined [numBasic]Datatype
@@ -26,7 +28,7 @@ func Accumulate[T Elem](win *Win, origin []T, target, disp int, op Op) error {
 	if err := checkOp(op, basicOf[T](), false); err != nil || target == ProcNull {
 		return err
 	}
-	return win.accContig(basicOf[T](), asBytes(origin), nil, target, disp, op)
+	return win.accContig(basicOf[T](), mpitype.AsBytes(origin), nil, target, disp, op)
 }
 
 // accContig is the accumulate engine for contiguous buffers of one basic
@@ -62,7 +64,7 @@ func AccumulateTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype, t
 	if err != nil {
 		return err
 	}
-	if err := checkOp(op, x.tt.basic, false); err != nil || target == ProcNull {
+	if err := checkOp(op, x.tt.Basic(), false); err != nil || target == ProcNull {
 		return err
 	}
 	return win.accumulate(&x, nil, target, disp, op)
@@ -77,7 +79,7 @@ func GetAccumulate[T Elem](win *Win, origin, result []T, target, disp int, op Op
 	if err := checkOp(op, b, true); err != nil {
 		return err
 	}
-	src := asBytes(origin)
+	src := mpitype.AsBytes(origin)
 	if op == OpNoOp {
 		src = nil
 	} else if len(origin) != len(result) {
@@ -86,7 +88,7 @@ func GetAccumulate[T Elem](win *Win, origin, result []T, target, disp int, op Op
 	if target == ProcNull {
 		return nil
 	}
-	return win.accContig(b, src, asBytes(result), target, disp, op)
+	return win.accContig(b, src, mpitype.AsBytes(result), target, disp, op)
 }
 
 // GetAccumulateTyped is GetAccumulate with datatypes for the origin, the
@@ -105,7 +107,7 @@ func GetAccumulateTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype
 		}
 		o = &x
 	}
-	if err := checkOp(op, r.tt.basic, true); err != nil || target == ProcNull {
+	if err := checkOp(op, r.tt.Basic(), true); err != nil || target == ProcNull {
 		return err
 	}
 	return win.accumulate(o, &r, target, disp, op)
@@ -119,7 +121,7 @@ func FetchAndOp[T Elem](win *Win, origin T, target, disp int, op Op) (T, error) 
 	if err := checkOp(op, b, true); err != nil || target == ProcNull {
 		return old, err
 	}
-	err := win.one(b, target, disp, op, asBytes([]T{origin}), nil, asBytes(unsafe.Slice(&old, 1)))
+	err := win.one(b, target, disp, op, mpitype.AsBytes([]T{origin}), nil, mpitype.AsBytes(unsafe.Slice(&old, 1)))
 	return old, err
 }
 
@@ -136,7 +138,7 @@ func CompareAndSwap[T Elem](win *Win, compare, origin T, target, disp int) (T, e
 	if target == ProcNull {
 		return old, nil
 	}
-	err := win.one(b, target, disp, OpReplace, asBytes([]T{origin}), asBytes([]T{compare}), asBytes(unsafe.Slice(&old, 1)))
+	err := win.one(b, target, disp, OpReplace, mpitype.AsBytes([]T{origin}), mpitype.AsBytes([]T{compare}), mpitype.AsBytes(unsafe.Slice(&old, 1)))
 	return old, err
 }
 
@@ -162,30 +164,30 @@ func (win *Win) accumulate(o, r *xfer, target, disp int, op Op) error {
 	if o != nil {
 		t = o
 	}
-	m, off, err := win.locate(target, disp, t.tt.span(t.tcount))
+	m, off, err := win.locate(target, disp, t.tt.Span(t.tcount))
 	if err != nil {
 		return err
 	}
-	k := &kinds[t.tt.basic]
+	k := &kinds[t.tt.Basic()]
 	sz := k.size
-	nel := t.tcount * t.tt.elems
-	tc := newCursor(t.tt, t.tcount)
-	var oc, rc cursor
+	nel := t.tcount * t.tt.Elems()
+	tc := t.tt.Cursor(t.tcount)
+	var oc, rc mpitype.Cursor
 	if o != nil {
-		oc = newCursor(o.ot, o.ocount)
+		oc = o.ot.Cursor(o.ocount)
 	}
 	if r != nil {
-		rc = newCursor(r.ot, r.ocount)
+		rc = r.ot.Cursor(r.ocount)
 	}
 	for range nel {
-		to, _ := tc.next(sz)
+		to, _ := tc.Next(sz)
 		var src, res []byte
 		if o != nil {
-			oo, _ := oc.next(sz)
+			oo, _ := oc.Next(sz)
 			src = o.buf[oo : oo+sz]
 		}
 		if r != nil {
-			ro, _ := rc.next(sz)
+			ro, _ := rc.Next(sz)
 			res = r.buf[ro : ro+sz]
 		}
 		if err := win.applyElem(m, off+to, k, op, src, nil, res); err != nil {

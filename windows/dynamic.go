@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
 // A dynamic window's allocation on every PE is a table of attached regions
@@ -67,7 +69,7 @@ func Attach[T Elem](win *Win, buf []T) error {
 	if err := win.dynCheck(); err != nil {
 		return err
 	}
-	b := asBytes(buf)
+	b := mpitype.AsBytes(buf)
 	if len(b) == 0 {
 		return errorf(ClassRMAAttach, "attach of an empty buffer")
 	}

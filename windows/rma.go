@@ -2,6 +2,8 @@ package windows
 
 import (
 	"unsafe"
+
+	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
 // enter checks that this PE may access rank now: the rank is valid and an
@@ -88,7 +90,7 @@ func Put[T Elem](win *Win, origin []T, target, disp int) error {
 	if err := win.enter(target); err != nil {
 		return err
 	}
-	b := asBytes(origin)
+	b := mpitype.AsBytes(origin)
 	m, off, err := win.locate(target, disp, len(b))
 	if err != nil {
 		return err
@@ -113,7 +115,7 @@ func Get[T Elem](win *Win, result []T, target, disp int) error {
 	if err := win.enter(target); err != nil {
 		return err
 	}
-	b := asBytes(result)
+	b := mpitype.AsBytes(result)
 	m, off, err := win.locate(target, disp, len(b))
 	if err != nil {
 		return err
@@ -153,29 +155,29 @@ func checkTypes[T Elem](buf []T, ocount int, otype Datatype, tcount int, ttype D
 	if ocount < 0 || tcount < 0 {
 		return xfer{}, errorf(ClassCount, "counts %d and %d", ocount, tcount)
 	}
-	if ocount > maxBytes/max(ot.extent, 1) || tcount > maxBytes/max(tt.extent, 1) {
+	if ocount > mpitype.MaxBytes/max(ot.Extent(), 1) || tcount > mpitype.MaxBytes/max(tt.Extent(), 1) {
 		return xfer{}, errorf(ClassCount, "counts %d and %d are too large for their datatypes", ocount, tcount)
 	}
-	if b := basicOf[T](); b != ot.basic && b != BasicUint8 {
-		return xfer{}, errorf(ClassType, "a buffer of %v described as %v", b, ot.basic)
+	if b := basicOf[T](); b != ot.Basic() && b != BasicUint8 {
+		return xfer{}, errorf(ClassType, "a buffer of %v described as %v", b, ot.Basic())
 	}
-	if ot.basic != tt.basic {
-		return xfer{}, errorf(ClassType, "origin type %v and target type %v differ", ot.basic, tt.basic)
+	if ot.Basic() != tt.Basic() {
+		return xfer{}, errorf(ClassType, "origin type %v and target type %v differ", ot.Basic(), tt.Basic())
 	}
-	if ocount*ot.elems != tcount*tt.elems {
-		return xfer{}, errorf(ClassType, "origin has %d elements, target %d", ocount*ot.elems, tcount*tt.elems)
+	if ocount*ot.Elems() != tcount*tt.Elems() {
+		return xfer{}, errorf(ClassType, "origin has %d elements, target %d", ocount*ot.Elems(), tcount*tt.Elems())
 	}
-	if write && tt.overlap {
+	if write && tt.Overlap() {
 		return xfer{}, errorf(ClassType, "target datatype has overlapping entries")
 	}
-	if readInto && ot.overlap {
+	if readInto && ot.Overlap() {
 		return xfer{}, errorf(ClassType, "result datatype has overlapping entries")
 	}
-	b := asBytes(buf)
-	if ot.span(ocount) > len(b) {
-		return xfer{}, errorf(ClassArg, "%d x %v needs %d bytes of buffer, have %d", ocount, otype, ot.span(ocount), len(b))
+	b := mpitype.AsBytes(buf)
+	if ot.Span(ocount) > len(b) {
+		return xfer{}, errorf(ClassArg, "%d x %v needs %d bytes of buffer, have %d", ocount, otype, ot.Span(ocount), len(b))
 	}
-	return xfer{buf: b, ocount: ocount, ot: ot, tcount: tcount, tt: tt, bytes: ocount * ot.elems * kinds[ot.basic].size}, nil
+	return xfer{buf: b, ocount: ocount, ot: ot, tcount: tcount, tt: tt, bytes: ocount * ot.Elems() * kinds[ot.Basic()].size}, nil
 }
 
 // PutTyped is MPI_Put with datatypes: ocount instances of otype from
@@ -204,18 +206,18 @@ func (win *Win) move(put bool, x xfer, target, disp int) error {
 	if err := win.enter(target); err != nil {
 		return err
 	}
-	m, off, err := win.locate(target, disp, x.tt.span(x.tcount))
+	m, off, err := win.locate(target, disp, x.tt.Span(x.tcount))
 	if err != nil || x.bytes == 0 {
 		return err
 	}
-	if x.ot.contiguous() && x.tt.contiguous() {
+	if x.ot.Contiguous() && x.tt.Contiguous() {
 		if put {
 			return wrap(m.write(off, x.buf[:x.bytes]), "put to rank %d", target)
 		}
 		return wrap(m.read(off, x.buf[:x.bytes]), "get from rank %d", target)
 	}
 	var first error
-	zip(newCursor(x.ot, x.ocount), newCursor(x.tt, x.tcount), func(o, t, n int) {
+	mpitype.Zip(x.ot.Cursor(x.ocount), x.tt.Cursor(x.tcount), func(o, t, n int) {
 		var err error
 		if put {
 			err = m.write(off+t, x.buf[o:o+n])

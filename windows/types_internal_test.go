@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
 func comb[T Elem](t *testing.T, op Op, a, b T) T {
@@ -73,9 +75,9 @@ func TestBasicOf(t *testing.T) {
 
 func pieces(d Datatype, count int) [][2]int {
 	var out [][2]int
-	c := newCursor(d.d, count)
+	c := d.d.Cursor(count)
 	for {
-		off, n := c.next(1 << 30)
+		off, n := c.Next(1 << 30)
 		if n == 0 {
 			return out
 		}
@@ -89,15 +91,15 @@ func TestDatatypes(t *testing.T) {
 	assert.Equal(t, 6, v.Count())
 	assert.Equal(t, 40, v.Extent())
 	assert.Equal(t, [][2]int{{0, 8}, {16, 8}, {32, 8}, {40, 8}, {56, 8}, {72, 8}}, pieces(v, 2))
-	assert.Equal(t, 80, v.d.span(2))
+	assert.Equal(t, 80, v.d.Span(2))
 	c := Contiguous(4, Float64)
-	assert.True(t, c.d.contiguous())
+	assert.True(t, c.d.Contiguous())
 	assert.Equal(t, [][2]int{{0, 32}, {32, 32}}, pieces(c, 2))
 	vv := Vector(2, 1, 2, v) // vector of a vector
 	require.NoError(t, vv.Err())
 	assert.Equal(t, 12, vv.Count())
-	assert.False(t, vv.d.overlap)
-	assert.True(t, Vector(2, 3, 2, Int8).d.overlap)
+	assert.False(t, vv.d.Overlap())
+	assert.True(t, Vector(2, 3, 2, Int8).d.Overlap())
 	assert.Empty(t, pieces(Vector(0, 4, 4, Int8), 3))
 	for _, bad := range []Datatype{{}, Vector(-1, 1, 1, Int8), Vector(1, -1, 1, Int8), Vector(2, 1, -3, Int8),
 		Vector(2, 1, 1, Datatype{}), Vector(1<<30, 1<<30, 1<<30, Int8)} {
@@ -106,9 +108,9 @@ func TestDatatypes(t *testing.T) {
 	}
 	assert.Equal(t, "2 x MPI_DOUBLE", Contiguous(2, Float64).String())
 
-	// zip splits pieces where either side's pieces end.
+	// Zip splits pieces where either side's pieces end.
 	var got [][3]int
-	zip(newCursor(Vector(2, 3, 4, Int8).d, 1), newCursor(Vector(3, 2, 3, Int8).d, 1), func(a, b, n int) {
+	mpitype.Zip(Vector(2, 3, 4, Int8).d.Cursor(1), Vector(3, 2, 3, Int8).d.Cursor(1), func(a, b, n int) {
 		got = append(got, [3]int{a, b, n})
 	})
 	assert.Equal(t, [][3]int{{0, 0, 2}, {2, 3, 1}, {4, 4, 1}, {5, 6, 2}}, got)

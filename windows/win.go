@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/internal/mpitype"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -149,7 +150,7 @@ func AllocateShared(w *shmem.World, size, dispUnit int, info Info) (*Win, error)
 // reach buf, and stores to buf reach the public copy, at the
 // synchronization calls MPI names (see Model). Collective.
 func Create[T Elem](w *shmem.World, buf []T, dispUnit int, info Info) (*Win, error) {
-	return create(w, FlavorCreate, len(buf)*int(unsafe.Sizeof(*new(T))), dispUnit, info, asBytes(buf))
+	return create(w, FlavorCreate, len(buf)*int(unsafe.Sizeof(*new(T))), dispUnit, info, mpitype.AsBytes(buf))
 }
 
 // CreateDynamic makes a window with no memory (MPI_Win_create_dynamic);

@@ -1,6 +1,8 @@
-// Package mpitype holds the element types and basic datatypes shared by the
+// Package mpitype holds the element types and datatypes shared by the
 // MPI-style layers (compat and windows): the Go types a buffer may hold, the
-// MAXLOC/MINLOC pair types, and the predefined MPI datatypes they map to.
+// MAXLOC/MINLOC pair types, the predefined MPI datatypes they map to, and
+// the type maps (Map) behind both layers' derived datatypes. The layers keep
+// their own handles, rules and error classes around a Map.
 package mpitype
 
 import (
