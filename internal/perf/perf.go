@@ -331,6 +331,9 @@ func startSize(ctx context.Context, w *shmem.World, cfg Config) error {
 		return err
 	}
 	for t0 := time.Now(); time.Since(t0) < cfg.Settle; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
