@@ -1,8 +1,10 @@
 // Package mpitype holds the element types and datatypes shared by the
 // MPI-style layers (compat and windows): the Go types a buffer may hold, the
-// MAXLOC/MINLOC pair types, the predefined MPI datatypes they map to, and
-// the type maps (Map) behind both layers' derived datatypes. The layers keep
-// their own handles, rules and error classes around a Map.
+// MAXLOC/MINLOC pair types, the predefined MPI datatypes they map to, the
+// type maps (Map) behind both layers' derived datatypes, and the predefined
+// reduction ops (Op) that compat's reductions and windows' accumulates
+// apply. The layers keep their own handles, op numbering, rules and error
+// classes around a Map and an Op.
 package mpitype
 
 import (

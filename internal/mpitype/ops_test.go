@@ -1,0 +1,236 @@
+package mpitype
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// floatPool has few values, so that ties, -0 against +0 and NaN against
+// numbers all come up often.
+var floatPool = []float64{0, math.Copysign(0, -1), 1, -1, 2.5, -7, math.Inf(1), math.Inf(-1), math.NaN()}
+
+// randElems fills n random elements of b, bytes as a peer could send them:
+// bools include bytes other than 0 and 1, pairs random padding.
+func randElems(r *rand.Rand, b Basic, n int) []byte {
+	buf := make([]byte, n*b.Size())
+	for i := range buf {
+		buf[i] = byte(r.Uint32())
+	}
+	for i := range n {
+		e := buf[i*b.Size():]
+		f := floatPool[r.IntN(len(floatPool))]
+		switch b {
+		case BasicFloat32:
+			binary.LittleEndian.PutUint32(e, math.Float32bits(float32(f)))
+		case BasicFloat64:
+			binary.LittleEndian.PutUint64(e, math.Float64bits(f))
+		case BasicComplex64:
+			binary.LittleEndian.PutUint32(e, math.Float32bits(float32(f)))
+			binary.LittleEndian.PutUint32(e[4:], math.Float32bits(float32(floatPool[r.IntN(len(floatPool))])))
+		case BasicComplex128:
+			binary.LittleEndian.PutUint64(e, math.Float64bits(f))
+			binary.LittleEndian.PutUint64(e[8:], math.Float64bits(floatPool[r.IntN(len(floatPool))]))
+		case BasicBool:
+			e[0] %= 3
+		case BasicFloatInt:
+			binary.LittleEndian.PutUint32(e, math.Float32bits(float32(f)))
+		case BasicDoubleInt:
+			binary.LittleEndian.PutUint64(e, math.Float64bits(f))
+		case BasicLongInt: // small values: ties
+			binary.LittleEndian.PutUint64(e, uint64(r.IntN(3)-1))
+		case BasicTwoInt:
+			binary.LittleEndian.PutUint32(e, uint32(r.IntN(3)-1))
+		case BasicShortInt:
+			binary.LittleEndian.PutUint16(e, uint16(r.IntN(3)-1))
+		}
+		if b >= BasicFloatInt { // the location sits halfway in every pair
+			binary.LittleEndian.PutUint32(e[b.Size()/2:], uint32(r.IntN(4)))
+		}
+	}
+	return buf
+}
+
+// orderSensitive reports whether the forms' opposite operand orders (see
+// floatSlice) can give different NaNs: x86 returns the first NaN operand,
+// and inf*0 makes a NaN of its own sign.
+func orderSensitive(op Op, b Basic) bool {
+	return (op == OpSum || op == OpProd) && b >= BasicFloat32 && b <= BasicComplex128
+}
+
+// nanToOne replaces every NaN among the float components in buf with one.
+func nanToOne(b Basic, buf []byte) {
+	if b == BasicFloat32 || b == BasicComplex64 {
+		for i := 0; i < len(buf); i += 4 {
+			if f := math.Float32frombits(binary.LittleEndian.Uint32(buf[i:])); f != f {
+				binary.LittleEndian.PutUint32(buf[i:], 0x7fc00000)
+			}
+		}
+		return
+	}
+	for i := 0; i < len(buf); i += 8 {
+		if math.IsNaN(math.Float64frombits(binary.LittleEndian.Uint64(buf[i:]))) {
+			binary.LittleEndian.PutUint64(buf[i:], 0x7ff8000000000001)
+		}
+	}
+}
+
+// TestReduceMatchesCombine checks the slice-wise form that compat's
+// reductions use against the element-wise form that windows' accumulate
+// uses, on every op and type the engine defines.
+func TestReduceMatchesCombine(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	pairs := 0
+	for op := OpNull; op < NumOps; op++ {
+		for b := BasicInvalid; b < NumBasic; b++ {
+			if !op.Defined(b) {
+				continue
+			}
+			pairs++
+			for range 20 {
+				n := 1 + r.IntN(70)
+				dst, src := randElems(r, b, n), randElems(r, b, n)
+				slice, elem := bytes.Clone(dst), bytes.Clone(dst)
+				Reduce(b, op, slice, src)
+				sz := b.Size()
+				for i := 0; i < len(elem); i += sz {
+					Combine(b, op, unsafe.Pointer(&elem[i]), unsafe.Pointer(&src[i]))
+				}
+				if orderSensitive(op, b) {
+					nanToOne(b, elem)
+					nanToOne(b, slice)
+				}
+				require.Equal(t, elem, slice, "%v on %v: dst %x src %x", op, b, dst, src)
+			}
+		}
+	}
+	// 14 ops on 8 integer types, 8 on 2 floats, 4 on 2 complex, 5 on bool
+	// and on Byte, 6 on 5 pairs.
+	assert.Equal(t, 14*8+8*2+4*2+5+5+6*5, pairs)
+	Reduce(BasicInt32, OpSum, nil, nil)
+}
+
+func TestPairLayout(t *testing.T) {
+	// pairElem finds the location at max(value size, 4).
+	assert.EqualValues(t, 4, unsafe.Offsetof(FloatInt{}.Loc))
+	assert.EqualValues(t, 8, unsafe.Offsetof(DoubleInt{}.Loc))
+	assert.EqualValues(t, 8, unsafe.Offsetof(LongInt{}.Loc))
+	assert.EqualValues(t, 4, unsafe.Offsetof(TwoInt{}.Loc))
+	assert.EqualValues(t, 4, unsafe.Offsetof(ShortInt{}.Loc))
+}
+
+// both applies op to d and s by both forms, checks they agree, and
+// returns the result.
+func both[T Elem](t *testing.T, op Op, d, s T) T {
+	t.Helper()
+	b := Of[T]()
+	require.True(t, op.Defined(b), "%v on %v", op, b)
+	e := d
+	Combine(b, op, unsafe.Pointer(&e), unsafe.Pointer(&s))
+	sl := []T{d}
+	Reduce(b, op, AsBytes(sl), AsBytes([]T{s}))
+	require.Equal(t, AsBytes([]T{e}), AsBytes(sl), "%v on %v", op, b)
+	return e
+}
+
+func TestOpEdges(t *testing.T) {
+	nan, negz := math.NaN(), math.Copysign(0, -1)
+	isNaN := math.IsNaN
+
+	// MAX and MIN: the plain ops are Go's max and min; the Strict ones take s
+	// only when it compares greater (less).
+	assert.True(t, isNaN(both(t, OpMax, 1, nan)))
+	assert.True(t, isNaN(both(t, OpMax, nan, 1)))
+	assert.True(t, isNaN(both(t, OpMin, nan, 1)))
+	assert.Equal(t, 1.0, both(t, OpMaxStrict, 1, nan), "a NaN source never enters")
+	assert.True(t, isNaN(both(t, OpMaxStrict, nan, 1)), "a NaN destination stays")
+	assert.Equal(t, 1.0, both(t, OpMinStrict, 1, nan))
+	assert.True(t, isNaN(both(t, OpMinStrict, nan, 1)))
+	assert.False(t, math.Signbit(both(t, OpMax, negz, 0)), "max(-0, +0) is +0")
+	assert.True(t, math.Signbit(both(t, OpMin, 0, negz)), "min(+0, -0) is -0")
+	assert.True(t, math.Signbit(both(t, OpMaxStrict, negz, 0)), "a tie keeps d")
+	assert.False(t, math.Signbit(both(t, OpMinStrict, 0, negz)), "a tie keeps d")
+	assert.Equal(t, int8(-3), both(t, OpMinStrict, int8(5), -3), "Strict is plain on integers")
+
+	// MAXLOC and MINLOC ties keep the lower location under both rules.
+	for _, op := range []Op{OpMaxloc, OpMaxlocStrict, OpMinloc, OpMinlocStrict} {
+		assert.Equal(t, FloatInt{3, 0}, both(t, op, FloatInt{3, 1}, FloatInt{3, 0}), "%v", op)
+		assert.Equal(t, TwoInt{3, 0}, both(t, op, TwoInt{3, 0}, TwoInt{3, 4}), "%v", op)
+		assert.Equal(t, ShortInt{-2, 1}, both(t, op, ShortInt{-2, 1}, ShortInt{-2, 1}), "%v", op)
+	}
+	assert.Equal(t, LongInt{9, 3}, both(t, OpMaxloc, LongInt{1, 1}, LongInt{9, 3}))
+	assert.Equal(t, LongInt{1, 1}, both(t, OpMinlocStrict, LongInt{1, 1}, LongInt{9, 0}))
+	// Where the rules part: -0 against +0 and NaN.
+	d, s := DoubleInt{negz, 5}, DoubleInt{0, 3}
+	assert.True(t, math.Signbit(both(t, OpMaxloc, d, s).Val), "a tie keeps d's value")
+	assert.Equal(t, DoubleInt{0, 3}, both(t, OpMaxlocStrict, d, s), "a tie with a lower location takes s")
+	assert.Equal(t, int32(3), both(t, OpMinloc, d, s).Loc)
+	n1, n2 := DoubleInt{nan, 1}, DoubleInt{2, 2}
+	assert.Equal(t, int32(2), both(t, OpMinloc, n1, n2).Loc, "MINLOC takes s unless it is greater")
+	assert.Equal(t, int32(1), both(t, OpMinloc, n2, n1).Loc)
+	assert.Equal(t, int32(1), both(t, OpMaxloc, n1, n2).Loc, "MAXLOC takes s only if greater")
+	assert.Equal(t, int32(2), both(t, OpMaxloc, n2, n1).Loc)
+	for _, op := range []Op{OpMaxlocStrict, OpMinlocStrict} {
+		assert.Equal(t, int32(1), both(t, op, n1, n2).Loc, "%v keeps d on NaN", op)
+		assert.Equal(t, int32(2), both(t, op, n2, n1).Loc, "%v keeps d on NaN", op)
+	}
+
+	// Logical ops give 1 or 0 and read any nonzero as true.
+	assert.Equal(t, int32(1), both(t, OpLand, int32(3), -2))
+	assert.Equal(t, int32(0), both(t, OpLand, int32(3), 0))
+	assert.Equal(t, int16(1), both(t, OpLor, int16(0), 9))
+	assert.Equal(t, int16(0), both(t, OpLxor, int16(4), 9))
+	assert.Equal(t, uint64(1), both(t, OpLxor, uint64(0), 1<<63))
+	assert.Equal(t, false, both(t, OpLxor, true, true))
+	assert.Equal(t, true, both(t, OpLor, false, true))
+	assert.Equal(t, false, both(t, OpLand, true, false))
+	// A bool byte other than 0 and 1 reads as true and is never stored.
+	for _, c := range []struct {
+		op       Op
+		d, s, to byte
+	}{{OpLxor, 2, 1, 0}, {OpLand, 2, 3, 1}, {OpLor, 0, 7, 1}, {OpReplace, 0, 5, 1}, {OpNoOp, 2, 0, 2}} {
+		e, sl := []byte{c.d}, []byte{c.d}
+		Combine(BasicBool, c.op, unsafe.Pointer(&e[0]), unsafe.Pointer(&c.s))
+		Reduce(BasicBool, c.op, sl, []byte{c.s})
+		assert.Equal(t, []byte{c.to}, e, "%v %d %d", c.op, c.d, c.s)
+		assert.Equal(t, []byte{c.to}, sl, "%v %d %d", c.op, c.d, c.s)
+	}
+
+	// Arithmetic wraps; REPLACE copies; NO_OP leaves d.
+	assert.Equal(t, int8(-128), both(t, OpSum, int8(127), 1))
+	assert.Equal(t, complex(-1, 0), both(t, OpProd, 1i, 1i))
+	assert.Equal(t, uint8(0b0110), both(t, OpBxor, uint8(0b1100), 0b1010))
+	assert.Equal(t, DoubleInt{4, 4}, both(t, OpReplace, DoubleInt{1, 1}, DoubleInt{4, 4}))
+	assert.Equal(t, 1.5, both(t, OpNoOp, 1.5, 9))
+}
+
+func TestDefined(t *testing.T) {
+	for _, c := range []struct {
+		op Op
+		b  Basic
+	}{{OpMax, BasicComplex64}, {OpBand, BasicFloat64}, {OpSum, BasicBool}, {OpMaxloc, BasicInt32},
+		{OpSum, BasicFloatInt}, {OpSum, BasicByte}, {OpLand, BasicByte}, {OpBand, BasicBool},
+		{OpMinStrict, BasicComplex128}, {OpNull, BasicInt8}, {NumOps, BasicInt8}, {OpSum, BasicInvalid},
+		{OpSum, NumBasic}} {
+		assert.False(t, c.op.Defined(c.b), "%v on %v", c.op, c.b)
+	}
+	for b := BasicInt8; b < NumBasic; b++ {
+		assert.True(t, OpReplace.Defined(b) && OpNoOp.Defined(b), "%v", b)
+	}
+	assert.Equal(t, "MPI_MAX", OpMaxStrict.String())
+	assert.Equal(t, "MPI_MINLOC", OpMinlocStrict.String())
+	assert.Equal(t, "Op(99)", Op(99).String())
+}
+
+func BenchmarkCombine(b *testing.B) {
+	d, s := 1.0, 2.0
+	for b.Loop() {
+		Combine(BasicFloat64, OpMax, unsafe.Pointer(&d), unsafe.Pointer(&s))
+	}
+}
