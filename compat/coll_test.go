@@ -1,6 +1,7 @@
 package compat_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -358,4 +359,41 @@ func checkV(t *petest.T, got []int32, counts, displs []int) {
 		require.Equal(t, vals[int32](r, counts[r]), got[displs[r]:displs[r]+counts[r]], "rank %d's part", r)
 		require.Equal(t, int32(-1), got[displs[r]+counts[r]], "gap after rank %d", r)
 	}
+}
+
+// TestReductionRulesAgree: MAX and MIN of floats holding NaN and signed
+// zeros give one answer whichever way they run: Allreduce on the team
+// (shmem's reduction), Scan over point-to-point (its last rank reduces
+// every rank) and ReduceLocal, the rules windows' accumulate follows too.
+// Until they were one engine, compat's own rule let no NaN in from the
+// input, so a code's answer depended on the path its reduction took.
+func TestReductionRulesAgree(t *testing.T) {
+	nan, negz := math.NaN(), math.Copysign(0, -1)
+	rows := [][]float64{{1, negz, 0, 5, negz}, {nan, 0, negz, 2, negz}, {3, negz, negz, nan, 0}}
+	same := func(t *petest.T, want, got []float64, what string) {
+		for i := range want {
+			if math.IsNaN(want[i]) {
+				require.True(t, math.IsNaN(got[i]), "%s [%d]: %v", what, i, got)
+				continue
+			}
+			require.Equal(t, math.Float64bits(want[i]), math.Float64bits(got[i]), "%s [%d]: %v, want %v", what, i, got, want)
+		}
+	}
+	run(t, 3, func(t *petest.T, e *compat.Env, c *compat.Comm) {
+		n := len(rows[0])
+		for _, op := range []compat.Op{compat.OpMax, compat.OpMin} {
+			ref := append([]float64(nil), rows[0]...)
+			for _, r := range rows[1:] {
+				require.NoError(t, compat.ReduceLocal(r, ref, n, compat.Float64, op))
+			}
+			all := make([]float64, n)
+			require.NoError(t, compat.Allreduce(c, rows[c.Rank()], all, n, compat.Float64, op))
+			same(t, ref, all, op.String()+" Allreduce")
+			scan := make([]float64, n)
+			require.NoError(t, compat.Scan(c, rows[c.Rank()], scan, n, compat.Float64, op))
+			if c.Rank() == c.Size()-1 {
+				same(t, ref, scan, op.String()+" Scan")
+			}
+		}
+	})
 }

@@ -30,12 +30,14 @@ const (
 	numOps
 )
 
-// engineOps maps each op to the engine's: compat's MAX, MIN, MAXLOC and
-// MINLOC are the Strict ones, which never let a NaN in from the input.
+// engineOps maps each op to the engine's, whose rules (NaN and signed
+// zeros included) are those of windows' accumulate and of the shmem team
+// reductions Allreduce runs on: a reduction gives the same answer whichever
+// way it runs.
 var engineOps = [numOps]mpitype.Op{mpitype.OpNull, mpitype.OpSum, mpitype.OpProd,
-	mpitype.OpMaxStrict, mpitype.OpMinStrict, mpitype.OpLand, mpitype.OpLor, mpitype.OpLxor,
-	mpitype.OpBand, mpitype.OpBor, mpitype.OpBxor, mpitype.OpMaxlocStrict,
-	mpitype.OpMinlocStrict, mpitype.OpReplace, mpitype.OpNoOp}
+	mpitype.OpMax, mpitype.OpMin, mpitype.OpLand, mpitype.OpLor, mpitype.OpLxor,
+	mpitype.OpBand, mpitype.OpBor, mpitype.OpBxor, mpitype.OpMaxloc,
+	mpitype.OpMinloc, mpitype.OpReplace, mpitype.OpNoOp}
 
 func (o Op) String() string {
 	if o >= numOps {

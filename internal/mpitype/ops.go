@@ -5,12 +5,12 @@ import (
 	"unsafe"
 )
 
-// Op is a predefined reduction op as the engine numbers it. Its values up
-// to OpNoOp are windows.Op's, so that windows' per-element accumulate
-// passes its op through without a lookup; compat, whose numbering differs,
-// maps its ops once per call. The Strict ops keep compat's rules for MAX,
-// MIN, MAXLOC and MINLOC, which differ from windows' on NaN and on -0 and
-// +0; on integers a Strict op and its plain one agree.
+// Op is a predefined reduction op as the engine numbers it. Its values are
+// windows.Op's, so that windows' per-element accumulate passes its op
+// through without a lookup; compat, whose numbering differs, maps its ops
+// once per call. Both layers, and shmem's team reductions that compat's
+// Allreduce runs on, give an op one meaning, NaN and signed zeros
+// included: a code gets the same answers at every stage of its migration.
 type Op uint8
 
 // The ops. Each combines a destination element d with a source element s
@@ -27,23 +27,18 @@ const (
 	OpBor                    // MPI_BOR: integers, Byte
 	OpLxor                   // MPI_LXOR: integers, bool; the result is 1 or 0
 	OpBxor                   // MPI_BXOR: integers, Byte
-	OpMaxloc                 // MPI_MAXLOC: pairs; equal values keep d's value and the lower location, else s if its value is greater
-	OpMinloc                 // MPI_MINLOC: pairs; equal values keep d's value and the lower location, else s unless its value is greater (so a NaN takes s)
+	OpMaxloc                 // MPI_MAXLOC: pairs; s if its value is greater, equal values keep d's value and the lower location (a NaN never replaces)
+	OpMinloc                 // MPI_MINLOC: pairs; s if its value is less, equal values keep d's value and the lower location (a NaN never replaces)
 	OpReplace                // MPI_REPLACE: every type; bool stores 1 or 0
 	OpNoOp                   // MPI_NO_OP: every type; d stays
-	OpMaxStrict              // MPI_MAX: as OpMax, but s only if greater (a NaN in d stays, one in s never enters, -0 and +0 keep d)
-	OpMinStrict              // MPI_MIN: as OpMin, but s only if less
-	OpMaxlocStrict           // MPI_MAXLOC: pairs; s if its value is greater, or equal with a lower location
-	OpMinlocStrict           // MPI_MINLOC: pairs; s if its value is less, or equal with a lower location
 	NumOps                   // the number of ops, for tables indexed by Op
 )
 
 var opNames = [NumOps]string{"MPI_OP_NULL", "MPI_SUM", "MPI_PROD", "MPI_MAX", "MPI_MIN",
 	"MPI_LAND", "MPI_BAND", "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR",
-	"MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP",
-	"MPI_MAX", "MPI_MIN", "MPI_MAXLOC", "MPI_MINLOC"}
+	"MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"}
 
-// String returns the MPI name; a Strict op has its plain op's name.
+// String returns the MPI name.
 func (o Op) String() string {
 	if o >= NumOps {
 		return fmt.Sprintf("Op(%d)", o)
@@ -54,7 +49,7 @@ func (o Op) String() string {
 // The op sets of each kind of basic type, as bit masks over Op.
 const (
 	anyOps     = 1<<OpReplace | 1<<OpNoOp
-	maxMinOps  = 1<<OpMax | 1<<OpMin | 1<<OpMaxStrict | 1<<OpMinStrict
+	maxMinOps  = 1<<OpMax | 1<<OpMin
 	logicOps   = 1<<OpLand | 1<<OpLor | 1<<OpLxor
 	bitOps     = 1<<OpBand | 1<<OpBor | 1<<OpBxor
 	arithOps   = 1<<OpSum | 1<<OpProd
@@ -63,7 +58,7 @@ const (
 	complexOps = arithOps | anyOps
 	boolOps    = logicOps | anyOps
 	byteOps    = bitOps | anyOps
-	pairOps    = 1<<OpMaxloc | 1<<OpMinloc | 1<<OpMaxlocStrict | 1<<OpMinlocStrict | anyOps
+	pairOps    = 1<<OpMaxloc | 1<<OpMinloc | anyOps
 )
 
 var opsOf = [NumBasic]uint32{
@@ -148,17 +143,9 @@ func Combine(b Basic, op Op, dst, src unsafe.Pointer) {
 	case BasicUint64:
 		intElem[uint64](op, dst, src)
 	case BasicFloat32:
-		if op >= OpMaxStrict {
-			strictElem[float32](op, dst, src)
-		} else {
-			floatElem[float32](op, dst, src)
-		}
+		floatElem[float32](op, dst, src)
 	case BasicFloat64:
-		if op >= OpMaxStrict {
-			strictElem[float64](op, dst, src)
-		} else {
-			floatElem[float64](op, dst, src)
-		}
+		floatElem[float64](op, dst, src)
 	case BasicComplex64:
 		complexElem[complex64](op, dst, src)
 	case BasicComplex128:
@@ -202,42 +189,15 @@ func land[T integer](d, s T) T { return truth[T](d != 0 && s != 0) }
 func lor[T integer](d, s T) T  { return truth[T](d != 0 || s != 0) }
 func lxor[T integer](d, s T) T { return truth[T]((d != 0) != (s != 0)) }
 
-// maxStrict and minStrict are the Strict float rules: s only when it
-// compares greater (less), so NaN and -0/+0 ties keep d.
-func maxStrict[T ~float32 | ~float64](d, s T) T {
-	if s > d {
-		return s
-	}
-	return d
-}
-
-func minStrict[T ~float32 | ~float64](d, s T) T {
-	if s < d {
-		return s
-	}
-	return d
-}
-
-// loc is MAXLOC/MINLOC of d = (u, i) and s = (v, j) under op's rule (see
-// the ops' comments); the two rules differ only when a value is NaN or
-// the values are -0 and +0.
+// loc is MAXLOC (MINLOC) of d = (u, i) and s = (v, j): MPI's definition,
+// with d's value kept on a tie (-0 against +0) and a NaN on either side
+// compared false, so that it never replaces and one in d stays.
 func loc[V int16 | int32 | int64 | float32 | float64](op Op, u V, i int32, v V, j int32) (V, int32) {
-	switch op {
-	case OpMaxloc, OpMinloc:
-		switch {
-		case u == v:
-			return u, min(i, j)
-		case (op == OpMaxloc) == (v > u):
-			return v, j
-		}
-	case OpMaxlocStrict:
-		if v > u || (v == u && j < i) {
-			return v, j
-		}
-	case OpMinlocStrict:
-		if v < u || (v == u && j < i) {
-			return v, j
-		}
+	switch {
+	case u == v:
+		return u, min(i, j)
+	case op == OpMaxloc && v > u, op == OpMinloc && v < u:
+		return v, j
 	}
 	return u, i
 }
@@ -253,11 +213,11 @@ func intSlice[T integer](op Op, d, s []T) {
 		for i := range d {
 			d[i] *= s[i]
 		}
-	case OpMax, OpMaxStrict:
+	case OpMax:
 		for i := range d {
 			d[i] = max(d[i], s[i])
 		}
-	case OpMin, OpMinStrict:
+	case OpMin:
 		for i := range d {
 			d[i] = min(d[i], s[i])
 		}
@@ -297,9 +257,9 @@ func intElem[T integer](op Op, dst, src unsafe.Pointer) {
 		*d += s
 	case OpProd:
 		*d *= s
-	case OpMax, OpMaxStrict:
+	case OpMax:
 		*d = max(*d, s)
-	case OpMin, OpMinStrict:
+	case OpMin:
 		*d = min(*d, s)
 	case OpLand:
 		*d = land(*d, s)
@@ -343,14 +303,6 @@ func floatSlice[T ~float32 | ~float64](op Op, d, s []T) {
 		for i := range d {
 			d[i] = min(d[i], s[i])
 		}
-	case OpMaxStrict:
-		for i := range d {
-			d[i] = maxStrict(d[i], s[i])
-		}
-	case OpMinStrict:
-		for i := range d {
-			d[i] = minStrict(d[i], s[i])
-		}
 	case OpReplace:
 		copy(d, s)
 	}
@@ -369,17 +321,6 @@ func floatElem[T ~float32 | ~float64](op Op, dst, src unsafe.Pointer) {
 		*d = min(*d, s)
 	case OpReplace:
 		*d = s
-	}
-}
-
-// strictElem is floatElem's Strict ops, apart so that floatElem stays
-// within the inlining budget: it runs on every float accumulate.
-func strictElem[T ~float32 | ~float64](op Op, dst, src unsafe.Pointer) {
-	d, s := (*T)(dst), *(*T)(src)
-	if op == OpMaxStrict {
-		*d = maxStrict(*d, s)
-	} else {
-		*d = minStrict(*d, s)
 	}
 }
 

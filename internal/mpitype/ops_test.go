@@ -110,9 +110,9 @@ func TestReduceMatchesCombine(t *testing.T) {
 			}
 		}
 	}
-	// 14 ops on 8 integer types, 8 on 2 floats, 4 on 2 complex, 5 on bool
-	// and on Byte, 6 on 5 pairs.
-	assert.Equal(t, 14*8+8*2+4*2+5+5+6*5, pairs)
+	// 12 ops on 8 integer types, 6 on 2 floats, 4 on 2 complex, 5 on bool
+	// and on Byte, 4 on 5 pairs.
+	assert.Equal(t, 12*8+6*2+4*2+5+5+4*5, pairs)
 	Reduce(BasicInt32, OpSum, nil, nil)
 }
 
@@ -143,40 +143,33 @@ func TestOpEdges(t *testing.T) {
 	nan, negz := math.NaN(), math.Copysign(0, -1)
 	isNaN := math.IsNaN
 
-	// MAX and MIN: the plain ops are Go's max and min; the Strict ones take s
-	// only when it compares greater (less).
+	// MAX and MIN are Go's max and min, as shmem's team reductions: a NaN
+	// wins, +0 beats -0 for MAX and -0 beats +0 for MIN.
 	assert.True(t, isNaN(both(t, OpMax, 1, nan)))
 	assert.True(t, isNaN(both(t, OpMax, nan, 1)))
 	assert.True(t, isNaN(both(t, OpMin, nan, 1)))
-	assert.Equal(t, 1.0, both(t, OpMaxStrict, 1, nan), "a NaN source never enters")
-	assert.True(t, isNaN(both(t, OpMaxStrict, nan, 1)), "a NaN destination stays")
-	assert.Equal(t, 1.0, both(t, OpMinStrict, 1, nan))
-	assert.True(t, isNaN(both(t, OpMinStrict, nan, 1)))
+	assert.True(t, isNaN(both(t, OpMin, 1, nan)))
 	assert.False(t, math.Signbit(both(t, OpMax, negz, 0)), "max(-0, +0) is +0")
 	assert.True(t, math.Signbit(both(t, OpMin, 0, negz)), "min(+0, -0) is -0")
-	assert.True(t, math.Signbit(both(t, OpMaxStrict, negz, 0)), "a tie keeps d")
-	assert.False(t, math.Signbit(both(t, OpMinStrict, 0, negz)), "a tie keeps d")
-	assert.Equal(t, int8(-3), both(t, OpMinStrict, int8(5), -3), "Strict is plain on integers")
+	assert.Equal(t, int8(-3), both(t, OpMin, int8(5), -3))
 
-	// MAXLOC and MINLOC ties keep the lower location under both rules.
-	for _, op := range []Op{OpMaxloc, OpMaxlocStrict, OpMinloc, OpMinlocStrict} {
+	// MAXLOC and MINLOC ties keep the lower location.
+	for _, op := range []Op{OpMaxloc, OpMinloc} {
 		assert.Equal(t, FloatInt{3, 0}, both(t, op, FloatInt{3, 1}, FloatInt{3, 0}), "%v", op)
 		assert.Equal(t, TwoInt{3, 0}, both(t, op, TwoInt{3, 0}, TwoInt{3, 4}), "%v", op)
 		assert.Equal(t, ShortInt{-2, 1}, both(t, op, ShortInt{-2, 1}, ShortInt{-2, 1}), "%v", op)
 	}
 	assert.Equal(t, LongInt{9, 3}, both(t, OpMaxloc, LongInt{1, 1}, LongInt{9, 3}))
-	assert.Equal(t, LongInt{1, 1}, both(t, OpMinlocStrict, LongInt{1, 1}, LongInt{9, 0}))
-	// Where the rules part: -0 against +0 and NaN.
+	assert.Equal(t, LongInt{1, 1}, both(t, OpMinloc, LongInt{1, 1}, LongInt{9, 0}))
+	assert.Equal(t, LongInt{-4, 7}, both(t, OpMinloc, LongInt{1, 1}, LongInt{-4, 7}))
+	// -0 against +0 is a tie: d's value, the lower location.
 	d, s := DoubleInt{negz, 5}, DoubleInt{0, 3}
 	assert.True(t, math.Signbit(both(t, OpMaxloc, d, s).Val), "a tie keeps d's value")
-	assert.Equal(t, DoubleInt{0, 3}, both(t, OpMaxlocStrict, d, s), "a tie with a lower location takes s")
+	assert.Equal(t, int32(3), both(t, OpMaxloc, d, s).Loc)
 	assert.Equal(t, int32(3), both(t, OpMinloc, d, s).Loc)
+	// A NaN compares false both ways: it never replaces, and one in d stays.
 	n1, n2 := DoubleInt{nan, 1}, DoubleInt{2, 2}
-	assert.Equal(t, int32(2), both(t, OpMinloc, n1, n2).Loc, "MINLOC takes s unless it is greater")
-	assert.Equal(t, int32(1), both(t, OpMinloc, n2, n1).Loc)
-	assert.Equal(t, int32(1), both(t, OpMaxloc, n1, n2).Loc, "MAXLOC takes s only if greater")
-	assert.Equal(t, int32(2), both(t, OpMaxloc, n2, n1).Loc)
-	for _, op := range []Op{OpMaxlocStrict, OpMinlocStrict} {
+	for _, op := range []Op{OpMaxloc, OpMinloc} {
 		assert.Equal(t, int32(1), both(t, op, n1, n2).Loc, "%v keeps d on NaN", op)
 		assert.Equal(t, int32(2), both(t, op, n2, n1).Loc, "%v keeps d on NaN", op)
 	}
@@ -216,15 +209,15 @@ func TestDefined(t *testing.T) {
 		b  Basic
 	}{{OpMax, BasicComplex64}, {OpBand, BasicFloat64}, {OpSum, BasicBool}, {OpMaxloc, BasicInt32},
 		{OpSum, BasicFloatInt}, {OpSum, BasicByte}, {OpLand, BasicByte}, {OpBand, BasicBool},
-		{OpMinStrict, BasicComplex128}, {OpNull, BasicInt8}, {NumOps, BasicInt8}, {OpSum, BasicInvalid},
+		{OpMin, BasicComplex128}, {OpNull, BasicInt8}, {NumOps, BasicInt8}, {OpSum, BasicInvalid},
 		{OpSum, NumBasic}} {
 		assert.False(t, c.op.Defined(c.b), "%v on %v", c.op, c.b)
 	}
 	for b := BasicInt8; b < NumBasic; b++ {
 		assert.True(t, OpReplace.Defined(b) && OpNoOp.Defined(b), "%v", b)
 	}
-	assert.Equal(t, "MPI_MAX", OpMaxStrict.String())
-	assert.Equal(t, "MPI_MINLOC", OpMinlocStrict.String())
+	assert.Equal(t, "MPI_MAX", OpMax.String())
+	assert.Equal(t, "MPI_MINLOC", OpMinloc.String())
 	assert.Equal(t, "Op(99)", Op(99).String())
 }
 
