@@ -248,10 +248,11 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	// polls, none with 65536). Goroutine PEs keep the short spin: they
 	// share their process's threads, and the test suite runs many at once.
 	e.spin, e.yieldMask = 4000, 4095
+	topo := w.Topology()
 	switch {
-	case e.n > runtime.NumCPU():
+	case localPEs(topo, e.me) > runtime.NumCPU():
 		e.spin, e.yieldMask = 64, 15
-	case w.BootstrapName() != "inproc":
+	case topo.Bootstrap != "inproc":
 		e.spin = 1 << 16
 	}
 	if s := w.Options().Spin; s > 0 {
@@ -334,6 +335,17 @@ func (e *Env) allocate() (err error) {
 		}
 	}
 	return nil
+}
+
+// localPEs counts the PEs on me's node: those that share its CPUs.
+func localPEs(t shmem.Topology, me int) int {
+	n := 0
+	for _, node := range t.Node {
+		if node == t.Node[me] {
+			n++
+		}
+	}
+	return n
 }
 
 // touchPages maps every page of a peer's ring into this process now: the
