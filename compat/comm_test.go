@@ -3,12 +3,10 @@ package compat_test
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/petest"
-	"github.com/gshmem/gshmem/shmem"
 )
 
 func TestCommsAndGroups(t *testing.T) {
@@ -127,13 +125,4 @@ func TestCommsAndGroups(t *testing.T) {
 			require.NoError(t, s.Free())
 		}
 	})
-}
-
-// TestLocalPEs: a PE's spin budget follows the PEs of its own node, not
-// the job's: two nodes of two PEs on two CPUs each are not oversubscribed.
-func TestLocalPEs(t *testing.T) {
-	topo := shmem.Topology{Node: []int{0, 0, 1, 1, 1}}
-	assert.Equal(t, 2, compat.LocalPEs(topo, 1))
-	assert.Equal(t, 3, compat.LocalPEs(topo, 4))
-	assert.Equal(t, 1, compat.LocalPEs(shmem.Topology{Node: []int{0}}, 0))
 }

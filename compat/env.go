@@ -248,11 +248,10 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	// polls, none with 65536). Goroutine PEs keep the short spin: they
 	// share their process's threads, and the test suite runs many at once.
 	e.spin, e.yieldMask = 4000, 4095
-	topo := w.Topology()
 	switch {
-	case localPEs(topo, e.me) > runtime.NumCPU():
+	case w.TeamShared().NPEs() > runtime.NumCPU(): // the PEs of this node
 		e.spin, e.yieldMask = 64, 15
-	case topo.Bootstrap != "inproc":
+	case w.BootstrapName() != "inproc":
 		e.spin = 1 << 16
 	}
 	if s := w.Options().Spin; s > 0 {
@@ -335,17 +334,6 @@ func (e *Env) allocate() (err error) {
 		}
 	}
 	return nil
-}
-
-// localPEs counts the PEs on me's node: those that share its CPUs.
-func localPEs(t shmem.Topology, me int) int {
-	n := 0
-	for _, node := range t.Node {
-		if node == t.Node[me] {
-			n++
-		}
-	}
-	return n
 }
 
 // touchPages maps every page of a peer's ring into this process now: the

@@ -4,6 +4,3 @@ package compat
 // (Put, Store, Load), never through mapped memory: the path a network
 // transport takes.
 func WithNoDirect() Option { return func(c *config) { c.noDirect = true } }
-
-// LocalPEs is localPEs, for the test of its node arithmetic.
-var LocalPEs = localPEs

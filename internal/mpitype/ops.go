@@ -16,22 +16,22 @@ type Op uint8
 // The ops. Each combines a destination element d with a source element s
 // into d; "d op s" below.
 const (
-	OpNull         Op = iota // MPI_OP_NULL: defined for no type
-	OpSum                    // MPI_SUM: integers, floats, complex
-	OpProd                   // MPI_PROD: integers, floats, complex
-	OpMax                    // MPI_MAX: integers, floats as Go's max (a NaN wins, +0 beats -0)
-	OpMin                    // MPI_MIN: integers, floats as Go's min (a NaN wins, -0 beats +0)
-	OpLand                   // MPI_LAND: integers, bool; the result is 1 or 0
-	OpBand                   // MPI_BAND: integers, Byte
-	OpLor                    // MPI_LOR: integers, bool; the result is 1 or 0
-	OpBor                    // MPI_BOR: integers, Byte
-	OpLxor                   // MPI_LXOR: integers, bool; the result is 1 or 0
-	OpBxor                   // MPI_BXOR: integers, Byte
-	OpMaxloc                 // MPI_MAXLOC: pairs; s if its value is greater, equal values keep d's value and the lower location (a NaN never replaces)
-	OpMinloc                 // MPI_MINLOC: pairs; s if its value is less, equal values keep d's value and the lower location (a NaN never replaces)
-	OpReplace                // MPI_REPLACE: every type; bool stores 1 or 0
-	OpNoOp                   // MPI_NO_OP: every type; d stays
-	NumOps                   // the number of ops, for tables indexed by Op
+	OpNull    Op = iota // MPI_OP_NULL: defined for no type
+	OpSum               // MPI_SUM: integers, floats, complex
+	OpProd              // MPI_PROD: integers, floats, complex
+	OpMax               // MPI_MAX: integers, floats as Go's max (a NaN wins, +0 beats -0)
+	OpMin               // MPI_MIN: integers, floats as Go's min (a NaN wins, -0 beats +0)
+	OpLand              // MPI_LAND: integers, bool; the result is 1 or 0
+	OpBand              // MPI_BAND: integers, Byte
+	OpLor               // MPI_LOR: integers, bool; the result is 1 or 0
+	OpBor               // MPI_BOR: integers, Byte
+	OpLxor              // MPI_LXOR: integers, bool; the result is 1 or 0
+	OpBxor              // MPI_BXOR: integers, Byte
+	OpMaxloc            // MPI_MAXLOC: pairs; s if its value is greater, equal values keep d's value and the lower location (a NaN never replaces)
+	OpMinloc            // MPI_MINLOC: pairs; s if its value is less, equal values keep d's value and the lower location (a NaN never replaces)
+	OpReplace           // MPI_REPLACE: every type; bool stores 1 or 0
+	OpNoOp              // MPI_NO_OP: every type; d stays
+	NumOps              // the number of ops, for tables indexed by Op
 )
 
 var opNames = [NumOps]string{"MPI_OP_NULL", "MPI_SUM", "MPI_PROD", "MPI_MAX", "MPI_MIN",

@@ -30,7 +30,7 @@ func Spin(w *shmem.World) int {
 	if n := w.Options().Spin; n > 0 {
 		return n
 	}
-	if w.NPEs() > runtime.NumCPU() {
+	if w.TeamShared().NPEs() > runtime.NumCPU() { // the PEs of this node
 		return spinPollsOver
 	}
 	return spinPolls
