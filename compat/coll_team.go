@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"errors"
 	"sync/atomic"
 
 	"github.com/gshmem/gshmem/shmem"
@@ -29,10 +30,15 @@ import (
 // teamRun runs f, a team collective, making point-to-point progress while
 // it runs when this PE owes any.
 func (c *Comm) teamRun(f func() error) error {
-	e := c.env
-	if e.owesNoProgress() {
+	if c.env.owesNoProgress() {
 		return wrap(f(), "team collective")
 	}
+	return c.env.runMakingProgress(f)
+}
+
+// runMakingProgress runs f on a helper goroutine and makes point-to-point
+// progress until it returns: teamRun's way for a PE that owes progress.
+func (e *Env) runMakingProgress(f func() error) error {
 	done := make(chan error, 1)
 	var finished atomicFlag
 	go func() {
@@ -102,11 +108,11 @@ func shmemOp(op Op, b Basic) (shmem.ReduceOp, bool) {
 // and the type on every call, a sixth of a small Allreduce's software.
 func scratchViews(sc shmem.Sym[byte]) ([numBasic]any, error) {
 	var v [numBasic]any
-	var err error
+	var errs []error
 	add := func(b Basic, view func(shmem.Sym[byte]) (any, error)) {
-		var e error
-		v[b], e = view(sc)
-		err = cmpErr(err, e)
+		var err error
+		v[b], err = view(sc)
+		errs = append(errs, err)
 	}
 	add(BasicInt8, viewOf[int8])
 	add(BasicInt16, viewOf[int16])
@@ -119,19 +125,12 @@ func scratchViews(sc shmem.Sym[byte]) ([numBasic]any, error) {
 	add(BasicFloat32, viewOf[float32])
 	add(BasicFloat64, viewOf[float64])
 	v[BasicByte] = v[BasicUint8]
-	return v, err
+	return v, errors.Join(errs...)
 }
 
 func viewOf[T shmem.Reducible](sc shmem.Sym[byte]) (any, error) {
 	v, err := shmem.View[T](sc)
 	return v, err
-}
-
-func cmpErr(first, err error) error {
-	if first == nil {
-		return err
-	}
-	return first
 }
 
 // reduceAs runs the team reduction (or reduce-scatter) of n elements of T
@@ -190,10 +189,10 @@ func (c *Comm) teamAllreduceInto(src, dst []byte, b Basic, op shmem.ReduceOp) er
 		n := min(piece, len(src)-off)
 		copy(sl, src[off:off+n])
 		var err error
-		if c.env.owesNoProgress() { // no closure to build: the usual case
+		if c.env.owesNoProgress() { // teamRun's test, without a closure to build: the usual case
 			err = wrap(c.teamReduce(op, b, 0, 0, n/esz, false), "team collective")
 		} else {
-			err = c.teamRun(func() error { return c.teamReduce(op, b, 0, 0, n/esz, false) })
+			err = c.env.runMakingProgress(func() error { return c.teamReduce(op, b, 0, 0, n/esz, false) })
 		}
 		if err != nil {
 			return err

@@ -239,17 +239,18 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	// Poll a while before sleeping. A yield costs a trip through the
 	// scheduler, longer than a message takes, so a PE with a CPU of its own
 	// yields only every 4096 polls (18 us here), to let the process's other
-	// goroutines run; when PEs outnumber CPUs it yields often, to let the PE
-	// it waits for run. A process PE with a CPU of its own polls for about
-	// 300 us: 4000 polls did not outlast a peer preempted by the host or by
-	// its runtime's monitor (20-60 us), and each sleep then cost a futex
-	// wake-up and restarted the monitor's every-20-us phase, whose
-	// preemptions made more sleeps (1-5 per 50000 round trips with 4000
-	// polls, none with 65536). Goroutine PEs keep the short spin: they
-	// share their process's threads, and the test suite runs many at once.
+	// goroutines run; when the PEs of this node outnumber its CPUs it yields
+	// often, to let the PE it waits for run. A process PE with a CPU of its
+	// own polls for about 300 us: 4000 polls did not outlast a peer
+	// preempted by the host or by its runtime's monitor (20-60 us), and each
+	// sleep then cost a futex wake-up and restarted the monitor's
+	// every-20-us phase, whose preemptions made more sleeps (1-5 per 50000
+	// round trips with 4000 polls, none with 65536). Goroutine PEs keep the
+	// short spin: they share their process's threads, and the test suite
+	// runs many at once.
 	e.spin, e.yieldMask = 4000, 4095
 	switch {
-	case w.TeamShared().NPEs() > runtime.NumCPU(): // the PEs of this node
+	case w.TeamShared().NPEs() > runtime.NumCPU():
 		e.spin, e.yieldMask = 64, 15
 	case w.BootstrapName() != "inproc":
 		e.spin = 1 << 16
