@@ -3,6 +3,7 @@ package compat
 import (
 	"unsafe"
 
+	"github.com/gshmem/gshmem/internal/mpitype"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -79,7 +80,7 @@ func (c *Comm) rootArg(root int, what string) error {
 
 // packed returns count instances of d in b as contiguous bytes: b itself
 // when d is contiguous, else a packed copy.
-func packed(b []byte, d *dtype, count int) []byte {
+func packed(b []byte, d *mpitype.Map, count int) []byte {
 	size := count * d.Size()
 	if d.Contiguous() {
 		return b[:size]
@@ -90,7 +91,7 @@ func packed(b []byte, d *dtype, count int) []byte {
 }
 
 // place writes contiguous bytes into count instances of d laid out in b.
-func place(b []byte, d *dtype, count int, src []byte) {
+func place(b []byte, d *mpitype.Map, count int, src []byte) {
 	if d.Contiguous() {
 		copy(b[:count*d.Size()], src)
 		return
@@ -158,7 +159,7 @@ func Bcast[T Elem](c *Comm, buf []T, count int, dt Datatype, root int) error {
 	if err != nil {
 		return err
 	}
-	d := dt.d
+	d := mapOf(dt)
 	data := b[:size]
 	if !d.Contiguous() {
 		data = make([]byte, size)
@@ -193,7 +194,7 @@ func (c *Comm) reduceBytes(acc []byte, b Basic, op Op, root int) error {
 			if _, err := wait1(c.crecv(tmp, nil, (rel+mask+root)%n, tagReduce)); err != nil {
 				return err
 			}
-			op.apply(b, tmp, acc)
+			applyOp(op, b, tmp, acc)
 		}
 	}
 	return nil
@@ -205,7 +206,7 @@ func reduceArgs[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, 
 	if err := dt.Err(); err != nil {
 		return nil, err
 	}
-	if err := op.check(dt.d.Basic()); err != nil {
+	if err := checkReduce(op, mapOf(dt).Basic()); err != nil {
 		return nil, err
 	}
 	src := sbuf
@@ -219,8 +220,8 @@ func reduceArgs[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, 
 	if err != nil {
 		return nil, err
 	}
-	acc := packed(b, dt.d, count)
-	if dt.d.Contiguous() {
+	acc := packed(b, mapOf(dt), count)
+	if mapOf(dt).Contiguous() {
 		acc = append([]byte(nil), acc...)
 	}
 	return acc, nil
@@ -247,16 +248,16 @@ func Reduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root
 	if err != nil {
 		return err
 	}
-	if sop, ok := shmemOp(op, dt.d.Basic()); ok && c.coll.team != nil {
-		err = c.teamAllreduce(acc, dt.d.Basic(), sop)
+	if sop, ok := shmemOp(op, mapOf(dt).Basic()); ok && c.coll.team != nil {
+		err = c.teamAllreduce(acc, mapOf(dt).Basic(), sop)
 	} else {
-		err = c.reduceBytes(acc, dt.d.Basic(), op, root)
+		err = c.reduceBytes(acc, mapOf(dt).Basic(), op, root)
 	}
 	if err != nil {
 		return err
 	}
 	if c.rank == root {
-		place(rb, dt.d, count, acc)
+		place(rb, mapOf(dt), count, acc)
 	}
 	return nil
 }
@@ -279,10 +280,10 @@ func Allreduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) e
 	if err != nil {
 		return err
 	}
-	if err := c.allreduceBytes(acc, dt.d.Basic(), op); err != nil {
+	if err := c.allreduceBytes(acc, mapOf(dt).Basic(), op); err != nil {
 		return err
 	}
-	place(rb, dt.d, count, acc)
+	place(rb, mapOf(dt), count, acc)
 	return nil
 }
 
@@ -318,10 +319,10 @@ func scan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, exclus
 			return err
 		}
 		if exclusive {
-			place(rb, dt.d, count, prev)
+			place(rb, mapOf(dt), count, prev)
 		}
 		acc = append([]byte(nil), mine...)
-		op.apply(dt.d.Basic(), prev, acc)
+		applyOp(op, mapOf(dt).Basic(), prev, acc)
 	}
 	if me+1 < n {
 		if _, err := wait1(c.csend(acc, me+1, tagScan)); err != nil {
@@ -329,7 +330,7 @@ func scan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, exclus
 		}
 	}
 	if !exclusive {
-		place(rb, dt.d, count, acc)
+		place(rb, mapOf(dt), count, acc)
 	}
 	return nil
 }

@@ -208,10 +208,10 @@ func (c *Comm) teamAllreduceInto(src, dst []byte, b Basic, op shmem.ReduceOp) er
 // straight between the user's contiguous buffers and the scratch area,
 // when it can; done reports whether it did.
 func teamReduceDirect[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root int) (bool, error) {
-	if c.coll.team == nil || dt.Err() != nil || !dt.d.Contiguous() || op.check(dt.d.Basic()) != nil {
+	if c.coll.team == nil || dt.Err() != nil || !mapOf(dt).Contiguous() || checkReduce(op, mapOf(dt).Basic()) != nil {
 		return false, nil
 	}
-	sop, ok := shmemOp(op, dt.d.Basic())
+	sop, ok := shmemOp(op, mapOf(dt).Basic())
 	if !ok {
 		return false, nil
 	}
@@ -236,7 +236,7 @@ func teamReduceDirect[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, o
 	if rb != nil {
 		rb = rb[:size]
 	}
-	return true, c.teamAllreduceInto(sb[:size], rb, dt.d.Basic(), sop)
+	return true, c.teamAllreduceInto(sb[:size], rb, mapOf(dt).Basic(), sop)
 }
 
 // teamBcast broadcasts data from root in pieces of the scratch size.
@@ -320,7 +320,7 @@ func teamAllgather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf 
 	if c.check("Allgather") != nil || c.coll.team == nil || rdt.Err() != nil || rcount <= 0 {
 		return false, nil
 	}
-	m := rcount * rdt.d.Size()
+	m := rcount * mapOf(rdt).Size()
 	if m == 0 || !c.fitsScratch(m*(n+1)) {
 		return false, nil
 	}
@@ -354,7 +354,7 @@ func teamAlltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf [
 	if c.check("Alltoall") != nil || c.coll.team == nil || rdt.Err() != nil || rcount <= 0 {
 		return false, nil
 	}
-	m := rcount * rdt.d.Size()
+	m := rcount * mapOf(rdt).Size()
 	if m == 0 || !c.fitsScratch(2*m*n) {
 		return false, nil
 	}
@@ -393,11 +393,11 @@ func teamAlltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf [
 // teamReduceScatterBlock runs ReduceScatterBlock on the team when it can.
 func teamReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype, op Op) (bool, error) {
 	n := c.Size()
-	if c.coll.team == nil || dt.Err() != nil || rcount <= 0 || op.check(dt.d.Basic()) != nil {
+	if c.coll.team == nil || dt.Err() != nil || rcount <= 0 || checkReduce(op, mapOf(dt).Basic()) != nil {
 		return false, nil
 	}
-	sop, ok := shmemOp(op, dt.d.Basic())
-	m := rcount * dt.d.Size()
+	sop, ok := shmemOp(op, mapOf(dt).Basic())
+	m := rcount * mapOf(dt).Size()
 	if !ok || !c.fitsScratch(m*(n+1)) {
 		return false, nil
 	}
@@ -410,9 +410,9 @@ func teamReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Data
 		return true, err
 	}
 	out := make([]byte, m)
-	if err := c.teamReduceScatter(in, out, dt.d.Basic(), sop); err != nil {
+	if err := c.teamReduceScatter(in, out, mapOf(dt).Basic(), sop); err != nil {
 		return true, err
 	}
-	place(rb, dt.d, rcount, out)
+	place(rb, mapOf(dt), rcount, out)
 	return true, nil
 }

@@ -1,5 +1,7 @@
 package compat
 
+import "github.com/gshmem/gshmem/internal/mpitype"
+
 // The gathering, scattering and all-to-all collectives, in their uniform
 // and v (per-rank counts and displacements) forms.
 
@@ -7,7 +9,7 @@ package compat
 // instances of d starting displs[i] instances into b.
 type layout struct {
 	b              []byte
-	d              *dtype
+	d              *mpitype.Map
 	counts, displs []int
 }
 
@@ -21,7 +23,7 @@ func (l layout) data(i int) []byte { return packed(l.region(i), l.d, l.counts[i]
 
 // into returns where region i's bytes are received and how to unpack them.
 func (l layout) into(i int) ([]byte, func([]byte)) {
-	return recvBuffer(l.region(i), l.counts[i]*l.d.Size(), l.counts[i], Datatype{l.d})
+	return recvBuffer(l.region(i), l.counts[i]*l.d.Size(), l.counts[i], l.d)
 }
 
 func uniform(n, count int) (counts, displs []int) {
@@ -41,7 +43,7 @@ func makeLayout[T Elem](buf []T, dt Datatype, counts, displs []int, n int, what 
 	if len(counts) != n || len(displs) != n {
 		return layout{}, errorf(ClassCount, "%s: %d counts and %d displacements for %d ranks", what, len(counts), len(displs), n)
 	}
-	l := layout{b: b, d: dt.d, counts: counts, displs: displs}
+	l := layout{b: b, d: mapOf(dt), counts: counts, displs: displs}
 	for i := range n {
 		if counts[i] < 0 {
 			return l, errorf(ClassCount, "%s: count %d for rank %d", what, counts[i], i)
@@ -60,7 +62,7 @@ func makeLayout[T Elem](buf []T, dt Datatype, counts, displs []int, n int, what 
 }
 
 // localCopy places this rank's own contribution.
-func localCopy(dst []byte, d *dtype, count int, src []byte, what string) error {
+func localCopy(dst []byte, d *mpitype.Map, count int, src []byte, what string) error {
 	if len(src) > count*d.Size() {
 		return errorf(ClassTruncate, "%s: %d bytes into room for %d", what, len(src), count*d.Size())
 	}
@@ -74,7 +76,7 @@ func sendData[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	return packed(b, dt.d, count), nil
+	return packed(b, mapOf(dt), count), nil
 }
 
 // Gather collects scount instances of sdt from every member into root's
@@ -143,7 +145,7 @@ func Scatterv[S, R Elem](c *Comm, sbuf []S, scounts, displs []int, sdt Datatype,
 		}
 	}
 	if c.rank != root {
-		dst, un := recvBuffer(rb, rcount*rdt.d.Size(), rcount, rdt)
+		dst, un := recvBuffer(rb, rcount*mapOf(rdt).Size(), rcount, mapOf(rdt))
 		_, err := wait1(c.crecv(dst, un, root, tagScatter))
 		return err
 	}
@@ -158,7 +160,7 @@ func Scatterv[S, R Elem](c *Comm, sbuf []S, scounts, displs []int, sdt Datatype,
 		}
 	}
 	if !inPlace {
-		err = localCopy(rb, rdt.d, rcount, sl.data(root), "Scatterv")
+		err = localCopy(rb, mapOf(rdt), rcount, sl.data(root), "Scatterv")
 	}
 	return errorsOf(waitReqs(reqs), err)
 }
@@ -298,12 +300,12 @@ func reduceScatter[T Elem](c *Comm, sbuf, rbuf []T, rcounts []int, dt Datatype, 
 		return err
 	}
 	rb, _, _ := view(rbuf, rcounts[me], dt, what+" receive")
-	if err := c.reduceBytes(acc, dt.d.Basic(), op, 0); err != nil {
+	if err := c.reduceBytes(acc, mapOf(dt).Basic(), op, 0); err != nil {
 		return err
 	}
-	size := dt.d.Size()
+	size := mapOf(dt).Size()
 	if me != 0 {
-		dst, un := recvBuffer(rb, rcounts[me]*size, rcounts[me], dt)
+		dst, un := recvBuffer(rb, rcounts[me]*size, rcounts[me], mapOf(dt))
 		_, err := wait1(c.crecv(dst, un, 0, tagScatter))
 		return err
 	}
@@ -313,6 +315,6 @@ func reduceScatter[T Elem](c *Comm, sbuf, rbuf []T, rcounts []int, dt Datatype, 
 		reqs = append(reqs, c.csend(acc[at:at+rcounts[i]*size], i, tagScatter))
 		at += rcounts[i] * size
 	}
-	place(rb, dt.d, rcounts[0], acc[:rcounts[0]*size])
+	place(rb, mapOf(dt), rcounts[0], acc[:rcounts[0]*size])
 	return waitReqs(reqs)
 }

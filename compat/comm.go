@@ -41,6 +41,15 @@ func (c *Comm) init() {
 // rankOf returns the rank of world PE pe here.
 func (c *Comm) rankOf(pe int) int { return int(c.toRank[pe]) }
 
+// RankOf returns the rank of world PE pe in the communicator, or Undefined
+// when pe is not a member (or not a PE): WorldRank's inverse.
+func (c *Comm) RankOf(pe int) int {
+	if c == nil || pe < 0 || pe >= len(c.toRank) || c.toRank[pe] < 0 {
+		return Undefined
+	}
+	return int(c.toRank[pe])
+}
+
 func (c *Comm) check(what string) error {
 	if c != nil && !c.freed.Load() && !c.env.closed.Load() {
 		return nil

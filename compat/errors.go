@@ -2,8 +2,8 @@ package compat
 
 import "github.com/gshmem/gshmem/internal/mpierr"
 
-// Class is an MPI error class, shared with the other MPI-style layer:
-// every error this package returns is an *Error carrying one; test for a
+// Class is an MPI error class, the one of every gshmem MPI layer: every
+// error compat and windows return is an *Error carrying one; test for a
 // class with errors.Is (errors.Is(err, ErrRank)).
 type Class = mpierr.Class
 
@@ -13,7 +13,7 @@ type Class = mpierr.Class
 // PE waited).
 type Error = mpierr.Error
 
-// The MPI error classes this package reports (MPI-3.1 section 8.4).
+// The MPI error classes the MPI layers report (MPI-3.1 section 8.4).
 const (
 	ClassSuccess  = mpierr.ClassSuccess
 	ClassBuffer   = mpierr.ClassBuffer
@@ -31,6 +31,20 @@ const (
 	ClassInStatus = mpierr.ClassInStatus
 	ClassNoMem    = mpierr.ClassNoMem
 	ClassOther    = mpierr.ClassOther
+	// The classes of one-sided communication (windows).
+	ClassWin         = mpierr.ClassWin
+	ClassSize        = mpierr.ClassSize
+	ClassDisp        = mpierr.ClassDisp
+	ClassInfoKey     = mpierr.ClassInfoKey
+	ClassInfoValue   = mpierr.ClassInfoValue
+	ClassLockType    = mpierr.ClassLockType
+	ClassAssert      = mpierr.ClassAssert
+	ClassRMASync     = mpierr.ClassRMASync
+	ClassRMARange    = mpierr.ClassRMARange
+	ClassRMAConflict = mpierr.ClassRMAConflict
+	ClassRMAAttach   = mpierr.ClassRMAAttach
+	ClassRMAShared   = mpierr.ClassRMAShared
+	ClassRMAFlavor   = mpierr.ClassRMAFlavor
 )
 
 // Sentinels, one per class: errors.Is(err, ErrTag) tests the class.
@@ -71,6 +85,39 @@ var (
 	// ErrOther: a failure of the runtime underneath (job aborted, World
 	// finalized); the shmem error is wrapped.
 	ErrOther = mpierr.ErrOther
+
+	// ErrWin: a freed window, or one of a finalized or aborted World.
+	ErrWin = mpierr.ErrWin
+	// ErrSize: a negative window size.
+	ErrSize = mpierr.ErrSize
+	// ErrDisp: a displacement unit that is not positive.
+	ErrDisp = mpierr.ErrDisp
+	// ErrInfoKey: an info key that cannot be set after creation.
+	ErrInfoKey = mpierr.ErrInfoKey
+	// ErrInfoValue: a known info key with a value it does not take.
+	ErrInfoValue = mpierr.ErrInfoValue
+	// ErrLockType: a lock type other than LockShared and LockExclusive.
+	ErrLockType = mpierr.ErrLockType
+	// ErrAssert: an assertion the synchronization call does not take.
+	ErrAssert = mpierr.ErrAssert
+	// ErrRMASync: an operation outside an access epoch to its target, a
+	// synchronization call in the wrong state (unlock without lock, fence
+	// inside a lock epoch, complete without start, ...).
+	ErrRMASync = mpierr.ErrRMASync
+	// ErrRMARange: a target displacement past the end of the target's
+	// window, or (dynamic windows) into memory the target has not attached.
+	ErrRMARange = mpierr.ErrRMARange
+	// ErrRMAConflict: a lock of one type on a target this PE already holds
+	// a lock of the other type on.
+	ErrRMAConflict = mpierr.ErrRMAConflict
+	// ErrRMAAttach: memory that cannot be attached (overlap, full table, no
+	// room in the pool) or detached (not attached).
+	ErrRMAAttach = mpierr.ErrRMAAttach
+	// ErrRMAShared: a shared window over PEs that cannot share memory.
+	ErrRMAShared = mpierr.ErrRMAShared
+	// ErrRMAFlavor: a call the window's flavor does not support (Attach on
+	// an allocated window, SharedQuery on a non-shared one).
+	ErrRMAFlavor = mpierr.ErrRMAFlavor
 )
 
 func errorf(c Class, format string, args ...any) error { return mpierr.Errorf(c, format, args...) }

@@ -50,6 +50,15 @@ func (g *Group) Rank() int {
 	return Undefined
 }
 
+// WorldRank returns the world PE number of member i, or Undefined for a
+// bad i: WorldRanks without the copy.
+func (g *Group) WorldRank(i int) int {
+	if g == nil || i < 0 || i >= len(g.world) {
+		return Undefined
+	}
+	return g.world[i]
+}
+
 // WorldRanks returns the world PE numbers of the members, in group order:
 // what windows and teams need to address them.
 func (g *Group) WorldRanks() []int {

@@ -1,71 +1,53 @@
 package compat
 
 import (
-	"fmt"
-
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
-// Op is a predefined MPI reduction operation.
-type Op uint8
+// Op is a predefined MPI reduction operation (MPI_Op). It is the one op
+// type of every gshmem MPI layer: windows' accumulates take the same
+// values, and an op means the same in both, NaN and signed zeros included,
+// as in the shmem team reductions Allreduce runs on. The zero Op is OpNull.
+type Op = mpitype.Op
 
 // The predefined ops. OpReplace and OpNoOp exist for one-sided accumulate; a
 // reduction rejects them with ErrOp.
 const (
-	OpNull    Op = iota // MPI_OP_NULL: invalid
-	OpSum               // MPI_SUM: integers, floats, complex
-	OpProd              // MPI_PROD: integers, floats, complex
-	OpMax               // MPI_MAX: integers, floats
-	OpMin               // MPI_MIN: integers, floats
-	OpLand              // MPI_LAND: integers, bool
-	OpLor               // MPI_LOR: integers, bool
-	OpLxor              // MPI_LXOR: integers, bool
-	OpBand              // MPI_BAND: integers, Byte
-	OpBor               // MPI_BOR: integers, Byte
-	OpBxor              // MPI_BXOR: integers, Byte
-	OpMaxloc            // MPI_MAXLOC: the pair types; ties keep the lower location
-	OpMinloc            // MPI_MINLOC: the pair types; ties keep the lower location
-	OpReplace           // MPI_REPLACE: accumulate only
-	OpNoOp              // MPI_NO_OP: accumulate only
-	numOps
+	OpNull    = mpitype.OpNull    // MPI_OP_NULL: invalid
+	OpSum     = mpitype.OpSum     // MPI_SUM: integers, floats, complex
+	OpProd    = mpitype.OpProd    // MPI_PROD: integers, floats, complex
+	OpMax     = mpitype.OpMax     // MPI_MAX: integers, floats (Go's max: a NaN wins)
+	OpMin     = mpitype.OpMin     // MPI_MIN: integers, floats (Go's min: a NaN wins)
+	OpLand    = mpitype.OpLand    // MPI_LAND: integers, bool
+	OpLor     = mpitype.OpLor     // MPI_LOR: integers, bool
+	OpLxor    = mpitype.OpLxor    // MPI_LXOR: integers, bool
+	OpBand    = mpitype.OpBand    // MPI_BAND: integers, Byte
+	OpBor     = mpitype.OpBor     // MPI_BOR: integers, Byte
+	OpBxor    = mpitype.OpBxor    // MPI_BXOR: integers, Byte
+	OpMaxloc  = mpitype.OpMaxloc  // MPI_MAXLOC: the pair types; ties keep the lower location
+	OpMinloc  = mpitype.OpMinloc  // MPI_MINLOC: the pair types; ties keep the lower location
+	OpReplace = mpitype.OpReplace // MPI_REPLACE: accumulate only
+	OpNoOp    = mpitype.OpNoOp    // MPI_NO_OP: accumulate only
 )
-
-// engineOps maps each op to the engine's, whose rules (NaN and signed
-// zeros included) are those of windows' accumulate and of the shmem team
-// reductions Allreduce runs on: a reduction gives the same answer whichever
-// way it runs.
-var engineOps = [numOps]mpitype.Op{mpitype.OpNull, mpitype.OpSum, mpitype.OpProd,
-	mpitype.OpMax, mpitype.OpMin, mpitype.OpLand, mpitype.OpLor, mpitype.OpLxor,
-	mpitype.OpBand, mpitype.OpBor, mpitype.OpBxor, mpitype.OpMaxloc,
-	mpitype.OpMinloc, mpitype.OpReplace, mpitype.OpNoOp}
-
-func (o Op) String() string {
-	if o >= numOps {
-		return fmt.Sprintf("Op(%d)", o)
-	}
-	return engineOps[o].String()
-}
 
 func isInt(b Basic) bool { return b >= BasicInt8 && b <= BasicUint64 }
 
-// check reports whether op reduces elements of basic type b.
-func (o Op) check(b Basic) error {
+// checkReduce reports whether op o reduces elements of basic type b.
+func checkReduce(o Op, b Basic) error {
 	switch {
 	case o == OpReplace || o == OpNoOp:
 		return errorf(ClassOp, "%v is for accumulate, not reductions", o)
-	case o == OpNull || o >= numOps:
+	case o == OpNull || o >= mpitype.NumOps:
 		return errorf(ClassOp, "%v is not a predefined op", o)
-	case !engineOps[o].Defined(b):
+	case !o.Defined(b):
 		return errorf(ClassOp, "%v is not defined for %v", o, b)
 	}
 	return nil
 }
 
-// apply computes inout[i] = in[i] op inout[i] over packed elements of b;
+// applyOp computes inout[i] = in[i] op inout[i] over packed elements of b;
 // op has been checked against b.
-func (o Op) apply(b Basic, in, inout []byte) {
-	mpitype.Reduce(b, engineOps[o], inout, in)
-}
+func applyOp(o Op, b Basic, in, inout []byte) { mpitype.Reduce(b, o, inout, in) }
 
 // ReduceLocal computes inout = in op inout elementwise over count
 // instances of dt (MPI_Reduce_local).
@@ -78,17 +60,17 @@ func ReduceLocal[T Elem](in, inout []T, count int, dt Datatype, op Op) error {
 	if err != nil {
 		return err
 	}
-	if err := op.check(dt.d.Basic()); err != nil {
+	if err := checkReduce(op, mapOf(dt).Basic()); err != nil {
 		return err
 	}
-	if dt.d.Contiguous() {
-		op.apply(dt.d.Basic(), ib[:size], ob[:size])
+	if mapOf(dt).Contiguous() {
+		applyOp(op, mapOf(dt).Basic(), ib[:size], ob[:size])
 		return nil
 	}
 	a, b := make([]byte, size), make([]byte, size)
-	dt.d.Pack(a, ib, count)
-	dt.d.Pack(b, ob, count)
-	op.apply(dt.d.Basic(), a, b)
-	dt.d.Unpack(ob, b, count)
+	mapOf(dt).Pack(a, ib, count)
+	mapOf(dt).Pack(b, ob, count)
+	applyOp(op, mapOf(dt).Basic(), a, b)
+	mapOf(dt).Unpack(ob, b, count)
 	return nil
 }

@@ -1,5 +1,7 @@
 package compat
 
+import "github.com/gshmem/gshmem/internal/mpitype"
+
 // Point-to-point calls. A message is count instances of dt taken from buf;
 // its envelope is the communicator, the sender's rank and the tag. Messages
 // between one pair of ranks on one communicator are received in the order
@@ -30,7 +32,7 @@ func sendArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, w
 // AllocMem memory (so the receiver can Get them) or a new slice when dt is
 // not contiguous.
 func (e *Env) packSend(b []byte, size, count int, dt Datatype) ([]byte, int) {
-	d := dt.d
+	d := mapOf(dt)
 	if d.Contiguous() {
 		return b[:size], -1
 	}
@@ -65,12 +67,11 @@ func recvArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int, wh
 	if err != nil {
 		return
 	}
-	dst, unpack = recvBuffer(b, size, count, dt)
+	dst, unpack = recvBuffer(b, size, count, mapOf(dt))
 	return
 }
 
-func recvBuffer(b []byte, size, count int, dt Datatype) ([]byte, func([]byte)) {
-	d := dt.d
+func recvBuffer(b []byte, size, count int, d *mpitype.Map) ([]byte, func([]byte)) {
 	if d.Contiguous() {
 		return b[:size], nil
 	}
@@ -295,7 +296,7 @@ func SendrecvReplace[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, sta
 	if err != nil {
 		return Status{}, err
 	}
-	if poolOff < 0 && dt.d.Contiguous() {
+	if poolOff < 0 && mapOf(dt).Contiguous() {
 		data = append([]byte(nil), data...)
 	}
 	dst, unpack, rpe, err := recvArgs(c, buf, count, dt, src, rtag, "SendrecvReplace")

@@ -24,7 +24,7 @@ func (s Status) Count(dt Datatype) int {
 	if dt.Err() != nil {
 		return Undefined
 	}
-	sz := dt.d.Size()
+	sz := mapOf(dt).Size()
 	if sz == 0 {
 		if s.bytes == 0 {
 			return 0
@@ -71,6 +71,12 @@ type Request struct {
 	regID   uint64 // registry entry of an in-process rendezvous
 	poolOff int    // pool block holding packed data, or -1
 	staged  bool   // a staged rendezvous send in progress
+
+	// A generalized request (GrequestStart): its Status comes from query
+	// when GrequestComplete is called.
+	generalized bool
+	gcompleted  atomic.Bool
+	query       func(*Status) error
 }
 
 // rdvState is a rendezvous in progress.

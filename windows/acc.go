@@ -6,34 +6,27 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
-var predefined [numBasic]Datatype
-
-func init() {
-	for b := BasicInt8; b < numBasic; b++ {
-		predefined[b] = basicType(b)
-	}
-}
-
-func typeOf[T Elem]() Datatype { return predefined[basicOf[T]()] }
+func typeOf[T compat.Elem]() compat.Datatype { return mpitype.TypeOf[T]() }
 
 // Accumulate combines origin into target's window at disp (MPI_Accumulate):
 // each target element becomes "target op origin". Every element is updated
 // atomically with respect to other accumulates (Accumulate, GetAccumulate,
 // FetchAndOp, CompareAndSwap) on it, so the same op from many PEs on the
 // same location gives the exact result. OpNoOp is not allowed here.
-func Accumulate[T Elem](win *Win, origin []T, target, disp int, op Op) error {
-	if err := checkOp(op, basicOf[T](), false); err != nil || target == ProcNull {
+func Accumulate[T compat.Elem](win *Win, origin []T, target, disp int, op compat.Op) error {
+	if err := checkOp(op, mpitype.Of[T](), false); err != nil || target == compat.ProcNull {
 		return err
 	}
-	return win.accContig(basicOf[T](), mpitype.AsBytes(origin), nil, target, disp, op)
+	return win.accContig(mpitype.Of[T](), mpitype.AsBytes(origin), nil, target, disp, op)
 }
 
 // accContig is the accumulate engine for contiguous buffers of one basic
 // type; src is nil for NO_OP, res nil when nothing is fetched.
-func (win *Win) accContig(b Basic, src, res []byte, target, disp int, op Op) error {
+func (win *Win) accContig(b mpitype.Basic, src, res []byte, target, disp int, op compat.Op) error {
 	if err := win.enter(target); err != nil {
 		return err
 	}
@@ -59,12 +52,12 @@ func (win *Win) accContig(b Basic, src, res []byte, target, disp int, op Op) err
 }
 
 // AccumulateTyped is Accumulate with datatypes, as PutTyped.
-func AccumulateTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype, target, disp, tcount int, ttype Datatype, op Op) error {
+func AccumulateTyped[T compat.Elem](win *Win, origin []T, ocount int, otype compat.Datatype, target, disp, tcount int, ttype compat.Datatype, op compat.Op) error {
 	x, err := checkTypes(origin, ocount, otype, tcount, ttype, true, false)
 	if err != nil {
 		return err
 	}
-	if err := checkOp(op, x.tt.Basic(), false); err != nil || target == ProcNull {
+	if err := checkOp(op, x.tt.Basic(), false); err != nil || target == compat.ProcNull {
 		return err
 	}
 	return win.accumulate(&x, nil, target, disp, op)
@@ -74,18 +67,18 @@ func AccumulateTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype, t
 // into result and combines origin into them, as one atomic step per
 // element (MPI_Get_accumulate). With OpNoOp it is an atomic read and
 // origin is ignored (may be nil); with OpReplace an atomic swap.
-func GetAccumulate[T Elem](win *Win, origin, result []T, target, disp int, op Op) error {
-	b := basicOf[T]()
+func GetAccumulate[T compat.Elem](win *Win, origin, result []T, target, disp int, op compat.Op) error {
+	b := mpitype.Of[T]()
 	if err := checkOp(op, b, true); err != nil {
 		return err
 	}
 	src := mpitype.AsBytes(origin)
-	if op == OpNoOp {
+	if op == compat.OpNoOp {
 		src = nil
 	} else if len(origin) != len(result) {
-		return errorf(ClassArg, "GetAccumulate of %d origin elements into %d result elements", len(origin), len(result))
+		return errorf(compat.ClassArg, "GetAccumulate of %d origin elements into %d result elements", len(origin), len(result))
 	}
-	if target == ProcNull {
+	if target == compat.ProcNull {
 		return nil
 	}
 	return win.accContig(b, src, mpitype.AsBytes(result), target, disp, op)
@@ -93,21 +86,21 @@ func GetAccumulate[T Elem](win *Win, origin, result []T, target, disp int, op Op
 
 // GetAccumulateTyped is GetAccumulate with datatypes for the origin, the
 // result and the target.
-func GetAccumulateTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype, result []T, rcount int, rtype Datatype,
-	target, disp, tcount int, ttype Datatype, op Op) error {
+func GetAccumulateTyped[T compat.Elem](win *Win, origin []T, ocount int, otype compat.Datatype, result []T, rcount int, rtype compat.Datatype,
+	target, disp, tcount int, ttype compat.Datatype, op compat.Op) error {
 	r, err := checkTypes(result, rcount, rtype, tcount, ttype, false, true)
 	if err != nil {
 		return err
 	}
 	var o *xfer
-	if op != OpNoOp {
+	if op != compat.OpNoOp {
 		x, err := checkTypes(origin, ocount, otype, tcount, ttype, true, false)
 		if err != nil {
 			return err
 		}
 		o = &x
 	}
-	if err := checkOp(op, r.tt.Basic(), true); err != nil || target == ProcNull {
+	if err := checkOp(op, r.tt.Basic(), true); err != nil || target == compat.ProcNull {
 		return err
 	}
 	return win.accumulate(o, &r, target, disp, op)
@@ -115,10 +108,10 @@ func GetAccumulateTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype
 
 // FetchAndOp is GetAccumulate of one element (MPI_Fetch_and_op): it returns
 // the element's previous value.
-func FetchAndOp[T Elem](win *Win, origin T, target, disp int, op Op) (T, error) {
+func FetchAndOp[T compat.Elem](win *Win, origin T, target, disp int, op compat.Op) (T, error) {
 	var old T
-	b := basicOf[T]()
-	if err := checkOp(op, b, true); err != nil || target == ProcNull {
+	b := mpitype.Of[T]()
+	if err := checkOp(op, b, true); err != nil || target == compat.ProcNull {
 		return old, err
 	}
 	err := win.one(b, target, disp, op, mpitype.AsBytes([]T{origin}), nil, mpitype.AsBytes(unsafe.Slice(&old, 1)))
@@ -129,20 +122,20 @@ func FetchAndOp[T Elem](win *Win, origin T, target, disp int, op Op) (T, error) 
 // origin if it equals compare, atomically (MPI_Compare_and_swap), and
 // returns the value it held. T must be an integer, bool or byte type
 // (ErrType otherwise).
-func CompareAndSwap[T Elem](win *Win, compare, origin T, target, disp int) (T, error) {
+func CompareAndSwap[T compat.Elem](win *Win, compare, origin T, target, disp int) (T, error) {
 	var old T
-	b := basicOf[T]()
+	b := mpitype.Of[T]()
 	if !kinds[b].cas {
-		return old, errorf(ClassType, "CompareAndSwap on %v: it takes integer, bool and byte types", b)
+		return old, errorf(compat.ClassType, "CompareAndSwap on %v: it takes integer, bool and byte types", b)
 	}
-	if target == ProcNull {
+	if target == compat.ProcNull {
 		return old, nil
 	}
-	err := win.one(b, target, disp, OpReplace, mpitype.AsBytes([]T{origin}), mpitype.AsBytes([]T{compare}), mpitype.AsBytes(unsafe.Slice(&old, 1)))
+	err := win.one(b, target, disp, compat.OpReplace, mpitype.AsBytes([]T{origin}), mpitype.AsBytes([]T{compare}), mpitype.AsBytes(unsafe.Slice(&old, 1)))
 	return old, err
 }
 
-func (win *Win) one(b Basic, target, disp int, op Op, src, cmp, res []byte) error {
+func (win *Win) one(b mpitype.Basic, target, disp int, op compat.Op, src, cmp, res []byte) error {
 	if err := win.enter(target); err != nil {
 		return err
 	}
@@ -156,7 +149,7 @@ func (win *Win) one(b Basic, target, disp int, op Op, src, cmp, res []byte) erro
 
 // accumulate runs op element by element; o is nil for NO_OP, r nil when
 // nothing is fetched.
-func (win *Win) accumulate(o, r *xfer, target, disp int, op Op) error {
+func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
 	if err := win.enter(target); err != nil {
 		return err
 	}
@@ -202,7 +195,7 @@ func (win *Win) accumulate(o, r *xfer, target, disp int, op Op) error {
 // equals cmp. The previous value goes to res if not nil. Elements of 1, 2,
 // 4 and 8 bytes that are naturally aligned use a compare-and-swap loop on
 // the aligned 4- or 8-byte word holding them; others take a stripe lock.
-func (win *Win) applyElem(m *rmem, off int, k *kind, op Op, src, cmp, res []byte) error {
+func (win *Win) applyElem(m *rmem, off int, k *kind, op compat.Op, src, cmp, res []byte) error {
 	sz := k.size
 	if m.mapped != nil && (sz == 8 || sz == 4) && off%sz == 0 && hwAtomic(m.ptr(off), k, op, src, cmp, res) {
 		return nil
@@ -263,7 +256,7 @@ func (win *Win) applyElem(m *rmem, off int, k *kind, op Op, src, cmp, res []byte
 // hwAtomic does what one hardware atomic instruction can: a fetch, swap,
 // compare-and-swap, integer add, and or or on an aligned 4- or 8-byte
 // element of mapped memory. It reports false for anything else.
-func hwAtomic(p unsafe.Pointer, k *kind, op Op, src, cmp, res []byte) bool {
+func hwAtomic(p unsafe.Pointer, k *kind, op compat.Op, src, cmp, res []byte) bool {
 	var old uint64
 	if k.size == 8 {
 		w := (*uint64)(p)
@@ -279,15 +272,15 @@ func hwAtomic(p unsafe.Pointer, k *kind, op Op, src, cmp, res []byte) bool {
 					break
 				}
 			}
-		case op == OpNoOp:
+		case op == compat.OpNoOp:
 			old = atomic.LoadUint64(w)
-		case op == OpReplace:
+		case op == compat.OpReplace:
 			old = atomic.SwapUint64(w, v)
-		case op == OpSum && k.isInt:
+		case op == compat.OpSum && k.isInt:
 			old = atomic.AddUint64(w, v) - v
-		case op == OpBand && k.isInt:
+		case op == compat.OpBand && k.isInt:
 			old = atomic.AndUint64(w, v)
-		case op == OpBor && k.isInt:
+		case op == compat.OpBor && k.isInt:
 			old = atomic.OrUint64(w, v)
 		default:
 			return false
@@ -311,15 +304,15 @@ func hwAtomic(p unsafe.Pointer, k *kind, op Op, src, cmp, res []byte) bool {
 				break
 			}
 		}
-	case op == OpNoOp:
+	case op == compat.OpNoOp:
 		o = atomic.LoadUint32(w)
-	case op == OpReplace:
+	case op == compat.OpReplace:
 		o = atomic.SwapUint32(w, v)
-	case op == OpSum && k.isInt:
+	case op == compat.OpSum && k.isInt:
 		o = atomic.AddUint32(w, v) - v
-	case op == OpBand && k.isInt:
+	case op == compat.OpBand && k.isInt:
 		o = atomic.AndUint32(w, v)
-	case op == OpBor && k.isInt:
+	case op == compat.OpBor && k.isInt:
 		o = atomic.OrUint32(w, v)
 	default:
 		return false
@@ -332,7 +325,7 @@ func hwAtomic(p unsafe.Pointer, k *kind, op Op, src, cmp, res []byte) bool {
 
 // combine updates the element e (aligned) and reports whether it may have
 // changed.
-func combine(k *kind, op Op, e, src, cmp []byte) bool {
+func combine(k *kind, op compat.Op, e, src, cmp []byte) bool {
 	if cmp != nil {
 		if !bytes.Equal(e, cmp) {
 			return false
@@ -340,14 +333,14 @@ func combine(k *kind, op Op, e, src, cmp []byte) bool {
 		copy(e, src)
 		return true
 	}
-	if op == OpNoOp {
+	if op == compat.OpNoOp {
 		return false
 	}
 	apply(k.basic, op, ptrOf(e), ptrOf(src))
 	return true
 }
 
-func (win *Win) lockedElem(m *rmem, off int, k *kind, op Op, src, cmp, res []byte) error {
+func (win *Win) lockedElem(m *rmem, off int, k *kind, op compat.Op, src, cmp, res []byte) error {
 	if err := win.stripeLock(m.pe, off); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/petest"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
@@ -46,9 +47,9 @@ func TestConcurrentAccumulateExact(t *testing.T) {
 			var win *windows.Win
 			var err error
 			if c.f == windows.FlavorCreate {
-				win, err = windows.Create(w, buf, 1, nil)
+				win, err = windows.Create(commOf(t, w), buf, 1, nil)
 			} else {
-				win, err = windows.Allocate(w, accWinSize, 1, nil)
+				win, err = windows.Allocate(commOf(t, w), accWinSize, 1, nil)
 				buf = win.Base()
 			}
 			windows.SetForceRemote(false)
@@ -57,24 +58,24 @@ func TestConcurrentAccumulateExact(t *testing.T) {
 			require.NoError(t, win.LockAll(0))
 			fetched := make([]int64, 0, iters)
 			for i := range iters {
-				require.NoError(t, windows.Accumulate(win, []int8{1}, 0, offI8, windows.OpSum))
-				require.NoError(t, windows.Accumulate(win, []uint8{3}, 0, offU8, windows.OpSum))
-				require.NoError(t, windows.Accumulate(win, []int16{-1}, 0, offI16, windows.OpSum))
-				require.NoError(t, windows.Accumulate(win, []int32{2}, 0, offI32, windows.OpSum))
-				require.NoError(t, windows.Accumulate(win, []int64{1 << 33}, 0, offI64, windows.OpSum))
-				require.NoError(t, windows.Accumulate(win, []float64{0.5}, 0, offF64, windows.OpSum))
-				require.NoError(t, windows.Accumulate(win, []float32{1}, 0, offF32, windows.OpSum))
-				require.NoError(t, windows.Accumulate(win, []complex64{1 + 2i}, 0, offC64, windows.OpSum))
-				require.NoError(t, windows.Accumulate(win, []complex128{1 - 1i}, 0, offC128, windows.OpSum))
-				require.NoError(t, windows.Accumulate(win, []int64{1}, 0, offMis, windows.OpSum))
-				v := windows.DoubleInt{Val: float64((i*7 + me*13) % 101), Loc: int32(me*1000 + i)}
-				require.NoError(t, windows.Accumulate(win, []windows.DoubleInt{v}, 0, offDI, windows.OpMaxloc))
-				require.NoError(t, windows.Accumulate(win, []windows.TwoInt{{Val: int32(i % 5), Loc: int32(me*1000 + i)}}, 0, offTI, windows.OpMinloc))
-				old, err := windows.FetchAndOp(win, int64(1), 0, offFA, windows.OpSum)
+				require.NoError(t, windows.Accumulate(win, []int8{1}, 0, offI8, compat.OpSum))
+				require.NoError(t, windows.Accumulate(win, []uint8{3}, 0, offU8, compat.OpSum))
+				require.NoError(t, windows.Accumulate(win, []int16{-1}, 0, offI16, compat.OpSum))
+				require.NoError(t, windows.Accumulate(win, []int32{2}, 0, offI32, compat.OpSum))
+				require.NoError(t, windows.Accumulate(win, []int64{1 << 33}, 0, offI64, compat.OpSum))
+				require.NoError(t, windows.Accumulate(win, []float64{0.5}, 0, offF64, compat.OpSum))
+				require.NoError(t, windows.Accumulate(win, []float32{1}, 0, offF32, compat.OpSum))
+				require.NoError(t, windows.Accumulate(win, []complex64{1 + 2i}, 0, offC64, compat.OpSum))
+				require.NoError(t, windows.Accumulate(win, []complex128{1 - 1i}, 0, offC128, compat.OpSum))
+				require.NoError(t, windows.Accumulate(win, []int64{1}, 0, offMis, compat.OpSum))
+				v := compat.DoubleInt{Val: float64((i*7 + me*13) % 101), Loc: int32(me*1000 + i)}
+				require.NoError(t, windows.Accumulate(win, []compat.DoubleInt{v}, 0, offDI, compat.OpMaxloc))
+				require.NoError(t, windows.Accumulate(win, []compat.TwoInt{{Val: int32(i % 5), Loc: int32(me*1000 + i)}}, 0, offTI, compat.OpMinloc))
+				old, err := windows.FetchAndOp(win, int64(1), 0, offFA, compat.OpSum)
 				require.NoError(t, err)
 				fetched = append(fetched, old)
-				require.NoError(t, windows.Accumulate(win, []uint32{1 << me}, 0, offXor, windows.OpBxor))
-				require.NoError(t, windows.Accumulate(win, []int32{int32(me*iters + i)}, 0, offMax, windows.OpMax))
+				require.NoError(t, windows.Accumulate(win, []uint32{1 << me}, 0, offXor, compat.OpBxor))
+				require.NoError(t, windows.Accumulate(win, []int32{int32(me*iters + i)}, 0, offMax, compat.OpMax))
 			}
 			require.NoError(t, win.UnlockAll())
 			require.NoError(t, w.BarrierAll())
@@ -98,7 +99,7 @@ func TestConcurrentAccumulateExact(t *testing.T) {
 				assert.Equal(t, complex64(complex(float64(total), 2*float64(total))), load[complex64](b[offC64:]))
 				assert.Equal(t, complex(float64(total), -float64(total)), load[complex128](b[offC128:]))
 				assert.Equal(t, int64(total), load[int64](b[offMis:]), "misaligned int64 (stripe lock)")
-				di := load[windows.DoubleInt](b[offDI:])
+				di := load[compat.DoubleInt](b[offDI:])
 				assert.Equal(t, 100.0, di.Val)
 				// The lowest location holding 100: (i*7 + me*13) % 101 == 100.
 				best := int32(1 << 30)
@@ -110,8 +111,8 @@ func TestConcurrentAccumulateExact(t *testing.T) {
 					}
 				}
 				assert.Equal(t, best, di.Loc, "MAXLOC keeps the lowest location on ties")
-				ti := load[windows.TwoInt](b[offTI:])
-				assert.Equal(t, windows.TwoInt{Val: 0, Loc: 0}, ti, "MINLOC")
+				ti := load[compat.TwoInt](b[offTI:])
+				assert.Equal(t, compat.TwoInt{Val: 0, Loc: 0}, ti, "MINLOC")
 				assert.Equal(t, uint32(1<<np-1)*uint32(iters%2), load[uint32](b[offXor:]))
 				assert.Equal(t, int32(np*iters-1), load[int32](b[offMax:]))
 				assert.Equal(t, int64(total), load[int64](b[offFA:]))
@@ -132,25 +133,25 @@ func TestConcurrentAccumulateExact(t *testing.T) {
 // target holds "old op origin".
 func TestGetAccumulateOps(t *testing.T) {
 	petest.RunConfig(t, petest.Config{N: 2}, func(t *petest.T, w *shmem.World) {
-		win, mem, err := windows.AllocateOf[int32](w, 4, nil)
+		win, mem, err := windows.AllocateOf[int32](commOf(t, w), 4, nil)
 		require.NoError(t, err)
-		fwin, fmem, err := windows.AllocateOf[float64](w, 4, nil)
+		fwin, fmem, err := windows.AllocateOf[float64](commOf(t, w), 4, nil)
 		require.NoError(t, err)
 		peer := 1 - w.MyPE()
 		ints := []struct {
-			op   windows.Op
+			op   compat.Op
 			want int32
 		}{
-			{windows.OpSum, 12 + 5}, {windows.OpProd, 60}, {windows.OpMax, 12}, {windows.OpMin, 5},
-			{windows.OpLand, 1}, {windows.OpLor, 1}, {windows.OpLxor, 0}, {windows.OpBand, 12 & 5},
-			{windows.OpBor, 12 | 5}, {windows.OpBxor, 12 ^ 5}, {windows.OpReplace, 5}, {windows.OpNoOp, 12},
+			{compat.OpSum, 12 + 5}, {compat.OpProd, 60}, {compat.OpMax, 12}, {compat.OpMin, 5},
+			{compat.OpLand, 1}, {compat.OpLor, 1}, {compat.OpLxor, 0}, {compat.OpBand, 12 & 5},
+			{compat.OpBor, 12 | 5}, {compat.OpBxor, 12 ^ 5}, {compat.OpReplace, 5}, {compat.OpNoOp, 12},
 		}
 		floats := []struct {
-			op   windows.Op
+			op   compat.Op
 			want float64
 		}{
-			{windows.OpSum, 2.5 + 4}, {windows.OpProd, 10}, {windows.OpMax, 4}, {windows.OpMin, 2.5},
-			{windows.OpReplace, 4}, {windows.OpNoOp, 2.5},
+			{compat.OpSum, 2.5 + 4}, {compat.OpProd, 10}, {compat.OpMax, 4}, {compat.OpMin, 2.5},
+			{compat.OpReplace, 4}, {compat.OpNoOp, 2.5},
 		}
 		for _, c := range ints {
 			mem[0] = 12
@@ -180,7 +181,7 @@ func TestGetAccumulateOps(t *testing.T) {
 		require.NoError(t, w.BarrierAll())
 		require.NoError(t, win.LockAll(0))
 		res := []int32{0}
-		require.NoError(t, windows.GetAccumulate(win, nil, res, peer, 1, windows.OpNoOp))
+		require.NoError(t, windows.GetAccumulate(win, nil, res, peer, 1, compat.OpNoOp))
 		require.Equal(t, int32(7), res[0])
 		old, err := windows.CompareAndSwap[int32](win, 6, 9, peer, 1)
 		require.NoError(t, err)
@@ -202,9 +203,9 @@ func TestVectorDatatypes(t *testing.T) {
 		for _, f := range []windows.Flavor{windows.FlavorAllocate, windows.FlavorDynamic} {
 			x := newTW(t, w, f, 16)
 			peer := 1 - w.MyPE()
-			every2 := windows.Vector(4, 1, 2, windows.Int64)
+			every2 := compat.Vector(4, 1, 2, compat.Int64)
 			require.NoError(t, every2.Err())
-			pairs := windows.Vector(2, 2, 4, windows.Int64) // [0 1 _ _ 4 5]
+			pairs := compat.Vector(2, 2, 4, compat.Int64) // [0 1 _ _ 4 5]
 			require.Equal(t, 4, pairs.Count())
 			require.Equal(t, 48, pairs.Extent())
 
@@ -215,11 +216,11 @@ func TestVectorDatatypes(t *testing.T) {
 			require.NoError(t, windows.PutTyped(x.win, src, 1, every2, peer, x.disp(peer, 1), 1, pairs))
 			// Origin contiguous, target strided: 1 into every other element from 8 on.
 			ones := []int64{1, 1, 1, 1}
-			require.NoError(t, windows.AccumulateTyped(x.win, ones, 4, windows.Int64, peer, x.disp(peer, 8), 1, every2, windows.OpSum))
+			require.NoError(t, windows.AccumulateTyped(x.win, ones, 4, compat.Int64, peer, x.disp(peer, 8), 1, every2, compat.OpSum))
 			require.NoError(t, x.win.Flush(peer))
 			got := make([]int64, 12)
 			// Result strided, target contiguous.
-			require.NoError(t, windows.GetTyped(x.win, got, 2, windows.Vector(2, 1, 3, windows.Int64), peer, x.disp(peer, 1), 4, windows.Int64))
+			require.NoError(t, windows.GetTyped(x.win, got, 2, compat.Vector(2, 1, 3, compat.Int64), peer, x.disp(peer, 1), 4, compat.Int64))
 			require.NoError(t, x.win.UnlockAll())
 			// got[0], got[3] from the first instance; got[6], got[9] from the second.
 			assert.Equal(t, []int64{10, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0}, got)
@@ -231,8 +232,8 @@ func TestVectorDatatypes(t *testing.T) {
 			require.NoError(t, w.BarrierAll())
 			require.NoError(t, x.win.LockAll(0))
 			res := make([]int64, 4)
-			require.NoError(t, windows.GetAccumulateTyped(x.win, []int64{100, 0, 100}, 1, windows.Vector(2, 1, 2, windows.Int64),
-				res, 1, windows.Vector(2, 1, 3, windows.Int64), peer, x.disp(peer, 8), 1, windows.Vector(2, 1, 2, windows.Int64), windows.OpSum))
+			require.NoError(t, windows.GetAccumulateTyped(x.win, []int64{100, 0, 100}, 1, compat.Vector(2, 1, 2, compat.Int64),
+				res, 1, compat.Vector(2, 1, 3, compat.Int64), peer, x.disp(peer, 8), 1, compat.Vector(2, 1, 2, compat.Int64), compat.OpSum))
 			require.NoError(t, x.win.UnlockAll())
 			assert.Equal(t, []int64{1, 0, 0, 1}, res)
 			require.NoError(t, w.BarrierAll())
@@ -242,23 +243,23 @@ func TestVectorDatatypes(t *testing.T) {
 			// Errors: overlapping target, mismatched signatures, short buffer, bad types.
 			require.NoError(t, w.BarrierAll())
 			require.NoError(t, x.win.LockAll(0))
-			overlap := windows.Vector(2, 2, 1, windows.Int64)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 4, windows.Int64, peer, x.disp(peer, 0), 1, overlap), windows.ErrType)
-			require.NoError(t, windows.PutTyped(x.win, src, 1, overlap, peer, x.disp(peer, 0), 4, windows.Int64), "overlapping origin is fine")
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 3, windows.Int64, peer, x.disp(peer, 0), 1, every2), windows.ErrType)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 9, windows.Int64, peer, x.disp(peer, 0), 9, windows.Int64), windows.ErrArg)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, windows.Int32, peer, x.disp(peer, 0), 1, windows.Int32), windows.ErrType)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, windows.Int64, peer, x.disp(peer, 0), 2, windows.Int32), windows.ErrType)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, windows.Vector(-1, 1, 1, windows.Int64), peer, 0, 1, windows.Int64), windows.ErrType)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, windows.Vector(2, 1, 0, windows.Int64), peer, 0, 1, windows.Int64), windows.ErrType)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, windows.Datatype{}, peer, 0, 1, windows.Int64), windows.ErrType)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, -1, windows.Int64, peer, 0, -1, windows.Int64), windows.ErrCount)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 1<<62, windows.Int64, peer, 0, 1<<62, windows.Int64), windows.ErrCount)
-			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, windows.Int64, peer, 0, 1, windows.Vector(2, 1, 1<<20, windows.Vector(2, 1, 1<<20, windows.Vector(2, 1, 1<<20, windows.Int64)))), windows.ErrType)
+			overlap := compat.Vector(2, 2, 1, compat.Int64)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 4, compat.Int64, peer, x.disp(peer, 0), 1, overlap), compat.ErrType)
+			require.NoError(t, windows.PutTyped(x.win, src, 1, overlap, peer, x.disp(peer, 0), 4, compat.Int64), "overlapping origin is fine")
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 3, compat.Int64, peer, x.disp(peer, 0), 1, every2), compat.ErrType)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 9, compat.Int64, peer, x.disp(peer, 0), 9, compat.Int64), compat.ErrArg)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, compat.Int32, peer, x.disp(peer, 0), 1, compat.Int32), compat.ErrType)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, compat.Int64, peer, x.disp(peer, 0), 2, compat.Int32), compat.ErrType)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, compat.Vector(-1, 1, 1, compat.Int64), peer, 0, 1, compat.Int64), compat.ErrType)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, compat.Vector(2, 1, 0, compat.Int64), peer, 0, 1, compat.Int64), compat.ErrType)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, compat.Datatype{}, peer, 0, 1, compat.Int64), compat.ErrType)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, -1, compat.Int64, peer, 0, -1, compat.Int64), compat.ErrCount)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 1<<62, compat.Int64, peer, 0, 1<<62, compat.Int64), compat.ErrCount)
+			require.ErrorIs(t, windows.PutTyped(x.win, src, 1, compat.Int64, peer, 0, 1, compat.Vector(2, 1, 1<<20, compat.Vector(2, 1, 1<<20, compat.Vector(2, 1, 1<<20, compat.Int64)))), compat.ErrType)
 			// A []byte origin may carry any type.
 			raw := make([]byte, 16)
 			raw[0], raw[8] = 7, 9
-			require.NoError(t, windows.AccumulateTyped(x.win, raw, 2, windows.Int64, peer, x.disp(peer, 14), 2, windows.Int64, windows.OpSum))
+			require.NoError(t, windows.AccumulateTyped(x.win, raw, 2, compat.Int64, peer, x.disp(peer, 14), 2, compat.Int64, compat.OpSum))
 			require.NoError(t, x.win.UnlockAll())
 			require.NoError(t, w.BarrierAll())
 			require.NoError(t, x.win.Sync())

@@ -1,9 +1,11 @@
 package windows
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -31,7 +33,7 @@ func ParseSyncMode(s string) (SyncMode, error) {
 			return m, nil
 		}
 	}
-	return "", errorf(ClassArg, "sync mode %q: want flush, flush_local, lock, lock_all, fence or pscw", s)
+	return "", errorf(compat.ClassArg, "sync mode %q: want flush, flush_local, lock, lock_all, fence or pscw", s)
 }
 
 // BenchWindow is a window of a given flavor with size bytes of memory on
@@ -42,25 +44,41 @@ type BenchWindow struct {
 	Win   *Win
 	Buf   []byte
 	disps []int
-	addrs shmem.Sym[int64]
+	env   *compat.Env
 }
 
-// NewBenchWindow creates a BenchWindow. Collective.
+// NewBenchWindow creates a BenchWindow over an MPI environment of its own
+// on w, spanning every PE. Collective.
 func NewBenchWindow(w *shmem.World, flavor Flavor, size int) (*BenchWindow, error) {
-	b := &BenchWindow{disps: make([]int, w.NPEs())}
+	env, err := compat.New(w)
+	if err != nil {
+		return nil, err
+	}
+	b, err := newBenchWindow(env.CommWorld(), flavor, size)
+	if err != nil {
+		_ = env.Finalize()
+		return nil, err
+	}
+	b.env = env
+	return b, nil
+}
+
+func newBenchWindow(comm *compat.Comm, flavor Flavor, size int) (*BenchWindow, error) {
+	b := &BenchWindow{disps: make([]int, comm.Size())}
 	var err error
+	w := comm
 	switch flavor {
 	case FlavorAllocate:
 		b.Win, err = Allocate(w, size, 1, nil)
 	case FlavorShared:
-		b.Win, err = AllocateShared(w, size, 1, Info{InfoAllocSharedNoncont: "true"})
+		b.Win, err = AllocateShared(w, size, 1, compat.Info{InfoAllocSharedNoncont: "true"})
 	case FlavorCreate:
 		b.Buf = make([]byte, size)
 		b.Win, err = Create(w, b.Buf, 1, nil)
 	case FlavorDynamic:
-		b.Win, err = CreateDynamic(w, Info{InfoDynamicPool: strconv.Itoa(size + 64)})
+		b.Win, err = CreateDynamic(w, compat.Info{InfoDynamicPool: strconv.Itoa(size + 64)})
 	default:
-		return nil, errorf(ClassArg, "flavor %v", flavor)
+		return nil, errorf(compat.ClassArg, "flavor %v", flavor)
 	}
 	if err != nil {
 		return nil, err
@@ -75,20 +93,12 @@ func NewBenchWindow(w *shmem.World, flavor Flavor, size int) (*BenchWindow, erro
 	if err := Attach(b.Win, b.Buf); err != nil {
 		return nil, err
 	}
-	if b.addrs, err = shmem.Calloc[int64](w, w.NPEs()); err != nil {
+	addrs := make([]int64, comm.Size())
+	if err := compat.Allgather(comm, []int64{int64(Address(b.Buf))}, 1, compat.Int64, addrs, 1, compat.Int64); err != nil {
 		return nil, wrap(err, "exchanging attach addresses")
 	}
-	b.addrs.Local()[w.MyPE()] = int64(Address(b.Buf))
-	for pe := range w.NPEs() {
-		if err := shmem.Put(b.addrs.At(w.MyPE()), []int64{int64(Address(b.Buf))}, pe); err != nil {
-			return nil, wrap(err, "exchanging attach addresses")
-		}
-	}
-	if err := w.BarrierAll(); err != nil {
-		return nil, wrap(err, "exchanging attach addresses")
-	}
-	for pe, a := range b.addrs.Local() {
-		b.disps[pe] = int(a)
+	for r, a := range addrs {
+		b.disps[r] = int(a)
 	}
 	return b, nil
 }
@@ -102,11 +112,12 @@ func (b *BenchWindow) Free() error {
 		if err := Detach(b.Win, b.Buf); err != nil {
 			return err
 		}
-		if err := shmem.Free(b.addrs); err != nil {
-			return wrap(err, "freeing attach addresses")
-		}
 	}
-	return b.Win.Free()
+	err := b.Win.Free()
+	if b.env != nil {
+		err = errors.Join(err, b.env.Finalize())
+	}
+	return err
 }
 
 // Pattern drives the epochs of one sync mode between an origin and a
@@ -115,9 +126,10 @@ func (b *BenchWindow) Free() error {
 // Serve on every other PE (the target waits in pscw, every PE fences in
 // fence mode; Serve does nothing otherwise), then Close once on every PE.
 type Pattern struct {
-	win            *Win
-	mode           SyncMode
-	origin, target int
+	win              *Win
+	mode             SyncMode
+	origin, target   int
+	originG, targetG *compat.Group // PSCW's groups, made once
 }
 
 // NewPattern returns the pattern of mode from origin to target on win.
@@ -126,9 +138,20 @@ func NewPattern(win *Win, mode SyncMode, origin, target int) (*Pattern, error) {
 		return nil, err
 	}
 	if origin < 0 || origin >= win.n || target < 0 || target >= win.n {
-		return nil, errorf(ClassRank, "origin %d, target %d of %d ranks", origin, target, win.n)
+		return nil, errorf(compat.ClassRank, "origin %d, target %d of %d ranks", origin, target, win.n)
 	}
-	return &Pattern{win: win, mode: mode, origin: origin, target: target}, nil
+	g, err := win.Group()
+	if err != nil {
+		return nil, err
+	}
+	p := &Pattern{win: win, mode: mode, origin: origin, target: target}
+	if p.originG, err = g.Incl([]int{origin}); err != nil {
+		return nil, err
+	}
+	if p.targetG, err = g.Incl([]int{target}); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // Open starts the pattern: the origin's lock in the flush modes, the
@@ -179,11 +202,11 @@ func (p *Pattern) Epoch(ops func() error) error {
 		return win.Fence(0)
 	default: // pscw
 		if p.target == p.origin {
-			if err := win.Post(Group{p.origin}, 0); err != nil {
+			if err := win.Post(p.originG, 0); err != nil {
 				return err
 			}
 		}
-		if err := win.Start(Group{p.target}, 0); err != nil {
+		if err := win.Start(p.targetG, 0); err != nil {
 			return err
 		}
 		if err := ops(); err != nil {
@@ -205,7 +228,7 @@ func (p *Pattern) Serve() error {
 	case p.mode == SyncFence:
 		return p.win.Fence(0)
 	case p.mode == SyncPSCW && p.win.me == p.target:
-		if err := p.win.Post(Group{p.origin}, 0); err != nil {
+		if err := p.win.Post(p.originG, 0); err != nil {
 			return err
 		}
 		return p.win.Wait()

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
 )
@@ -182,12 +183,12 @@ func BenchmarkWinAtomicsFlush(b *testing.B) {
 	one := []int64{1}
 	b.Run("acc", func(b *testing.B) {
 		flushLoop(b, windows.FlavorAllocate, func(win *windows.Win, disp, _ int) error {
-			return windows.Accumulate(win, one, 1, disp, windows.OpSum)
+			return windows.Accumulate(win, one, 1, disp, compat.OpSum)
 		})
 	})
 	b.Run("fop", func(b *testing.B) {
 		flushLoop(b, windows.FlavorAllocate, func(win *windows.Win, disp, _ int) error {
-			_, err := windows.FetchAndOp(win, int64(1), 1, disp, windows.OpSum)
+			_, err := windows.FetchAndOp(win, int64(1), 1, disp, compat.OpSum)
 			return err
 		})
 	})
@@ -264,13 +265,13 @@ func BenchmarkOverhead(b *testing.B) {
 			_, err := shmem.FetchAdd(s, 1, 1)
 			return err
 		}, func(_ shmem.Sym[int64], win *windows.Win, _ int) error {
-			_, err := windows.FetchAndOp(win, int64(1), 1, 0, windows.OpSum)
+			_, err := windows.FetchAndOp(win, int64(1), 1, 0, compat.OpSum)
 			return err
 		}},
 		{"accumulate", func(s shmem.Sym[int64], _ *windows.Win, _ int) error {
 			return shmem.Add(s, 1, 1)
 		}, func(_ shmem.Sym[int64], win *windows.Win, _ int) error {
-			return windows.Accumulate(win, one, 1, 0, windows.OpSum)
+			return windows.Accumulate(win, one, 1, 0, compat.OpSum)
 		}},
 		{"cas", func(s shmem.Sym[int64], _ *windows.Win, i int) error {
 			_, err := shmem.CompareAndSwap(s, int64(i), int64(i+1), 1)
@@ -287,7 +288,11 @@ func BenchmarkOverhead(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				win, _, err := windows.AllocateOf[int64](w, 8, nil)
+				comm, err := worldComm(w)
+				if err != nil {
+					return err
+				}
+				win, _, err := windows.AllocateOf[int64](comm, 8, nil)
 				if err != nil {
 					return err
 				}
@@ -336,7 +341,15 @@ func BenchmarkPSCWSelf(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		win, g, src := bw.Win, windows.Group{0}, make([]byte, 8)
+		win, src := bw.Win, make([]byte, 8)
+		wg, err := win.Group()
+		if err != nil {
+			return err
+		}
+		g, err := wg.Incl([]int{0})
+		if err != nil {
+			return err
+		}
 		b.ResetTimer()
 		for range b.N {
 			if err := win.Post(g, 0); err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
@@ -53,7 +54,7 @@ func (d *dynamic) u64(off int) *uint64 { return (*uint64)(unsafe.Pointer(&d.mem[
 // Address returns the address of buf's first element (MPI_Get_address): in
 // a dynamic window, the displacement that names it at the PE that attached
 // it. Address(buf[i:]) names element i.
-func Address[T Elem](buf []T) int {
+func Address[T compat.Elem](buf []T) int {
 	if len(buf) == 0 {
 		return 0
 	}
@@ -65,19 +66,19 @@ func Address[T Elem](buf []T) int {
 // not overlap memory already attached, and must stay attached until the
 // operations on it are synchronized. ErrRMAAttach when the window's pool
 // (info key gshmem_dynamic_pool) or its table of 64 regions is full.
-func Attach[T Elem](win *Win, buf []T) error {
+func Attach[T compat.Elem](win *Win, buf []T) error {
 	if err := win.dynCheck(); err != nil {
 		return err
 	}
 	b := mpitype.AsBytes(buf)
 	if len(b) == 0 {
-		return errorf(ClassRMAAttach, "attach of an empty buffer")
+		return errorf(compat.ClassRMAAttach, "attach of an empty buffer")
 	}
 	d := win.dyn
 	addr := Address(buf)
 	for _, r := range d.regions {
 		if addr < r.addr+len(r.buf) && r.addr < addr+len(b) {
-			return errorf(ClassRMAAttach, "memory at %#x overlaps a region already attached", addr)
+			return errorf(compat.ClassRMAAttach, "memory at %#x overlaps a region already attached", addr)
 		}
 	}
 	slot := -1
@@ -88,11 +89,11 @@ func Attach[T Elem](win *Win, buf []T) error {
 		}
 	}
 	if slot < 0 {
-		return errorf(ClassRMAAttach, "%d regions are attached already", dynSlots)
+		return errorf(compat.ClassRMAAttach, "%d regions are attached already", dynSlots)
 	}
 	off, ok := d.place(addr, len(b))
 	if !ok {
-		return errorf(ClassRMAAttach, "no room for %d bytes in the dynamic pool of %d bytes (info key %s)",
+		return errorf(compat.ClassRMAAttach, "no room for %d bytes in the dynamic pool of %d bytes (info key %s)",
 			len(b), len(d.mem)-dynTableBytes, InfoDynamicPool)
 	}
 	copy(d.mem[off:off+len(b)], b)
@@ -113,7 +114,7 @@ func Attach[T Elem](win *Win, buf []T) error {
 // Detach removes memory attached with Attach (MPI_Win_detach), named by
 // the same buffer. Its contents are brought up to date with the public
 // copy first.
-func Detach[T Elem](win *Win, buf []T) error {
+func Detach[T compat.Elem](win *Win, buf []T) error {
 	if err := win.dynCheck(); err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func Detach[T Elem](win *Win, buf []T) error {
 	addr := Address(buf)
 	i := slices.IndexFunc(d.regions, func(r region) bool { return r.addr == addr && addr != 0 })
 	if i < 0 {
-		return errorf(ClassRMAAttach, "memory at %#x is not attached", addr)
+		return errorf(compat.ClassRMAAttach, "memory at %#x is not attached", addr)
 	}
 	r := &d.regions[i]
 	reconcile(r.buf, d.mem[r.off:r.off+len(r.buf)], r.shadow, true, true)
@@ -133,10 +134,10 @@ func Detach[T Elem](win *Win, buf []T) error {
 
 func (win *Win) dynCheck() error {
 	if win == nil {
-		return errorf(ClassWin, "nil window")
+		return errorf(compat.ClassWin, "nil window")
 	}
 	if win.flavor != FlavorDynamic {
-		return errorf(ClassRMAFlavor, "Attach and Detach need a dynamic window, not %v", win.flavor)
+		return errorf(compat.ClassRMAFlavor, "Attach and Detach need a dynamic window, not %v", win.flavor)
 	}
 	return win.alive()
 }
@@ -210,5 +211,5 @@ func (win *Win) lookup(rank, addr, span int) (int, error) {
 		}
 		return int(off) + (addr - int(a)), nil
 	}
-	return 0, errorf(ClassRMARange, "rank %d has no memory attached at [%#x, %#x)", rank, addr, addr+span)
+	return 0, errorf(compat.ClassRMARange, "rank %d has no memory attached at [%#x, %#x)", rank, addr, addr+span)
 }

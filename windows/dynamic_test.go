@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/petest"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
@@ -18,7 +19,7 @@ func TestDynamicAttachDetach(t *testing.T) {
 	petest.Run(t, 4, func(t *petest.T, w *shmem.World) {
 		me, np := w.MyPE(), w.NPEs()
 		right := (me + 1) % np
-		win, err := windows.CreateDynamic(w, windows.Info{windows.InfoDynamicPool: "4096"})
+		win, err := windows.CreateDynamic(commOf(t, w), compat.Info{windows.InfoDynamicPool: "4096"})
 		require.NoError(t, err)
 		assert.Equal(t, windows.FlavorDynamic, win.Flavor())
 		assert.Equal(t, windows.Separate, win.Model())
@@ -36,11 +37,11 @@ func TestDynamicAttachDetach(t *testing.T) {
 
 		require.NoError(t, win.LockAll(0))
 		require.NoError(t, windows.Put(win, []int32{int32(me), int32(me + 1)}, right, aAddr[right]+4*6))
-		require.NoError(t, windows.Accumulate(win, []float64{1.5}, right, bAddr[right]+8, windows.OpSum))
+		require.NoError(t, windows.Accumulate(win, []float64{1.5}, right, bAddr[right]+8, compat.OpSum))
 		// Past the end of a region, before it, between regions: not attached.
-		require.ErrorIs(t, windows.Put(win, []int32{1, 2, 3}, right, aAddr[right]+4*6), windows.ErrRMARange)
-		require.ErrorIs(t, windows.Put(win, []int32{1}, right, aAddr[right]-4), windows.ErrRMARange)
-		require.ErrorIs(t, windows.Get(win, make([]byte, 1), right, 0), windows.ErrRMARange)
+		require.ErrorIs(t, windows.Put(win, []int32{1, 2, 3}, right, aAddr[right]+4*6), compat.ErrRMARange)
+		require.ErrorIs(t, windows.Put(win, []int32{1}, right, aAddr[right]-4), compat.ErrRMARange)
+		require.ErrorIs(t, windows.Get(win, make([]byte, 1), right, 0), compat.ErrRMARange)
 		require.NoError(t, win.UnlockAll())
 		require.NoError(t, w.BarrierAll())
 		require.NoError(t, win.Sync())
@@ -49,20 +50,20 @@ func TestDynamicAttachDetach(t *testing.T) {
 		assert.Equal(t, []float64{0, 1.5, 0, 0}, b)
 
 		// Attach errors.
-		require.ErrorIs(t, windows.Attach(win, a[2:4]), windows.ErrRMAAttach, "overlap")
-		require.ErrorIs(t, windows.Attach(win, make([]byte, 8192)), windows.ErrRMAAttach, "pool full")
-		require.ErrorIs(t, windows.Attach(win, []byte{}), windows.ErrRMAAttach, "empty")
-		require.ErrorIs(t, windows.Detach(win, make([]byte, 4)), windows.ErrRMAAttach, "not attached")
+		require.ErrorIs(t, windows.Attach(win, a[2:4]), compat.ErrRMAAttach, "overlap")
+		require.ErrorIs(t, windows.Attach(win, make([]byte, 8192)), compat.ErrRMAAttach, "pool full")
+		require.ErrorIs(t, windows.Attach(win, []byte{}), compat.ErrRMAAttach, "empty")
+		require.ErrorIs(t, windows.Detach(win, make([]byte, 4)), compat.ErrRMAAttach, "not attached")
 
 		// Detach a: local stores and RMA are reconciled into it first.
 		require.NoError(t, w.BarrierAll())
 		a[0] = 5
 		require.NoError(t, windows.Detach(win, a))
 		require.Equal(t, int32(5), a[0])
-		require.ErrorIs(t, windows.Detach(win, a), windows.ErrRMAAttach, "twice")
+		require.ErrorIs(t, windows.Detach(win, a), compat.ErrRMAAttach, "twice")
 		require.NoError(t, w.BarrierAll())
 		require.NoError(t, win.LockAll(0))
-		require.ErrorIs(t, windows.Put(win, []int32{1}, right, aAddr[right]), windows.ErrRMARange, "detached")
+		require.ErrorIs(t, windows.Put(win, []int32{1}, right, aAddr[right]), compat.ErrRMARange, "detached")
 		got := make([]float64, 4)
 		require.NoError(t, windows.Get(win, got, right, bAddr[right]))
 		require.Equal(t, []float64{0, 1.5, 0, 0}, got)
@@ -93,10 +94,10 @@ func TestDynamicAttachDetach(t *testing.T) {
 		require.NoError(t, windows.Detach(win, b))
 
 		// Attach and Detach belong to dynamic windows only.
-		other, err := windows.Allocate(w, 8, 1, nil)
+		other, err := windows.Allocate(commOf(t, w), 8, 1, nil)
 		require.NoError(t, err)
-		require.ErrorIs(t, windows.Attach(other, a), windows.ErrRMAFlavor)
-		require.ErrorIs(t, windows.Detach(other, a), windows.ErrRMAFlavor)
+		require.ErrorIs(t, windows.Attach(other, a), compat.ErrRMAFlavor)
+		require.ErrorIs(t, windows.Detach(other, a), compat.ErrRMAFlavor)
 		require.NoError(t, other.Free())
 		require.NoError(t, win.Free())
 	})

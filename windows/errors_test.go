@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/petest"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
@@ -16,18 +17,18 @@ import (
 // the window usable.
 func TestSyncErrors(t *testing.T) {
 	petest.Run(t, 4, func(t *petest.T, w *shmem.World) {
-		win, mem, err := windows.AllocateOf[int64](w, 4, nil)
+		win, mem, err := windows.AllocateOf[int64](commOf(t, w), 4, nil)
 		require.NoError(t, err)
 		me, np := w.MyPE(), w.NPEs()
 		peer := (me + 1) % np
 		src := []int64{1}
-		sync := windows.ErrRMASync
+		sync := compat.ErrRMASync
 
 		// Operations outside any epoch.
 		require.ErrorIs(t, windows.Put(win, src, peer, 0), sync)
 		require.ErrorIs(t, windows.Get(win, src, peer, 0), sync)
-		require.ErrorIs(t, windows.Accumulate(win, src, peer, 0, windows.OpSum), sync)
-		_, err = windows.FetchAndOp(win, int64(1), peer, 0, windows.OpSum)
+		require.ErrorIs(t, windows.Accumulate(win, src, peer, 0, compat.OpSum), sync)
+		_, err = windows.FetchAndOp(win, int64(1), peer, 0, compat.OpSum)
 		require.ErrorIs(t, err, sync)
 		_, err = windows.CompareAndSwap(win, int64(1), 2, peer, 0)
 		require.ErrorIs(t, err, sync)
@@ -49,22 +50,22 @@ func TestSyncErrors(t *testing.T) {
 		// Lock epochs: nesting, conflicts, ops to other targets.
 		require.NoError(t, win.Lock(windows.LockShared, peer, 0))
 		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), sync)
-		require.ErrorIs(t, win.Lock(windows.LockExclusive, peer, 0), windows.ErrRMAConflict)
+		require.ErrorIs(t, win.Lock(windows.LockExclusive, peer, 0), compat.ErrRMAConflict)
 		require.ErrorIs(t, win.LockAll(0), sync)
 		other := (me + 2) % np
 		require.ErrorIs(t, windows.Put(win, src, other, 0), sync, "target not locked")
 		require.ErrorIs(t, win.Flush(other), sync)
 		require.ErrorIs(t, win.Unlock(other), sync)
-		require.ErrorIs(t, win.Start(windows.Group{peer}, 0), sync)
+		require.ErrorIs(t, win.Start(grp(t, win, peer), 0), sync)
 		_, err = windows.Rput(win, src, other, 0)
 		require.ErrorIs(t, err, sync)
 		require.NoError(t, win.Unlock(peer))
 		require.NoError(t, win.Lock(windows.LockExclusive, peer, 0))
-		require.ErrorIs(t, win.LockAll(0), windows.ErrRMAConflict)
-		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), windows.ErrRMAConflict)
+		require.ErrorIs(t, win.LockAll(0), compat.ErrRMAConflict)
+		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), compat.ErrRMAConflict)
 		require.NoError(t, win.Unlock(peer))
 		require.NoError(t, win.LockAll(0))
-		require.ErrorIs(t, win.Lock(windows.LockExclusive, peer, 0), windows.ErrRMAConflict)
+		require.ErrorIs(t, win.Lock(windows.LockExclusive, peer, 0), compat.ErrRMAConflict)
 		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), sync)
 		require.ErrorIs(t, win.Unlock(peer), sync, "LockAll is closed by UnlockAll")
 		require.ErrorIs(t, win.LockAll(0), sync)
@@ -93,8 +94,8 @@ func TestSyncErrors(t *testing.T) {
 		require.NoError(t, win.Fence(0))
 		require.NoError(t, windows.Put(win, []int64{int64(me)}, peer, 0))
 		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), sync)
-		require.ErrorIs(t, win.Start(windows.Group{peer}, 0), sync)
-		require.ErrorIs(t, win.Post(windows.Group{peer}, 0), sync)
+		require.ErrorIs(t, win.Start(grp(t, win, peer), 0), sync)
+		require.ErrorIs(t, win.Post(grp(t, win, peer), 0), sync)
 		require.ErrorIs(t, win.LockAll(0), sync)
 		require.ErrorIs(t, win.Free(), sync, "Free inside an active fence epoch")
 		require.NoError(t, win.Fence(windows.ModeNoSucceed))
@@ -102,10 +103,10 @@ func TestSyncErrors(t *testing.T) {
 		require.ErrorIs(t, windows.Put(win, src, peer, 0), sync, "after NOSUCCEED")
 
 		// PSCW: ops outside the start group, nesting.
-		require.NoError(t, win.Post(windows.Group{(me + np - 1) % np}, 0))
-		require.ErrorIs(t, win.Post(windows.Group{peer}, 0), sync)
-		require.NoError(t, win.Start(windows.Group{peer}, 0))
-		require.ErrorIs(t, win.Start(windows.Group{peer}, 0), sync)
+		require.NoError(t, win.Post(grp(t, win, (me+np-1)%np), 0))
+		require.ErrorIs(t, win.Post(grp(t, win, peer), 0), sync)
+		require.NoError(t, win.Start(grp(t, win, peer), 0))
+		require.ErrorIs(t, win.Start(grp(t, win, peer), 0), sync)
 		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), sync)
 		require.ErrorIs(t, win.LockAll(0), sync)
 		require.ErrorIs(t, windows.Put(win, src, other, 0), sync, "not in the start group")
@@ -115,13 +116,13 @@ func TestSyncErrors(t *testing.T) {
 		require.NoError(t, w.BarrierAll())
 
 		// no_locks: locking is an error.
-		require.NoError(t, win.SetInfo(windows.Info{windows.InfoNoLocks: "true"}))
+		require.NoError(t, win.SetInfo(compat.Info{windows.InfoNoLocks: "true"}))
 		require.Equal(t, "true", win.Info()[windows.InfoNoLocks])
 		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), sync)
 		require.ErrorIs(t, win.LockAll(0), sync)
-		require.NoError(t, win.SetInfo(windows.Info{windows.InfoNoLocks: "false"}))
-		require.ErrorIs(t, win.SetInfo(windows.Info{windows.InfoSameSize: "true"}), windows.ErrInfoKey)
-		require.ErrorIs(t, win.SetInfo(windows.Info{windows.InfoNoLocks: "maybe"}), windows.ErrInfoValue)
+		require.NoError(t, win.SetInfo(compat.Info{windows.InfoNoLocks: "false"}))
+		require.ErrorIs(t, win.SetInfo(compat.Info{windows.InfoSameSize: "true"}), compat.ErrInfoKey)
+		require.ErrorIs(t, win.SetInfo(compat.Info{windows.InfoNoLocks: "maybe"}), compat.ErrInfoValue)
 
 		// Free with an epoch open anywhere fails everywhere; nothing is freed.
 		if me == 1 {
@@ -132,10 +133,10 @@ func TestSyncErrors(t *testing.T) {
 			require.NoError(t, win.Unlock(0))
 		}
 		require.NoError(t, win.Free())
-		require.ErrorIs(t, win.Free(), windows.ErrWin)
-		require.ErrorIs(t, windows.Put(win, src, peer, 0), windows.ErrWin)
-		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), windows.ErrWin)
-		require.ErrorIs(t, win.Fence(0), windows.ErrWin)
+		require.ErrorIs(t, win.Free(), compat.ErrWin)
+		require.ErrorIs(t, windows.Put(win, src, peer, 0), compat.ErrWin)
+		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), compat.ErrWin)
+		require.ErrorIs(t, win.Fence(0), compat.ErrWin)
 	})
 }
 
@@ -145,19 +146,19 @@ func TestArgumentErrors(t *testing.T) {
 	petest.Run(t, 4, func(t *petest.T, w *shmem.World) {
 		me, np := w.MyPE(), w.NPEs()
 		// Rank r has 8*(r+1) bytes; all ranks use disp unit 4.
-		win, err := windows.Allocate(w, 8*(me+1), 4, nil)
+		win, err := windows.Allocate(commOf(t, w), 8*(me+1), 4, nil)
 		require.NoError(t, err)
 		require.NoError(t, win.LockAll(0))
 		for _, r := range []int{np, -2, 1 << 40} {
-			require.ErrorIs(t, windows.Put(win, []int32{1}, r, 0), windows.ErrRank)
-			require.ErrorIs(t, windows.Get(win, []int32{1}, r, 0), windows.ErrRank)
-			require.ErrorIs(t, windows.Accumulate(win, []int32{1}, r, 0, windows.OpSum), windows.ErrRank)
-			require.ErrorIs(t, win.Flush(r), windows.ErrRank)
-			require.ErrorIs(t, win.Lock(windows.LockShared, r, 0), windows.ErrRank)
-			require.ErrorIs(t, win.Unlock(r), windows.ErrRank)
+			require.ErrorIs(t, windows.Put(win, []int32{1}, r, 0), compat.ErrRank)
+			require.ErrorIs(t, windows.Get(win, []int32{1}, r, 0), compat.ErrRank)
+			require.ErrorIs(t, windows.Accumulate(win, []int32{1}, r, 0, compat.OpSum), compat.ErrRank)
+			require.ErrorIs(t, win.Flush(r), compat.ErrRank)
+			require.ErrorIs(t, win.Lock(windows.LockShared, r, 0), compat.ErrRank)
+			require.ErrorIs(t, win.Unlock(r), compat.ErrRank)
 		}
 		// Displacements: rank 1 has 16 bytes = disp 0..3 of int32.
-		rng := windows.ErrRMARange
+		rng := compat.ErrRMARange
 		require.NoError(t, windows.Put(win, []int32{1, 2, 3, 4}, 1, 0))
 		require.ErrorIs(t, windows.Put(win, []int32{1, 2, 3, 4}, 1, 1), rng)
 		require.ErrorIs(t, windows.Put(win, []int32{1}, 1, 4), rng)
@@ -165,44 +166,47 @@ func TestArgumentErrors(t *testing.T) {
 		require.ErrorIs(t, windows.Put(win, []int32{1}, 1, 1<<61), rng)
 		require.ErrorIs(t, windows.Put(win, []int64{1, 2, 3}, 1, 0), rng)
 		require.ErrorIs(t, windows.Get(win, make([]int32, 5), 1, 0), rng)
-		require.ErrorIs(t, windows.Accumulate(win, []int32{1, 1}, 1, 3, windows.OpSum), rng)
-		_, err = windows.FetchAndOp(win, int32(1), 1, 4, windows.OpSum)
+		require.ErrorIs(t, windows.Accumulate(win, []int32{1, 1}, 1, 3, compat.OpSum), rng)
+		_, err = windows.FetchAndOp(win, int32(1), 1, 4, compat.OpSum)
 		require.ErrorIs(t, err, rng)
 		_, err = windows.CompareAndSwap(win, int32(1), 2, 1, 4)
 		require.ErrorIs(t, err, rng)
-		require.ErrorIs(t, windows.PutTyped(win, []int32{1, 2}, 2, windows.Int32, 1, 0, 1, windows.Vector(2, 1, 4, windows.Int32)), rng)
+		require.ErrorIs(t, windows.PutTyped(win, []int32{1, 2}, 2, compat.Int32, 1, 0, 1, compat.Vector(2, 1, 4, compat.Int32)), rng)
 		require.NoError(t, windows.Put(win, []int32{9, 9, 9, 9, 9, 9, 9, 9}, 3, 0), "rank 3 has 32 bytes")
 		// Types and ops.
-		require.ErrorIs(t, windows.Accumulate(win, []complex64{1}, 3, 0, windows.OpMax), windows.ErrOp)
-		require.ErrorIs(t, windows.Accumulate(win, []float32{1}, 3, 0, windows.OpBand), windows.ErrOp)
-		require.ErrorIs(t, windows.Accumulate(win, []int32{1}, 3, 0, windows.OpNoOp), windows.ErrOp)
-		require.ErrorIs(t, windows.Accumulate(win, []int32{1}, 3, 0, windows.OpMaxloc), windows.ErrOp)
-		require.ErrorIs(t, windows.Accumulate(win, []int32{1}, 3, 0, windows.Op(0)), windows.ErrOp)
-		require.ErrorIs(t, windows.Accumulate(win, []int32{1}, 3, 0, windows.Op(99)), windows.ErrOp)
-		require.ErrorIs(t, windows.AccumulateTyped(win, []byte{1}, 1, windows.Byte, 3, 0, 1, windows.Byte, windows.OpSum), windows.ErrOp)
-		_, err = windows.FetchAndOp(win, windows.TwoInt{}, 3, 0, windows.OpSum)
-		require.ErrorIs(t, err, windows.ErrOp)
+		require.ErrorIs(t, windows.Accumulate(win, []complex64{1}, 3, 0, compat.OpMax), compat.ErrOp)
+		require.ErrorIs(t, windows.Accumulate(win, []float32{1}, 3, 0, compat.OpBand), compat.ErrOp)
+		require.ErrorIs(t, windows.Accumulate(win, []int32{1}, 3, 0, compat.OpNoOp), compat.ErrOp)
+		require.ErrorIs(t, windows.Accumulate(win, []int32{1}, 3, 0, compat.OpMaxloc), compat.ErrOp)
+		require.ErrorIs(t, windows.Accumulate(win, []int32{1}, 3, 0, compat.Op(0)), compat.ErrOp)
+		require.ErrorIs(t, windows.Accumulate(win, []int32{1}, 3, 0, compat.Op(99)), compat.ErrOp)
+		require.ErrorIs(t, windows.AccumulateTyped(win, []byte{1}, 1, compat.Byte, 3, 0, 1, compat.Byte, compat.OpSum), compat.ErrOp)
+		_, err = windows.FetchAndOp(win, compat.TwoInt{}, 3, 0, compat.OpSum)
+		require.ErrorIs(t, err, compat.ErrOp)
 		_, err = windows.CompareAndSwap(win, float32(1), 2, 3, 0)
-		require.ErrorIs(t, err, windows.ErrType)
-		_, err = windows.CompareAndSwap(win, windows.FloatInt{}, windows.FloatInt{}, 3, 0)
-		require.ErrorIs(t, err, windows.ErrType)
+		require.ErrorIs(t, err, compat.ErrType)
+		_, err = windows.CompareAndSwap(win, compat.FloatInt{}, compat.FloatInt{}, 3, 0)
+		require.ErrorIs(t, err, compat.ErrType)
 		// Assertions, lock types, groups.
 		require.NoError(t, win.UnlockAll())
-		require.ErrorIs(t, win.Lock(windows.LockType(7), 0, 0), windows.ErrLockType)
-		require.ErrorIs(t, win.Lock(windows.LockShared, 0, windows.ModeNoPut), windows.ErrAssert)
-		require.ErrorIs(t, win.LockAll(windows.ModeNoSucceed), windows.ErrAssert)
-		require.ErrorIs(t, win.Start(windows.Group{0}, windows.ModeNoStore), windows.ErrAssert)
-		require.ErrorIs(t, win.Post(windows.Group{0}, windows.ModeNoPrecede), windows.ErrAssert)
-		require.ErrorIs(t, win.Fence(windows.ModeNoCheck), windows.ErrAssert)
-		require.ErrorIs(t, win.Post(windows.Group{np}, 0), windows.ErrGroup)
-		require.ErrorIs(t, win.Start(windows.Group{0, 0}, 0), windows.ErrGroup)
-		require.ErrorIs(t, win.Start(windows.Group{-1}, 0), windows.ErrGroup)
-		// A rejected group's marks do not spill into the next check.
-		require.ErrorIs(t, win.Start(windows.Group{1, 0, 1}, 0), windows.ErrGroup)
-		require.NoError(t, win.Start(windows.Group{0, 1}, windows.ModeNoCheck))
+		require.ErrorIs(t, win.Lock(windows.LockType(7), 0, 0), compat.ErrLockType)
+		require.ErrorIs(t, win.Lock(windows.LockShared, 0, windows.ModeNoPut), compat.ErrAssert)
+		require.ErrorIs(t, win.LockAll(windows.ModeNoSucceed), compat.ErrAssert)
+		require.ErrorIs(t, win.Start(grp(t, win, 0), windows.ModeNoStore), compat.ErrAssert)
+		require.ErrorIs(t, win.Post(grp(t, win, 0), windows.ModeNoPrecede), compat.ErrAssert)
+		require.ErrorIs(t, win.Fence(windows.ModeNoCheck), compat.ErrAssert)
+		g, err := win.Group()
+		require.NoError(t, err)
+		for _, bad := range [][]int{{np}, {0, 0}, {-1}} {
+			_, err = g.Incl(bad)
+			require.ErrorIs(t, err, compat.ErrRank, "group of ranks %v", bad)
+		}
+		require.ErrorIs(t, win.Post(nil, 0), compat.ErrGroup)
+		require.ErrorIs(t, win.Start(nil, 0), compat.ErrGroup)
+		require.NoError(t, win.Start(grp(t, win, 0, 1), windows.ModeNoCheck))
 		require.NoError(t, win.Complete())
 		_, _, _, err = win.SharedQuery(0)
-		require.ErrorIs(t, err, windows.ErrRMAFlavor)
+		require.ErrorIs(t, err, compat.ErrRMAFlavor)
 		require.NoError(t, w.BarrierAll())
 		// Nothing landed outside rank 1's 16 bytes: the allocation is 32
 		// bytes on every PE (the largest window), and bytes 16..31 of rank 1
@@ -226,43 +230,43 @@ func TestCreationErrors(t *testing.T) {
 		if me == 2 {
 			size = -1
 		}
-		_, err := windows.Allocate(w, size, unit, nil)
+		_, err := windows.Allocate(commOf(t, w), size, unit, nil)
 		if me == 2 {
-			require.ErrorIs(t, err, windows.ErrSize)
+			require.ErrorIs(t, err, compat.ErrSize)
 		} else {
-			require.ErrorIs(t, err, windows.ErrArg)
+			require.ErrorIs(t, err, compat.ErrArg)
 		}
 		if me == 1 {
 			unit = 0
 		}
-		_, err = windows.AllocateShared(w, 64, unit, nil)
+		_, err = windows.AllocateShared(commOf(t, w), 64, unit, nil)
 		if me == 1 {
-			require.ErrorIs(t, err, windows.ErrDisp)
+			require.ErrorIs(t, err, compat.ErrDisp)
 		} else {
-			require.ErrorIs(t, err, windows.ErrArg)
+			require.ErrorIs(t, err, compat.ErrArg)
 		}
-		info := windows.Info{}
+		info := compat.Info{}
 		if me == 3 {
 			info[windows.InfoAccumulateOps] = "sometimes"
 		}
-		_, err = windows.Create(w, make([]int64, 4), 8, info)
+		_, err = windows.Create(commOf(t, w), make([]int64, 4), 8, info)
 		require.Error(t, err)
 		if me == 3 {
-			require.ErrorIs(t, err, windows.ErrInfoValue)
+			require.ErrorIs(t, err, compat.ErrInfoValue)
 		}
-		_, err = windows.Allocate(w, 8*me, 8, windows.Info{windows.InfoSameSize: "true"})
-		require.ErrorIs(t, err, windows.ErrArg, "same_size=true with different sizes")
+		_, err = windows.Allocate(commOf(t, w), 8*me, 8, compat.Info{windows.InfoSameSize: "true"})
+		require.ErrorIs(t, err, compat.ErrArg, "same_size=true with different sizes")
 		// Only PE 0 says so: every PE still fails.
-		_, err = windows.Allocate(w, 8*me, 8, windows.Info{windows.InfoSameSize: strconv.FormatBool(me == 0)})
-		require.ErrorIs(t, err, windows.ErrArg, "same_size=true on one PE with different sizes")
-		_, err = windows.Allocate(w, 8, 4+4*(me%2), windows.Info{windows.InfoSameDispUnit: "true"})
-		require.ErrorIs(t, err, windows.ErrArg, "same_disp_unit=true with different units")
-		_, err = windows.Allocate(w, 1<<40, 1, nil)
-		require.ErrorIs(t, err, windows.ErrNoMem)
+		_, err = windows.Allocate(commOf(t, w), 8*me, 8, compat.Info{windows.InfoSameSize: strconv.FormatBool(me == 0)})
+		require.ErrorIs(t, err, compat.ErrArg, "same_size=true on one PE with different sizes")
+		_, err = windows.Allocate(commOf(t, w), 8, 4+4*(me%2), compat.Info{windows.InfoSameDispUnit: "true"})
+		require.ErrorIs(t, err, compat.ErrArg, "same_disp_unit=true with different units")
+		_, err = windows.Allocate(commOf(t, w), 1<<40, 1, nil)
+		require.ErrorIs(t, err, compat.ErrNoMem)
 		_, err = windows.Allocate(nil, 8, 1, nil)
-		require.ErrorIs(t, err, windows.ErrArg)
+		require.ErrorIs(t, err, compat.ErrComm)
 		// And the World is still fine for a good window.
-		win, err := windows.Allocate(w, 8, 8, nil)
+		win, err := windows.Allocate(commOf(t, w), 8, 8, nil)
 		require.NoError(t, err)
 		require.NoError(t, win.Free())
 	})

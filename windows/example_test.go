@@ -3,6 +3,7 @@ package windows_test
 import (
 	"fmt"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
 )
@@ -11,7 +12,13 @@ import (
 // after the closing fence the data is there.
 func ExampleWin_Fence() {
 	_ = shmem.Run(4, func(w *shmem.World) error {
-		win, buf, err := windows.AllocateOf[int64](w, 1, nil)
+		env, err := compat.New(w) // MPI_Init over the World's PEs
+		if err != nil {
+			return err
+		}
+		defer env.Finalize()
+		c := env.CommWorld()
+		win, buf, err := windows.AllocateOf[int64](c, 1, nil)
 		if err != nil {
 			return err
 		}
@@ -30,7 +37,7 @@ func ExampleWin_Fence() {
 			fmt.Println("rank 0 holds", buf[0])
 		}
 		return nil
-	}, shmem.WithSymmetricSize(1<<20))
+	}, shmem.WithSymmetricSize(16<<20))
 	// Output: rank 0 holds 3
 }
 
@@ -38,7 +45,13 @@ func ExampleWin_Fence() {
 // exclusive lock, and read with an atomic fetch-and-op.
 func ExampleWin_Lock() {
 	_ = shmem.Run(4, func(w *shmem.World) error {
-		win, _, err := windows.AllocateOf[int64](w, 2, nil)
+		env, err := compat.New(w) // MPI_Init over the World's PEs
+		if err != nil {
+			return err
+		}
+		defer env.Finalize()
+		c := env.CommWorld()
+		win, _, err := windows.AllocateOf[int64](c, 2, nil)
 		if err != nil {
 			return err
 		}
@@ -65,7 +78,7 @@ func ExampleWin_Lock() {
 		if err := win.LockAll(0); err != nil {
 			return err
 		}
-		if _, err := windows.FetchAndOp(win, int64(1), 0, 1, windows.OpSum); err != nil {
+		if _, err := windows.FetchAndOp(win, int64(1), 0, 1, compat.OpSum); err != nil {
 			return err
 		}
 		if err := win.UnlockAll(); err != nil {
@@ -78,7 +91,7 @@ func ExampleWin_Lock() {
 			fmt.Println("counters:", windows.Local[int64](win))
 		}
 		return nil
-	}, shmem.WithSymmetricSize(1<<20))
+	}, shmem.WithSymmetricSize(16<<20))
 	// Output: counters: [4 4]
 }
 
@@ -86,20 +99,38 @@ func ExampleWin_Lock() {
 // neighbour only and writes into its right neighbour's.
 func ExampleWin_Start() {
 	_ = shmem.Run(3, func(w *shmem.World) error {
-		win, buf, err := windows.AllocateOf[float64](w, 1, nil)
+		env, err := compat.New(w) // MPI_Init over the World's PEs
+		if err != nil {
+			return err
+		}
+		defer env.Finalize()
+		c := env.CommWorld()
+		win, buf, err := windows.AllocateOf[float64](c, 1, nil)
 		if err != nil {
 			return err
 		}
 		defer win.Free()
 		me, n := w.MyPE(), w.NPEs()
 		right, left := (me+1)%n, (me+n-1)%n
-		if err := win.Post(windows.Group{left}, 0); err != nil {
+		g, err := win.Group() // MPI_Win_get_group, then MPI_Group_incl
+		if err != nil {
 			return err
 		}
-		if err := win.Start(windows.Group{right}, 0); err != nil {
+		leftG, err := g.Incl([]int{left})
+		if err != nil {
 			return err
 		}
-		if err := windows.Accumulate(win, []float64{0.5 * float64(me)}, right, 0, windows.OpSum); err != nil {
+		rightG, err := g.Incl([]int{right})
+		if err != nil {
+			return err
+		}
+		if err := win.Post(leftG, 0); err != nil {
+			return err
+		}
+		if err := win.Start(rightG, 0); err != nil {
+			return err
+		}
+		if err := windows.Accumulate(win, []float64{0.5 * float64(me)}, right, 0, compat.OpSum); err != nil {
 			return err
 		}
 		if err := win.Complete(); err != nil {
@@ -112,7 +143,7 @@ func ExampleWin_Start() {
 			fmt.Println("rank 0 got", buf[0])
 		}
 		return nil
-	}, shmem.WithSymmetricSize(1<<20))
+	}, shmem.WithSymmetricSize(16<<20))
 	// Output: rank 0 got 1
 }
 
@@ -120,8 +151,14 @@ func ExampleWin_Start() {
 // in the public copy and reaches the slice at the closing fence.
 func ExampleCreate() {
 	_ = shmem.Run(2, func(w *shmem.World) error {
+		env, err := compat.New(w) // MPI_Init over the World's PEs
+		if err != nil {
+			return err
+		}
+		defer env.Finalize()
+		c := env.CommWorld()
 		mine := make([]int32, 4)
-		win, err := windows.Create(w, mine, 4, nil)
+		win, err := windows.Create(c, mine, 4, nil)
 		if err != nil {
 			return err
 		}
@@ -131,8 +168,8 @@ func ExampleCreate() {
 		}
 		if w.MyPE() == 1 {
 			// Every other element of rank 0's slice: a vector target.
-			every2 := windows.Vector(2, 1, 2, windows.Int32)
-			if err := windows.PutTyped(win, []int32{7, 8}, 2, windows.Int32, 0, 0, 1, every2); err != nil {
+			every2 := compat.Vector(2, 1, 2, compat.Int32)
+			if err := windows.PutTyped(win, []int32{7, 8}, 2, compat.Int32, 0, 0, 1, every2); err != nil {
 				return err
 			}
 		}
@@ -143,7 +180,7 @@ func ExampleCreate() {
 			fmt.Println(mine)
 		}
 		return nil
-	}, shmem.WithSymmetricSize(1<<20))
+	}, shmem.WithSymmetricSize(16<<20))
 	// Output: [7 0 8 0]
 }
 
@@ -151,8 +188,14 @@ func ExampleCreate() {
 // address, which the origin has to learn (here through a symmetric word).
 func ExampleAttach() {
 	_ = shmem.Run(2, func(w *shmem.World) error {
+		env, err := compat.New(w) // MPI_Init over the World's PEs
+		if err != nil {
+			return err
+		}
+		defer env.Finalize()
+		c := env.CommWorld()
 		// Every PE reserves 4 KiB of heap for attached memory.
-		win, err := windows.CreateDynamic(w, windows.Info{windows.InfoDynamicPool: "4096"})
+		win, err := windows.CreateDynamic(c, compat.Info{windows.InfoDynamicPool: "4096"})
 		if err != nil {
 			return err
 		}
@@ -197,6 +240,6 @@ func ExampleAttach() {
 			fmt.Println(buf)
 		}
 		return nil
-	}, shmem.WithSymmetricSize(1<<20))
+	}, shmem.WithSymmetricSize(16<<20))
 	// Output: [0 42]
 }

@@ -2,9 +2,11 @@ package windows_test
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/petest"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
@@ -33,17 +35,17 @@ func newTW(t *petest.T, w *shmem.World, f windows.Flavor, n int) *tw {
 	var err error
 	switch f {
 	case windows.FlavorAllocate:
-		x.win, x.mem, err = windows.AllocateOf[int64](w, n, nil)
+		x.win, x.mem, err = windows.AllocateOf[int64](commOf(t, w), n, nil)
 	case windows.FlavorShared:
-		x.win, err = windows.AllocateShared(w, 8*n, 8, nil)
+		x.win, err = windows.AllocateShared(commOf(t, w), 8*n, 8, nil)
 		if err == nil {
 			x.mem = windows.Local[int64](x.win)
 		}
 	case windows.FlavorCreate:
 		x.mem = make([]int64, n)
-		x.win, err = windows.Create(w, x.mem, 8, nil)
+		x.win, err = windows.Create(commOf(t, w), x.mem, 8, nil)
 	case windows.FlavorDynamic:
-		x.win, err = windows.CreateDynamic(w, nil)
+		x.win, err = windows.CreateDynamic(commOf(t, w), nil)
 		require.NoError(t, err)
 		x.mem = make([]int64, n)
 		require.NoError(t, windows.Attach(x.win, x.mem))
@@ -93,3 +95,45 @@ func (x *tw) setLocal(t *petest.T, w *shmem.World, vals func(k int) int64) {
 }
 
 func label(f windows.Flavor, mode string) string { return fmt.Sprintf("%v/%s", f, mode) }
+
+// envs holds the MPI environment each test World's windows are created
+// over: one per World, made by the first window call (collective, as
+// every PE makes its windows in the same order).
+var envs sync.Map // *shmem.World -> *compat.Env
+
+// commOf returns w's CommWorld.
+func commOf(t interface {
+	require.TestingT
+	Helper()
+}, w *shmem.World) *compat.Comm {
+	t.Helper()
+	c, err := worldComm(w)
+	require.NoError(t, err)
+	return c
+}
+
+func worldComm(w *shmem.World) (*compat.Comm, error) {
+	if e, ok := envs.Load(w); ok {
+		return e.(*compat.Env).CommWorld(), nil
+	}
+	e, err := compat.New(w)
+	if err != nil {
+		return nil, err
+	}
+	envs.Store(w, e)
+	return e.CommWorld(), nil
+}
+
+// grp is the group of the given ranks of win's communicator
+// (MPI_Group_incl of MPI_Win_get_group), for Post and Start.
+func grp(t interface {
+	require.TestingT
+	Helper()
+}, win *windows.Win, ranks ...int) *compat.Group {
+	t.Helper()
+	g, err := win.Group()
+	require.NoError(t, err)
+	sub, err := g.Incl(ranks)
+	require.NoError(t, err)
+	return sub
+}

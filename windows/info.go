@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gshmem/gshmem/compat"
 )
 
 // Flavor says how a window's memory was obtained (MPI_WIN_CREATE_FLAVOR).
@@ -39,7 +41,7 @@ func ParseFlavor(s string) (Flavor, error) {
 			return f, nil
 		}
 	}
-	return 0, errorf(ClassArg, "window flavor %q: want create, allocate, dynamic or shared", s)
+	return 0, errorf(compat.ClassArg, "window flavor %q: want create, allocate, dynamic or shared", s)
 }
 
 // Model is a window's memory model (MPI_WIN_MODEL).
@@ -82,7 +84,7 @@ const (
 
 func checkAssert(a, allowed Assert, call string) error {
 	if a&^allowed != 0 {
-		return errorf(ClassAssert, "%s does not take assertion bits %#x", call, uint8(a&^allowed))
+		return errorf(compat.ClassAssert, "%s does not take assertion bits %#x", call, uint8(a&^allowed))
 	}
 	return nil
 }
@@ -106,32 +108,12 @@ func (l LockType) String() string {
 	return fmt.Sprintf("LockType(%d)", l)
 }
 
-// Group is a set of ranks (world PE numbers) for Post and Start.
-type Group []int
-
-// check validates g for a window of n ranks; seen[r] == stamp marks the
-// ranks met so far (a fresh stamp per call spares clearing seen, and a map).
-func (g Group) check(n int, seen []uint32, stamp uint32) error {
-	for _, r := range g {
-		if r < 0 || r >= n {
-			return errorf(ClassGroup, "rank %d in a group of a window of %d ranks", r, n)
-		}
-		if seen[r] == stamp {
-			return errorf(ClassGroup, "rank %d appears twice in the group", r)
-		}
-		seen[r] = stamp
-	}
-	return nil
-}
-
-// Info holds window info keys (MPI_Info). Known keys: no_locks,
-// accumulate_ordering, accumulate_ops, same_size, same_disp_unit,
-// alloc_shared_noncontig and gshmem_dynamic_pool (bytes of symmetric heap a
-// dynamic window reserves for attached memory on every PE; default 1 MiB).
-// Unknown keys are ignored, as MPI does.
-type Info map[string]string
-
-// Info keys.
+// The window info keys (MPI-3.1 11.2.1, and one of gshmem's): windows'
+// creation calls and Win.SetInfo take them in a compat.Info. no_locks,
+// accumulate_ordering and accumulate_ops may change after creation; the
+// others only at creation. gshmem_dynamic_pool is the bytes of symmetric
+// memory a dynamic window reserves for attached memory on every PE
+// (default 1 MiB). Unknown keys are ignored, as MPI does.
 const (
 	InfoNoLocks            = "no_locks"
 	InfoAccumulateOrdering = "accumulate_ordering"
@@ -161,12 +143,12 @@ func parseBool(k, v string) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, errorf(ClassInfoValue, "info %s=%q: want true or false", k, v)
+	return false, errorf(compat.ClassInfoValue, "info %s=%q: want true or false", k, v)
 }
 
 // apply sets the keys of info on s. creation says whether the keys fixed
 // at creation may be set.
-func (s *settings) apply(info Info, creation bool) error {
+func (s *settings) apply(info compat.Info, creation bool) error {
 	for k, v := range info {
 		var err error
 		switch k {
@@ -174,7 +156,7 @@ func (s *settings) apply(info Info, creation bool) error {
 			s.noLocks, err = parseBool(k, v)
 		case InfoSameSize, InfoSameDispUnit, InfoAllocSharedNoncont, InfoDynamicPool:
 			if !creation {
-				return errorf(ClassInfoKey, "info %s can only be given at creation", k)
+				return errorf(compat.ClassInfoKey, "info %s can only be given at creation", k)
 			}
 			switch k {
 			case InfoSameSize:
@@ -186,7 +168,7 @@ func (s *settings) apply(info Info, creation bool) error {
 			default:
 				n, perr := strconv.Atoi(strings.TrimSpace(v))
 				if perr != nil || n < 0 {
-					err = errorf(ClassInfoValue, "info %s=%q: want a byte count", k, v)
+					err = errorf(compat.ClassInfoValue, "info %s=%q: want a byte count", k, v)
 				}
 				s.pool = n
 			}
@@ -195,14 +177,14 @@ func (s *settings) apply(info Info, creation bool) error {
 			if v != "none" {
 				for _, p := range strings.Split(v, ",") {
 					if !slices.Contains([]string{"rar", "raw", "war", "waw"}, strings.TrimSpace(p)) {
-						return errorf(ClassInfoValue, "info %s=%q: want none or a list of rar, raw, war, waw", k, v)
+						return errorf(compat.ClassInfoValue, "info %s=%q: want none or a list of rar, raw, war, waw", k, v)
 					}
 				}
 			}
 			s.ordering = v
 		case InfoAccumulateOps:
 			if v != "same_op" && v != "same_op_no_op" {
-				return errorf(ClassInfoValue, "info %s=%q: want same_op or same_op_no_op", k, v)
+				return errorf(compat.ClassInfoValue, "info %s=%q: want same_op or same_op_no_op", k, v)
 			}
 			s.accOps = v
 		}
@@ -213,8 +195,8 @@ func (s *settings) apply(info Info, creation bool) error {
 	return nil
 }
 
-func (s settings) info() Info {
-	return Info{
+func (s settings) info() compat.Info {
+	return compat.Info{
 		InfoNoLocks:            strconv.FormatBool(s.noLocks),
 		InfoAccumulateOrdering: s.ordering,
 		InfoAccumulateOps:      s.accOps,

@@ -1,5 +1,7 @@
 package windows
 
+import "github.com/gshmem/gshmem/compat"
+
 // Passive-target locks. Every PE's control area holds a phase-fair
 // reader-writer ticket lock (Brandenburg and Anderson's PF-T): four 32-bit
 // words updated with remote atomics. Writers are served in ticket order;
@@ -75,10 +77,10 @@ func (win *Win) lockChecks(call string, assert Assert) error {
 		return err
 	}
 	if win.set.noLocks {
-		return errorf(ClassRMASync, "%s on a window with info no_locks=true", call)
+		return errorf(compat.ClassRMASync, "%s on a window with info no_locks=true", call)
 	}
 	if win.inStart {
-		return errorf(ClassRMASync, "%s inside a Start epoch", call)
+		return errorf(compat.ClassRMASync, "%s inside a Start epoch", call)
 	}
 	return win.leaveFence(call)
 }
@@ -94,13 +96,13 @@ func (win *Win) Lock(typ LockType, target int, assert Assert) error {
 		return err
 	}
 	if typ != LockShared && typ != LockExclusive {
-		return errorf(ClassLockType, "lock type %d", typ)
+		return errorf(compat.ClassLockType, "lock type %d", typ)
 	}
-	if target == ProcNull {
+	if target == compat.ProcNull {
 		return nil
 	}
 	if target < 0 || target >= win.n {
-		return errorf(ClassRank, "lock of rank %d of %d", target, win.n)
+		return errorf(compat.ClassRank, "lock of rank %d of %d", target, win.n)
 	}
 	held := LockType(win.locks[target] &^ lockNoCheck)
 	if win.lockAll != 0 {
@@ -108,9 +110,9 @@ func (win *Win) Lock(typ LockType, target int, assert Assert) error {
 	}
 	switch {
 	case held == typ:
-		return errorf(ClassRMASync, "rank %d is already locked (%v) by this PE", target, typ)
+		return errorf(compat.ClassRMASync, "rank %d is already locked (%v) by this PE", target, typ)
 	case held != 0:
-		return errorf(ClassRMAConflict, "%v lock of rank %d while holding a %v lock on it", typ, target, held)
+		return errorf(compat.ClassRMAConflict, "%v lock of rank %d while holding a %v lock on it", typ, target, held)
 	}
 	if assert&ModeNoCheck == 0 {
 		if err := win.acquire(target, typ); err != nil {
@@ -136,18 +138,18 @@ func (win *Win) Unlock(target int) error {
 	if err := win.check(); err != nil {
 		return err
 	}
-	if target == ProcNull {
+	if target == compat.ProcNull {
 		return nil
 	}
 	if target < 0 || target >= win.n {
-		return errorf(ClassRank, "unlock of rank %d of %d", target, win.n)
+		return errorf(compat.ClassRank, "unlock of rank %d of %d", target, win.n)
 	}
 	l := win.locks[target]
 	if l == 0 {
 		if win.lockAll != 0 {
-			return errorf(ClassRMASync, "Unlock of rank %d locked by LockAll (use UnlockAll)", target)
+			return errorf(compat.ClassRMASync, "Unlock of rank %d locked by LockAll (use UnlockAll)", target)
 		}
-		return errorf(ClassRMASync, "Unlock of rank %d, which this PE has not locked", target)
+		return errorf(compat.ClassRMASync, "Unlock of rank %d, which this PE has not locked", target)
 	}
 	if err := win.quiet(); err != nil {
 		return err
@@ -172,15 +174,15 @@ func (win *Win) LockAll(assert Assert) error {
 		return err
 	}
 	if win.lockAll != 0 {
-		return errorf(ClassRMASync, "LockAll while LockAll is held")
+		return errorf(compat.ClassRMASync, "LockAll while LockAll is held")
 	}
 	for t, l := range win.locks {
 		if LockType(l&^lockNoCheck) == LockExclusive {
-			return errorf(ClassRMAConflict, "LockAll while holding an exclusive lock on rank %d", t)
+			return errorf(compat.ClassRMAConflict, "LockAll while holding an exclusive lock on rank %d", t)
 		}
 	}
 	if win.nlocks > 0 {
-		return errorf(ClassRMASync, "LockAll while holding locks")
+		return errorf(compat.ClassRMASync, "LockAll while holding locks")
 	}
 	win.lockAll = uint8(LockShared)
 	acc := accLockAll
@@ -201,7 +203,7 @@ func (win *Win) UnlockAll() error {
 		return err
 	}
 	if win.lockAll == 0 {
-		return errorf(ClassRMASync, "UnlockAll without LockAll")
+		return errorf(compat.ClassRMASync, "UnlockAll without LockAll")
 	}
 	if err := win.quiet(); err != nil {
 		return err
@@ -224,18 +226,18 @@ func (win *Win) UnlockAll() error {
 
 func (win *Win) passive(target int, call string) error {
 	if win == nil {
-		return errorf(ClassWin, "nil window")
+		return errorf(compat.ClassWin, "nil window")
 	}
 	if target >= 0 && target < win.n {
 		if win.locks[target] == 0 && win.lockAll == 0 {
-			return errorf(ClassRMASync, "%s of rank %d outside a Lock or LockAll epoch on it", call, target)
+			return errorf(compat.ClassRMASync, "%s of rank %d outside a Lock or LockAll epoch on it", call, target)
 		}
 		return nil
 	}
-	if target == ProcNull {
+	if target == compat.ProcNull {
 		return nil
 	}
-	return errorf(ClassRank, "%s of rank %d of %d", call, target, win.n)
+	return errorf(compat.ClassRank, "%s of rank %d of %d", call, target, win.n)
 }
 
 // Flush completes the operations to target, at the target
@@ -268,7 +270,7 @@ func (win *Win) FlushAll() error {
 		return err
 	}
 	if win.nlocks == 0 && win.lockAll == 0 {
-		return errorf(ClassRMASync, "FlushAll outside a Lock or LockAll epoch")
+		return errorf(compat.ClassRMASync, "FlushAll outside a Lock or LockAll epoch")
 	}
 	return win.quiet()
 }
@@ -279,7 +281,7 @@ func (win *Win) FlushLocalAll() error {
 		return err
 	}
 	if win.nlocks == 0 && win.lockAll == 0 {
-		return errorf(ClassRMASync, "FlushLocalAll outside a Lock or LockAll epoch")
+		return errorf(compat.ClassRMASync, "FlushLocalAll outside a Lock or LockAll epoch")
 	}
 	return win.quiet()
 }

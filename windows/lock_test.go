@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/petest"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
@@ -60,7 +61,7 @@ func TestLockExclusivityUnderContention(t *testing.T) {
 // between writers.
 func TestLockNoStarvation(t *testing.T) {
 	petest.RunConfig(t, petest.Config{N: 4, Timeout: time.Minute}, func(t *petest.T, w *shmem.World) {
-		win, mem, err := windows.AllocateOf[int64](w, 2, nil)
+		win, mem, err := windows.AllocateOf[int64](commOf(t, w), 2, nil)
 		require.NoError(t, err)
 		done, err := shmem.Calloc[int64](w, 1)
 		require.NoError(t, err)
@@ -82,7 +83,7 @@ func TestLockNoStarvation(t *testing.T) {
 		case 2: // the writer
 			for range 20 {
 				require.NoError(t, win.Lock(windows.LockExclusive, 3, 0))
-				_, err := windows.FetchAndOp(win, int64(1), 3, 0, windows.OpSum)
+				_, err := windows.FetchAndOp(win, int64(1), 3, 0, compat.OpSum)
 				require.NoError(t, err)
 				require.NoError(t, win.Unlock(3))
 			}
@@ -102,7 +103,7 @@ func TestLockNoStarvation(t *testing.T) {
 // rank can be locked at once; ProcNull is accepted.
 func TestLockVariants(t *testing.T) {
 	petest.RunConfig(t, petest.Config{N: 3}, func(t *petest.T, w *shmem.World) {
-		win, mem, err := windows.AllocateOf[int32](w, 4, nil)
+		win, mem, err := windows.AllocateOf[int32](commOf(t, w), 4, nil)
 		require.NoError(t, err)
 		me, np := w.MyPE(), w.NPEs()
 		require.NoError(t, win.Lock(windows.LockExclusive, me, 0))
@@ -127,9 +128,9 @@ func TestLockVariants(t *testing.T) {
 			require.NoError(t, windows.Put(win, []int32{43}, 2, 1))
 			require.NoError(t, win.UnlockAll())
 		}
-		require.NoError(t, win.Lock(windows.LockShared, windows.ProcNull, 0))
-		require.NoError(t, windows.Put(win, []int32{1}, windows.ProcNull, 1000))
-		require.NoError(t, win.Unlock(windows.ProcNull))
+		require.NoError(t, win.Lock(windows.LockShared, compat.ProcNull, 0))
+		require.NoError(t, windows.Put(win, []int32{1}, compat.ProcNull, 1000))
+		require.NoError(t, win.Unlock(compat.ProcNull))
 		require.NoError(t, w.BarrierAll())
 		if me > 0 {
 			require.Equal(t, int32(41+me), mem[1])
@@ -138,10 +139,11 @@ func TestLockVariants(t *testing.T) {
 		require.NoError(t, win.LockAll(0))
 		r1, err := windows.Rput(win, []int32{7}, (me+1)%np, 2)
 		require.NoError(t, err)
-		require.NoError(t, r1.Wait())
-		r2, err := windows.Raccumulate(win, []int32{1}, 0, 3, windows.OpSum)
+		_, err = r1.Wait()
 		require.NoError(t, err)
-		done, err := r2.Test()
+		r2, err := windows.Raccumulate(win, []int32{1}, 0, 3, compat.OpSum)
+		require.NoError(t, err)
+		done, _, err := r2.Test()
 		require.NoError(t, err)
 		require.True(t, done)
 		require.NoError(t, win.FlushAll())
@@ -149,20 +151,22 @@ func TestLockVariants(t *testing.T) {
 		r3, err := windows.Rget(win, res, me, 0)
 		require.NoError(t, err)
 		old := make([]int32, 1)
-		r4, err := windows.RgetAccumulate(win, []int32{0}, old, me, 0, windows.OpNoOp)
+		r4, err := windows.RgetAccumulate(win, []int32{0}, old, me, 0, compat.OpNoOp)
 		require.NoError(t, err)
-		r5, err := windows.RputTyped(win, []int32{5}, 1, windows.Int32, me, 0, 1, windows.Int32)
+		r5, err := windows.RputTyped(win, []int32{5}, 1, compat.Int32, me, 0, 1, compat.Int32)
 		require.NoError(t, err)
-		r6, err := windows.RgetTyped(win, res, 1, windows.Int32, me, 0, 1, windows.Int32)
+		r6, err := windows.RgetTyped(win, res, 1, compat.Int32, me, 0, 1, compat.Int32)
 		require.NoError(t, err)
-		r7, err := windows.RaccumulateTyped(win, []int32{0, 0}, 1, windows.Vector(1, 1, 1, windows.Int32), me, 1, 1, windows.Int32, windows.OpSum)
+		r7, err := windows.RaccumulateTyped(win, []int32{0, 0}, 1, compat.Vector(1, 1, 1, compat.Int32), me, 1, 1, compat.Int32, compat.OpSum)
 		require.NoError(t, err)
-		r8, err := windows.RgetAccumulateTyped(win, nil, 0, windows.Int32, old, 1, windows.Int32, me, 0, 1, windows.Int32, windows.OpNoOp)
+		r8, err := windows.RgetAccumulateTyped(win, nil, 0, compat.Int32, old, 1, compat.Int32, me, 0, 1, compat.Int32, compat.OpNoOp)
 		require.NoError(t, err)
-		_, err = windows.RaccumulateTyped(win, []int32{0}, 1, windows.Int32, me, 1, 1, windows.Int32, windows.OpNoOp)
-		require.ErrorIs(t, err, windows.ErrOp)
-		require.NoError(t, windows.WaitAll(r3, r4, r5, r6, r7, r8))
-		require.Equal(t, windows.Group{0, 1, 2}, win.Group())
+		_, err = windows.RaccumulateTyped(win, []int32{0}, 1, compat.Int32, me, 1, 1, compat.Int32, compat.OpNoOp)
+		require.ErrorIs(t, err, compat.ErrOp)
+		require.NoError(t, compat.Waitall([]*compat.Request{r3, r4, r5, r6, r7, r8}, nil))
+		g, err := win.Group()
+		require.NoError(t, err)
+		require.Equal(t, []int{0, 1, 2}, g.WorldRanks())
 		require.NoError(t, win.UnlockAll())
 
 		// LockAll takes a target's lock only when it is used: PE 1's
@@ -216,7 +220,7 @@ func TestWaitsAreCancellable(t *testing.T) {
 		cancel()
 	}()
 	_ = shmem.RunContext(ctx, 4, func(w *shmem.World) error {
-		win, err := windows.Allocate(w, 64, 1, nil)
+		win, err := windows.Allocate(commOf(t, w), 64, 1, nil)
 		if err != nil {
 			return err
 		}
@@ -239,13 +243,13 @@ func TestWaitsAreCancellable(t *testing.T) {
 			blocking.Done()
 			name, e = "lock", win.Lock(windows.LockShared, 1, 0)
 		case 2:
-			if err := win.Post(windows.Group{3}, 0); err != nil {
+			if err := win.Post(grp(t, win, 3), 0); err != nil {
 				return err
 			}
 			blocking.Done()
 			name, e = "wait", win.Wait()
 		case 3:
-			if err := win.Start(windows.Group{0}, 0); err != nil {
+			if err := win.Start(grp(t, win, 0), 0); err != nil {
 				return err
 			}
 			blocking.Done()
@@ -255,11 +259,11 @@ func TestWaitsAreCancellable(t *testing.T) {
 		errs[name] = e
 		mu.Unlock()
 		return nil
-	}, shmem.WithSymmetricSize(1<<20))
+	}, shmem.WithSymmetricSize(16<<20))
 	for _, name := range []string{"lock", "wait", "start"} {
 		err := errs[name]
 		require.Error(t, err, name)
 		assert.True(t, errors.Is(err, shmem.ErrAborted), "%s: %v", name, err)
-		assert.Equal(t, windows.ClassOther, windows.ClassOf(err), name)
+		assert.Equal(t, compat.ClassOther, compat.ClassOf(err), name)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/petest"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
@@ -12,8 +13,8 @@ import (
 
 var modes = []string{"fence", "pscw", "lock_exclusive", "lock_shared", "lock_all", "flush", "flush_local", "flush_all"}
 
-func all(n int) windows.Group {
-	g := make(windows.Group, n)
+func all(n int) []int {
+	g := make([]int, n)
 	for i := range g {
 		g[i] = i
 	}
@@ -24,7 +25,7 @@ func all(n int) windows.Group {
 // sources are the ranks that access this PE (for Post). Every PE calls it.
 // Afterwards every PE's window holds every update: passive modes end with
 // a barrier and a Sync (what the separate model needs before reading).
-func epoch(t *petest.T, w *shmem.World, win *windows.Win, mode string, targets, sources windows.Group, op func(t int)) {
+func epoch(t *petest.T, w *shmem.World, win *windows.Win, mode string, targets, sources []int, op func(t int)) {
 	t.Helper()
 	switch mode {
 	case "fence":
@@ -34,8 +35,8 @@ func epoch(t *petest.T, w *shmem.World, win *windows.Win, mode string, targets, 
 		}
 		require.NoError(t, win.Fence(windows.ModeNoSucceed))
 	case "pscw":
-		require.NoError(t, win.Post(sources, 0))
-		require.NoError(t, win.Start(targets, 0))
+		require.NoError(t, win.Post(grp(t, win, sources...), 0))
+		require.NoError(t, win.Start(grp(t, win, targets...), 0))
 		for _, x := range targets {
 			op(x)
 		}
@@ -87,7 +88,7 @@ func TestFlavorSyncMatrix(t *testing.T) {
 					what := label(f, mode)
 					// Put: each PE writes 4 elements into its right neighbour.
 					x.setLocal(t, w, func(int) int64 { return 0 })
-					epoch(t, w, x.win, mode, windows.Group{right}, windows.Group{left}, func(tg int) {
+					epoch(t, w, x.win, mode, []int{right}, []int{left}, func(tg int) {
 						src := []int64{int64(me*100 + 0), int64(me*100 + 1), int64(me*100 + 2), int64(me*100 + 3)}
 						require.NoError(t, windows.Put(x.win, src, tg, x.disp(tg, 2)), what)
 					})
@@ -102,7 +103,7 @@ func TestFlavorSyncMatrix(t *testing.T) {
 					// Get: each PE reads its right neighbour's memory.
 					x.setLocal(t, w, func(k int) int64 { return int64(me*1000 + k) })
 					got := make([]int64, n)
-					epoch(t, w, x.win, mode, windows.Group{right}, windows.Group{left}, func(tg int) {
+					epoch(t, w, x.win, mode, []int{right}, []int{left}, func(tg int) {
 						require.NoError(t, windows.Get(x.win, got, tg, x.disp(tg, 0)), what)
 					})
 					for k, v := range got {
@@ -112,7 +113,7 @@ func TestFlavorSyncMatrix(t *testing.T) {
 					// Accumulate: every PE adds into elements 5 and 6 of every PE.
 					x.setLocal(t, w, func(k int) int64 { return int64(k) })
 					epoch(t, w, x.win, mode, all(np), all(np), func(tg int) {
-						require.NoError(t, windows.Accumulate(x.win, []int64{int64(me + 1), 2}, tg, x.disp(tg, 5), windows.OpSum), what)
+						require.NoError(t, windows.Accumulate(x.win, []int64{int64(me + 1), 2}, tg, x.disp(tg, 5), compat.OpSum), what)
 					})
 					require.Equal(t, int64(5+np*(np+1)/2), x.mem[5], "%s accumulate", what)
 					require.Equal(t, int64(6+2*np), x.mem[6], "%s accumulate", what)
@@ -133,8 +134,8 @@ func TestFlavorSyncMatrixRemotePath(t *testing.T) {
 		defer windows.SetForceRemote(false)
 		me, np := w.MyPE(), w.NPEs()
 		right := (me + 1) % np
-		_, err := windows.AllocateShared(w, 64, 8, nil)
-		require.ErrorIs(t, err, windows.ErrRMAShared)
+		_, err := windows.AllocateShared(commOf(t, w), 64, 8, nil)
+		require.ErrorIs(t, err, compat.ErrRMAShared)
 		for _, f := range []windows.Flavor{windows.FlavorAllocate, windows.FlavorDynamic} {
 			x := newTW(t, w, f, 8)
 			for _, mode := range []string{"fence", "lock_exclusive", "flush"} {
@@ -146,8 +147,8 @@ func TestFlavorSyncMatrixRemotePath(t *testing.T) {
 						require.NoError(t, windows.Get(x.win, got, tg, x.disp(tg, 2)), what)
 						require.NoError(t, windows.Put(x.win, []int64{-1, -2}, tg, x.disp(tg, 0)), what)
 					}
-					require.NoError(t, windows.Accumulate(x.win, []int64{1}, tg, x.disp(tg, 7), windows.OpSum), what)
-					_, err := windows.FetchAndOp(x.win, int64(2), tg, x.disp(tg, 6), windows.OpSum)
+					require.NoError(t, windows.Accumulate(x.win, []int64{1}, tg, x.disp(tg, 7), compat.OpSum), what)
+					_, err := windows.FetchAndOp(x.win, int64(2), tg, x.disp(tg, 6), compat.OpSum)
 					require.NoError(t, err, what)
 					_, err = windows.CompareAndSwap(x.win, int64(me*1000+5), -5, tg, x.disp(tg, 5))
 					require.NoError(t, err, what)

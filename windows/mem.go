@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -159,7 +160,7 @@ func (m *rmem) cas64(off int, old, new uint64) (uint64, error) {
 func (w *Win) alive() error {
 	if w.dead.Load() {
 		if w.freed {
-			return errorf(ClassWin, "window was freed")
+			return errorf(compat.ClassWin, "window was freed")
 		}
 		return errAborted()
 	}
@@ -167,7 +168,7 @@ func (w *Win) alive() error {
 }
 
 func errAborted() error {
-	return &Error{Class: ClassOther, Msg: "the World was finalized or its job aborted", Err: shmem.ErrAborted}
+	return &compat.Error{Class: compat.ClassOther, Msg: "the World was finalized or its job aborted", Err: shmem.ErrAborted}
 }
 
 // poll calls cond until it reports true or fails. It spins, then yields,

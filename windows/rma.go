@@ -3,6 +3,7 @@ package windows
 import (
 	"unsafe"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
@@ -10,10 +11,10 @@ import (
 // access epoch to it is open. It is the first step of every operation.
 func (win *Win) enter(rank int) error {
 	if win == nil {
-		return errorf(ClassWin, "nil window")
+		return errorf(compat.ClassWin, "nil window")
 	}
 	if uint(rank) >= uint(win.n) {
-		return errorf(ClassRank, "target rank %d of a window of %d ranks", rank, win.n)
+		return errorf(compat.ClassRank, "target rank %d of a window of %d ranks", rank, win.n)
 	}
 	if win.access[rank] == accOK && win.ctx.Err() == nil {
 		return nil
@@ -54,11 +55,11 @@ func (win *Win) slowEnter(rank int) error {
 		win.access[rank] = accOK
 		return nil
 	}
-	return errorf(ClassRMASync, "no access epoch to rank %d is open (Fence, Start, Lock or LockAll first)", rank)
+	return errorf(compat.ClassRMASync, "no access epoch to rank %d is open (Fence, Start, Lock or LockAll first)", rank)
 }
 
 func rangeErr(rank, disp, span, size int) error {
-	return errorf(ClassRMARange, "%d bytes at displacement %d are outside rank %d's window of %d bytes", span, disp, rank, size)
+	return errorf(compat.ClassRMARange, "%d bytes at displacement %d are outside rank %d's window of %d bytes", span, disp, rank, size)
 }
 
 // locate returns the memory and byte offset of span bytes at disp in
@@ -83,8 +84,8 @@ func (win *Win) locate(rank, disp, span int) (*rmem, int, error) {
 // (MPI_Put with contiguous origin and target of T's basic type). It
 // returns when origin may be reused; the data is at the target when the
 // epoch's synchronization (or Flush) completes it.
-func Put[T Elem](win *Win, origin []T, target, disp int) error {
-	if target == ProcNull {
+func Put[T compat.Elem](win *Win, origin []T, target, disp int) error {
+	if target == compat.ProcNull {
 		return nil
 	}
 	if err := win.enter(target); err != nil {
@@ -108,8 +109,8 @@ func Put[T Elem](win *Win, origin []T, target, disp int) error {
 // Get copies len(result) elements from rank target's window at disp into
 // result (MPI_Get). result holds them when the epoch's synchronization
 // completes the get (here: when Get returns).
-func Get[T Elem](win *Win, result []T, target, disp int) error {
-	if target == ProcNull {
+func Get[T compat.Elem](win *Win, result []T, target, disp int) error {
+	if target == compat.ProcNull {
 		return nil
 	}
 	if err := win.enter(target); err != nil {
@@ -134,9 +135,9 @@ func Get[T Elem](win *Win, result []T, target, disp int) error {
 type xfer struct {
 	buf    []byte
 	ocount int
-	ot     *dtype
+	ot     *mpitype.Map
 	tcount int
-	tt     *dtype
+	tt     *mpitype.Map
 	bytes  int // bytes moved
 }
 
@@ -144,38 +145,38 @@ type xfer struct {
 // against a target (tcount, ttype). write says whether the target is
 // written (its entries must not overlap); readInto whether the origin
 // buffer is written (a get's result).
-func checkTypes[T Elem](buf []T, ocount int, otype Datatype, tcount int, ttype Datatype, write, readInto bool) (xfer, error) {
+func checkTypes[T compat.Elem](buf []T, ocount int, otype compat.Datatype, tcount int, ttype compat.Datatype, write, readInto bool) (xfer, error) {
 	if err := otype.Err(); err != nil {
 		return xfer{}, err
 	}
 	if err := ttype.Err(); err != nil {
 		return xfer{}, err
 	}
-	ot, tt := otype.d, ttype.d
+	ot, tt := mpitype.MapOf(otype), mpitype.MapOf(ttype)
 	if ocount < 0 || tcount < 0 {
-		return xfer{}, errorf(ClassCount, "counts %d and %d", ocount, tcount)
+		return xfer{}, errorf(compat.ClassCount, "counts %d and %d", ocount, tcount)
 	}
 	if ocount > mpitype.MaxBytes/max(ot.Extent(), 1) || tcount > mpitype.MaxBytes/max(tt.Extent(), 1) {
-		return xfer{}, errorf(ClassCount, "counts %d and %d are too large for their datatypes", ocount, tcount)
+		return xfer{}, errorf(compat.ClassCount, "counts %d and %d are too large for their datatypes", ocount, tcount)
 	}
-	if b := basicOf[T](); b != ot.Basic() && b != BasicUint8 {
-		return xfer{}, errorf(ClassType, "a buffer of %v described as %v", b, ot.Basic())
+	if b := mpitype.Of[T](); b != ot.Basic() && b != mpitype.BasicUint8 {
+		return xfer{}, errorf(compat.ClassType, "a buffer of %v described as %v", b, ot.Basic())
 	}
 	if ot.Basic() != tt.Basic() {
-		return xfer{}, errorf(ClassType, "origin type %v and target type %v differ", ot.Basic(), tt.Basic())
+		return xfer{}, errorf(compat.ClassType, "origin type %v and target type %v differ", ot.Basic(), tt.Basic())
 	}
 	if ocount*ot.Elems() != tcount*tt.Elems() {
-		return xfer{}, errorf(ClassType, "origin has %d elements, target %d", ocount*ot.Elems(), tcount*tt.Elems())
+		return xfer{}, errorf(compat.ClassType, "origin has %d elements, target %d", ocount*ot.Elems(), tcount*tt.Elems())
 	}
 	if write && tt.Overlap() {
-		return xfer{}, errorf(ClassType, "target datatype has overlapping entries")
+		return xfer{}, errorf(compat.ClassType, "target datatype has overlapping entries")
 	}
 	if readInto && ot.Overlap() {
-		return xfer{}, errorf(ClassType, "result datatype has overlapping entries")
+		return xfer{}, errorf(compat.ClassType, "result datatype has overlapping entries")
 	}
 	b := mpitype.AsBytes(buf)
 	if ot.Span(ocount) > len(b) {
-		return xfer{}, errorf(ClassArg, "%d x %v needs %d bytes of buffer, have %d", ocount, otype, ot.Span(ocount), len(b))
+		return xfer{}, errorf(compat.ClassArg, "%d x %v needs %d bytes of buffer, have %d", ocount, otype, ot.Span(ocount), len(b))
 	}
 	return xfer{buf: b, ocount: ocount, ot: ot, tcount: tcount, tt: tt, bytes: ocount * ot.Elems() * kinds[ot.Basic()].size}, nil
 }
@@ -184,9 +185,9 @@ func checkTypes[T Elem](buf []T, ocount int, otype Datatype, tcount int, ttype D
 // origin go to tcount instances of ttype at disp in target's window. The
 // basic types must match (origin may also be a []byte), and so must the
 // element counts.
-func PutTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype, target, disp, tcount int, ttype Datatype) error {
+func PutTyped[T compat.Elem](win *Win, origin []T, ocount int, otype compat.Datatype, target, disp, tcount int, ttype compat.Datatype) error {
 	x, err := checkTypes(origin, ocount, otype, tcount, ttype, true, false)
-	if err != nil || target == ProcNull {
+	if err != nil || target == compat.ProcNull {
 		return err
 	}
 	return win.move(true, x, target, disp)
@@ -194,9 +195,9 @@ func PutTyped[T Elem](win *Win, origin []T, ocount int, otype Datatype, target, 
 
 // GetTyped is MPI_Get with datatypes: tcount instances of ttype at disp in
 // target's window land in ocount instances of otype in result.
-func GetTyped[T Elem](win *Win, result []T, ocount int, otype Datatype, target, disp, tcount int, ttype Datatype) error {
+func GetTyped[T compat.Elem](win *Win, result []T, ocount int, otype compat.Datatype, target, disp, tcount int, ttype compat.Datatype) error {
 	x, err := checkTypes(result, ocount, otype, tcount, ttype, false, true)
-	if err != nil || target == ProcNull {
+	if err != nil || target == compat.ProcNull {
 		return err
 	}
 	return win.move(false, x, target, disp)

@@ -4,12 +4,13 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/shmem"
 )
 
 func (win *Win) check() error {
 	if win == nil {
-		return errorf(ClassWin, "nil window")
+		return errorf(compat.ClassWin, "nil window")
 	}
 	return win.alive()
 }
@@ -28,7 +29,7 @@ func (win *Win) quiet() error {
 func (win *Win) leaveFence(call string) error {
 	switch win.fence {
 	case fenceActive:
-		return errorf(ClassRMASync, "%s inside a fence epoch with RMA issued: close it with Fence(ModeNoSucceed)", call)
+		return errorf(compat.ClassRMASync, "%s inside a fence epoch with RMA issued: close it with Fence(ModeNoSucceed)", call)
 	case fenceMaybe:
 		win.fence = fenceNone
 		clear(win.access)
@@ -52,7 +53,7 @@ func (win *Win) Fence(assert Assert) error {
 	}
 	var bad error
 	if win.nlocks > 0 || win.lockAll != 0 || win.inStart || win.inPost {
-		bad = errorf(ClassRMASync, "Fence inside a lock or post/start epoch")
+		bad = errorf(compat.ClassRMASync, "Fence inside a lock or post/start epoch")
 	}
 	if err := win.quiet(); err != nil {
 		return err
@@ -60,7 +61,7 @@ func (win *Win) Fence(assert Assert) error {
 	if bad == nil {
 		win.syncAll(assert&ModeNoStore == 0, false)
 	}
-	if err := win.world.BarrierAll(); err != nil {
+	if err := win.comm.Barrier(); err != nil {
 		return wrap(err, "Fence")
 	}
 	if bad != nil {
@@ -85,70 +86,81 @@ func (win *Win) completedIdx(rank int) int { return ctrlPosted/8 + win.n + rank 
 // Post opens an exposure epoch for the origins in group (MPI_Win_post):
 // they may access this PE's window between their Start and Complete. It
 // does not block. Takes ModeNoCheck, ModeNoStore, ModeNoPut.
-func (win *Win) Post(group Group, assert Assert) error {
+func (win *Win) Post(group *compat.Group, assert Assert) error {
 	if err := win.check(); err != nil {
 		return err
 	}
 	if err := checkAssert(assert, ModeNoCheck|ModeNoStore|ModeNoPut, "Post"); err != nil {
 		return err
 	}
-	if err := win.checkGroup(group); err != nil {
+	ranks, err := win.groupRanks(group, win.postG[:0])
+	if err != nil {
 		return err
 	}
 	if win.inPost {
-		return errorf(ClassRMASync, "Post while an exposure epoch is open (Wait for it first)")
+		return errorf(compat.ClassRMASync, "Post while an exposure epoch is open (Wait for it first)")
 	}
 	if err := win.leaveFence("Post"); err != nil {
 		return err
 	}
 	win.syncAll(assert&ModeNoStore == 0, false)
-	for _, r := range group {
+	for _, r := range ranks {
 		win.postsTo[r]++
-		if err := shmem.Add(win.posted, 1, r); err != nil {
+		if err := shmem.Add(win.posted, 1, win.pes[r]); err != nil {
 			return wrap(err, "posting to rank %d", r)
 		}
 	}
-	win.postG, win.inPost = append(win.postG[:0], group...), true // no allocation per epoch
+	win.postG, win.inPost = ranks, true
 	return nil
 }
 
 // Start opens an access epoch to the targets in group (MPI_Win_start). It
 // does not block: the first operation to a target waits for its Post.
 // ModeNoCheck says every target has posted already.
-func (win *Win) Start(group Group, assert Assert) error {
+func (win *Win) Start(group *compat.Group, assert Assert) error {
 	if err := win.check(); err != nil {
 		return err
 	}
 	if err := checkAssert(assert, ModeNoCheck, "Start"); err != nil {
 		return err
 	}
-	if err := win.checkGroup(group); err != nil {
+	ranks, err := win.groupRanks(group, win.startG[:0])
+	if err != nil {
 		return err
 	}
 	if win.inStart || win.nlocks > 0 || win.lockAll != 0 {
-		return errorf(ClassRMASync, "Start while an access epoch is open")
+		return errorf(compat.ClassRMASync, "Start while an access epoch is open")
 	}
 	if err := win.leaveFence("Start"); err != nil {
 		return err
 	}
-	for _, t := range group {
+	for _, t := range ranks {
 		win.startsTo[t]++
 		win.access[t] = accWaitPost
 		if assert&ModeNoCheck != 0 {
 			win.access[t] = accOK
 		}
 	}
-	win.startG, win.inStart = append(win.startG[:0], group...), true
+	win.startG, win.inStart = ranks, true
 	return nil
 }
 
-func (win *Win) checkGroup(g Group) error {
-	win.groupStamp++
-	if win.groupStamp == 0 { // wrapped: old marks could match
-		clear(win.groupSeen)
-		win.groupStamp = 1
+// groupRanks appends to ranks (reusing its array: no allocation per epoch)
+// the window ranks of g's members, which must all belong to the window's
+// communicator. A compat.Group holds no member twice.
+func (win *Win) groupRanks(g *compat.Group, ranks []int) ([]int, error) {
+	if g == nil {
+		return ranks, errorf(compat.ClassGroup, "nil group (MPI_GROUP_NULL)")
 	}
-	return g.check(win.n, win.groupSeen, win.groupStamp)
+	for i := range g.Size() {
+		pe := g.WorldRank(i)
+		r := win.comm.RankOf(pe)
+		if r == compat.Undefined {
+			return ranks, errorf(compat.ClassGroup, "group member %d (PE %d) is not in the window's communicator", i, pe)
+		}
+		ranks = append(ranks, r)
+	}
+	return ranks, nil
 }
 
 // reached reports whether this PE's control word idx is at least v.
@@ -183,7 +195,7 @@ func (win *Win) Complete() error {
 		return err
 	}
 	if !win.inStart {
-		return errorf(ClassRMASync, "Complete without Start")
+		return errorf(compat.ClassRMASync, "Complete without Start")
 	}
 	if err := win.quiet(); err != nil {
 		return err
@@ -192,7 +204,7 @@ func (win *Win) Complete() error {
 		// A target that got no operation need not have posted yet: its
 		// Wait matches this completion whenever it comes.
 		win.access[t] = accNone
-		if err := shmem.Add(win.completed, 1, t); err != nil {
+		if err := shmem.Add(win.completed, 1, win.pes[t]); err != nil {
 			return wrap(err, "completing to rank %d", t)
 		}
 	}
@@ -209,7 +221,7 @@ func (win *Win) Wait() error {
 		return err
 	}
 	if !win.inPost {
-		return errorf(ClassRMASync, "Wait without Post")
+		return errorf(compat.ClassRMASync, "Wait without Post")
 	}
 	// One origin at a time: waiting for all is waiting for each, and a
 	// scalar wait is cheaper than a vector one (an epoch costs a few of
@@ -230,7 +242,7 @@ func (win *Win) Test() (bool, error) {
 		return false, err
 	}
 	if !win.inPost {
-		return false, errorf(ClassRMASync, "Test without Post")
+		return false, errorf(compat.ClassRMASync, "Test without Post")
 	}
 	for _, r := range win.postG {
 		ok, err := win.reached(win.completedIdx(r), win.postsTo[r])

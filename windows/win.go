@@ -6,13 +6,10 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpitype"
 	"github.com/gshmem/gshmem/shmem"
 )
-
-// ProcNull is MPI_PROC_NULL: an operation with this target rank does
-// nothing (the epoch must still be closed as usual).
-const ProcNull = -1
 
 // Layout of a window's control area, in bytes. Every PE has one in its heap.
 const (
@@ -65,12 +62,16 @@ type seg struct {
 	maxDisp int // size / unit: any disp above it is out of range
 }
 
-// Win is one PE's handle on an RMA window (MPI_Win). The window spans every
-// PE of the World; ranks are PE numbers. Creation and Free are collective.
+// Win is one PE's handle on an RMA window (MPI_Win). The window spans the
+// ranks of the communicator it was created over, and every rank in its
+// calls is a rank of that communicator. Creation and Free are collective
+// over it.
 //
 // A Win is not safe for concurrent use: one goroutine per PE issues its
 // operations and synchronization calls (as MPI_THREAD_SERIALIZED).
 type Win struct {
+	comm   *compat.Comm
+	pes    []int // rank -> world PE
 	world  *shmem.World
 	ctx    context.Context
 	me, n  int
@@ -94,9 +95,9 @@ type Win struct {
 	nlocks   int
 	lockAll  uint8 // LockShared|lockNoCheck while LockAll is held
 	fence    uint8
-	startG   Group
+	startG   []int // ranks
 	startsTo []uint64
-	postG    Group
+	postG    []int
 	postsTo  []uint64
 	inStart  bool
 	inPost   bool
@@ -105,8 +106,6 @@ type Win struct {
 	// its targets and origins.
 	ctrlLocal         []uint64
 	posted, completed shmem.Sym[uint64]
-	groupSeen         []uint32 // Group.check's marks
-	groupStamp        uint32
 
 	agreeSeq uint64
 	freed    bool
@@ -116,19 +115,22 @@ type Win struct {
 
 const lockNoCheck = 0x80
 
-// Allocate creates a window over size bytes of new symmetric-heap memory
-// on this PE (MPI_Win_allocate). Sizes and displacement units may differ
-// between PEs: every PE reserves the largest size and remembers each PE's
-// own. The memory starts zeroed; Base returns it. Collective.
-func Allocate(w *shmem.World, size, dispUnit int, info Info) (*Win, error) {
-	return create(w, FlavorAllocate, size, dispUnit, info, nil)
+// Allocate creates a window over comm with size bytes of new symmetric
+// memory on this PE (MPI_Win_allocate). Sizes and displacement units may
+// differ between ranks: every rank reserves the largest size and remembers
+// each rank's own. The memory starts zeroed; Base returns it, and Memory
+// returns it as a symmetric object for streams and kernels. Collective
+// over comm. The memory comes from comm.AllocSymmetric: the symmetric heap
+// for a communicator of every PE, the AllocMem pools for a smaller one.
+func Allocate(comm *compat.Comm, size, dispUnit int, info compat.Info) (*Win, error) {
+	return create(comm, FlavorAllocate, size, dispUnit, info, nil)
 }
 
 // AllocateOf is Allocate for n elements of T, with disp unit sizeof(T);
 // it also returns the memory as a []T.
-func AllocateOf[T Elem](w *shmem.World, n int, info Info) (*Win, []T, error) {
+func AllocateOf[T compat.Elem](comm *compat.Comm, n int, info compat.Info) (*Win, []T, error) {
 	sz := int(unsafe.Sizeof(*new(T)))
-	win, err := create(w, FlavorAllocate, n*sz, sz, info, nil)
+	win, err := create(comm, FlavorAllocate, n*sz, sz, info, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,62 +140,72 @@ func AllocateOf[T Elem](w *shmem.World, n int, info Info) (*Win, []T, error) {
 // AllocateShared creates a window every PE can also reach by load and
 // store (MPI_Win_allocate_shared); SharedQuery returns any rank's part.
 // The parts are contiguous in rank order unless the info key
-// alloc_shared_noncontig is true. Every PE must be able to map every
-// other's heap (one node), or all fail with ErrRMAShared. Collective.
-func AllocateShared(w *shmem.World, size, dispUnit int, info Info) (*Win, error) {
-	return create(w, FlavorShared, size, dispUnit, info, nil)
+// alloc_shared_noncontig is true. Every rank must be able to map every
+// other's heap (one node), or all fail with ErrRMAShared. Collective over
+// comm.
+func AllocateShared(comm *compat.Comm, size, dispUnit int, info compat.Info) (*Win, error) {
+	return create(comm, FlavorShared, size, dispUnit, info, nil)
 }
 
 // Create makes a window over the caller's buffer (MPI_Win_create). Go
 // memory is not reachable by peers, so the window keeps a public copy in
 // the symmetric heap and uses the separate memory model: RMA updates
 // reach buf, and stores to buf reach the public copy, at the
-// synchronization calls MPI names (see Model). Collective.
-func Create[T Elem](w *shmem.World, buf []T, dispUnit int, info Info) (*Win, error) {
-	return create(w, FlavorCreate, len(buf)*int(unsafe.Sizeof(*new(T))), dispUnit, info, mpitype.AsBytes(buf))
+// synchronization calls MPI names (see Model). Collective over comm.
+func Create[T compat.Elem](comm *compat.Comm, buf []T, dispUnit int, info compat.Info) (*Win, error) {
+	return create(comm, FlavorCreate, len(buf)*int(unsafe.Sizeof(*new(T))), dispUnit, info, mpitype.AsBytes(buf))
 }
 
 // CreateDynamic makes a window with no memory (MPI_Win_create_dynamic);
 // Attach adds some. Displacements are addresses as Address returns them,
 // with unit 1. Every PE reserves gshmem_dynamic_pool bytes of heap (info
 // key, default 1 MiB; the largest any PE asks for) for attached memory.
-// Collective.
-func CreateDynamic(w *shmem.World, info Info) (*Win, error) {
-	return create(w, FlavorDynamic, 0, 1, info, nil)
+// Collective over comm.
+func CreateDynamic(comm *compat.Comm, info compat.Info) (*Win, error) {
+	return create(comm, FlavorDynamic, 0, 1, info, nil)
 }
 
-func create(w *shmem.World, flavor Flavor, size, unit int, info Info, buf []byte) (*Win, error) {
-	if w == nil {
-		return nil, errorf(ClassArg, "nil World")
+func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, buf []byte) (*Win, error) {
+	if comm == nil || comm.Rank() == compat.Undefined {
+		return nil, errorf(compat.ClassComm, "window over a nil communicator (MPI_COMM_NULL)")
 	}
-	n, me := w.NPEs(), w.MyPE()
+	w := comm.World()
+	n, me := comm.Size(), comm.Rank()
 	set := defaultSettings()
 	var localErr error
 	switch {
 	case size < 0:
-		localErr = errorf(ClassSize, "window of %d bytes", size)
+		localErr = errorf(compat.ClassSize, "window of %d bytes", size)
 	case unit <= 0:
-		localErr = errorf(ClassDisp, "displacement unit %d", unit)
+		localErr = errorf(compat.ClassDisp, "displacement unit %d", unit)
 	default:
 		localErr = set.apply(info, true)
 	}
-	ctrl, err := shmem.Calloc[uint64](w, ctrlWords(n))
+	cb, err := comm.AllocSymmetric(8 * ctrlWords(n))
 	if err != nil {
 		return nil, wrap(err, "allocating the window's control area")
 	}
-	win := &Win{world: w, ctx: w.Context(), me: me, n: n, flavor: flavor, set: set, ctrl: ctrl,
+	ctrl, err := shmem.View[uint64](cb)
+	if err != nil {
+		_ = comm.FreeSymmetric(cb)
+		return nil, wrap(err, "allocating the window's control area")
+	}
+	pes := make([]int, n)
+	for r := range pes {
+		pes[r] = comm.WorldRank(r)
+	}
+	win := &Win{comm: comm, pes: pes, world: w, ctx: w.Context(), me: me, n: n, flavor: flavor, set: set, ctrl: ctrl,
 		access: make([]uint8, n), locks: make([]uint8, n), startsTo: make([]uint64, n),
-		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local(), groupSeen: make([]uint32, n)}
+		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local()}
 	win.posted, win.completed = ctrl.At(win.postedIdx(me)), ctrl.At(win.completedIdx(me))
 	if flavor == FlavorCreate || flavor == FlavorDynamic {
 		win.model = Separate
 	}
-	cb := ctrl.Bytes()
 	win.ctrlMem = make([]rmem, n)
 	var flags uint64
-	for pe := range n {
-		win.ctrlMem[pe] = newRmem(cb, pe)
-		if win.ctrlMem[pe].mapped == nil {
+	for r := range n {
+		win.ctrlMem[r] = newRmem(cb, pes[r])
+		if win.ctrlMem[r].mapped == nil {
 			flags |= flagNoShare
 		}
 	}
@@ -210,45 +222,50 @@ func create(w *shmem.World, flavor Flavor, size, unit int, info Info, buf []byte
 	}
 	meta := ctrl.Local()[ctrlMeta/8 : ctrlMeta/8+4]
 	meta[0], meta[1], meta[2], meta[3] = uint64(size), uint64(unit), flags, uint64(set.pool)
-	if err := w.BarrierAll(); err != nil {
+	if err := comm.Barrier(); err != nil {
+		_ = comm.FreeSymmetric(cb)
 		return nil, wrap(err, "window creation")
 	}
 	sizes, units := make([]int, n), make([]int, n)
 	var any uint64
 	pool := 0
-	for pe := range n {
+	for r := range n {
 		var m [4]uint64
-		if err := shmem.Get(m[:], ctrl.Slice(ctrlMeta/8, ctrlMeta/8+4), pe); err != nil {
-			return nil, wrap(err, "reading PE %d's window arguments", pe)
+		if err := shmem.Get(m[:], ctrl.Slice(ctrlMeta/8, ctrlMeta/8+4), pes[r]); err != nil {
+			return nil, wrap(err, "reading rank %d's window arguments", r)
 		}
-		sizes[pe], units[pe], pool = int(m[0]), int(m[1]), max(pool, int(m[3]))
+		sizes[r], units[r], pool = int(m[0]), int(m[1]), max(pool, int(m[3]))
 		any |= m[2]
 		if localErr == nil && m[2]&flagBad != 0 {
-			localErr = errorf(ClassArg, "PE %d passed invalid window arguments", pe)
+			localErr = errorf(compat.ClassArg, "rank %d passed invalid window arguments", r)
 		}
 	}
 	switch {
 	case localErr != nil:
 	case flavor == FlavorShared && any&flagNoShare != 0:
-		localErr = errorf(ClassRMAShared, "some PEs cannot load and store each other's memory")
+		localErr = errorf(compat.ClassRMAShared, "some PEs cannot load and store each other's memory")
 	case any&flagSameSize != 0 && slices.Min(sizes) != slices.Max(sizes):
-		localErr = errorf(ClassArg, "info same_size=true but sizes differ (%d..%d)", slices.Min(sizes), slices.Max(sizes))
+		localErr = errorf(compat.ClassArg, "info same_size=true but sizes differ (%d..%d)", slices.Min(sizes), slices.Max(sizes))
 	case any&flagSameDisp != 0 && slices.Min(units) != slices.Max(units):
-		localErr = errorf(ClassArg, "info same_disp_unit=true but units differ")
+		localErr = errorf(compat.ClassArg, "info same_disp_unit=true but units differ")
 	}
 	if localErr != nil {
-		_ = shmem.Free(ctrl)
+		// Every rank reads every rank's flags before any frees the area.
+		if err := comm.Barrier(); err != nil {
+			return nil, wrap(err, "window creation")
+		}
+		_ = comm.FreeSymmetric(cb)
 		return nil, localErr
 	}
 	// Settings that shape the memory are the same on every PE.
 	win.set.pool = pool
 	win.set.noncontig = any&flagNoncontig != 0
 	if err := win.setupData(sizes, units, buf); err != nil {
-		_ = shmem.Free(ctrl)
+		_ = comm.FreeSymmetric(cb)
 		return nil, err
 	}
 	// Nobody may reach a PE's memory before it is initialized.
-	if err := w.BarrierAll(); err != nil {
+	if err := comm.Barrier(); err != nil {
 		return nil, wrap(err, "window creation")
 	}
 	win.stop = context.AfterFunc(win.ctx, func() { win.dead.Store(true) })
@@ -258,7 +275,7 @@ func create(w *shmem.World, flavor Flavor, size, unit int, info Info, buf []byte
 func roundUp(n, k int) int { return (n + k - 1) / k * k }
 
 func (win *Win) setupData(sizes, units []int, buf []byte) error {
-	w, n, me := win.world, win.n, win.me
+	n, me := win.n, win.me
 	total, largest := 0, slices.Max(sizes)
 	for _, s := range sizes {
 		total += s
@@ -271,14 +288,14 @@ func (win *Win) setupData(sizes, units []int, buf []byte) error {
 	case win.flavor == FlavorDynamic:
 		alloc = dynTableBytes + win.set.pool
 	}
-	data, err := shmem.Alloc[byte](w, roundUp(alloc, 8))
+	data, err := win.comm.AllocSymmetric(roundUp(alloc, 8))
 	if err != nil {
 		return wrap(err, "allocating %d bytes of window memory", alloc)
 	}
 	win.data = data
 	win.dataMem = make([]rmem, n)
-	for pe := range n {
-		win.dataMem[pe] = newRmem(data, pe)
+	for r := range n {
+		win.dataMem[r] = newRmem(data, win.pes[r])
 	}
 	win.segs = make([]seg, n)
 	off := 0
@@ -317,7 +334,7 @@ func (win *Win) setupData(sizes, units []int, buf []byte) error {
 // buffers up to date first.
 func (win *Win) Free() error {
 	if win == nil || win.freed {
-		return errorf(ClassWin, "window is nil or already freed")
+		return errorf(compat.ClassWin, "window is nil or already freed")
 	}
 	if err := win.alive(); err != nil {
 		return err
@@ -329,17 +346,17 @@ func (win *Win) Free() error {
 	}
 	if !ok {
 		if open {
-			return errorf(ClassRMASync, "Free with an epoch open on this PE")
+			return errorf(compat.ClassRMASync, "Free with an epoch open on this PE")
 		}
-		return errorf(ClassRMASync, "Free with an epoch open on another PE")
+		return errorf(compat.ClassRMASync, "Free with an epoch open on another PE")
 	}
 	win.syncAll(true, true)
 	win.freed = true
 	win.stop()
 	win.dead.Store(true)
 	clear(win.access)
-	err1 := shmem.Free(win.data)
-	err2 := shmem.Free(win.ctrl)
+	err1 := win.comm.FreeSymmetric(win.data)
+	err2 := win.comm.FreeSymmetric(win.ctrl.Bytes())
 	if err1 != nil {
 		return wrap(err1, "freeing window memory")
 	}
@@ -355,17 +372,17 @@ func (win *Win) agree(mine bool) (bool, error) {
 	}
 	idx := ctrlAgree/8 + int(win.agreeSeq&1)
 	win.ctrl.Local()[idx] = v
-	if err := win.world.BarrierAll(); err != nil {
+	if err := win.comm.Barrier(); err != nil {
 		return false, wrap(err, "window collective")
 	}
 	all := true
-	for pe := range win.n {
-		got, err := shmem.G(win.ctrl.At(idx), pe)
+	for r := range win.n {
+		got, err := shmem.G(win.ctrl.At(idx), win.pes[r])
 		if err != nil {
 			return false, wrap(err, "window collective")
 		}
 		if got>>1 != win.agreeSeq {
-			return false, errorf(ClassArg, "PE %d is in a different window call", pe)
+			return false, errorf(compat.ClassArg, "rank %d is in a different window call", r)
 		}
 		all = all && got&1 == 1
 	}
@@ -378,7 +395,7 @@ func (win *Win) agree(mine bool) (bool, error) {
 func (win *Win) Base() []byte { return win.base }
 
 // Local returns this PE's window memory as elements of T.
-func Local[T Elem](win *Win) []T {
+func Local[T compat.Elem](win *Win) []T {
 	b := win.Base()
 	sz := int(unsafe.Sizeof(*new(T)))
 	if len(b) < sz {
@@ -421,24 +438,31 @@ func (win *Win) Rank() int { return win.me }
 // NRanks returns the number of ranks in the window.
 func (win *Win) NRanks() int { return win.n }
 
-// Group returns the window's group (MPI_Win_get_group): every rank.
-func (win *Win) Group() Group {
-	g := make(Group, win.n)
-	for i := range g {
-		g[i] = i
+// Group returns the window's group (MPI_Win_get_group): the group of the
+// communicator it was created over.
+func (win *Win) Group() (*compat.Group, error) { return win.comm.Group() }
+
+// Comm returns the communicator the window was created over.
+func (win *Win) Comm() *compat.Comm { return win.comm }
+
+// PE returns the world PE number of rank, or -1 for a bad rank: the PE to
+// name in shmem, streams and kernels calls on the window's Memory.
+func (win *Win) PE(rank int) int {
+	if rank < 0 || rank >= win.n {
+		return -1
 	}
-	return g
+	return win.pes[rank]
 }
 
 // World returns the World the window belongs to.
 func (win *Win) World() *shmem.World { return win.world }
 
 // Info returns the info keys in effect (MPI_Win_get_info).
-func (win *Win) Info() Info { return win.set.info() }
+func (win *Win) Info() compat.Info { return win.set.info() }
 
 // SetInfo changes info keys (MPI_Win_set_info): no_locks,
 // accumulate_ordering and accumulate_ops; the others only at creation.
-func (win *Win) SetInfo(info Info) error {
+func (win *Win) SetInfo(info compat.Info) error {
 	s := win.set
 	if err := s.apply(info, false); err != nil {
 		return err
@@ -452,19 +476,19 @@ func (win *Win) SetInfo(info Info) error {
 // ProcNull gives the lowest rank with a non-empty part.
 func (win *Win) SharedQuery(rank int) ([]byte, int, int, error) {
 	if win.flavor != FlavorShared {
-		return nil, 0, 0, errorf(ClassRMAFlavor, "SharedQuery on a %v window", win.flavor)
+		return nil, 0, 0, errorf(compat.ClassRMAFlavor, "SharedQuery on a %v window", win.flavor)
 	}
 	if err := win.alive(); err != nil {
 		return nil, 0, 0, err
 	}
-	if rank == ProcNull {
+	if rank == compat.ProcNull {
 		rank = 0
 		for rank < win.n-1 && win.segs[rank].size == 0 {
 			rank++
 		}
 	}
 	if rank < 0 || rank >= win.n {
-		return nil, 0, 0, errorf(ClassRank, "rank %d of %d", rank, win.n)
+		return nil, 0, 0, errorf(compat.ClassRank, "rank %d of %d", rank, win.n)
 	}
 	s := win.segs[rank]
 	m := s.mem.mapped
@@ -472,11 +496,48 @@ func (win *Win) SharedQuery(rank int) ([]byte, int, int, error) {
 }
 
 // SharedSlice is SharedQuery with the memory as elements of T.
-func SharedSlice[T Elem](win *Win, rank int) ([]T, error) {
+func SharedSlice[T compat.Elem](win *Win, rank int) ([]T, error) {
 	b, _, _, err := win.SharedQuery(rank)
 	if err != nil || len(b) == 0 {
 		return nil, err
 	}
 	sz := int(unsafe.Sizeof(*new(T)))
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/sz), nil
+}
+
+// Memory returns the memory of an allocate-flavor window as a symmetric
+// object: the stage 2 -> 3 seam. Every rank's window memory starts at the
+// same offset of its PE's heap, so a stream or a kernel can put into and
+// signal any rank's part directly (shmem.Put, streams.PutOnStream, ...,
+// naming the rank's world PE, PE(rank)). The object is as long as the
+// largest rank's window; a rank's own part is its first Size() bytes.
+// RMA through the object bypasses the window's epochs: order it against
+// window operations with the window's synchronization calls (Fence,
+// Flush, Unlock) on the one side and the stream's (Quiet, a wait) on the
+// other. Other flavors fail with ErrRMAFlavor (their memory is not
+// symmetric: the caller's for Create and dynamic windows, one block for a
+// shared window).
+func (win *Win) Memory() (shmem.Sym[byte], error) {
+	if err := win.check(); err != nil {
+		return shmem.Sym[byte]{}, err
+	}
+	if win.flavor != FlavorAllocate {
+		return shmem.Sym[byte]{}, errorf(compat.ClassRMAFlavor, "Memory of a %v window: only allocate windows have symmetric memory", win.flavor)
+	}
+	largest := 0
+	for _, s := range win.segs {
+		largest = max(largest, s.size)
+	}
+	return win.data.Slice(0, largest), nil
+}
+
+// MemoryOf is Win.Memory typed as elements of T (the window's memory must
+// be a whole number of them, which AllocateOf guarantees).
+func MemoryOf[T compat.Elem](win *Win) (shmem.Sym[T], error) {
+	m, err := win.Memory()
+	if err != nil {
+		return shmem.Sym[T]{}, err
+	}
+	s, err := shmem.View[T](m)
+	return s, wrap(err, "window memory as %v", mpitype.Of[T]())
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/petest"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
@@ -19,7 +20,7 @@ func TestAttributes(t *testing.T) {
 		me, np := w.MyPE(), w.NPEs()
 		// PE r: 16*(r+1) bytes, disp unit 4 on even PEs and 8 on odd ones.
 		unit := 4 + 4*(me%2)
-		win, err := windows.Allocate(w, 16*(me+1), unit, windows.Info{windows.InfoAccumulateOrdering: "none"})
+		win, err := windows.Allocate(commOf(t, w), 16*(me+1), unit, compat.Info{windows.InfoAccumulateOrdering: "none"})
 		require.NoError(t, err)
 		assert.Equal(t, windows.FlavorAllocate, win.Flavor())
 		assert.Equal(t, windows.Unified, win.Model())
@@ -43,8 +44,8 @@ func TestAttributes(t *testing.T) {
 		require.NoError(t, win.LockAll(0))
 		for r := range np {
 			last := (16*(r+1) - 4) / (4 + 4*(r%2))
-			require.NoError(t, windows.Accumulate(win, []int32{int32(me + 1)}, r, last, windows.OpSum), "rank %d", r)
-			require.ErrorIs(t, windows.Put(win, []int64{1}, r, last+1), windows.ErrRMARange)
+			require.NoError(t, windows.Accumulate(win, []int32{int32(me + 1)}, r, last, compat.OpSum), "rank %d", r)
+			require.ErrorIs(t, windows.Put(win, []int64{1}, r, last+1), compat.ErrRMARange)
 		}
 		require.NoError(t, win.UnlockAll())
 		require.NoError(t, w.BarrierAll())
@@ -60,10 +61,10 @@ func TestAttributes(t *testing.T) {
 		if me%2 == 1 {
 			zs = 8
 		}
-		zw, err := windows.Allocate(w, zs, 1, nil)
+		zw, err := windows.Allocate(commOf(t, w), zs, 1, nil)
 		require.NoError(t, err)
 		require.NoError(t, zw.LockAll(0))
-		require.ErrorIs(t, windows.Put(zw, []byte{1}, 0, 0), windows.ErrRMARange)
+		require.ErrorIs(t, windows.Put(zw, []byte{1}, 0, 0), compat.ErrRMARange)
 		require.NoError(t, windows.Put(zw, []byte{}, 0, 0))
 		require.NoError(t, windows.Put(zw, []byte{1}, 1, 7))
 		require.NoError(t, zw.UnlockAll())
@@ -71,7 +72,7 @@ func TestAttributes(t *testing.T) {
 
 		// Create: the caller's buffer is the base; separate model.
 		buf := make([]float32, 6)
-		cw, err := windows.Create(w, buf, 4, nil)
+		cw, err := windows.Create(commOf(t, w), buf, 4, nil)
 		require.NoError(t, err)
 		assert.Equal(t, windows.FlavorCreate, cw.Flavor())
 		assert.Equal(t, windows.Separate, cw.Model())
@@ -88,7 +89,7 @@ func TestSharedWindow(t *testing.T) {
 	petest.Run(t, 4, func(t *petest.T, w *shmem.World) {
 		me, np := w.MyPE(), w.NPEs()
 		for _, noncontig := range []bool{false, true} {
-			info := windows.Info{}
+			info := compat.Info{}
 			if noncontig && me == 1 {
 				// One PE asking is enough: the layout is the same everywhere.
 				info[windows.InfoAllocSharedNoncont] = "true"
@@ -97,7 +98,7 @@ func TestSharedWindow(t *testing.T) {
 			if me == 0 {
 				size = 0
 			}
-			win, err := windows.AllocateShared(w, size, 8, info)
+			win, err := windows.AllocateShared(commOf(t, w), size, 8, info)
 			require.NoError(t, err)
 			assert.Equal(t, windows.FlavorShared, win.Flavor())
 			assert.Equal(t, strconv.FormatBool(noncontig), win.Info()[windows.InfoAllocSharedNoncont])
@@ -119,12 +120,12 @@ func TestSharedWindow(t *testing.T) {
 						"rank %d's part follows rank %d's", r, r-1)
 				}
 			}
-			b, sz, _, err := win.SharedQuery(windows.ProcNull)
+			b, sz, _, err := win.SharedQuery(compat.ProcNull)
 			require.NoError(t, err)
 			assert.Equal(t, 16, sz, "ProcNull: the first non-empty part")
 			assert.Len(t, b, 16)
 			_, _, _, err = win.SharedQuery(np)
-			require.ErrorIs(t, err, windows.ErrRank)
+			require.ErrorIs(t, err, compat.ErrRank)
 
 			// Stores into the right neighbour's part, read back by RMA and
 			// by the owner.

@@ -1,53 +1,59 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/windows"
 )
 
 // Stage 2: halo rows move by one-sided puts into the neighbours' windows.
-// Both buffers of the block live in one window (MPI_Win_allocate), buffer k
-// at displacement k*BlockLen; a rank puts its edge rows straight into its
+// Both buffers of the block live in one window (MPI_Win_allocate) over the
+// communicator, buffer k at displacement k*stride, where stride is the
+// largest block's length (rank 0's), the same on every rank so that
+// stages 3 and 4 can use the window's memory as a symmetric object; a rank
+// puts its edge rows straight into its
 // neighbours' halo rows, synchronized by MPI_Win_fence (-sync fence) or by
 // post/start/complete/wait with just the neighbours (-sync pscw). The
 // residual still goes through MPI_Allreduce.
 func init() { stages[2] = stage{"MPI-3 RMA windows: Put + Fence or PSCW", stage2} }
 
 func stage2(c *compat.Comm, p Problem, o Options) (Result, error) {
-	if c.Size() != c.World().NPEs() {
-		return Result{}, fmt.Errorf("jacobi stage 2: windows span the world; run it on CommWorld")
-	}
 	me, size := c.Rank(), c.Size()
-	blen := BlockLen(p, me, size)
-	win, mem, err := windows.AllocateOf[float64](c.World(), 2*blen, nil)
+	blen, stride := BlockLen(p, me, size), BlockLen(p, 0, size)
+	win, mem, err := windows.AllocateOf[float64](c, 2*stride, nil)
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := sweep2(c, win, p, o, [2][]float64{mem[:blen], mem[blen:]})
+	res, err := sweep2(c, win, p, o, stride, [2][]float64{mem[:blen], mem[stride : stride+blen]})
 	if ferr := win.Free(); err == nil {
 		err = ferr
 	}
 	return res, err
 }
 
-func sweep2(c *compat.Comm, win *windows.Win, p Problem, o Options, bufs [2][]float64) (Result, error) {
+func sweep2(c *compat.Comm, win *windows.Win, p Problem, o Options, stride int, bufs [2][]float64) (Result, error) {
 	b, err := NewBlock(p, c.Rank(), c.Size(), bufs)
 	if err != nil {
 		return Result{}, err
 	}
 	n, last := p.N, b.Rows()
-	var neighbours windows.Group
+	var ranks []int
 	for _, r := range []int{b.Up(), b.Down()} {
 		if r >= 0 {
-			neighbours = append(neighbours, r)
+			ranks = append(ranks, r)
 		}
 	}
+	g, err := c.Group()
+	if err != nil {
+		return Result{}, err
+	}
+	neighbours, err := g.Incl(ranks) // MPI_Group_incl, made once
+	if err != nil {
+		return Result{}, err
+	}
 	// Where a neighbour's halo rows are in its window: its buffer k starts
-	// at k times its block length.
+	// at k times the stride.
 	halo := func(r, k int, below bool) int {
-		d := k * BlockLen(p, r, b.Size)
+		d := k * stride
 		if below {
 			lo, hi := rows(p, r, b.Size)
 			d += (hi - lo + 1) * n

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/gshmem/gshmem/kernels"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/streams"
+	"github.com/gshmem/gshmem/windows"
 )
 
 // Stage 3: every sweep is issued on a stream and the host thread issues
@@ -19,14 +21,18 @@ import (
 // on-stream reduction (MAX) across the PEs.
 func init() { stages[3] = stage{"stream-ordered put-with-signal + wait (streams)", stage3} }
 
-// symGrid is a Block whose two buffers live in the symmetric heap, so that
-// neighbours can put into its halo rows, with the signal words that say a
-// halo row has arrived.
+// symGrid is a Block whose two buffers live in the memory of stage 2's
+// window (windows.AllocateOf, then Win.Memory: the same object stage 2
+// puts into with windows.Put), so that neighbours can put into its halo
+// rows on a stream, with the signal words that say a halo row has arrived.
 type symGrid struct {
 	*Block
+	c      *compat.Comm
 	w      *shmem.World
+	win    *windows.Win
 	mem    shmem.Sym[float64] // buffer k at k*stride
 	stride int                // elements per buffer: the largest block's length
+	words  shmem.Sym[byte]    // sig, lres and gres
 	sig    shmem.Sym[uint64]  // [0]: upper halo in, [1]: lower halo in (value: sweep+1)
 	lres   shmem.Sym[float64] // this PE's residual of the sweep
 	gres   shmem.Sym[float64] // the residual across PEs
@@ -35,38 +41,46 @@ type symGrid struct {
 func newSymGrid(c *compat.Comm, p Problem, stageName string) (*symGrid, error) {
 	w := c.World()
 	if c.Size() != w.NPEs() {
-		return nil, fmt.Errorf("jacobi %s: the symmetric heap spans the world; run it on CommWorld", stageName)
+		// The residual is a reduction on the world team.
+		return nil, fmt.Errorf("jacobi %s: the on-stream reduction spans the world; run it on CommWorld", stageName)
 	}
-	g := &symGrid{w: w, stride: BlockLen(p, 0, c.Size())} // rank 0's block is the largest
+	g := &symGrid{c: c, w: w, stride: BlockLen(p, 0, c.Size())} // rank 0's block is the largest
 	var err error
-	if g.mem, err = shmem.Calloc[float64](w, 2*g.stride); err != nil {
+	// Stage 2's window, whose memory becomes the stream's put target.
+	if g.win, _, err = windows.AllocateOf[float64](c, 2*g.stride, nil); err != nil {
 		return nil, err
 	}
-	if g.sig, err = shmem.Calloc[uint64](w, 2); err != nil {
-		return nil, err
+	if g.mem, err = windows.MemoryOf[float64](g.win); err != nil {
+		return nil, errors.Join(err, g.win.Free())
 	}
-	if g.lres, err = shmem.Calloc[float64](w, 1); err != nil {
-		return nil, err
+	// The signal words and residuals: 2 + 1 + 1 words of symmetric memory.
+	words, err := c.AllocSymmetric(4 * 8)
+	if err != nil {
+		return nil, errors.Join(err, g.win.Free())
 	}
-	if g.gres, err = shmem.Calloc[float64](w, 1); err != nil {
-		return nil, err
+	g.words = words
+	if g.sig, err = shmem.View[uint64](words.Slice(0, 16)); err == nil {
+		if g.lres, err = shmem.View[float64](words.Slice(16, 24)); err == nil {
+			g.gres, err = shmem.View[float64](words.Slice(24, 32))
+		}
+	}
+	if err != nil {
+		return nil, errors.Join(err, g.free())
 	}
 	blen := BlockLen(p, c.Rank(), c.Size())
 	m := g.mem.Local()
 	if g.Block, err = NewBlock(p, c.Rank(), c.Size(), [2][]float64{m[:blen], m[g.stride : g.stride+blen]}); err != nil {
-		return nil, err
+		return nil, errors.Join(err, g.free())
 	}
-	return g, w.BarrierAll() // every PE's halos are initialized before anyone puts
+	return g, c.Barrier() // every PE's halos are initialized before anyone puts
 }
 
 func (g *symGrid) free() error {
-	for _, err := range []error{shmem.Free(g.gres), shmem.Free(g.lres), shmem.Free(g.sig), shmem.Free(g.mem)} {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return errors.Join(g.c.FreeSymmetric(g.words), g.win.Free())
 }
+
+// pe is the world PE of rank r, which shmem and streams calls name.
+func (g *symGrid) pe(r int) int { return g.win.PE(r) }
 
 // upperHalo and lowerHalo are the halo rows of buffer k of rank r, as
 // symmetric objects (the same offsets on every PE, used as put targets).
@@ -135,10 +149,10 @@ func sweep3(c *compat.Comm, g *symGrid) (Result, error) {
 		// above, my last row into the upper halo of the rank below, each
 		// with its signal; then wait for my own two halos.
 		if up := g.Up(); up >= 0 {
-			streams.PutSignalOnStream(s, g.lowerHalo(up, k), g.Row(k, 1), g.sig.At(1), v, shmem.SignalSet, up)
+			streams.PutSignalOnStream(s, g.lowerHalo(up, k), g.Row(k, 1), g.sig.At(1), v, shmem.SignalSet, g.pe(up))
 		}
 		if down := g.Down(); down >= 0 {
-			streams.PutSignalOnStream(s, g.upperHalo(k), g.Row(k, last), g.sig.At(0), v, shmem.SignalSet, down)
+			streams.PutSignalOnStream(s, g.upperHalo(k), g.Row(k, last), g.sig.At(0), v, shmem.SignalSet, g.pe(down))
 		}
 		if g.Up() >= 0 {
 			streams.SignalWaitUntilOnStream(s, g.sig.At(0), shmem.CmpGE, v)

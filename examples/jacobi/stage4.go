@@ -44,10 +44,10 @@ func sweep4(c *compat.Comm, g *symGrid) (Result, error) {
 		for it := range g.P.Iters {
 			v := uint64(it + 1)
 			if first && up >= 0 {
-				kernels.PutSignal(t.Block(), g.lowerHalo(up, k), g.Row(k, 1), g.sig.At(1), v, shmem.SignalSet, up)
+				kernels.PutSignal(t.Block(), g.lowerHalo(up, k), g.Row(k, 1), g.sig.At(1), v, shmem.SignalSet, g.pe(up))
 			}
 			if lastBlock && down >= 0 {
-				kernels.PutSignal(t.Block(), g.upperHalo(k), g.Row(k, last), g.sig.At(0), v, shmem.SignalSet, down)
+				kernels.PutSignal(t.Block(), g.upperHalo(k), g.Row(k, last), g.sig.At(0), v, shmem.SignalSet, g.pe(down))
 			}
 			if first && up >= 0 {
 				kernels.SignalWaitUntil(t.Block(), g.sig.At(0), shmem.CmpGE, v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
 )
@@ -240,7 +241,7 @@ func winAcc[T number](ctx context.Context, w *shmem.World, cfg Config) (rows []R
 	rows, err = winSweep(ctx, w, cfg, "win_acc_latency", Latency, bw, mode, sizes, winStep{
 		perEpoch: 1,
 		ops: func(_, size, _ int) error {
-			return windows.Accumulate(bw.Win, one[:size/esz], 1, disp, windows.OpSum)
+			return windows.Accumulate(bw.Win, one[:size/esz], 1, disp, compat.OpSum)
 		},
 	})
 	return tagWin(rows, cfg, cfg.Datatype), err
@@ -261,7 +262,7 @@ func winFop[T number](ctx context.Context, w *shmem.World, cfg Config) (rows []R
 	rows, err = winSweep(ctx, w, cfg, "win_fop_latency", Latency, bw, mode, []int{esz}, winStep{
 		perEpoch: 1,
 		ops: func(int, int, int) error {
-			_, err := windows.FetchAndOp(bw.Win, T(1), 1, disp, windows.OpSum)
+			_, err := windows.FetchAndOp(bw.Win, T(1), 1, disp, compat.OpSum)
 			return err
 		},
 	})
