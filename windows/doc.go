@@ -7,15 +7,20 @@
 //
 // # A walk-through
 //
-// A window spans every PE of a shmem.World; a rank is a PE number. Create
-// one collectively, in one of four flavors:
+// A window spans the ranks of a compat communicator, as in MPI, and every
+// rank in its calls is a rank of that communicator. The MPI vocabulary is
+// compat's (Datatype, Op, Group, Request, Info, Status, error classes): one
+// type each for stages 1 and 2. Create a window collectively over any
+// *compat.Comm, in one of four flavors:
 //
-//	win, err := windows.Allocate(w, nbytes, dispUnit, nil)      // MPI_Win_allocate
-//	win, buf, err := windows.AllocateOf[float64](w, n, nil)       // same, typed: disp unit 8
-//	win, err := windows.AllocateShared(w, nbytes, dispUnit, nil) // + win.SharedQuery(rank)
-//	win, err := windows.Create(w, mySlice, dispUnit, nil)        // MPI_Win_create
-//	win, err := windows.CreateDynamic(w, nil)                    // + Attach/Detach
-//	defer win.Free()                                             // collective
+//	env, err := compat.New(w)    // or compat.Init: MPI_Init
+//	comm := env.CommWorld()      // or a Split, Dup or Create of it
+//	win, err := windows.Allocate(comm, nbytes, dispUnit, nil)      // MPI_Win_allocate
+//	win, buf, err := windows.AllocateOf[float64](comm, n, nil)       // same, typed: disp unit 8
+//	win, err := windows.AllocateShared(comm, nbytes, dispUnit, nil) // + win.SharedQuery(rank)
+//	win, err := windows.Create(comm, mySlice, dispUnit, nil)        // MPI_Win_create
+//	win, err := windows.CreateDynamic(comm, nil)                    // + Attach/Detach
+//	defer win.Free()                                                // collective
 //
 // Sizes and displacement units may differ between PEs. Operations name a
 // target rank and a displacement in the target's unit; the element type
@@ -23,19 +28,19 @@
 //
 //	windows.Put(win, src, target, disp)                     // MPI_Put
 //	windows.Get(win, dst, target, disp)                     // MPI_Get
-//	windows.Accumulate(win, src, target, disp, windows.OpSum)
-//	windows.GetAccumulate(win, src, result, target, disp, windows.OpMax)
-//	old, err := windows.FetchAndOp(win, int64(1), target, disp, windows.OpSum)
+//	windows.Accumulate(win, src, target, disp, compat.OpSum)
+//	windows.GetAccumulate(win, src, result, target, disp, compat.OpMax)
+//	old, err := windows.FetchAndOp(win, int64(1), target, disp, compat.OpSum)
 //	old, err := windows.CompareAndSwap(win, cmp, val, target, disp)
-//	req, err := windows.Rput(win, src, target, disp); req.Wait()
+//	req, err := windows.Rput(win, src, target, disp); req.Wait() // a *compat.Request
 //
 // Use typed values where Go would otherwise infer int: CompareAndSwap[int32]
 // or int32(...) arguments, since the element type decides how many bytes
 // are touched. The *Typed forms take MPI-style (count, Datatype) pairs for
 // the origin and the target, with Vector and Contiguous layouts:
 //
-//	col := windows.Vector(n, 1, n, windows.Float64) // a column of an n x n matrix
-//	windows.PutTyped(win, row, n, windows.Float64, target, 0, 1, col)
+//	col := compat.Vector(n, 1, n, compat.Float64) // a column of an n x n matrix
+//	windows.PutTyped(win, row, n, compat.Float64, target, 0, 1, col)
 //
 // Every operation belongs to an epoch. Active target, collective:
 //
@@ -45,8 +50,11 @@
 //
 // Active target, between groups of ranks:
 //
-//	win.Post(windows.Group{left}, 0)   // expose my window to left
-//	win.Start(windows.Group{right}, 0) // access right's window
+//	g, err := win.Group()              // MPI_Win_get_group: a *compat.Group
+//	left, err := g.Incl([]int{l})      // made once, reused every epoch
+//	right, err := g.Incl([]int{r})
+//	win.Post(left, 0)                  // expose my window to left
+//	win.Start(right, 0)                // access right's window
 //	windows.Put(win, src, right, 0)
 //	win.Complete()                     // my operations are done
 //	win.Wait()                         // left's operations into my window are done
@@ -87,8 +95,8 @@
 //
 // # Errors
 //
-// Every error is an *Error carrying an MPI error class; test it with
-// errors.Is against the class sentinels: ErrRMASync (an operation outside
+// Every error is a *compat.Error carrying an MPI error class; test it with
+// errors.Is against compat's class sentinels: ErrRMASync (an operation outside
 // an epoch, Unlock without Lock, Complete without Start, Fence inside a
 // lock epoch, Free with an epoch open anywhere), ErrRMARange (a
 // displacement past the target's window or into memory it has not
@@ -99,6 +107,12 @@
 // failing call writes nothing; nothing is ever written outside the
 // target's window. Collective calls (creation, Free, Fence) fail on every
 // PE together when one PE's arguments or state are wrong.
+//
+// # The stage 2 -> 3 seam
+//
+// An allocate window's memory is symmetric: Win.Memory (MemoryOf[T]) hands
+// it out as a shmem.Sym at the same offset on every rank, which streams and
+// kernels put into and signal directly, naming a rank's PE with Win.PE.
 //
 // # Performance tests
 //
