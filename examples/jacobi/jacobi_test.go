@@ -115,3 +115,32 @@ func TestCommandLine(t *testing.T) {
 		require.Equal(t, want.Line(1), "stage=1"+l, "stage %d", stageNumbers()[i])
 	}
 }
+
+// TestStagesOnSubCommunicators: the halves of 4 PEs solve two problems at
+// once, stages 1 and 2 on a communicator of two (stage 2's windows over the
+// sub-communicator).
+func TestStagesOnSubCommunicators(t *testing.T) {
+	probs := []Problem{{N: 33, Iters: 40}, {N: 41, Iters: 30}}
+	var wants [2]Result
+	for i, p := range probs {
+		var err error
+		wants[i], err = Solve(p)
+		require.NoError(t, err)
+	}
+	petest.Run(t, 4, func(t *petest.T, w *shmem.World) {
+		env, err := compat.New(w)
+		require.NoError(t, err)
+		h := w.MyPE() / 2
+		half, err := env.CommWorld().Split(h, 0)
+		require.NoError(t, err)
+		for _, s := range []int{1, 2} {
+			for _, sync := range []string{"fence", "pscw"} {
+				got, err := Run(half, s, probs[h], Options{Sync: sync})
+				require.NoError(t, err, "stage %d %s", s, sync)
+				require.Equal(t, wants[h].Line(s), got.Line(s), "half %d, stage %d (%s)", h, s, sync)
+			}
+		}
+		require.NoError(t, half.Free())
+		require.NoError(t, env.Finalize())
+	})
+}
