@@ -120,6 +120,9 @@ func (g *Gate) Admit(c net.Conn) (*Pending, error) {
 	return p, nil
 }
 
+// Pending is how many connections hold a slot now.
+func (g *Gate) Pending() int { return len(g.slots) }
+
 // MaxRead is the most bytes any connection made this listener read before
 // it was admitted or refused: what an outsider can cost it.
 func (g *Gate) MaxRead() int64 { return g.maxRead.Load() }

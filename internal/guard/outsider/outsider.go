@@ -90,10 +90,11 @@ func Connect(t testing.TB, network, addr string, payload []byte) (reply []byte, 
 	if rest, ok := strings.CutPrefix(line, "dial: "); ok {
 		return nil, rest
 	}
-	rest, ok := strings.CutPrefix(line, "reply ")
-	if !ok && line != "reply" {
+	rest, ok := strings.CutPrefix(line+" ", "reply ")
+	if !ok {
 		t.Fatalf("outsider: unexpected output %q", line)
 	}
+	rest = strings.TrimSpace(rest)
 	reply, err = hex.DecodeString(rest)
 	if err != nil {
 		t.Fatalf("outsider: %v", err)
