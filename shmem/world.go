@@ -99,7 +99,10 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	setup, cancelSetup := context.WithTimeout(ctx, o.BootstrapTimeout)
 	defer cancelSetup()
 	secret := []byte(os.Getenv("GSHMEM_JOB_SECRET"))
-	boot, why, err := bootstrap.Open(setup, bootstrap.Config{Name: o.Bootstrap, Addr: o.BootstrapAddr, Secret: secret}, os.Getenv)
+	tl := logrus.New()
+	tl.SetLevel(logrus.ErrorLevel)
+	boot, why, err := bootstrap.Open(setup, bootstrap.Config{Name: o.Bootstrap, Addr: o.BootstrapAddr, Secret: secret,
+		Logf: tl.WithField("pe", 0).Errorf}, os.Getenv) // only rank 0 of the env bootstrap logs
 	if err != nil {
 		if errors.Is(err, bootstrap.ErrUnknown) {
 			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
@@ -108,8 +111,6 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	}
 	host, _ := os.Hostname()
 	nodeID := strings.NewReplacer("%r", strconv.Itoa(boot.Rank()), "%h", host).Replace(o.NodeID)
-	tl := logrus.New()
-	tl.SetLevel(logrus.ErrorLevel)
 	job, err := transport.Connect(setup, transport.Config{
 		Rank: boot.Rank(), Size: boot.Size(), HeapSize: o.SymmetricSize, Allgather: boot.Allgather,
 		NodeID: nodeID, Secret: secret, TCPAddr: o.TCPAddr, PeerTimeout: o.PeerTimeout,
