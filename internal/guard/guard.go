@@ -11,10 +11,12 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -176,4 +178,19 @@ func (p *Pending) Done(authenticated bool) {
 			_ = p.Conn.SetDeadline(time.Time{})
 		}
 	})
+}
+
+// NoHello says why a hello did not arrive, in words that do not vary by
+// connection (no addresses), so that refusal summaries group them.
+func NoHello(err error) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return "no hello in time"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+		return "hung up before its hello"
+	case errors.Is(err, net.ErrClosed):
+		return "dropped while the listener closed"
+	}
+	return "no hello: the connection failed"
 }

@@ -1,7 +1,9 @@
 package guard
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -124,4 +126,10 @@ func TestGateBoundsPendingConnections(t *testing.T) {
 	p3.Done(false)
 	_, err = g.Admit(conns[0])
 	require.ErrorIs(t, err, net.ErrClosed)
+}
+
+func TestNoHello(t *testing.T) {
+	assert.Equal(t, "no hello in time", NoHello(os.ErrDeadlineExceeded))
+	assert.Equal(t, "hung up before its hello", NoHello(fmt.Errorf("read: %w", io.EOF)))
+	assert.Equal(t, "no hello: the connection failed", NoHello(errors.New("read tcp 1.2.3.4:5->6.7.8.9:10: odd")))
 }

@@ -7,11 +7,9 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/gshmem/gshmem/internal/guard"
@@ -284,19 +282,11 @@ func (b *envBoot) admit(c *guard.Pending, claim func(uint32, *rdvConn) bool) (in
 	return int(h.rank), nil
 }
 
-// noHello names why a hello did not come in words that do not vary by
-// connection, so that refusal summaries group them.
 func noHello(err error) error {
-	var ne net.Error
-	switch {
-	case errors.As(err, &ne) && ne.Timeout():
-		return fmt.Errorf("no hello within %v", envHelloTimeout)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
-		return errors.New("hung up before its hello")
-	case errors.Is(err, ErrRendezvous):
-		return err
+	if errors.Is(err, ErrRendezvous) {
+		return err // says what was wrong with the frame
 	}
-	return errors.New("no hello: the connection failed")
+	return errors.New(guard.NoHello(err))
 }
 
 func encodeU32(v uint32) []byte {
