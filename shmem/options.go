@@ -93,7 +93,7 @@ var Settings = []Setting{
 	{"GSHMEM_PEER_TIMEOUT", "5s", "a remote peer silent this long (no heartbeat) is lost"},
 	{"GSHMEM_BOOTSTRAP_TIMEOUT", "60s", "bound on every setup wait (Go duration, or seconds)"},
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
-	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host"},
+	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host; mode 0600, symlinks refused"},
 	{"GSHMEM_SPIN", "4096", "polls before a wait sleeps on its futex (64 when a node's PEs outnumber its CPUs; compat's point-to-point waits: 65536 in a process PE with a CPU of its own, else 4000)"},
 	{"GSHMEM_BIND", "oversubscribed", "auto: pin local rank r to the r-th CPU the process may use (round-robin), as mpirun --bind-to core; oversubscribed: the same, only when the node's PEs outnumber those CPUs; none: let the scheduler place PEs"},
 	{"GSHMEM_RANK", "", "set by gshmem run: this PE's number (with GSHMEM_NPES, also a rank source for the env bootstrap)"},
@@ -102,7 +102,7 @@ var Settings = []Setting{
 	{"GSHMEM_LOCAL_SIZE", "", "set by gshmem run: the number of PEs on the node"},
 	{"GSHMEM_LOCAL_ADDR", "", "set by gshmem run: the launcher's abstract unix socket"},
 	{"GSHMEM_JOB_ID", "", "set by gshmem run: the job's random id"},
-	{"GSHMEM_JOB_SECRET", "", "the job's secret, keying tcp and env-rendezvous authentication (set by gshmem run; else PE 0 draws one); never printed"},
+	{"GSHMEM_JOB_SECRET", "", "the job's secret, keying tcp and env-rendezvous authentication (set by gshmem run; required by the env bootstrap, >= 16 characters; under PMI PE 0 draws one); never printed"},
 }
 
 const (

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"golang.org/x/sys/unix"
 
 	"github.com/gshmem/gshmem/shmem/internal/bootstrap"
 	"github.com/gshmem/gshmem/shmem/internal/doorbell"
@@ -99,7 +100,10 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	setup, cancelSetup := context.WithTimeout(ctx, o.BootstrapTimeout)
 	defer cancelSetup()
 	secret := []byte(os.Getenv("GSHMEM_JOB_SECRET"))
-	boot, why, err := bootstrap.Open(setup, bootstrap.Config{Name: o.Bootstrap, Addr: o.BootstrapAddr, Secret: secret}, os.Getenv)
+	tl := logrus.New()
+	tl.SetLevel(logrus.ErrorLevel)
+	boot, why, err := bootstrap.Open(setup, bootstrap.Config{Name: o.Bootstrap, Addr: o.BootstrapAddr, Secret: secret,
+		Logf: tl.WithField("pe", 0).Errorf}, os.Getenv) // only rank 0 of the env bootstrap logs
 	if err != nil {
 		if errors.Is(err, bootstrap.ErrUnknown) {
 			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
@@ -108,8 +112,6 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	}
 	host, _ := os.Hostname()
 	nodeID := strings.NewReplacer("%r", strconv.Itoa(boot.Rank()), "%h", host).Replace(o.NodeID)
-	tl := logrus.New()
-	tl.SetLevel(logrus.ErrorLevel)
 	job, err := transport.Connect(setup, transport.Config{
 		Rank: boot.Rank(), Size: boot.Size(), HeapSize: o.SymmetricSize, Allgather: boot.Allgather,
 		NodeID: nodeID, Secret: secret, TCPAddr: o.TCPAddr, PeerTimeout: o.PeerTimeout,
@@ -198,15 +200,30 @@ func (w *World) setupLog() error {
 	if f := w.opts.DebugFile; f != "" {
 		host, _ := os.Hostname()
 		name := strings.NewReplacer("%p", strconv.Itoa(os.Getpid()), "%r", strconv.Itoa(w.pe), "%h", host).Replace(f)
-		fh, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		fh, err := openDebugFile(name)
 		if err != nil {
-			return fmt.Errorf("shmem: GSHMEM_DEBUG_FILE: %w", err)
+			return err
 		}
 		w.logFile = fh
 		l.SetOutput(fh)
 	}
 	w.log = l.WithField("pe", w.pe)
 	return nil
+}
+
+// openDebugFile opens the log for appending. The name is often in a shared
+// directory such as /tmp, so a symlink planted there by another user is
+// refused rather than followed, and a new file is readable by its owner
+// only: the log names addresses and sockets of the job.
+func openDebugFile(name string) (*os.File, error) {
+	fd, err := unix.Open(name, unix.O_CREAT|unix.O_WRONLY|unix.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			return nil, fmt.Errorf("%w: GSHMEM_DEBUG_FILE=%s is a symbolic link; it is not followed (name the file itself)", ErrInvalid, name)
+		}
+		return nil, fmt.Errorf("%w: GSHMEM_DEBUG_FILE=%s: %w", ErrInvalid, name, err)
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 // check returns why the World cannot wait any longer, or nil.

@@ -188,9 +188,18 @@ func TestLaunchMpirunEnv(t *testing.T) {
 	_, job := jobBins(t)
 	base := []string{"--allow-run-as-root", "--oversubscribe", "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"}
 	addr := freeLoopbackPort(t)
-	args := append(append([]string{}, base...), "-np", "4", "-x", "GSHMEM_BOOTSTRAP_ADDR="+addr, job)
-	out, code := run(t, 2*time.Minute, nil, "mpirun.openmpi", args...)
+	// The secret travels as README says: exported, then passed by name.
+	secret := []string{"GSHMEM_JOB_SECRET=" + strings.Repeat("5e", 16)}
+	args := append(append([]string{}, base...), "-np", "4", "-x", "GSHMEM_BOOTSTRAP_ADDR="+addr, "-x", "GSHMEM_JOB_SECRET", job)
+	out, code := run(t, 2*time.Minute, secret, "mpirun.openmpi", args...)
 	checkJob(t, out, code, 4, 1, "env")
+
+	// Without a secret the job does not start, and says how to get one.
+	args = append(append([]string{}, base...), "-np", "2", "-x", "GSHMEM_BOOTSTRAP_ADDR="+freeLoopbackPort(t), job)
+	out, code = run(t, 2*time.Minute, nil, "mpirun.openmpi", args...)
+	assert.NotEqual(t, 0, code, out)
+	assert.Contains(t, out, "GSHMEM_JOB_SECRET is not set", out)
+	assert.Contains(t, out, "openssl rand -hex 16", out)
 
 	// Without a rendezvous address every rank says what to do.
 	args = append(append([]string{}, base...), "-np", "2", job)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gshmem/gshmem/internal/guard/outsider"
 )
 
 // childModeVar makes the test binary act as a PE for the tests that run
@@ -17,6 +19,7 @@ import (
 const childModeVar = "GSHMEM_LAUNCHER_TEST_CHILD"
 
 func TestMain(m *testing.M) {
+	outsider.Main()
 	if mode := os.Getenv(childModeVar); mode != "" {
 		os.Exit(childMain(mode))
 	}

@@ -13,11 +13,24 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/gshmem/gshmem/internal/guard"
 )
 
-// helloTimeout bounds how long an accepted connection may stay silent, so
-// that a stray client cannot pin a goroutine for the life of the job.
-var helloTimeout = 10 * time.Second
+// Before a connection has proved it holds the job secret it is anyone's:
+// the socket is abstract, so every local user can reach it. It gets
+// helloTimeout to send its hello, one of maxPending slots, and a hello
+// frame of at most maxHello bytes (a rank and a 32-byte secret), so that
+// strangers cannot pin goroutines or make the launcher allocate.
+var helloTimeout = 3 * time.Second
+
+// refusalInterval is how often a flood of refusals is summarized.
+var refusalInterval = guard.DefaultInterval
+
+const (
+	maxPending = 64
+	maxHello   = 1 + 4 + 256
+)
 
 // AbortEvent is a PE's request for global exit.
 type AbortEvent struct {
@@ -30,12 +43,15 @@ type AbortEvent struct {
 // the PEs of one job, answers their allgathers and reports aborts. It never
 // decides that a PE failed; the launcher learns that from process exits.
 type Server struct {
-	npes   int
-	secret []byte
-	logf   func(format string, args ...any)
-	ln     net.Listener
-	aborts chan AbortEvent
-	wg     sync.WaitGroup
+	npes     int
+	secret   []byte
+	uid      uint32 // the only user whose processes may connect
+	logf     func(format string, args ...any)
+	gate     *guard.Gate
+	refusals *guard.Refusals
+	ln       net.Listener
+	aborts   chan AbortEvent
+	wg       sync.WaitGroup
 
 	mu      sync.Mutex
 	closed  bool
@@ -66,14 +82,17 @@ func NewServer(ln net.Listener, npes int, secret []byte, logf func(format string
 		logf = func(string, ...any) {}
 	}
 	return &Server{
-		npes:    npes,
-		secret:  slices.Clone(secret),
-		logf:    logf,
-		ln:      ln,
-		aborts:  make(chan AbortEvent, npes), // one per rank at most, so sends never block
-		peers:   make([]*peer, npes),
-		conns:   make(map[net.Conn]struct{}),
-		gathers: make(map[uint64]*gather),
+		npes:     npes,
+		secret:   slices.Clone(secret),
+		uid:      guard.MyUID(),
+		logf:     logf,
+		gate:     guard.NewGate(maxPending, helloTimeout),
+		refusals: guard.NewRefusals("warning: bootstrap socket", logf, refusalInterval),
+		ln:       ln,
+		aborts:   make(chan AbortEvent, npes), // one per rank at most, so sends never block
+		peers:    make([]*peer, npes),
+		conns:    make(map[net.Conn]struct{}),
+		gathers:  make(map[uint64]*gather),
 	}
 }
 
@@ -111,6 +130,17 @@ func (s *Server) Serve() error {
 	}
 }
 
+// admit runs the checks that need no data from the peer: its user, and a
+// free slot for an unauthenticated connection.
+func (s *Server) admit(conn net.Conn) (*guard.Pending, error) {
+	if _, ok := conn.(*net.UnixConn); ok {
+		if err := guard.CheckUser(conn, s.uid); err != nil {
+			return nil, err
+		}
+	}
+	return s.gate.Admit(conn)
+}
+
 // Close stops accepting, drops every connection and waits for the
 // connection goroutines.
 func (s *Server) Close() error {
@@ -126,10 +156,12 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	err := s.ln.Close()
+	s.gate.Close()
 	for _, c := range conns {
 		c.Close()
 	}
 	s.wg.Wait()
+	s.refusals.Close()
 	return err
 }
 
@@ -155,36 +187,20 @@ func (s *Server) handle(conn net.Conn) {
 		delete(s.conns, conn)
 		s.mu.Unlock()
 	}()
-	br := bufio.NewReader(conn)
-	conn.SetReadDeadline(time.Now().Add(helloTimeout))
-	typ, payload, err := ReadFrame(br)
+	pend, err := s.admit(conn)
 	if err != nil {
-		// A PE killed while dialing hangs up like this; its exit status
-		// tells the story, so only silence and garbage are reported.
-		quiet := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
-		if !quiet && !s.isClosed() {
-			s.logf("warning: refused a bootstrap connection: no hello: %v", err)
+		s.refusals.Refuse("", err.Error())
+		return
+	}
+	rank, err := s.hello(pend)
+	if err != nil {
+		pend.Done(false)
+		if err != errQuiet && !s.isClosed() {
+			s.refuse(conn, err.Error())
 		}
 		return
 	}
-	if typ != TypeHello {
-		s.refuse(conn, fmt.Sprintf("first frame has type %d, want hello", typ))
-		return
-	}
-	rank, secret, err := ParseHello(payload)
-	if err != nil {
-		s.refuse(conn, err.Error())
-		return
-	}
-	if subtle.ConstantTimeCompare(secret, s.secret) != 1 {
-		s.refuse(conn, "wrong job secret (is GSHMEM_JOB_SECRET from another job?)")
-		return
-	}
-	if rank >= uint32(s.npes) {
-		s.refuse(conn, fmt.Sprintf("rank %d out of range for %d PEs", rank, s.npes))
-		return
-	}
-	p := &peer{rank: int(rank), conn: conn, done: make(chan struct{})}
+	p := &peer{rank: int(rank), conn: pend, done: make(chan struct{})}
 	s.mu.Lock()
 	dup := s.peers[rank] != nil
 	if !dup {
@@ -192,19 +208,58 @@ func (s *Server) handle(conn net.Conn) {
 	}
 	s.mu.Unlock()
 	if dup {
+		pend.Done(false)
 		s.refuse(conn, fmt.Sprintf("rank %d is already connected", rank))
 		return
 	}
+	pend.Done(true)
 	defer close(p.done)
-	conn.SetReadDeadline(time.Time{})
 	if p.send(TypeWelcome, binary.LittleEndian.AppendUint32(nil, uint32(s.npes))) != nil {
 		return
 	}
-	s.serve(p, br)
+	s.serve(p, bufio.NewReader(conn))
+}
+
+// errQuiet is a hello that never came because the peer hung up: a PE
+// killed while dialing does that, and its exit status tells the story.
+var errQuiet = errors.New("hung up before its hello")
+
+// hello reads and checks the first frame, reading no more than maxHello
+// bytes whatever length the frame claims.
+func (s *Server) hello(pend *guard.Pending) (uint32, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(pend, hdr[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+			return 0, errQuiet
+		}
+		return 0, fmt.Errorf("no hello: %v", err)
+	}
+	n := binary.LittleEndian.Uint32(hdr[:])
+	if n == 0 || n > maxHello {
+		return 0, fmt.Errorf("a first frame of %d bytes; a hello has at most %d", n, maxHello)
+	}
+	frame := make([]byte, n)
+	if _, err := io.ReadFull(pend, frame); err != nil {
+		return 0, fmt.Errorf("no hello: %v", noEOF(err))
+	}
+	if frame[0] != TypeHello {
+		return 0, fmt.Errorf("first frame has type %d, want hello", frame[0])
+	}
+	rank, secret, err := ParseHello(frame[1:])
+	if err != nil {
+		return 0, err
+	}
+	if subtle.ConstantTimeCompare(secret, s.secret) != 1 {
+		return 0, errors.New("wrong job secret (is GSHMEM_JOB_SECRET from another job?)")
+	}
+	if rank >= uint32(s.npes) {
+		return 0, fmt.Errorf("rank %d out of range for %d PEs", rank, s.npes)
+	}
+	return rank, nil
 }
 
 func (s *Server) refuse(conn net.Conn, reason string) {
-	s.logf("warning: refused a bootstrap connection: %s", reason)
+	s.refusals.Refuse("", reason)
 	conn.SetWriteDeadline(time.Now().Add(time.Second))
 	WriteFrame(conn, TypeError, []byte(reason))
 }

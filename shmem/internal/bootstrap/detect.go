@@ -53,12 +53,12 @@ func Detect(getenv func(string) string) (name, why string, err error) {
 	case ok && getenv("GSHMEM_BOOTSTRAP_ADDR") != "":
 		return NameEnv, r.Source + " and GSHMEM_BOOTSTRAP_ADDR are set", nil
 	case ok && r.Size > 1:
-		hint := "set GSHMEM_BOOTSTRAP_ADDR=host:port (an address on rank 0's node) in every rank's environment"
+		hint := "set GSHMEM_BOOTSTRAP_ADDR=host:port (an address on rank 0's node) and GSHMEM_JOB_SECRET (e.g. $(openssl rand -hex 16)) in every rank's environment"
 		switch r.Source {
 		case "OMPI_COMM_WORLD_*":
-			hint = "Open MPI's mpirun serves only PMIx, so pass a rendezvous address: mpirun -x GSHMEM_BOOTSTRAP_ADDR=<rank 0's host>:<free port> ..."
+			hint = "Open MPI's mpirun serves only PMIx, so pass a rendezvous address and a job secret: export GSHMEM_JOB_SECRET=$(openssl rand -hex 16); mpirun -x GSHMEM_BOOTSTRAP_ADDR=<rank 0's host>:<free port> -x GSHMEM_JOB_SECRET ..."
 		case "SLURM_PROCID/SLURM_NTASKS":
-			hint = "use srun --mpi=pmi2 (PMI_FD), or set GSHMEM_BOOTSTRAP_ADDR"
+			hint = "use srun --mpi=pmi2 (PMI_FD), or set GSHMEM_BOOTSTRAP_ADDR and GSHMEM_JOB_SECRET"
 		}
 		return "", "", fmt.Errorf("%w: this process is rank %d of %d according to %s, but there is no PMI_FD, PMI_PORT or GSHMEM_BOOTSTRAP_ADDR to meet the other ranks: %s",
 			ErrNotDetected, r.Rank, r.Size, r.Source, hint)
@@ -71,6 +71,8 @@ type Config struct {
 	Name   string // GSHMEM_BOOTSTRAP; "" detects
 	Addr   string // GSHMEM_BOOTSTRAP_ADDR
 	Secret []byte // GSHMEM_JOB_SECRET, raw
+	// Logf receives warnings, such as the env rendezvous' refusals.
+	Logf func(format string, args ...any)
 }
 
 // Open joins the job with the named bootstrap, or the detected one when
@@ -103,7 +105,7 @@ func Open(ctx context.Context, c Config, getenv func(string) string) (b Bootstra
 		b, err = PMI2(ctx, getenv)
 		return b, why, err
 	case NameEnv:
-		b, err = Env(ctx, getenv, c.Addr, c.Secret)
+		b, err = Env(ctx, getenv, c)
 		return b, why, err
 	}
 	return nil, "", fmt.Errorf("%w: GSHMEM_BOOTSTRAP=%q: want local, pmi, pmi2, env or singleton (or unset, to detect)", ErrUnknown, name)

@@ -11,26 +11,25 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/gshmem/gshmem/internal/guard"
 )
 
 // Ranks is what a launcher's environment says about this process.
 type Ranks struct {
-	Rank, Size             int
-	LocalRank, LocalSize   int
-	Source                 string // the variables used, e.g. "OMPI_COMM_WORLD_*"
-	JobID                  string // the launcher's job id, when it exports one
-	localKnown, jobIDKnown bool
+	Rank, Size           int
+	LocalRank, LocalSize int
+	Source               string // the variables used, e.g. "OMPI_COMM_WORLD_*"
 }
 
 // rankSources lists the launchers' variables, most specific first.
 var rankSources = []struct {
 	source, rank, size, lrank, lsize string
-	jobid                            []string
 }{
-	{"OMPI_COMM_WORLD_*", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", []string{"OMPI_MCA_ess_base_jobid", "OMPI_MCA_orte_ess_jobid", "PMIX_NAMESPACE"}},
-	{"PMI_RANK/PMI_SIZE", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", []string{"PMI_JOBID"}},
-	{"SLURM_PROCID/SLURM_NTASKS", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "", []string{"SLURM_JOB_ID", "SLURM_STEP_ID"}},
-	{"GSHMEM_RANK/GSHMEM_NPES", "GSHMEM_RANK", "GSHMEM_NPES", "GSHMEM_LOCAL_RANK", "GSHMEM_LOCAL_SIZE", []string{"GSHMEM_JOB_ID"}},
+	{"OMPI_COMM_WORLD_*", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+	{"PMI_RANK/PMI_SIZE", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+	{"SLURM_PROCID/SLURM_NTASKS", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", ""},
+	{"GSHMEM_RANK/GSHMEM_NPES", "GSHMEM_RANK", "GSHMEM_NPES", "GSHMEM_LOCAL_RANK", "GSHMEM_LOCAL_SIZE"},
 }
 
 // RanksFromEnv reads rank and size from the first launcher whose variables
@@ -55,21 +54,12 @@ func RanksFromEnv(getenv func(string) string) (r Ranks, ok bool, err error) {
 		}
 		r.LocalRank, r.LocalSize = 0, 1
 		if lr, err := strconv.Atoi(getenv(s.lrank)); err == nil && lr >= 0 {
-			r.LocalRank, r.localKnown = lr, true
+			r.LocalRank = lr
 			r.LocalSize = lr + 1
 			if s.lsize != "" {
 				if ls, err := strconv.Atoi(getenv(s.lsize)); err == nil && ls > lr {
 					r.LocalSize = ls
 				}
-			}
-		}
-		for _, k := range s.jobid {
-			if v := getenv(k); v != "" {
-				if r.JobID != "" {
-					r.JobID += "."
-				}
-				r.JobID += v
-				r.jobIDKnown = true
 			}
 		}
 		return r, true, nil
@@ -78,12 +68,13 @@ func RanksFromEnv(getenv func(string) string) (r Ranks, ok bool, err error) {
 }
 
 // Env joins a job whose launcher only exports rank and size (Open MPI's
-// mpirun, or any other): rank 0 listens at addr (GSHMEM_BOOTSTRAP_ADDR,
+// mpirun, or any other): rank 0 listens at c.Addr (GSHMEM_BOOTSTRAP_ADDR,
 // host:port of rank 0's node), every other rank connects to it, and rank 0
-// answers the allgathers. secret (GSHMEM_JOB_SECRET) authenticates the
-// ranks; without it, the launcher's job id does, which keeps jobs apart but
-// is no secret.
-func Env(ctx context.Context, getenv func(string) string, addr string, secret []byte) (Bootstrap, error) {
+// answers the allgathers. That port is open to anyone who can reach it and
+// the job's keys travel through it, so a job of more than one rank needs
+// c.Secret (GSHMEM_JOB_SECRET), which both sides prove they hold before
+// anything else is said; without it Env fails with ErrNoSecret.
+func Env(ctx context.Context, getenv func(string) string, c Config) (Bootstrap, error) {
 	r, ok, err := RanksFromEnv(getenv)
 	if err != nil {
 		return nil, err
@@ -91,17 +82,26 @@ func Env(ctx context.Context, getenv func(string) string, addr string, secret []
 	if !ok {
 		return nil, errors.New("bootstrap: env: no rank variables found: expected OMPI_COMM_WORLD_RANK/SIZE (mpirun), PMI_RANK/PMI_SIZE, SLURM_PROCID/SLURM_NTASKS or GSHMEM_RANK/GSHMEM_NPES")
 	}
+	addr := c.Addr
 	if addr == "" {
 		return nil, fmt.Errorf("bootstrap: env: rank %d of %d (from %s) needs GSHMEM_BOOTSTRAP_ADDR=host:port, an address on rank 0's node where it can listen (for mpirun: -x GSHMEM_BOOTSTRAP_ADDR=...)", r.Rank, r.Size, r.Source)
 	}
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return nil, fmt.Errorf("bootstrap: env: GSHMEM_BOOTSTRAP_ADDR=%q is not host:port: %v", addr, err)
 	}
-	key := secret
-	if len(key) == 0 {
-		key = []byte("gshmem-env-job:" + r.JobID + ":" + addr)
+	if r.Size > 1 && len(c.Secret) < MinSecret {
+		what := "is not set"
+		if len(c.Secret) > 0 {
+			what = fmt.Sprintf("has %d characters, fewer than %d", len(c.Secret), MinSecret)
+		}
+		return nil, fmt.Errorf("%w: rank %d of %d: GSHMEM_JOB_SECRET %s. The env bootstrap meets at GSHMEM_BOOTSTRAP_ADDR=%s, a TCP port anyone who can reach it may connect to, and the job's keys pass through it, so every rank needs the same secret that only this job knows: export GSHMEM_JOB_SECRET=$(openssl rand -hex 16), then mpirun -x GSHMEM_JOB_SECRET -x GSHMEM_BOOTSTRAP_ADDR=%s ... (-x with the name alone passes the value without putting it on a command line that other users can read)",
+			ErrNoSecret, r.Rank, r.Size, what, addr, addr)
 	}
-	b := &envBoot{r: r, addr: addr, key: key}
+	logf := c.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	b := &envBoot{r: r, addr: addr, key: c.Secret, logf: logf}
 	if r.Size == 1 {
 		return b, nil
 	}
@@ -117,16 +117,35 @@ func Env(ctx context.Context, getenv func(string) string, addr string, secret []
 	return b, nil
 }
 
+// MinSecret is the shortest GSHMEM_JOB_SECRET the env bootstrap accepts:
+// `openssl rand -hex 16` gives 32 characters.
+const MinSecret = 16
+
+// ErrNoSecret is wrapped when a job of several ranks would meet over the
+// env bootstrap without a job secret.
+var ErrNoSecret = errors.New("bootstrap: env: a job secret is required")
+
+// The env rendezvous admits strangers under these bounds until the job's
+// ranks have all joined; the port is reachable from the network.
+var (
+	envHelloTimeout    = 3 * time.Second
+	envMaxPending      = 64
+	envRefusalInterval = guard.DefaultInterval
+)
+
 type envBoot struct {
 	r    Ranks
 	addr string
 	key  []byte
+	logf func(format string, args ...any)
 	seq  uint64
 
 	mu    sync.Mutex // one collective at a time
 	ln    net.Listener
 	peers []*rdvConn // root: by rank (nil for 0); client: peers[0] is the root
 	broke error
+	// maxRead is what the most talkative stranger made rank 0 read.
+	maxRead int64
 }
 
 type rdvConn struct {
@@ -145,6 +164,9 @@ func (b *envBoot) Via() string {
 	return "ranks from " + b.r.Source + ", TCP rendezvous at GSHMEM_BOOTSTRAP_ADDR=" + b.addr
 }
 
+// serve admits the other ranks. Connections are admitted concurrently,
+// each with a short deadline for its hello, so that silent or slow
+// strangers cannot keep the ranks out.
 func (b *envBoot) serve(ctx context.Context) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", b.addr)
@@ -153,71 +175,128 @@ func (b *envBoot) serve(ctx context.Context) error {
 	}
 	b.ln = ln
 	b.peers = make([]*rdvConn, b.r.Size)
+	tl := ln.(*net.TCPListener)
 	if dl, ok := ctx.Deadline(); ok {
-		_ = ln.(*net.TCPListener).SetDeadline(dl)
+		_ = tl.SetDeadline(dl)
 	}
-	stop := context.AfterFunc(ctx, func() { _ = ln.(*net.TCPListener).SetDeadline(time.Unix(1, 0)) })
+	stop := context.AfterFunc(ctx, func() { _ = tl.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
+	gate := guard.NewGate(envMaxPending, envHelloTimeout)
+	refusals := guard.NewRefusals("bootstrap: env: rank 0 at "+b.addr, b.logf, envRefusalInterval)
+	var wg sync.WaitGroup
+	defer func() {
+		gate.Close()
+		wg.Wait()
+		refusals.Close()
+		b.maxRead = gate.MaxRead()
+	}()
+	var mu sync.Mutex // guards b.peers and missing until wg.Wait
 	missing := b.r.Size - 1
-	for missing > 0 {
+	all := make(chan struct{})
+	claim := func(rank uint32, rc *rdvConn) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if rank == 0 || int(rank) >= b.r.Size || b.peers[rank] != nil {
+			return false
+		}
+		b.peers[rank] = rc
+		return true
+	}
+	for {
 		c, err := ln.Accept()
 		if err != nil {
-			return fmt.Errorf("bootstrap: env: rank 0 waiting at %s for %d of %d ranks: %w (did every rank get the same GSHMEM_BOOTSTRAP_ADDR?)", b.addr, missing, b.r.Size-1, err)
+			select {
+			case <-all:
+				_ = ln.Close()
+				return nil
+			default:
+			}
+			mu.Lock()
+			m := missing
+			mu.Unlock()
+			return fmt.Errorf("bootstrap: env: rank 0 waiting at %s for %d of %d ranks: %w (did every rank get the same GSHMEM_BOOTSTRAP_ADDR and GSHMEM_JOB_SECRET?)", b.addr, m, b.r.Size-1, err)
 		}
-		rank, err := b.admit(c)
+		pend, err := gate.Admit(c)
 		if err != nil {
+			refusals.Refuse(c.RemoteAddr().String(), err.Error())
 			_ = c.Close()
-			continue // a stray or foreign connection; keep waiting for ours
+			continue
 		}
-		b.peers[rank] = &rdvConn{c: c, br: bufio.NewReader(c)}
-		missing--
+		wg.Go(func() {
+			if _, err := b.admit(pend, claim); err != nil {
+				pend.Done(false)
+				_ = pend.Close()
+				refusals.Refuse(c.RemoteAddr().String(), err.Error())
+				return
+			}
+			pend.Done(true)
+			mu.Lock()
+			defer mu.Unlock()
+			if missing--; missing == 0 {
+				close(all)
+				_ = tl.SetDeadline(time.Unix(1, 0)) // wake Accept
+			}
+		})
 	}
-	_ = ln.Close()
-	return nil
 }
 
-// admit authenticates one connection and returns its rank.
-func (b *envBoot) admit(c net.Conn) (int, error) {
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	defer c.SetDeadline(time.Time{})
-	nonce := make([]byte, 32)
-	_, _ = rand.Read(nonce)
+// admit authenticates one connection and claims its rank. Both sides
+// prove they hold the key: the rank first, then rank 0 in its welcome, so
+// that a process squatting on the port cannot pose as rank 0 either.
+func (b *envBoot) admit(c *guard.Pending, claim func(uint32, *rdvConn) bool) (int, error) {
+	nonce := random(32)
 	if err := writeRdv(c, rdvChallenge, nonce); err != nil {
 		return 0, err
 	}
-	typ, p, err := readRdv(c)
+	typ, p, err := readRdvMax(c, rdvMaxHello)
 	if err != nil {
-		return 0, err
+		return 0, noHello(err)
 	}
 	refuse := func(why string) (int, error) {
 		_ = writeRdv(c, rdvRefuse, []byte(why))
 		return 0, errors.New(why)
 	}
 	if typ != rdvHello {
-		return refuse("first message is not a hello")
+		return refuse(fmt.Sprintf("first message has type %d, not a hello", typ))
 	}
 	h, err := decodeHello(p)
 	if err != nil {
 		return refuse(err.Error())
 	}
-	want := rdvMAC(b.key, nonce, h.rank, h.size)
+	want := rdvMAC(b.key, "C", nonce, h.nonce[:], h.rank, h.size)
 	if !hmac.Equal(want[:], h.mac[:]) {
-		return refuse("wrong job key: GSHMEM_JOB_SECRET (or the launcher's job id) differs from rank 0's")
+		return refuse("wrong job key: GSHMEM_JOB_SECRET differs from rank 0's")
 	}
 	if int(h.size) != b.r.Size {
 		return refuse(fmt.Sprintf("job size %d, rank 0 has %d", h.size, b.r.Size))
 	}
-	if h.rank == 0 || int(h.rank) >= b.r.Size || b.peers[h.rank] != nil {
+	rc := &rdvConn{c: c, br: bufio.NewReader(c)}
+	if !claim(h.rank, rc) {
 		return refuse(fmt.Sprintf("rank %d is invalid or already connected", h.rank))
 	}
-	if err := writeRdv(c, rdvWelcome, encodeU32(uint32(b.r.Size))); err != nil {
+	proof := rdvMAC(b.key, "R", nonce, h.nonce[:], h.rank, h.size)
+	if err := writeRdv(c, rdvWelcome, append(encodeU32(uint32(b.r.Size)), proof[:]...)); err != nil {
+		claim(h.rank, nil)
 		return 0, err
 	}
 	return int(h.rank), nil
 }
 
+func noHello(err error) error {
+	if errors.Is(err, ErrRendezvous) {
+		return err // says what was wrong with the frame
+	}
+	return errors.New(guard.NoHello(err))
+}
+
 func encodeU32(v uint32) []byte {
 	return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)}
+}
+
+func random(n int) []byte {
+	p := make([]byte, n)
+	_, _ = rand.Read(p)
+	return p
 }
 
 func (b *envBoot) dial(ctx context.Context) error {
@@ -232,7 +311,7 @@ func (b *envBoot) dial(ctx context.Context) error {
 				return nil
 			}
 			_ = c.Close()
-			if errors.Is(err, errRefused) {
+			if errors.Is(err, errRefused) || errors.Is(err, errImpostor) {
 				return err
 			}
 		}
@@ -248,26 +327,36 @@ func (b *envBoot) dial(ctx context.Context) error {
 
 var errRefused = errors.New("refused by rank 0")
 
+// errImpostor is a listener at GSHMEM_BOOTSTRAP_ADDR that could not prove
+// it holds the job key; nothing of this rank's is sent to it.
+var errImpostor = errors.New("the process at GSHMEM_BOOTSTRAP_ADDR could not prove it holds GSHMEM_JOB_SECRET")
+
 func (b *envBoot) hello(c net.Conn) error {
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	defer c.SetDeadline(time.Time{})
-	typ, nonce, err := readRdv(c)
+	typ, nonce, err := readRdvMax(c, rdvMaxHello)
 	if err != nil {
 		return err
 	}
 	if typ != rdvChallenge || len(nonce) != 32 {
 		return fmt.Errorf("%w: expected a challenge from rank 0", ErrRendezvous)
 	}
-	mac := rdvMAC(b.key, nonce, uint32(b.r.Rank), uint32(b.r.Size))
-	if err := writeRdv(c, rdvHello, encodeHello(rdvHelloMsg{rank: uint32(b.r.Rank), size: uint32(b.r.Size), mac: mac})); err != nil {
+	h := rdvHelloMsg{rank: uint32(b.r.Rank), size: uint32(b.r.Size)}
+	copy(h.nonce[:], random(32))
+	h.mac = rdvMAC(b.key, "C", nonce, h.nonce[:], h.rank, h.size)
+	if err := writeRdv(c, rdvHello, encodeHello(h)); err != nil {
 		return err
 	}
-	typ, p, err := readRdv(c)
+	typ, p, err := readRdvMax(c, 4<<10) // a welcome, or a refusal's reason
 	if err != nil {
 		return err
 	}
 	switch typ {
 	case rdvWelcome:
+		proof := rdvMAC(b.key, "R", nonce, h.nonce[:], h.rank, h.size)
+		if len(p) != 4+32 || !hmac.Equal(p[4:], proof[:]) {
+			return fmt.Errorf("bootstrap: env: rank %d: %w (another program on that port?)", b.r.Rank, errImpostor)
+		}
 		return nil
 	case rdvRefuse:
 		return fmt.Errorf("bootstrap: env: rank %d: %w: %s", b.r.Rank, errRefused, p)

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+var testSecret = []byte("0123456789abcdef0123456789abcdef")
+
 func freePort(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -27,12 +29,12 @@ func TestEnvRendezvous(t *testing.T) {
 		env := map[string]string{
 			"OMPI_COMM_WORLD_RANK": strconv.Itoa(rank), "OMPI_COMM_WORLD_SIZE": strconv.Itoa(size),
 			"OMPI_COMM_WORLD_LOCAL_RANK": strconv.Itoa(rank), "OMPI_COMM_WORLD_LOCAL_SIZE": strconv.Itoa(size),
-			"GSHMEM_BOOTSTRAP_ADDR": addr, "OMPI_MCA_ess_base_jobid": "77",
+			"GSHMEM_BOOTSTRAP_ADDR": addr,
 		}
 		if rank > 0 {
 			time.Sleep(time.Duration(rank) * 20 * time.Millisecond) // ranks join in any order
 		}
-		b, why, err := Open(context.Background(), Config{Addr: addr}, envMap(env))
+		b, why, err := Open(context.Background(), Config{Addr: addr, Secret: testSecret}, envMap(env))
 		if err == nil {
 			assert.Equal(t, NameEnv, b.Name(), why)
 			assert.Equal(t, [2]int{rank, size}, [2]int{b.LocalRank(), b.LocalSize()})
@@ -53,9 +55,9 @@ func TestEnvRendezvousRefusesOtherJobs(t *testing.T) {
 	var rootErr error
 	go func() {
 		defer wg.Done()
-		_, rootErr = Env(ctx, env(0), addr, []byte("secret-A"))
+		_, rootErr = Env(ctx, env(0), Config{Addr: addr, Secret: []byte("secret-A-0123456789")})
 	}()
-	_, err := Env(ctx, env(1), addr, []byte("secret-B"))
+	_, err := Env(ctx, env(1), Config{Addr: addr, Secret: []byte("secret-B-0123456789")})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "wrong job key")
 	cancel()
@@ -67,11 +69,11 @@ func TestEnvRendezvousRefusesOtherJobs(t *testing.T) {
 func TestEnvRootUnreachable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := Env(ctx, envMap(map[string]string{"SLURM_PROCID": "1", "SLURM_NTASKS": "2"}), freePort(t), nil)
+	_, err := Env(ctx, envMap(map[string]string{"SLURM_PROCID": "1", "SLURM_NTASKS": "2"}), Config{Addr: freePort(t), Secret: testSecret})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "could not join rank 0")
 	// Rank 0 given an address of another host cannot listen.
-	_, err = Env(context.Background(), envMap(map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "2"}), "192.0.2.254:1", nil)
+	_, err = Env(context.Background(), envMap(map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "2"}), Config{Addr: "192.0.2.254:1", Secret: testSecret})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "must be an address of the node running rank 0")
 }
@@ -83,7 +85,6 @@ func TestRanksFromEnv(t *testing.T) {
 	assert.Equal(t, 3, r.Rank)
 	assert.Equal(t, 6, r.Size)
 	assert.Equal(t, 1, r.LocalRank)
-	assert.Equal(t, "9.0", r.JobID)
 	assert.Equal(t, "SLURM_PROCID/SLURM_NTASKS", r.Source)
 	_, ok, _ = RanksFromEnv(envMap(nil))
 	assert.False(t, ok)

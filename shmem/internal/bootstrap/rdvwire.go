@@ -15,17 +15,19 @@ import (
 // bytes: one type byte and L-1 payload bytes.
 //
 //	root -> client  challenge  32-byte nonce
-//	client -> root  hello      "GSRV", u32 version, u32 rank, u32 size, 32-byte MAC
-//	root -> client  welcome    u32 size
+//	client -> root  hello      "GSRV", u32 version, u32 rank, u32 size, 32-byte nonce, 32-byte MAC
+//	root -> client  welcome    u32 size, 32-byte MAC
 //	client -> root  gather     u64 seq, data
 //	root -> client  result     u64 seq, then size entries of u32 length + bytes
 //	either way      abort      i32 code, UTF-8 message
 //	client -> root  bye
 //	root -> client  refuse     UTF-8 reason
 //
-// The MAC is HMAC-SHA256 over the nonce, rank and size, keyed by the job key
-// (GSHMEM_JOB_SECRET when set, else an id of the launcher's job), so a
-// process of another job, or a stray connection, is refused.
+// The MACs are HMAC-SHA256 keyed by GSHMEM_JOB_SECRET over the side ("C"
+// for the rank, "R" for rank 0), both nonces, rank and size: the rank
+// proves it holds the secret before it is admitted, and rank 0 proves it
+// before the rank sends anything else, so neither a stranger connecting to
+// the port nor one squatting on it learns what the ranks exchange.
 const (
 	rdvChallenge byte = 1
 	rdvHello     byte = 2
@@ -39,9 +41,12 @@ const (
 
 const (
 	rdvMagic   = "GSRV"
-	rdvVersion = 1
+	rdvVersion = 2
 	// rdvMaxFrame bounds what a peer can make the other side allocate.
 	rdvMaxFrame = 16 << 20
+	// rdvMaxHello bounds the frames of the handshake, before either side
+	// knows who the other is.
+	rdvMaxHello = 1 + 16 + 32 + 32
 )
 
 // ErrRendezvous wraps malformed rendezvous frames.
@@ -59,13 +64,17 @@ func writeRdv(w io.Writer, typ byte, payload []byte) error {
 	return err
 }
 
-func readRdv(r io.Reader) (byte, []byte, error) {
+func readRdv(r io.Reader) (byte, []byte, error) { return readRdvMax(r, rdvMaxFrame) }
+
+// readRdvMax reads a frame of at most max bytes; a longer claim is an
+// error before anything past the header is read.
+func readRdvMax(r io.Reader, max uint32) (byte, []byte, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
 		return 0, nil, err
 	}
 	n := binary.LittleEndian.Uint32(hdr[:4])
-	if n == 0 || n > rdvMaxFrame {
+	if n == 0 || n > max {
 		return 0, nil, fmt.Errorf("%w: frame length %d", ErrRendezvous, n)
 	}
 	if _, err := io.ReadFull(r, hdr[4:]); err != nil {
@@ -92,13 +101,14 @@ func unexpected(err error) error {
 
 type rdvHelloMsg struct {
 	rank, size uint32
-	mac        [32]byte
+	nonce, mac [32]byte
 }
 
-func rdvMAC(key, nonce []byte, rank, size uint32) [32]byte {
+func rdvMAC(key []byte, side string, rootNonce, rankNonce []byte, rank, size uint32) [32]byte {
 	m := hmac.New(sha256.New, key)
-	m.Write([]byte(rdvMagic))
-	m.Write(nonce)
+	m.Write([]byte(rdvMagic + side))
+	m.Write(rootNonce)
+	m.Write(rankNonce)
 	var b [8]byte
 	binary.LittleEndian.PutUint32(b[:4], rank)
 	binary.LittleEndian.PutUint32(b[4:], size)
@@ -113,12 +123,13 @@ func encodeHello(h rdvHelloMsg) []byte {
 	binary.LittleEndian.PutUint32(p[4:], rdvVersion)
 	binary.LittleEndian.PutUint32(p[8:], h.rank)
 	binary.LittleEndian.PutUint32(p[12:], h.size)
+	p = append(p, h.nonce[:]...)
 	return append(p, h.mac[:]...)
 }
 
 func decodeHello(p []byte) (rdvHelloMsg, error) {
 	var h rdvHelloMsg
-	if len(p) != 16+32 || string(p[:4]) != rdvMagic {
+	if len(p) != 16+32+32 || string(p[:4]) != rdvMagic {
 		return h, fmt.Errorf("%w: hello of %d bytes (is something other than a gshmem PE connecting to GSHMEM_BOOTSTRAP_ADDR?)", ErrRendezvous, len(p))
 	}
 	if v := binary.LittleEndian.Uint32(p[4:]); v != rdvVersion {
@@ -126,7 +137,8 @@ func decodeHello(p []byte) (rdvHelloMsg, error) {
 	}
 	h.rank = binary.LittleEndian.Uint32(p[8:])
 	h.size = binary.LittleEndian.Uint32(p[12:])
-	copy(h.mac[:], p[16:])
+	copy(h.nonce[:], p[16:48])
+	copy(h.mac[:], p[48:])
 	return h, nil
 }
 

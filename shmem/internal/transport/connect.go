@@ -4,16 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -108,6 +106,11 @@ func decodeLocality(p []byte) (locality, error) {
 // PEs on other hosts (or namespaces) fail to connect and are reached over
 // tcp instead. GSHMEM_NODE_ID can split a node, but not join PEs that
 // cannot share memory.
+//
+// The phases, each a method of connector: create the heap; publish it
+// (heap server up, locality records exchanged); fetch the peers' heaps and
+// agree on who reached whom; place every PE (node, transport, mappings);
+// and, when some pair cannot share memory, connect over tcp.
 func Connect(ctx context.Context, c Config) (job *Job, err error) {
 	if c.Log == nil {
 		c.Log = logrus.New()
@@ -115,16 +118,63 @@ func Connect(ctx context.Context, c Config) (job *Job, err error) {
 	if c.PeerTimeout <= 0 {
 		c.PeerTimeout = 5 * time.Second
 	}
+	k, err := newConnector(c)
+	if err != nil {
+		return nil, err
+	}
+	defer k.closeFds()
+	defer func() {
+		if err != nil {
+			k.abandon()
+		}
+	}()
+	if c.Size == 1 {
+		k.job.Kind[0], k.job.LocalSize = "self", 1
+		return k.job, nil
+	}
+	if err := k.publish(ctx); err != nil {
+		return nil, err
+	}
+	mutual, err := k.fetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	remote, needTCP, err := k.place(mutual)
+	if err != nil || !needTCP {
+		return k.job, err
+	}
+	if err := k.connectTCP(ctx, remote); err != nil {
+		return nil, err
+	}
+	return k.job, nil
+}
+
+// connector is the state of one Connect between its phases.
+type connector struct {
+	c     Config
+	me, n int
+	fd    int // our heap's memfd, closed when Connect returns
+	heaps [][]byte
+	m     *Multi
+	job   *Job
+	srv   *heapServer
+	peers []locality // every PE's record, by PE
+	fds   []int      // peers' heap descriptors, -1 where none
+	dial  []net.Conn // our links to the peers whose heaps we took
+}
+
+// newConnector creates and maps this PE's heap.
+func newConnector(c Config) (*connector, error) {
 	me, n := c.Rank, c.Size
 	fd, err := unix.MemfdCreate(fmt.Sprintf("gshmem-heap-pe%d", me), unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("transport: memfd_create: %w", err)
 	}
-	defer unix.Close(fd)
-	if err := unix.Ftruncate(fd, int64(c.HeapSize)); err != nil {
-		return nil, fmt.Errorf("transport: sizing the %d-byte heap: %w", c.HeapSize, err)
+	k := &connector{c: c, me: me, n: n, fd: fd, heaps: make([][]byte, n), fds: make([]int, n), dial: make([]net.Conn, n)}
+	for i := range k.fds {
+		k.fds[i] = -1
 	}
-	heaps := make([][]byte, n)
+	heaps := k.heaps
 	release := func() error {
 		var first error
 		for i, h := range heaps {
@@ -137,159 +187,165 @@ func Connect(ctx context.Context, c Config) (job *Job, err error) {
 		}
 		return first
 	}
-	m := &Multi{me: me, heaps: heaps, h: newHealth(me, n), release: release}
-	m.shm = NewShm(heaps, nil)
-	m.h.wake, m.h.spread = m.wake, m.spread
-	defer func() {
-		if err != nil {
-			m.h.closing.Store(true)
-			if m.tcp != nil {
-				m.tcp.shutdown()
-			}
-			for _, l := range m.links {
-				_ = l.c.Close()
-			}
-			m.wg.Wait()
-			m.relMu.Lock()
-			m.released = true
-			m.relMu.Unlock()
-			_ = release()
-		}
-	}()
+	k.m = &Multi{me: me, heaps: heaps, h: newHealth(me, n), release: release}
+	k.m.shm = NewShm(heaps, nil)
+	k.m.h.wake, k.m.h.spread = k.m.wake, k.m.spread
+	if err := unix.Ftruncate(fd, int64(c.HeapSize)); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("transport: sizing the %d-byte heap: %w", c.HeapSize, err)
+	}
 	if heaps[me], err = mapFd(fd, c.HeapSize); err != nil {
+		unix.Close(fd)
 		return nil, err
 	}
 	host, _ := osHostname()
-	job = &Job{Transport: m, Heap: heaps[me], Node: make([]int, n), Kind: make([]string, n), Host: make([]string, n), TCPAddr: make([]string, n)}
-	if n == 1 {
-		job.Kind[0], job.Host[0], job.LocalSize = "self", host, 1
-		return job, nil
-	}
+	k.job = &Job{Transport: k.m, Heap: heaps[me], Node: make([]int, n), Kind: make([]string, n), Host: make([]string, n), TCPAddr: make([]string, n)}
+	k.job.Host[me] = host
+	return k, nil
+}
 
-	// Phase 1: offer our heap; learn everyone's socket, token and node id.
-	mine := locality{token: random(16), secret: random(32), nodeID: c.NodeID, host: host}
+// abandon undoes a Connect that failed.
+func (k *connector) abandon() {
+	if k.srv != nil {
+		k.srv.stop()
+		closeLinks(k.dial, k.srv.accepted)
+	} else {
+		closeLinks(k.dial, nil)
+	}
+	m := k.m
+	m.h.closing.Store(true)
+	if m.tcp != nil {
+		m.tcp.shutdown()
+	}
+	for _, l := range m.links {
+		_ = l.c.Close()
+	}
+	m.wg.Wait()
+	m.relMu.Lock()
+	m.released = true
+	m.relMu.Unlock()
+	_ = m.release()
+}
+
+func (k *connector) closeFds() {
+	for i, f := range k.fds {
+		if f >= 0 {
+			unix.Close(f)
+			k.fds[i] = -1
+		}
+	}
+	if k.fd >= 0 {
+		unix.Close(k.fd)
+		k.fd = -1
+	}
+}
+
+// publish offers our heap and learns every PE's socket, token and node id.
+func (k *connector) publish(ctx context.Context) error {
+	mine := locality{token: random(16), secret: random(32), nodeID: k.c.NodeID, host: k.job.Host[k.me]}
 	mine.sock = "@gshmem-heap-" + hex.EncodeToString(random(16))
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: mine.sock, Net: "unix"})
 	if err != nil {
-		return nil, fmt.Errorf("transport: listening for heap requests: %w", err)
+		return fmt.Errorf("transport: listening for heap requests: %w", err)
 	}
-	srv := &heapServer{ln: ln, fd: fd, size: c.HeapSize, token: mine.token, n: n, accepted: map[int]net.Conn{}}
-	srv.wg.Add(1)
-	go srv.serve()
-	stopServer := func() {
-		_ = ln.Close()
-		srv.wg.Wait()
-	}
-	raw, err := c.Allgather(ctx, mine.encode())
+	k.srv = newHeapServer(ln, k.fd, k.c.HeapSize, mine.token, k.n, k.c.Log.Errorf)
+	k.srv.start()
+	raw, err := k.c.Allgather(ctx, mine.encode())
 	if err != nil {
-		stopServer()
-		return nil, err
+		return err
 	}
-	peers := make([]locality, n)
+	k.peers = make([]locality, k.n)
 	for pe, p := range raw {
-		if peers[pe], err = decodeLocality(p); err != nil {
-			stopServer()
-			return nil, fmt.Errorf("transport: PE %d published a bad locality record: %v", pe, err)
+		if k.peers[pe], err = decodeLocality(p); err != nil {
+			return fmt.Errorf("transport: PE %d published a bad locality record: %v", pe, err)
 		}
-		job.Host[pe] = peers[pe].host
+		k.job.Host[pe] = k.peers[pe].host
 	}
+	return nil
+}
 
-	// Phase 2: try to take every candidate peer's heap descriptor.
-	fds := make([]int, n)
-	dialed := make([]net.Conn, n)
-	for i := range fds {
-		fds[i] = -1
-	}
-	closeFds := func() {
-		for i, f := range fds {
-			if f >= 0 {
-				unix.Close(f)
-				fds[i] = -1
-			}
-		}
-	}
-	defer closeFds()
-	for pe := range n {
-		if pe == me || peers[pe].nodeID != c.NodeID {
+// fetch tries to take every candidate peer's heap descriptor, then learns
+// which PEs reached which; mutual(a, b) is true when both directions
+// worked. The heap server stops once every PE has fetched what it could.
+func (k *connector) fetch(ctx context.Context) (mutual func(a, b int) bool, err error) {
+	for pe := range k.n {
+		if pe == k.me || k.peers[pe].nodeID != k.c.NodeID {
 			continue
 		}
-		f, conn, ferr := fetchHeapFd(ctx, peers[pe].sock, me, peers[pe].token, c.HeapSize)
+		f, conn, ferr := fetchHeapFd(ctx, k.peers[pe].sock, k.me, k.peers[pe].token, k.c.HeapSize)
 		if ferr != nil {
 			if errors.Is(ferr, errHeapSize) {
-				stopServer()
 				return nil, fmt.Errorf("transport: PE %d: %w", pe, ferr)
 			}
-			c.Log.Debugf("PE %d cannot map PE %d's heap: %v", me, pe, ferr)
+			k.c.Log.Debugf("PE %d cannot map PE %d's heap: %v", k.me, pe, ferr)
 			continue
 		}
-		fds[pe], dialed[pe] = f, conn
+		k.fds[pe], k.dial[pe] = f, conn
 	}
-	got := make([]byte, (n+7)/8)
-	for pe := range n {
-		if fds[pe] >= 0 || pe == me {
+	got := make([]byte, (k.n+7)/8)
+	for pe := range k.n {
+		if k.fds[pe] >= 0 || pe == k.me {
 			got[pe/8] |= 1 << (pe % 8)
 		}
 	}
-	all, err := c.Allgather(ctx, got)
-	stopServer() // every PE has fetched what it could
+	all, err := k.c.Allgather(ctx, got)
+	k.srv.stop()
 	if err != nil {
-		closeLinks(dialed, srv.accepted)
 		return nil, err
 	}
 	has := func(a, b int) bool { return len(all[a]) == len(got) && all[a][b/8]&(1<<(b%8)) != 0 }
-	mutual := func(a, b int) bool { return has(a, b) && has(b, a) }
+	return func(a, b int) bool { return has(a, b) && has(b, a) }, nil
+}
 
-	// Nodes: a PE's node is named by the lowest PE it shares memory with.
-	leader := make([]int, n)
-	for pe := range n {
-		for j := range n {
-			if mutual(pe, j) {
-				leader[pe] = j
-				break
-			}
-		}
-	}
-	if c.NodeID != "" {
+// place names every PE's node (by the lowest PE it shares memory with) and
+// transport, maps the heaps of the PEs we share memory with and keeps
+// their links for liveness. remote marks the PEs to reach over tcp;
+// needTCP is whether any pair of the job needs it (then every PE joins the
+// tcp exchange).
+func (k *connector) place(mutual func(a, b int) bool) (remote []bool, needTCP bool, err error) {
+	n, me, job := k.n, k.me, k.job
+	if k.c.NodeID != "" {
 		for pe := range n {
-			if pe != me && peers[pe].nodeID == c.NodeID && !mutual(me, pe) {
-				closeLinks(dialed, srv.accepted)
-				return nil, fmt.Errorf("transport: GSHMEM_NODE_ID=%q puts PE %d and PE %d on one node, but they cannot share memory (different hosts or network namespaces?)", c.NodeID, me, pe)
+			if pe != me && k.peers[pe].nodeID == k.c.NodeID && !mutual(me, pe) {
+				return nil, false, fmt.Errorf("transport: GSHMEM_NODE_ID=%q puts PE %d and PE %d on one node, but they cannot share memory (different hosts or network namespaces?)", k.c.NodeID, me, pe)
 			}
 		}
 	}
 	nodeOf := map[int]int{}
-	needTCP := false
 	for pe := range n {
-		if _, ok := nodeOf[leader[pe]]; !ok {
-			nodeOf[leader[pe]] = len(nodeOf)
+		leader := pe
+		for j := range n {
+			if mutual(pe, j) {
+				leader = j
+				break
+			}
 		}
-		job.Node[pe] = nodeOf[leader[pe]]
+		if _, ok := nodeOf[leader]; !ok {
+			nodeOf[leader] = len(nodeOf)
+		}
+		job.Node[pe] = nodeOf[leader]
 	}
 	for a := range n {
 		for b := range n {
-			if !mutual(a, b) {
-				needTCP = true
-			}
+			needTCP = needTCP || !mutual(a, b)
 		}
 	}
-	remote := make([]bool, n)
+	remote = make([]bool, n)
 	for pe := range n {
 		switch {
 		case pe == me:
 			job.Kind[pe] = "self"
 		case mutual(me, pe):
 			job.Kind[pe] = "shm"
-			if heaps[pe], err = mapFd(fds[pe], c.HeapSize); err != nil {
-				closeLinks(dialed, srv.accepted)
-				return nil, err
+			if k.heaps[pe], err = mapFd(k.fds[pe], k.c.HeapSize); err != nil {
+				return nil, false, err
 			}
-			for _, conn := range []net.Conn{dialed[pe], srv.accepted[pe]} {
+			for _, conn := range []net.Conn{k.dial[pe], k.srv.accepted[pe]} {
 				if conn != nil {
-					l := &link{pe: pe, c: conn}
-					m.links = append(m.links, l)
+					k.m.links = append(k.m.links, &link{pe: pe, c: conn})
 				}
 			}
-			dialed[pe], srv.accepted[pe] = nil, nil
+			k.dial[pe], k.srv.accepted[pe] = nil, nil
 		default:
 			job.Kind[pe] = "tcp"
 			remote[pe] = true
@@ -301,66 +357,60 @@ func Connect(ctx context.Context, c Config) (job *Job, err error) {
 			job.LocalSize++
 		}
 	}
-	closeLinks(dialed, srv.accepted)
-	closeFds()
-	for _, l := range m.links {
-		m.wg.Add(1)
-		go m.watch(l)
+	closeLinks(k.dial, k.srv.accepted)
+	k.closeFds()
+	for _, l := range k.m.links {
+		k.m.wg.Add(1)
+		go k.m.watch(l)
 	}
-	if !needTCP {
-		return job, nil
-	}
+	return remote, needTCP, nil
+}
 
-	// Phase 3: tcp to the PEs of other nodes.
-	secret := peers[0].secret
-	if len(c.Secret) > 0 {
-		s := sha256.Sum256(c.Secret)
+// connectTCP reaches the PEs of other nodes. The key is GSHMEM_JOB_SECRET's
+// hash, or else the one PE 0 drew and published through the bootstrap,
+// whose channel only the job's processes can read.
+func (k *connector) connectTCP(ctx context.Context, remote []bool) error {
+	secret := k.peers[0].secret
+	if len(k.c.Secret) > 0 {
+		s := sha256.Sum256(k.c.Secret)
 		secret = s[:]
 	}
 	var tln net.Listener
 	addr := ""
-	hasRemote := false
-	for _, r := range remote {
-		hasRemote = hasRemote || r
-	}
-	if hasRemote {
-		bind, err := tcpBindAddr(c.TCPAddr)
+	if slices.Contains(remote, true) {
+		bind, err := tcpBindAddr(k.c.TCPAddr)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if tln, err = listenTCP(ctx, bind); err != nil {
-			return nil, fmt.Errorf("transport: PE %d listening for remote peers on %s: %w (set GSHMEM_TCP_ADDR to an address of this host)", me, bind, err)
+			return fmt.Errorf("transport: PE %d listening for remote peers on %s: %w (set GSHMEM_TCP_ADDR to an address of this host)", k.me, bind, err)
 		}
 		addr = tln.Addr().String()
 	}
-	addrs, err := c.Allgather(ctx, []byte(addr))
+	addrs, err := k.c.Allgather(ctx, []byte(addr))
+	if err == nil {
+		for pe, a := range addrs {
+			k.job.TCPAddr[pe] = string(a)
+			if remote[pe] && len(a) == 0 {
+				err = fmt.Errorf("transport: PE %d has no tcp address although PE %d cannot share its memory", pe, k.me)
+				break
+			}
+		}
+	}
 	if err != nil {
 		if tln != nil {
 			tln.Close()
 		}
-		return nil, err
+		return err
 	}
-	for pe, a := range addrs {
-		job.TCPAddr[pe] = string(a)
-		if remote[pe] && len(a) == 0 {
-			if tln != nil {
-				tln.Close()
-			}
-			return nil, fmt.Errorf("transport: PE %d has no tcp address although PE %d cannot share its memory", pe, me)
-		}
-	}
-	strs := make([]string, n)
-	for pe, a := range addrs {
-		strs[pe] = string(a)
-	}
-	t, err := startTCP(ctx, TCPConfig{Me: me, Heap: heaps[me], Secret: secret, Remote: remote, Timeout: c.PeerTimeout, Log: c.Log, Health: m.h}, tln, strs)
+	t, err := startTCP(ctx, TCPConfig{Me: k.me, Heap: k.heaps[k.me], Secret: secret, Remote: remote, Timeout: k.c.PeerTimeout, Log: k.c.Log, Health: k.m.h}, tln, k.job.TCPAddr)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	m.tcpMu.Lock()
-	m.tcp = t
-	m.tcpMu.Unlock()
-	return job, nil
+	k.m.tcpMu.Lock()
+	k.m.tcp = t
+	k.m.tcpMu.Unlock()
+	return nil
 }
 
 func closeLinks(dialed []net.Conn, accepted map[int]net.Conn) {
@@ -380,97 +430,6 @@ func random(n int) []byte {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return b
-}
-
-// heapServer hands our heap's descriptor to every peer that presents our
-// token, and keeps the connection as a liveness link.
-type heapServer struct {
-	ln       *net.UnixListener
-	fd       int
-	size     uint64
-	token    []byte
-	n        int
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	accepted map[int]net.Conn
-}
-
-func (s *heapServer) serve() {
-	defer s.wg.Done()
-	var inner sync.WaitGroup
-	defer inner.Wait()
-	for {
-		c, err := s.ln.AcceptUnix()
-		if err != nil {
-			return
-		}
-		inner.Add(1)
-		go func() {
-			defer inner.Done()
-			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-			var hello [4 + 16]byte
-			if _, err := io.ReadFull(c, hello[:]); err != nil || subtle.ConstantTimeCompare(hello[4:], s.token) != 1 {
-				c.Close()
-				return
-			}
-			from := int(binary.LittleEndian.Uint32(hello[:4]))
-			var msg [8]byte
-			binary.LittleEndian.PutUint64(msg[:], s.size)
-			if _, _, err := c.WriteMsgUnix(msg[:], unix.UnixRights(s.fd), nil); err != nil || from >= s.n {
-				c.Close()
-				return
-			}
-			_ = c.SetDeadline(time.Time{})
-			s.mu.Lock()
-			if old := s.accepted[from]; old != nil {
-				old.Close()
-			}
-			s.accepted[from] = c
-			s.mu.Unlock()
-		}()
-	}
-}
-
-var errHeapSize = errors.New("heap sizes differ (GSHMEM_SYMMETRIC_SIZE must be the same on every PE)")
-
-// fetchHeapFd takes a peer's heap descriptor; the connection stays open.
-func fetchHeapFd(ctx context.Context, name string, me int, token []byte, size uint64) (int, net.Conn, error) {
-	d := net.Dialer{Timeout: 5 * time.Second}
-	conn, err := d.DialContext(ctx, "unix", name)
-	if err != nil {
-		return -1, nil, err
-	}
-	c := conn.(*net.UnixConn)
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	hello := binary.LittleEndian.AppendUint32(nil, uint32(me))
-	if _, err := c.Write(append(hello, token...)); err != nil {
-		c.Close()
-		return -1, nil, err
-	}
-	var msg [8]byte
-	oob := make([]byte, unix.CmsgSpace(4))
-	nr, noob, _, _, err := c.ReadMsgUnix(msg[:], oob)
-	if err != nil {
-		c.Close()
-		return -1, nil, err
-	}
-	scms, err := unix.ParseSocketControlMessage(oob[:noob])
-	if err != nil || len(scms) != 1 || nr != 8 {
-		c.Close()
-		return -1, nil, errors.New("no descriptor received")
-	}
-	fds, err := unix.ParseUnixRights(&scms[0])
-	if err != nil || len(fds) != 1 {
-		c.Close()
-		return -1, nil, errors.New("no descriptor received")
-	}
-	if got := binary.LittleEndian.Uint64(msg[:]); got != size {
-		unix.Close(fds[0])
-		c.Close()
-		return -1, nil, fmt.Errorf("%w: peer %d bytes, ours %d", errHeapSize, got, size)
-	}
-	_ = c.SetDeadline(time.Time{})
-	return fds[0], c, nil
 }
 
 // tcpBindAddr turns GSHMEM_TCP_ADDR into a listen address.

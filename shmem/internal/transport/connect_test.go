@@ -244,6 +244,7 @@ func TestHeartbeatDetectsASilentPeer(t *testing.T) {
 }
 
 func TestTCPRefusesConnectionsWithoutTheSecret(t *testing.T) {
+	fastRefusals(t)
 	jobs, _, hooks := connectAll(t, []string{"%r0", "%r1"}, testHeap, 5*time.Second)
 	addr := jobs[0].TCPAddr[0]
 	require.NotEmpty(t, addr)
@@ -286,6 +287,7 @@ func TestTCPRefusesConnectionsWithoutTheSecret(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond)
 	assert.Contains(t, msgs[0], "refused a connection")
 	assert.Contains(t, msgs[0], "wrong job secret")
+	assert.Contains(t, msgs[1], "refused 1 more connection(s)")
 	assert.Contains(t, msgs[1], "not a gshmem tcp hello")
 	// The job still works.
 	require.NoError(t, jobs[1].Transport.Put(0, 0x100, []byte("still fine")))

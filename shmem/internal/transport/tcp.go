@@ -19,6 +19,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/gshmem/gshmem/internal/guard"
 	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 )
 
@@ -54,8 +55,18 @@ type TCP struct {
 	inWant   int
 	stop     chan struct{}
 	wg       sync.WaitGroup
-	refusals atomic.Int64
+	gate     *guard.Gate
+	refusals *guard.Refusals
 }
+
+// The listener is reachable from the network; a connection that has not
+// proved it holds the job secret gets one of tcpMaxPending slots for at
+// most tcpHelloTimeout, and the handshake reads fixed-size messages only.
+var (
+	tcpHelloTimeout    = 3 * time.Second
+	tcpMaxPending      = 64
+	tcpRefusalInterval = guard.DefaultInterval
+)
 
 // TCPConfig configures the tcp transport of one PE.
 type TCPConfig struct {
@@ -82,8 +93,10 @@ func startTCP(ctx context.Context, c TCPConfig, ln net.Listener, addrs []string)
 		me: c.Me, heap: c.Heap, secret: c.Secret, h: c.Health, timeout: c.Timeout,
 		out: make([]*outConn, n), in: make([]*inConn, n), ln: ln, remote: c.Remote,
 		inReady: make(chan struct{}), stop: make(chan struct{}),
+		gate: guard.NewGate(tcpMaxPending, tcpHelloTimeout),
 	}
 	t.setLog(c.Log)
+	t.refusals = guard.NewRefusals("tcp transport", func(f string, a ...any) { t.log().Errorf(f, a...) }, tcpRefusalInterval)
 	if ln != nil {
 		t.addr = ln.Addr().String()
 	}
@@ -230,14 +243,21 @@ func (t *TCP) accept() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
+		pend, err := t.gate.Admit(c)
+		if err != nil {
+			t.refuse(c, err)
+			continue
+		}
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			pe, err := t.serverHandshake(c)
+			pe, err := t.serverHandshake(pend)
 			if err != nil {
+				pend.Done(false)
 				t.refuse(c, err)
 				return
 			}
+			pend.Done(true)
 			in := &inConn{t: t, pe: pe, c: c, br: bufio.NewReaderSize(c, readBuf), done: make(chan struct{})}
 			t.mu.Lock()
 			dup := t.in[pe] != nil
@@ -259,23 +279,18 @@ func (t *TCP) accept() {
 	}
 }
 
-// refuse closes a connection that failed authentication, and logs it.
+// refuse closes a connection that failed authentication, and logs it at
+// a bounded rate.
 func (t *TCP) refuse(c net.Conn, why error) {
-	n := t.refusals.Add(1)
-	if n <= 20 {
-		t.log().Errorf("tcp transport: refused a connection from %s: %v", c.RemoteAddr(), why)
-	} else if n == 21 {
-		t.log().Errorf("tcp transport: refusing more connections; not logging them any more")
-	}
+	t.refusals.Refuse(c.RemoteAddr().String(), why.Error())
 	_ = c.Close()
 }
 
+// serverHandshake authenticates a peer within the deadline its Gate set.
 func (t *TCP) serverHandshake(c net.Conn) (int, error) {
-	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-	defer c.SetDeadline(time.Time{})
 	hello := make([]byte, helloLen)
 	if _, err := io.ReadFull(c, hello); err != nil {
-		return 0, fmt.Errorf("no hello: %v", err)
+		return 0, errors.New(guard.NoHello(err))
 	}
 	if string(hello[:4]) != tcpMagic || binary.LittleEndian.Uint32(hello[4:]) != tcpVersion {
 		return 0, errors.New("not a gshmem tcp hello (wrong magic or version)")
@@ -285,14 +300,14 @@ func (t *TCP) serverHandshake(c net.Conn) (int, error) {
 	ns := make([]byte, 32)
 	_, _ = rand.Read(ns)
 	if _, err := c.Write(append(ns, tcpMAC(t.secret, "S", nc, ns, from, to)...)); err != nil {
-		return 0, err
+		return 0, errors.New("hung up during the handshake")
 	}
 	mac := make([]byte, 32)
 	if _, err := io.ReadFull(c, mac); err != nil {
-		return 0, fmt.Errorf("no proof of the job secret: %v", err)
+		return 0, errors.New("no proof of the job secret")
 	}
 	if !hmac.Equal(mac, tcpMAC(t.secret, "C", nc, ns, from, to)) {
-		return 0, fmt.Errorf("wrong job secret (claimed to be PE %d)", from)
+		return 0, errors.New("wrong job secret")
 	}
 	if int(to) != t.me || int(from) >= len(t.remote) || !t.remote[from] {
 		return 0, fmt.Errorf("authenticated, but PE %d to PE %d is not a tcp route of this job", from, to)
@@ -806,6 +821,7 @@ func (t *TCP) shutdown() {
 	if t.ln != nil {
 		_ = t.ln.Close()
 	}
+	t.gate.Close() // handshakes in progress do not hold up Finalize
 	for _, o := range t.outConns() {
 		_ = o.c.Close()
 	}
@@ -813,4 +829,5 @@ func (t *TCP) shutdown() {
 		_ = in.c.Close()
 	}
 	t.wg.Wait()
+	t.refusals.Close()
 }
