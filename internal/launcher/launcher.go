@@ -62,7 +62,24 @@ type job struct {
 	code     int
 	err      error
 	kill     <-chan time.Time
+
+	// A PE that exited with a failure status may have failed because
+	// another PE died (a survivor reporting ErrPeerLost exits within
+	// milliseconds of its peer's death, and the two exits reach the
+	// launcher in either order): the launcher holds such a failure for
+	// decideGrace and names a PE killed by a signal meanwhile instead.
+	pending *failure
+	decide  <-chan time.Time
 }
+
+type failure struct {
+	code int
+	what string
+}
+
+// decideGrace is how long an exit-status failure waits for a signal death
+// to name instead.
+const decideGrace = 250 * time.Millisecond
 
 // Run runs cfg.N copies of the program and returns the job's exit code: 0
 // when every PE exited 0, else the code of the first failure (its exit
@@ -173,10 +190,22 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 			c := j.children[ev.rank]
 			c.exited = true
 			j.live--
-			if code, what, failed := c.failure(ev); failed && !j.stopping {
+			code, what, failed := c.failure(ev)
+			switch {
+			case !failed || j.stopping:
+			case signaled(ev):
+				j.pending = nil
 				j.log("%s%s", what, j.stoppingOthers())
 				j.stop(code, nil)
+			case j.pending == nil:
+				j.pending = &failure{code, what}
+				j.decide = time.After(decideGrace)
 			}
+			if j.live == 0 {
+				j.settle()
+			}
+		case <-j.decide:
+			j.settle()
 		case a := <-j.srv.Aborts():
 			j.abort(a)
 		case sig := <-sigs:
@@ -192,6 +221,24 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 			j.signal(syscall.SIGKILL)
 		}
 	}
+}
+
+// settle ends the job for the pending failure, if any.
+func (j *job) settle() {
+	j.decide = nil
+	if f := j.pending; f != nil && !j.stopping {
+		j.pending = nil
+		j.log("%s%s", f.what, j.stoppingOthers())
+		j.stop(f.code, nil)
+	}
+}
+
+func signaled(ev exitEvent) bool {
+	if ev.state == nil {
+		return false
+	}
+	ws, ok := ev.state.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled()
 }
 
 func (j *job) takeAborts() {

@@ -274,3 +274,30 @@ func TestRunBackgroundChildHoldsOutput(t *testing.T) {
 	assert.Contains(t, r.stdout, "[pe 1] started\n")
 	assert.Less(t, r.took, 2*time.Second)
 }
+
+// A PE that exits with a failure status just before another PE is killed
+// by a signal (as a survivor that saw its peer vanish does) is not the one
+// named: the launcher names the PE killed by the signal and exits with its
+// code. A failure with no signal death behind it is still named, after
+// the short grace.
+func TestRunNamesTheKilledPE(t *testing.T) {
+	t.Parallel()
+	// PE 1 dies right after PE 0's exit, which it sees through a file.
+	mark := filepath.Join(t.TempDir(), "pe0-exits")
+	script := `if [ "$GSHMEM_RANK" = 0 ]; then touch "$1"; exit 2; fi
+while [ ! -e "$1" ]; do sleep 0.01; done; sleep 0.01; kill -9 $$`
+	r := run(t, Config{N: 2, Argv: []string{"/bin/sh", "-c", script, "sh", mark}})
+	require.NoError(t, r.err)
+	assert.Equal(t, 128+9, r.code)
+	assert.Contains(t, r.log, "PE 1")
+	assert.Contains(t, r.log, "killed by signal")
+	assert.NotContains(t, r.log, "PE 0")
+
+	script = `if [ "$GSHMEM_RANK" = 0 ]; then exit 3; else sleep 30; fi`
+	r = run(t, Config{N: 2, Argv: []string{"/bin/sh", "-c", script}})
+	require.NoError(t, r.err)
+	assert.Equal(t, 3, r.code)
+	assert.Contains(t, r.log, "PE 0")
+	assert.Contains(t, r.log, "exited with status 3")
+	assert.Less(t, r.took, 10*time.Second, "the sleeper was stopped")
+}
