@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 // helloTimeout bounds how long an accepted connection may stay silent, so
@@ -157,7 +159,7 @@ func (s *Server) handle(conn net.Conn) {
 	}()
 	br := bufio.NewReader(conn)
 	conn.SetReadDeadline(time.Now().Add(helloTimeout))
-	typ, payload, err := ReadFrame(br)
+	typ, payload, err := launchwire.ReadFrame(br)
 	if err != nil {
 		// A PE killed while dialing hangs up like this; its exit status
 		// tells the story, so only silence and garbage are reported.
@@ -167,11 +169,11 @@ func (s *Server) handle(conn net.Conn) {
 		}
 		return
 	}
-	if typ != TypeHello {
+	if typ != launchwire.TypeHello {
 		s.refuse(conn, fmt.Sprintf("first frame has type %d, want hello", typ))
 		return
 	}
-	rank, secret, err := ParseHello(payload)
+	rank, secret, err := launchwire.ParseHello(payload)
 	if err != nil {
 		s.refuse(conn, err.Error())
 		return
@@ -197,7 +199,7 @@ func (s *Server) handle(conn net.Conn) {
 	}
 	defer close(p.done)
 	conn.SetReadDeadline(time.Time{})
-	if p.send(TypeWelcome, binary.LittleEndian.AppendUint32(nil, uint32(s.npes))) != nil {
+	if p.send(launchwire.TypeWelcome, binary.LittleEndian.AppendUint32(nil, uint32(s.npes))) != nil {
 		return
 	}
 	s.serve(p, br)
@@ -206,23 +208,23 @@ func (s *Server) handle(conn net.Conn) {
 func (s *Server) refuse(conn net.Conn, reason string) {
 	s.logf("warning: refused a bootstrap connection: %s", reason)
 	conn.SetWriteDeadline(time.Now().Add(time.Second))
-	WriteFrame(conn, TypeError, []byte(reason))
+	launchwire.WriteFrame(conn, launchwire.TypeError, []byte(reason))
 }
 
 func (s *Server) serve(p *peer, br *bufio.Reader) {
 	for {
-		typ, payload, err := ReadFrame(br)
+		typ, payload, err := launchwire.ReadFrame(br)
 		if err != nil {
 			// A plain disconnect is judged by the launcher once the
 			// process exits; only garbage is worth a warning here.
-			if errors.Is(err, ErrMalformed) || errors.Is(err, ErrFrameTooLarge) {
+			if errors.Is(err, launchwire.ErrMalformed) || errors.Is(err, launchwire.ErrFrameTooLarge) {
 				s.logf("warning: PE %d: %v", p.rank, err)
 			}
 			return
 		}
 		switch typ {
-		case TypeAllgather:
-			seq, data, err := ParseAllgather(payload)
+		case launchwire.TypeAllgather:
+			seq, data, err := launchwire.ParseAllgather(payload)
 			if err == nil {
 				err = s.contribute(p, seq, data)
 			}
@@ -230,14 +232,14 @@ func (s *Server) serve(p *peer, br *bufio.Reader) {
 				s.logf("warning: PE %d: %v; dropping its bootstrap connection", p.rank, err)
 				return
 			}
-		case TypeAbort:
-			code, msg, err := ParseAbort(payload)
+		case launchwire.TypeAbort:
+			code, msg, err := launchwire.ParseAbort(payload)
 			if err != nil {
 				s.logf("warning: PE %d: %v", p.rank, err)
 				return
 			}
 			s.abort(p, int(code), msg)
-		case TypeBye:
+		case launchwire.TypeBye:
 			p.bye.Store(true)
 			return
 		default:
@@ -271,9 +273,9 @@ func (s *Server) contribute(p *peer, seq uint64, data []byte) error {
 	s.wg.Add(1)
 	s.mu.Unlock()
 
-	typ, payload := TypeAllgatherResult, AllgatherResultPayload(seq, g.data)
-	if len(payload)+1 > MaxFrame {
-		typ, payload = TypeError, fmt.Appendf(nil, "allgather %d: result of %d bytes exceeds the %d-byte frame limit", seq, len(payload), MaxFrame-1)
+	typ, payload := launchwire.TypeAllgatherResult, launchwire.AllgatherResultPayload(seq, g.data)
+	if len(payload)+1 > launchwire.MaxFrame {
+		typ, payload = launchwire.TypeError, fmt.Appendf(nil, "allgather %d: result of %d bytes exceeds the %d-byte frame limit", seq, len(payload), launchwire.MaxFrame-1)
 	}
 	// Off the reader goroutine: a PE slow to read its result must not stop
 	// this connection from delivering an abort or a bye.
@@ -301,5 +303,5 @@ func (s *Server) abort(p *peer, code int, msg string) {
 func (p *peer) send(typ byte, payload []byte) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	return WriteFrame(p.conn, typ, payload)
+	return launchwire.WriteFrame(p.conn, typ, payload)
 }
