@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gshmem/gshmem/cmd/gshmem/internal/perf"
 	"github.com/gshmem/gshmem/internal/launcher"
 	"github.com/gshmem/gshmem/internal/launchwire"
-	"github.com/gshmem/gshmem/internal/perf"
 	"github.com/gshmem/gshmem/shmem"
 )
 
