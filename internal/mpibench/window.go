@@ -1,14 +1,16 @@
-package windows
+package mpibench
 
 import (
 	"strconv"
 	"time"
 
+	"github.com/gshmem/gshmem/internal/mpierr"
 	"github.com/gshmem/gshmem/shmem"
+	"github.com/gshmem/gshmem/windows"
 )
 
 // SyncMode is the epoch pattern of OSU's one-sided benchmarks
-// (osu_put_latency -s ...), for `gshmem perf win_*` and the Go benchmarks.
+// (osu_put_latency -s ...), for `gshmem perf win_*` and windows' Go benchmarks.
 type SyncMode string
 
 // The synchronization modes.
@@ -31,61 +33,61 @@ func ParseSyncMode(s string) (SyncMode, error) {
 			return m, nil
 		}
 	}
-	return "", errorf(ClassArg, "sync mode %q: want flush, flush_local, lock, lock_all, fence or pscw", s)
+	return "", mpierr.Errorf(mpierr.ClassArg, "sync mode %q: want flush, flush_local, lock, lock_all, fence or pscw", s)
 }
 
-// BenchWindow is a window of a given flavor with size bytes of memory on
+// Window is a window of a given flavor with size bytes of memory on
 // every PE, set up for a perf test: Buf is this PE's memory and Disp(t)
 // names byte 0 of target t's memory (disp unit 1; an attach address for a
 // dynamic window).
-type BenchWindow struct {
-	Win   *Win
+type Window struct {
+	Win   *windows.Win
 	Buf   []byte
 	disps []int
 	addrs shmem.Sym[int64]
 }
 
-// NewBenchWindow creates a BenchWindow. Collective.
-func NewBenchWindow(w *shmem.World, flavor Flavor, size int) (*BenchWindow, error) {
-	b := &BenchWindow{disps: make([]int, w.NPEs())}
+// NewWindow creates a Window. Collective.
+func NewWindow(w *shmem.World, flavor windows.Flavor, size int) (*Window, error) {
+	b := &Window{disps: make([]int, w.NPEs())}
 	var err error
 	switch flavor {
-	case FlavorAllocate:
-		b.Win, err = Allocate(w, size, 1, nil)
-	case FlavorShared:
-		b.Win, err = AllocateShared(w, size, 1, Info{InfoAllocSharedNoncont: "true"})
-	case FlavorCreate:
+	case windows.FlavorAllocate:
+		b.Win, err = windows.Allocate(w, size, 1, nil)
+	case windows.FlavorShared:
+		b.Win, err = windows.AllocateShared(w, size, 1, windows.Info{windows.InfoAllocSharedNoncont: "true"})
+	case windows.FlavorCreate:
 		b.Buf = make([]byte, size)
-		b.Win, err = Create(w, b.Buf, 1, nil)
-	case FlavorDynamic:
-		b.Win, err = CreateDynamic(w, Info{InfoDynamicPool: strconv.Itoa(size + 64)})
+		b.Win, err = windows.Create(w, b.Buf, 1, nil)
+	case windows.FlavorDynamic:
+		b.Win, err = windows.CreateDynamic(w, windows.Info{windows.InfoDynamicPool: strconv.Itoa(size + 64)})
 	default:
-		return nil, errorf(ClassArg, "flavor %v", flavor)
+		return nil, mpierr.Errorf(mpierr.ClassArg, "flavor %v", flavor)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if flavor != FlavorDynamic {
-		if flavor != FlavorCreate {
+	if flavor != windows.FlavorDynamic {
+		if flavor != windows.FlavorCreate {
 			b.Buf = b.Win.Base()
 		}
 		return b, nil
 	}
 	b.Buf = make([]byte, max(size, 1))
-	if err := Attach(b.Win, b.Buf); err != nil {
+	if err := windows.Attach(b.Win, b.Buf); err != nil {
 		return nil, err
 	}
 	if b.addrs, err = shmem.Calloc[int64](w, w.NPEs()); err != nil {
-		return nil, wrap(err, "exchanging attach addresses")
+		return nil, other(err, "exchanging attach addresses")
 	}
-	b.addrs.Local()[w.MyPE()] = int64(Address(b.Buf))
+	b.addrs.Local()[w.MyPE()] = int64(windows.Address(b.Buf))
 	for pe := range w.NPEs() {
-		if err := shmem.Put(b.addrs.At(w.MyPE()), []int64{int64(Address(b.Buf))}, pe); err != nil {
-			return nil, wrap(err, "exchanging attach addresses")
+		if err := shmem.Put(b.addrs.At(w.MyPE()), []int64{int64(windows.Address(b.Buf))}, pe); err != nil {
+			return nil, other(err, "exchanging attach addresses")
 		}
 	}
 	if err := w.BarrierAll(); err != nil {
-		return nil, wrap(err, "exchanging attach addresses")
+		return nil, other(err, "exchanging attach addresses")
 	}
 	for pe, a := range b.addrs.Local() {
 		b.disps[pe] = int(a)
@@ -94,16 +96,16 @@ func NewBenchWindow(w *shmem.World, flavor Flavor, size int) (*BenchWindow, erro
 }
 
 // Disp returns the displacement of byte 0 of target's memory.
-func (b *BenchWindow) Disp(target int) int { return b.disps[target] }
+func (b *Window) Disp(target int) int { return b.disps[target] }
 
 // Free releases the window. Collective.
-func (b *BenchWindow) Free() error {
-	if b.Win.Flavor() == FlavorDynamic {
-		if err := Detach(b.Win, b.Buf); err != nil {
+func (b *Window) Free() error {
+	if b.Win.Flavor() == windows.FlavorDynamic {
+		if err := windows.Detach(b.Win, b.Buf); err != nil {
 			return err
 		}
 		if err := shmem.Free(b.addrs); err != nil {
-			return wrap(err, "freeing attach addresses")
+			return other(err, "freeing attach addresses")
 		}
 	}
 	return b.Win.Free()
@@ -115,18 +117,19 @@ func (b *BenchWindow) Free() error {
 // Serve on every other PE (the target waits in pscw, every PE fences in
 // fence mode; Serve does nothing otherwise), then Close once on every PE.
 type Pattern struct {
-	win            *Win
+	win            *windows.Win
 	mode           SyncMode
 	origin, target int
 }
 
 // NewPattern returns the pattern of mode from origin to target on win.
-func NewPattern(win *Win, mode SyncMode, origin, target int) (*Pattern, error) {
+func NewPattern(win *windows.Win, mode SyncMode, origin, target int) (*Pattern, error) {
 	if _, err := ParseSyncMode(string(mode)); err != nil {
 		return nil, err
 	}
-	if origin < 0 || origin >= win.n || target < 0 || target >= win.n {
-		return nil, errorf(ClassRank, "origin %d, target %d of %d ranks", origin, target, win.n)
+	n := win.NRanks()
+	if origin < 0 || origin >= n || target < 0 || target >= n {
+		return nil, mpierr.Errorf(mpierr.ClassRank, "origin %d, target %d of %d ranks", origin, target, n)
 	}
 	return &Pattern{win: win, mode: mode, origin: origin, target: target}, nil
 }
@@ -136,9 +139,9 @@ func NewPattern(win *Win, mode SyncMode, origin, target int) (*Pattern, error) {
 func (p *Pattern) Open() error {
 	switch {
 	case p.mode == SyncFence:
-		return p.win.Fence(ModeNoPrecede)
-	case (p.mode == SyncFlush || p.mode == SyncFlushLocal) && p.win.me == p.origin:
-		return p.win.Lock(LockShared, p.target, 0)
+		return p.win.Fence(windows.ModeNoPrecede)
+	case (p.mode == SyncFlush || p.mode == SyncFlushLocal) && p.win.Rank() == p.origin:
+		return p.win.Lock(windows.LockShared, p.target, 0)
 	}
 	return nil
 }
@@ -157,7 +160,7 @@ func (p *Pattern) Epoch(ops func() error) error {
 		}
 		return win.FlushLocal(p.target)
 	case SyncLock:
-		if err := win.Lock(LockShared, p.target, 0); err != nil {
+		if err := win.Lock(windows.LockShared, p.target, 0); err != nil {
 			return err
 		}
 		if err := ops(); err != nil {
@@ -179,11 +182,11 @@ func (p *Pattern) Epoch(ops func() error) error {
 		return win.Fence(0)
 	default: // pscw
 		if p.target == p.origin {
-			if err := win.Post(Group{p.origin}, 0); err != nil {
+			if err := win.Post(windows.Group{p.origin}, 0); err != nil {
 				return err
 			}
 		}
-		if err := win.Start(Group{p.target}, 0); err != nil {
+		if err := win.Start(windows.Group{p.target}, 0); err != nil {
 			return err
 		}
 		if err := ops(); err != nil {
@@ -204,8 +207,8 @@ func (p *Pattern) Serve() error {
 	switch {
 	case p.mode == SyncFence:
 		return p.win.Fence(0)
-	case p.mode == SyncPSCW && p.win.me == p.target:
-		if err := p.win.Post(Group{p.origin}, 0); err != nil {
+	case p.mode == SyncPSCW && p.win.Rank() == p.target:
+		if err := p.win.Post(windows.Group{p.origin}, 0); err != nil {
 			return err
 		}
 		return p.win.Wait()
@@ -217,8 +220,8 @@ func (p *Pattern) Serve() error {
 func (p *Pattern) Close() error {
 	switch {
 	case p.mode == SyncFence:
-		return p.win.Fence(ModeNoSucceed)
-	case (p.mode == SyncFlush || p.mode == SyncFlushLocal) && p.win.me == p.origin:
+		return p.win.Fence(windows.ModeNoSucceed)
+	case (p.mode == SyncFlush || p.mode == SyncFlushLocal) && p.win.Rank() == p.origin:
 		return p.win.Unlock(p.target)
 	}
 	return nil
@@ -228,7 +231,7 @@ func (p *Pattern) Close() error {
 // (op gets the epoch and the call's index) towards target. Every PE of the
 // window calls it. It returns the time origin spent in the epochs (0 on
 // other PEs); every PE leaves after a barrier.
-func (b *BenchWindow) Loop(mode SyncMode, origin, target, iters, perEpoch int, op func(epoch, i int) error) (time.Duration, error) {
+func (b *Window) Loop(mode SyncMode, origin, target, iters, perEpoch int, op func(epoch, i int) error) (time.Duration, error) {
 	p, err := NewPattern(b.Win, mode, origin, target)
 	if err != nil {
 		return 0, err
@@ -241,7 +244,7 @@ func (b *BenchWindow) Loop(mode SyncMode, origin, target, iters, perEpoch int, o
 		start := time.Now()
 		for e := range iters {
 			var err error
-			if b.Win.me == origin {
+			if b.Win.Rank() == origin {
 				err = p.Epoch(func() error {
 					for i := range perEpoch {
 						if err := op(e, i); err != nil {
@@ -257,14 +260,19 @@ func (b *BenchWindow) Loop(mode SyncMode, origin, target, iters, perEpoch int, o
 				return err
 			}
 		}
-		if b.Win.me == origin {
+		if b.Win.Rank() == origin {
 			elapsed = time.Since(start)
 		}
 		return p.Close()
 	}
 	err = run()
 	if berr := b.Win.World().BarrierAll(); err == nil && berr != nil {
-		err = wrap(berr, "benchmark barrier")
+		err = other(berr, "benchmark barrier")
 	}
 	return elapsed, err
 }
+
+// other reports a failed shmem call of the setup as windows reports one:
+// an MPI error whose class follows the shmem error (MPI_ERR_NO_MEM for an
+// exhausted heap, MPI_ERR_OTHER for most) and that wraps it.
+func other(err error, what string) error { return mpierr.Wrap(err, nil, "%s", what) }
