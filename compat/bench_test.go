@@ -4,15 +4,16 @@ import (
 	"testing"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/mpibench"
 	"github.com/gshmem/gshmem/shmem"
 )
 
-// benchRun runs body on n in-process ranks with a compat.Bench; rank 0
+// benchRun runs body on n in-process ranks with an mpibench.Bench; rank 0
 // owns the timer, and ops is what one body call counts for.
-func benchRun(b *testing.B, n, maxSize int, allocMem bool, body func(*compat.Bench) error) {
+func benchRun(b *testing.B, n, maxSize int, allocMem bool, body func(*mpibench.Bench) error) {
 	b.Helper()
 	err := shmem.Run(n, func(w *shmem.World) error {
-		bn, err := compat.NewBench(w, maxSize, allocMem)
+		bn, err := mpibench.NewBench(w, maxSize, allocMem)
 		if err != nil {
 			return err
 		}
@@ -45,7 +46,7 @@ func benchRun(b *testing.B, n, maxSize int, allocMem bool, body func(*compat.Ben
 // BenchmarkLatency8B is osu_latency at 8 bytes on 2 in-process ranks;
 // ns/msg is the one-way latency (half the round trip).
 func BenchmarkLatency8B(b *testing.B) {
-	benchRun(b, 2, 8, false, func(bn *compat.Bench) error { return bn.PingPong(8) })
+	benchRun(b, 2, 8, false, func(bn *mpibench.Bench) error { return bn.PingPong(8) })
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/msg")
 }
 
@@ -53,24 +54,24 @@ func BenchmarkLatency8B(b *testing.B) {
 // in-process ranks, from Go memory.
 func BenchmarkBandwidth1MiB(b *testing.B) {
 	b.SetBytes(64 << 20)
-	benchRun(b, 2, 1<<20, false, func(bn *compat.Bench) error { return bn.Window(1<<20, 64) })
+	benchRun(b, 2, 1<<20, false, func(bn *mpibench.Bench) error { return bn.Window(1<<20, 64) })
 }
 
 // BenchmarkBandwidth1MiBAllocMem is BenchmarkBandwidth1MiB from AllocMem.
 func BenchmarkBandwidth1MiBAllocMem(b *testing.B) {
 	b.SetBytes(64 << 20)
-	benchRun(b, 2, 1<<20, true, func(bn *compat.Bench) error { return bn.Window(1<<20, 64) })
+	benchRun(b, 2, 1<<20, true, func(bn *mpibench.Bench) error { return bn.Window(1<<20, 64) })
 }
 
 // BenchmarkAllreduce8B is osu_allreduce of one float64 on 2 ranks.
 func BenchmarkAllreduce8B(b *testing.B) {
-	benchRun(b, 2, 8, false, func(bn *compat.Bench) error { return bn.Allreduce(1) })
+	benchRun(b, 2, 8, false, func(bn *mpibench.Bench) error { return bn.Allreduce(1) })
 }
 
 // BenchmarkAllreduce1MiB is osu_allreduce of 1 MiB on 2 ranks.
 func BenchmarkAllreduce1MiB(b *testing.B) {
 	b.SetBytes(1 << 20)
-	benchRun(b, 2, 8, false, func(bn *compat.Bench) error { return bn.Allreduce(1 << 17) })
+	benchRun(b, 2, 8, false, func(bn *mpibench.Bench) error { return bn.Allreduce(1 << 17) })
 }
 
 // BenchmarkSelfSendRecv8B is a Send to this rank and its Recv, one rank:
@@ -105,5 +106,5 @@ func BenchmarkSelfSendRecv8B(b *testing.B) {
 // layer's software cost over the team reduction it runs (shmem's
 // BenchmarkSoloAllreduce8B is that reduction alone).
 func BenchmarkSoloAllreduce8B(b *testing.B) {
-	benchRun(b, 1, 8, false, func(bn *compat.Bench) error { return bn.Allreduce(1) })
+	benchRun(b, 1, 8, false, func(bn *mpibench.Bench) error { return bn.Allreduce(1) })
 }

@@ -127,7 +127,8 @@
 //
 // # Performance tests
 //
-// Bench runs the OSU patterns (osu_latency's ping-pong, osu_bw's windows,
-// osu_allreduce) for `gshmem perf`, and the package's Go benchmarks measure
-// the same on in-process ranks.
+// `gshmem perf` runs the OSU patterns (osu_latency's ping-pong, osu_bw's
+// windows, osu_allreduce) through internal/mpibench, which uses only this
+// package's API, and the package's Go benchmarks measure the same on
+// in-process ranks.
 package compat

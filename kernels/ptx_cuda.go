@@ -8,7 +8,7 @@ import (
 	"math"
 
 	"github.com/gshmem/gshmem/internal/cudadrv"
-	kcuda "github.com/gshmem/gshmem/kernels/cuda"
+	"github.com/gshmem/gshmem/internal/devstate"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -44,11 +44,11 @@ func LoadPTX(w *shmem.World, ptx string) (*PTXModule, error) {
 	}
 	m := &PTXModule{w: w, ctx: ctx, mod: mod}
 	m.sms, _ = cudadrv.DeviceAttribute(dev.Ordinal(), cudadrv.AttrMultiprocessorCount)
-	if p, sz, err := ctx.Global(mod, kcuda.StateSymbol); err == nil {
-		if sz != kcuda.StateSize {
+	if p, sz, err := ctx.Global(mod, devstate.StateSymbol); err == nil {
+		if sz != devstate.StateSize {
 			_ = ctx.UnloadModule(mod)
 			return nil, fmt.Errorf("kernels: the module's %s is %d bytes, this runtime's is %d: rebuild it against this gshmem.cuh",
-				kcuda.StateSymbol, sz, kcuda.StateSize)
+				devstate.StateSymbol, sz, devstate.StateSize)
 		}
 		if err := ctx.CopyHtoD(p, dev.State()); err != nil {
 			_ = ctx.UnloadModule(mod)
@@ -59,8 +59,8 @@ func LoadPTX(w *shmem.World, ptx string) (*PTXModule, error) {
 	return m, nil
 }
 
-// LoadBuiltin loads the backend's built-in kernels (kernels/cuda/builtin.cu).
-func LoadBuiltin(w *shmem.World) (*PTXModule, error) { return LoadPTX(w, kcuda.BuiltinPTX) }
+// LoadBuiltin loads the backend's built-in kernels (internal/devstate/builtin.cu).
+func LoadBuiltin(w *shmem.World) (*PTXModule, error) { return LoadPTX(w, devstate.BuiltinPTX) }
 
 // Bound reports whether the module includes gshmem.cuh (and so had the
 // state table bound).

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs what `go build -tags cuda` and `go generate ./kernels/...` need on a
-# Debian (bookworm or later) machine: the CUDA driver-API headers and the
-# libcuda stub (nvidia-cuda-dev) and nvcc (nvidia-cuda-toolkit, CUDA 11.8,
-# which emits sm_90 PTX). Both are in Debian's non-free component, which this
+# Installs what `go build -tags cuda` and
+# `go generate ./kernels/... ./internal/devstate` need on a Debian
+# (bookworm or later) machine: the CUDA driver-API headers and the libcuda
+# stub (nvidia-cuda-dev) and nvcc (nvidia-cuda-toolkit, CUDA 11.8, which
+# emits sm_90 PTX). Both are in Debian's non-free component, which this
 # script enables for the machine's own Debian sources. No GPU is needed: the
 # binaries built here run unchanged on a machine with the NVIDIA driver.
 #

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/mpibench"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
 )
@@ -135,7 +136,7 @@ func BenchmarkRawCompareAndSwap(b *testing.B) {
 // flavor in flush mode: Lock(shared) once, then op and Flush per iteration.
 func flushLoop(b *testing.B, f windows.Flavor, op func(win *windows.Win, disp, i int) error) {
 	inPEs(b, func(w *shmem.World) error {
-		bw, err := windows.NewBenchWindow(w, f, 64)
+		bw, err := mpibench.NewWindow(w, f, 64)
 		if err != nil {
 			return err
 		}
@@ -201,12 +202,12 @@ func BenchmarkWinAtomicsFlush(b *testing.B) {
 }
 
 // BenchmarkWinPutSync is an 8-byte put per epoch in every sync mode
-// (allocate flavor), through BenchWindow.Loop as gshmem perf runs it.
+// (allocate flavor), through mpibench.Window.Loop as gshmem perf runs it.
 func BenchmarkWinPutSync(b *testing.B) {
-	for _, m := range windows.SyncModes {
+	for _, m := range mpibench.SyncModes {
 		b.Run(string(m), func(b *testing.B) {
 			inPEs(b, func(w *shmem.World) error {
-				bw, err := windows.NewBenchWindow(w, windows.FlavorAllocate, 64)
+				bw, err := mpibench.NewWindow(w, windows.FlavorAllocate, 64)
 				if err != nil {
 					return err
 				}
@@ -337,7 +338,7 @@ func BenchmarkOverhead(b *testing.B) {
 // with no cache line crossing to another core.
 func BenchmarkPSCWSelf(b *testing.B) {
 	err := shmem.Run(1, func(w *shmem.World) error {
-		bw, err := windows.NewBenchWindow(w, windows.FlavorAllocate, 64)
+		bw, err := mpibench.NewWindow(w, windows.FlavorAllocate, 64)
 		if err != nil {
 			return err
 		}

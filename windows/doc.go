@@ -116,8 +116,8 @@
 //
 // # Performance tests
 //
-// NewBenchWindow and BenchWindow.Loop run the OSU one-sided patterns
-// (SyncModes: flush, flush_local, lock, lock_all, fence, pscw) for
-// `gshmem perf win_*`; the package's Go benchmarks compare window calls
-// with the raw shmem calls they map to.
+// `gshmem perf win_*` runs the OSU one-sided patterns (sync modes flush,
+// flush_local, lock, lock_all, fence, pscw) through internal/mpibench,
+// which uses only this package's API; the package's Go benchmarks compare
+// window calls with the raw shmem calls they map to.
 package windows

@@ -108,9 +108,6 @@ func TestInfo(t *testing.T) {
 	assert.Equal(t, FlavorDynamic, f)
 	_, err = ParseFlavor("x")
 	assert.ErrorIs(t, err, compat.ErrArg)
-	m, err := ParseSyncMode("pscw")
-	require.NoError(t, err)
-	assert.Equal(t, SyncPSCW, m)
 }
 
 func TestErrorClasses(t *testing.T) {

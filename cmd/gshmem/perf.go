@@ -11,8 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gshmem/gshmem/cmd/gshmem/internal/perf"
 	"github.com/gshmem/gshmem/internal/launcher"
-	"github.com/gshmem/gshmem/internal/perf"
+	"github.com/gshmem/gshmem/internal/launchwire"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -77,7 +78,7 @@ func runPerf(ctx context.Context, stdout, stderr io.Writer, test string, cli per
 	if err := cli.Validate(); err != nil {
 		return err
 	}
-	if os.Getenv(launcher.EnvLocalAddr) == "" {
+	if os.Getenv(launchwire.EnvLocalAddr) == "" {
 		return launchPerf(ctx, t, cli)
 	}
 	w, err := shmem.Init(ctx)

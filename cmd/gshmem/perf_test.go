@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gshmem/gshmem/internal/perf"
+	"github.com/gshmem/gshmem/cmd/gshmem/internal/perf"
 )
 
 // The test binary is gshmem itself when this variable is set: the perf

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 // child is one PE process.
@@ -40,7 +42,10 @@ var connGrace = time.Second
 // childEnv returns base without any of the variables gshmem run sets, so
 // that a stale or outer job's values cannot leak into this job.
 func childEnv(base []string) []string {
-	owned := []string{EnvBootstrap, EnvLocalAddr, EnvJobID, EnvJobSecret, EnvRank, EnvNPEs, EnvLocalRank, EnvLocalSize}
+	owned := []string{
+		launchwire.EnvBootstrap, launchwire.EnvLocalAddr, launchwire.EnvJobID, launchwire.EnvJobSecret,
+		launchwire.EnvRank, launchwire.EnvNPEs, launchwire.EnvLocalRank, launchwire.EnvLocalSize,
+	}
 	return slices.DeleteFunc(slices.Clone(base), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		return slices.Contains(owned, k)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gshmem/gshmem/internal/guard"
 	"github.com/gshmem/gshmem/internal/guard/outsider"
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 // fastRefusalLog makes the refusal summaries come every few milliseconds.
@@ -40,7 +41,7 @@ func closedByServer(t *testing.T, c net.Conn) []byte {
 
 func helloFrame(rank uint32, secret []byte) []byte {
 	var b bytes.Buffer
-	_ = WriteFrame(&b, TypeHello, HelloPayload(rank, secret))
+	_ = launchwire.WriteFrame(&b, launchwire.TypeHello, launchwire.HelloPayload(rank, secret))
 	return b.Bytes()
 }
 
@@ -63,8 +64,8 @@ func TestServerWithstandsStrangers(t *testing.T) {
 	for range 24 { // 64 MiB frames, as in the report
 		c := dial()
 		writers.Go(func() {
-			hdr := binary.LittleEndian.AppendUint32(nil, MaxFrame)
-			_, _ = c.Write(append(hdr, TypeHello))
+			hdr := binary.LittleEndian.AppendUint32(nil, launchwire.MaxFrame)
+			_, _ = c.Write(append(hdr, launchwire.TypeHello))
 			chunk := make([]byte, 64<<10)
 			for range 16 {
 				if _, err := c.Write(chunk); err != nil {
@@ -80,7 +81,7 @@ func TestServerWithstandsStrangers(t *testing.T) {
 		_, _ = dial().Write([]byte{9, 0})
 	}
 
-	clients := make([]*Client, n)
+	clients := make([]*launchwire.Client, n)
 	for r := range n {
 		clients[r] = dialRank(t, e, r)
 	}
@@ -99,9 +100,9 @@ func TestServerWithstandsStrangers(t *testing.T) {
 	for _, c := range attackers {
 		reply := closedByServer(t, c)
 		if len(reply) > 0 {
-			typ, msg, err := ReadFrame(bytes.NewReader(reply))
+			typ, msg, err := launchwire.ReadFrame(bytes.NewReader(reply))
 			require.NoError(t, err)
-			assert.Equal(t, TypeError, typ, "never a welcome")
+			assert.Equal(t, launchwire.TypeError, typ, "never a welcome")
 			assert.NotEmpty(t, msg)
 		}
 	}
@@ -136,7 +137,7 @@ func TestServerBoundsPendingConnections(t *testing.T) {
 	require.Eventually(t, func() bool { return srv.gate.Pending() == 0 }, 10*time.Second, 5*time.Millisecond)
 	c0, c1 := dialRank(t, e, 0), dialRank(t, e, 1)
 	var wg sync.WaitGroup
-	for r, c := range []*Client{c0, c1} {
+	for r, c := range []*launchwire.Client{c0, c1} {
 		wg.Go(func() {
 			got, err := c.Allgather(testCtx(t), []byte{byte(r)})
 			assert.NoError(t, err)
@@ -159,7 +160,7 @@ func TestServerRefusesOtherUsers(t *testing.T) {
 		go srv.Serve()
 		defer srv.Close()
 		e.Addr += "-2"
-		_, err = Dial(testCtx(t), e)
+		_, err = launchwire.Dial(testCtx(t), e)
 		require.Error(t, err)
 		assert.Contains(t, log.String(), "runs as another user")
 	})

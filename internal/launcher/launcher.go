@@ -1,7 +1,8 @@
 // Package launcher is gshmem run: it starts the PEs of a job as local
 // processes, serves their "local" bootstrap over an abstract unix socket,
-// forwards signals, and ends the whole job as soon as one PE fails. It
-// also holds the wire protocol and the client that the PEs use.
+// forwards signals, and ends the whole job as soon as one PE fails. The
+// wire protocol and the client that the PEs use are in internal/launchwire,
+// which the core may import; nothing under shmem imports this package.
 package launcher
 
 import (
@@ -19,6 +20,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 // Config describes one gshmem run job.
@@ -49,9 +52,9 @@ type job struct {
 	cfg            Config
 	stdout, stderr io.Writer // cfg's, behind one shared lock
 	log            func(format string, args ...any)
-	path           string // resolved program
-	argv0          string // the PEs' os.Args[0]: as given, or the binary built from a package
-	env            Env    // rank fields filled in per PE
+	path           string         // resolved program
+	argv0          string         // the PEs' os.Args[0]: as given, or the binary built from a package
+	env            launchwire.Env // rank fields filled in per PE
 	baseEnv        []string
 	srv            *Server
 	exits          chan exitEvent
@@ -133,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	id, secret := make([]byte, 8), make([]byte, 32)
 	rand.Read(id)
 	rand.Read(secret)
-	j.env = Env{JobID: hex.EncodeToString(id), Secret: secret, NPEs: cfg.N, LocalSize: cfg.N}
+	j.env = launchwire.Env{JobID: hex.EncodeToString(id), Secret: secret, NPEs: cfg.N, LocalSize: cfg.N}
 	// Abstract namespace: no file to clean up, even after SIGKILL.
 	j.env.Addr = "@gshmem-" + j.env.JobID
 	ln, err := net.Listen("unix", j.env.Addr)

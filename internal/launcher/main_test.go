@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gshmem/gshmem/internal/guard/outsider"
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 // childModeVar makes the test binary act as a PE for the tests that run
@@ -48,19 +49,19 @@ func childMain(mode string) int {
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
 	case "output":
-		fmt.Printf("out %s\nsecond line\n", os.Getenv(EnvRank))
-		fmt.Fprintf(os.Stderr, "err %s\n", os.Getenv(EnvRank))
+		fmt.Printf("out %s\nsecond line\n", os.Getenv(launchwire.EnvRank))
+		fmt.Fprintf(os.Stderr, "err %s\n", os.Getenv(launchwire.EnvRank))
 		fmt.Print("partial")
 		return 0
 	}
 
-	e, ok, err := EnvFromEnviron(os.Getenv)
+	e, ok, err := launchwire.EnvFromEnviron(os.Getenv)
 	if err != nil || !ok {
 		return fail("env: ok=%v err=%v", ok, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, e)
+	c, err := launchwire.Dial(ctx, e)
 	if err != nil {
 		return fail("%v", err)
 	}

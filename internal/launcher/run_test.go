@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 type result struct {
@@ -65,7 +67,7 @@ func TestRunOK(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	// Values from an outer job must not leak into this one.
-	env := childEnvFor("ok", EnvRank+"=99", EnvJobSecret+"=00", EnvLocalAddr+"=@elsewhere", EnvNPEs+"=1")
+	env := childEnvFor("ok", launchwire.EnvRank+"=99", launchwire.EnvJobSecret+"=00", launchwire.EnvLocalAddr+"=@elsewhere", launchwire.EnvNPEs+"=1")
 	r := run(t, Config{N: 4, Argv: []string{exe}, Env: env})
 	require.NoError(t, r.err)
 	assert.Equal(t, 0, r.code)

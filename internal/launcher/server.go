@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gshmem/gshmem/internal/guard"
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 // Before a connection has proved it holds the job secret it is anyone's:
@@ -214,7 +215,7 @@ func (s *Server) handle(conn net.Conn) {
 	}
 	pend.Done(true)
 	defer close(p.done)
-	if p.send(TypeWelcome, binary.LittleEndian.AppendUint32(nil, uint32(s.npes))) != nil {
+	if p.send(launchwire.TypeWelcome, binary.LittleEndian.AppendUint32(nil, uint32(s.npes))) != nil {
 		return
 	}
 	s.serve(p, bufio.NewReader(conn))
@@ -240,12 +241,12 @@ func (s *Server) hello(pend *guard.Pending) (uint32, error) {
 	}
 	frame := make([]byte, n)
 	if _, err := io.ReadFull(pend, frame); err != nil {
-		return 0, fmt.Errorf("no hello: %v", noEOF(err))
+		return 0, fmt.Errorf("no hello: %v", unexpectedEOF(err))
 	}
-	if frame[0] != TypeHello {
+	if frame[0] != launchwire.TypeHello {
 		return 0, fmt.Errorf("first frame has type %d, want hello", frame[0])
 	}
-	rank, secret, err := ParseHello(frame[1:])
+	rank, secret, err := launchwire.ParseHello(frame[1:])
 	if err != nil {
 		return 0, err
 	}
@@ -261,23 +262,23 @@ func (s *Server) hello(pend *guard.Pending) (uint32, error) {
 func (s *Server) refuse(conn net.Conn, reason string) {
 	s.refusals.Refuse("", reason)
 	conn.SetWriteDeadline(time.Now().Add(time.Second))
-	WriteFrame(conn, TypeError, []byte(reason))
+	launchwire.WriteFrame(conn, launchwire.TypeError, []byte(reason))
 }
 
 func (s *Server) serve(p *peer, br *bufio.Reader) {
 	for {
-		typ, payload, err := ReadFrame(br)
+		typ, payload, err := launchwire.ReadFrame(br)
 		if err != nil {
 			// A plain disconnect is judged by the launcher once the
 			// process exits; only garbage is worth a warning here.
-			if errors.Is(err, ErrMalformed) || errors.Is(err, ErrFrameTooLarge) {
+			if errors.Is(err, launchwire.ErrMalformed) || errors.Is(err, launchwire.ErrFrameTooLarge) {
 				s.logf("warning: PE %d: %v", p.rank, err)
 			}
 			return
 		}
 		switch typ {
-		case TypeAllgather:
-			seq, data, err := ParseAllgather(payload)
+		case launchwire.TypeAllgather:
+			seq, data, err := launchwire.ParseAllgather(payload)
 			if err == nil {
 				err = s.contribute(p, seq, data)
 			}
@@ -285,14 +286,14 @@ func (s *Server) serve(p *peer, br *bufio.Reader) {
 				s.logf("warning: PE %d: %v; dropping its bootstrap connection", p.rank, err)
 				return
 			}
-		case TypeAbort:
-			code, msg, err := ParseAbort(payload)
+		case launchwire.TypeAbort:
+			code, msg, err := launchwire.ParseAbort(payload)
 			if err != nil {
 				s.logf("warning: PE %d: %v", p.rank, err)
 				return
 			}
 			s.abort(p, int(code), msg)
-		case TypeBye:
+		case launchwire.TypeBye:
 			p.bye.Store(true)
 			return
 		default:
@@ -326,9 +327,9 @@ func (s *Server) contribute(p *peer, seq uint64, data []byte) error {
 	s.wg.Add(1)
 	s.mu.Unlock()
 
-	typ, payload := TypeAllgatherResult, AllgatherResultPayload(seq, g.data)
-	if len(payload)+1 > MaxFrame {
-		typ, payload = TypeError, fmt.Appendf(nil, "allgather %d: result of %d bytes exceeds the %d-byte frame limit", seq, len(payload), MaxFrame-1)
+	typ, payload := launchwire.TypeAllgatherResult, launchwire.AllgatherResultPayload(seq, g.data)
+	if len(payload)+1 > launchwire.MaxFrame {
+		typ, payload = launchwire.TypeError, fmt.Appendf(nil, "allgather %d: result of %d bytes exceeds the %d-byte frame limit", seq, len(payload), launchwire.MaxFrame-1)
 	}
 	// Off the reader goroutine: a PE slow to read its result must not stop
 	// this connection from delivering an abort or a bye.
@@ -356,5 +357,14 @@ func (s *Server) abort(p *peer, code int, msg string) {
 func (p *peer) send(typ byte, payload []byte) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	return WriteFrame(p.conn, typ, payload)
+	return launchwire.WriteFrame(p.conn, typ, payload)
+}
+
+// unexpectedEOF reports a clean EOF inside a frame as what it is: a
+// truncated frame.
+func unexpectedEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 // logBuf collects server warnings from several goroutines.
@@ -37,12 +39,12 @@ func (l *logBuf) String() string {
 
 // startServer serves an in-process job of n PEs and returns the Env of
 // rank 0 (set Rank for the others).
-func startServer(t *testing.T, n int) (*Server, Env, *logBuf) {
+func startServer(t *testing.T, n int) (*Server, launchwire.Env, *logBuf) {
 	t.Helper()
 	id, secret := make([]byte, 8), make([]byte, 32)
 	rand.Read(id)
 	rand.Read(secret)
-	e := Env{Addr: "@gshmem-test-" + hex.EncodeToString(id), JobID: hex.EncodeToString(id), Secret: secret, NPEs: n, LocalSize: n}
+	e := launchwire.Env{Addr: "@gshmem-test-" + hex.EncodeToString(id), JobID: hex.EncodeToString(id), Secret: secret, NPEs: n, LocalSize: n}
 	ln, err := net.Listen("unix", e.Addr)
 	require.NoError(t, err)
 	log := &logBuf{}
@@ -56,12 +58,12 @@ func startServer(t *testing.T, n int) (*Server, Env, *logBuf) {
 	return srv, e, log
 }
 
-func dialRank(t *testing.T, e Env, rank int) *Client {
+func dialRank(t *testing.T, e launchwire.Env, rank int) *launchwire.Client {
 	t.Helper()
 	e.Rank, e.LocalRank = rank, rank
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, e)
+	c, err := launchwire.Dial(ctx, e)
 	require.NoError(t, err)
 	return c
 }
@@ -75,7 +77,7 @@ func testCtx(t *testing.T) context.Context {
 func TestServerAllgather(t *testing.T) {
 	const n, rounds = 4, 6
 	_, e, log := startServer(t, n)
-	clients := make([]*Client, n)
+	clients := make([]*launchwire.Client, n)
 	for r := range n {
 		clients[r] = dialRank(t, e, r)
 	}
@@ -112,15 +114,15 @@ func TestServerRefusesWrongSecret(t *testing.T) {
 	_, e, log := startServer(t, n)
 	bad := e
 	bad.Secret = bytes.Repeat([]byte{1}, 32)
-	_, err := Dial(testCtx(t), bad)
-	require.ErrorIs(t, err, ErrRefused)
+	_, err := launchwire.Dial(testCtx(t), bad)
+	require.ErrorIs(t, err, launchwire.ErrRefused)
 	assert.Contains(t, err.Error(), "wrong job secret")
 	assert.Contains(t, log.String(), "wrong job secret")
 
 	bad = e
 	bad.Rank, bad.NPEs = 5, 6
-	_, err = Dial(testCtx(t), bad)
-	require.ErrorIs(t, err, ErrRefused)
+	_, err = launchwire.Dial(testCtx(t), bad)
+	require.ErrorIs(t, err, launchwire.ErrRefused)
 	assert.Contains(t, err.Error(), "out of range")
 
 	// Garbage instead of a hello (reported), and a connection that hangs
@@ -133,14 +135,14 @@ func TestServerRefusesWrongSecret(t *testing.T) {
 	require.NoError(t, err)
 	conn.Close()
 
-	clients := make([]*Client, n)
+	clients := make([]*launchwire.Client, n)
 	for r := range n {
 		clients[r] = dialRank(t, e, r)
 	}
 	dup := e
 	dup.Rank = 1
-	_, err = Dial(testCtx(t), dup)
-	require.ErrorIs(t, err, ErrRefused)
+	_, err = launchwire.Dial(testCtx(t), dup)
+	require.ErrorIs(t, err, launchwire.ErrRefused)
 	assert.Contains(t, err.Error(), "already connected")
 
 	var wg sync.WaitGroup
@@ -212,60 +214,6 @@ func TestClientLostLauncher(t *testing.T) {
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Contains(t, err.Error(), "lost connection to the gshmem run launcher")
 	assert.NoError(t, c.Close(), "closing after the launcher is gone is quiet")
-	assert.ErrorIs(t, c.Barrier(testCtx(t)), ErrClientClosed)
+	assert.ErrorIs(t, c.Barrier(testCtx(t)), launchwire.ErrClientClosed)
 	assert.NoError(t, c.Close(), "Close is idempotent")
-}
-
-func TestDialNoLauncher(t *testing.T) {
-	e := Env{Addr: "@gshmem-test-nobody-listens", NPEs: 1, LocalSize: 1, Secret: []byte{1}}
-	_, err := Dial(testCtx(t), e)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "connecting to the gshmem run launcher")
-}
-
-func TestEnvFromEnviron(t *testing.T) {
-	good := Env{Addr: "@gshmem-x", JobID: "x", Secret: []byte{0xde, 0xad}, Rank: 2, NPEs: 4, LocalRank: 2, LocalSize: 4}
-	vars := map[string]string{}
-	for _, kv := range good.Vars() {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
-	assert.Equal(t, "local", vars[EnvBootstrap])
-	get := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-
-	e, ok, err := EnvFromEnviron(get(vars))
-	require.NoError(t, err)
-	assert.True(t, ok)
-	assert.Equal(t, good, e)
-
-	_, ok, err = EnvFromEnviron(get(nil))
-	assert.NoError(t, err)
-	assert.False(t, ok)
-
-	for _, tc := range []struct{ key, val, want string }{
-		{EnvRank, "4", "GSHMEM_RANK=4 is out of range [0, 3]"},
-		{EnvRank, "two", `GSHMEM_RANK="two" is not an integer`},
-		{EnvRank, "", "GSHMEM_RANK is not"},
-		{EnvNPEs, "0", "GSHMEM_NPES=0 is less than 1"},
-		{EnvJobSecret, "xyz", "GSHMEM_JOB_SECRET is not hexadecimal"},
-		{EnvJobID, "", "GSHMEM_JOB_ID is not"},
-		{EnvLocalRank, "-1", "GSHMEM_LOCAL_RANK=-1 is out of range"},
-		{EnvLocalSize, "5", "GSHMEM_LOCAL_SIZE=5 is out of range [1, 4]"},
-	} {
-		m := map[string]string{}
-		for k, v := range vars {
-			m[k] = v
-		}
-		m[tc.key] = tc.val
-		_, ok, err := EnvFromEnviron(get(m))
-		assert.True(t, ok)
-		if assert.Error(t, err, tc.key) {
-			assert.Contains(t, err.Error(), tc.want)
-		}
-	}
-	delete(vars, EnvLocalRank)
-	delete(vars, EnvLocalSize)
-	e, _, err = EnvFromEnviron(get(vars))
-	require.NoError(t, err)
-	assert.Equal(t, good, e, "local rank and size default to the global ones")
 }

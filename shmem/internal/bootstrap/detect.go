@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/gshmem/gshmem/internal/launcher"
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 // Names of the bootstraps GSHMEM_BOOTSTRAP selects.
@@ -33,7 +33,7 @@ var ErrNotDetected = errors.New("bootstrap: cannot join the launcher's job")
 // ErrNotDetected) rather than a silent job of one.
 func Detect(getenv func(string) string) (name, why string, err error) {
 	switch {
-	case getenv(launcher.EnvLocalAddr) != "":
+	case getenv(launchwire.EnvLocalAddr) != "":
 		return NameLocal, "GSHMEM_LOCAL_ADDR is set (started by gshmem run)", nil
 	case getenv("PMI_FD") != "":
 		if getenv("SLURM_MPI_TYPE") == "pmi2" {
@@ -89,7 +89,7 @@ func Open(ctx context.Context, c Config, getenv func(string) string) (b Bootstra
 	case NameSingleton:
 		return Singleton(), why, nil
 	case NameLocal:
-		env, ok, err := launcher.EnvFromEnviron(getenv)
+		env, ok, err := launchwire.EnvFromEnviron(getenv)
 		if err != nil {
 			return nil, "", err
 		}

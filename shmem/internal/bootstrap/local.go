@@ -3,13 +3,13 @@ package bootstrap
 import (
 	"context"
 
-	"github.com/gshmem/gshmem/internal/launcher"
+	"github.com/gshmem/gshmem/internal/launchwire"
 )
 
 // Local joins a job started by `gshmem run`: the launcher's socket serves
 // the allgathers and hears about aborts.
-func Local(ctx context.Context, env launcher.Env) (Bootstrap, error) {
-	c, err := launcher.Dial(ctx, env)
+func Local(ctx context.Context, env launchwire.Env) (Bootstrap, error) {
+	c, err := launchwire.Dial(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -17,8 +17,8 @@ func Local(ctx context.Context, env launcher.Env) (Bootstrap, error) {
 }
 
 type local struct {
-	c   *launcher.Client
-	env launcher.Env
+	c   *launchwire.Client
+	env launchwire.Env
 }
 
 func (b *local) Name() string   { return "local" }

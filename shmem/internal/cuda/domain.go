@@ -14,7 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/gshmem/gshmem/internal/cudadrv"
-	kcuda "github.com/gshmem/gshmem/kernels/cuda"
+	"github.com/gshmem/gshmem/internal/devstate"
 )
 
 // Config describes one PE's device heap.
@@ -91,7 +91,7 @@ func Open(ctx context.Context, cfg Config) (d *Domain, err error) {
 	if ord >= n {
 		return nil, fmt.Errorf("cuda: GPU %d requested, %d visible", ord, n)
 	}
-	if cfg.CtrlSize < kcuda.CtrlMinSize || cfg.HeapSize <= cfg.CtrlSize {
+	if cfg.CtrlSize < devstate.CtrlMinSize || cfg.HeapSize <= cfg.CtrlSize {
 		return nil, fmt.Errorf("cuda: heap of %d bytes with a %d-byte control area", cfg.HeapSize, cfg.CtrlSize)
 	}
 	d = &Domain{cfg: cfg, ord: ord}
@@ -173,7 +173,7 @@ func Open(ctx context.Context, cfg Config) (d *Domain, err error) {
 	if err = d.ctx.CopyHtoD(d.table, tb); err != nil {
 		return d, err
 	}
-	d.state = kcuda.State{
+	d.state = devstate.State{
 		MyPE: int32(cfg.Rank), NPEs: int32(cfg.NPEs),
 		HeapBase: uint64(d.base), HeapSize: cfg.HeapSize,
 		PeerBase: uint64(d.table), CtrlSize: cfg.CtrlSize,
@@ -255,7 +255,7 @@ func (d *Domain) mapPeer(pe int, r []byte, ndev int) error {
 
 func (d *Domain) loadBuiltin() error {
 	var err error
-	if d.mod, err = d.ctx.LoadModule(kcuda.BuiltinPTX); err != nil {
+	if d.mod, err = d.ctx.LoadModule(devstate.BuiltinPTX); err != nil {
 		return fmt.Errorf("cuda: loading the built-in kernels on GPU %d: %w", d.ord, err)
 	}
 	for _, f := range []struct {
@@ -277,13 +277,13 @@ func (d *Domain) loadBuiltin() error {
 // BindState writes this PE's state table into m's gshmemi_state, if m has
 // one, and reports whether it had.
 func (d *Domain) BindState(m cudadrv.Module) (bool, error) {
-	p, sz, err := d.ctx.Global(m, kcuda.StateSymbol)
+	p, sz, err := d.ctx.Global(m, devstate.StateSymbol)
 	if err != nil {
 		return false, nil // a module that does not include gshmem.cuh
 	}
-	if sz != kcuda.StateSize {
+	if sz != devstate.StateSize {
 		return false, fmt.Errorf("cuda: the module's %s is %d bytes, this runtime's is %d (rebuild it with this gshmem.cuh)",
-			kcuda.StateSymbol, sz, kcuda.StateSize)
+			devstate.StateSymbol, sz, devstate.StateSize)
 	}
 	return true, d.ctx.CopyHtoD(p, d.state)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/mpibench"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
 )
@@ -62,19 +63,19 @@ func init() {
 }
 
 // winSetup reads the flavor and the mode of cfg.
-func winSetup(cfg Config) (windows.Flavor, windows.SyncMode, error) {
+func winSetup(cfg Config) (windows.Flavor, mpibench.SyncMode, error) {
 	fl, mode := cfg.WinFlavor, cfg.Sync
 	if fl == "" {
 		fl = "allocate"
 	}
 	if mode == "" {
-		mode = string(windows.SyncFlush)
+		mode = string(mpibench.SyncFlush)
 	}
 	f, err := windows.ParseFlavor(fl)
 	if err != nil {
 		return 0, "", err
 	}
-	m, err := windows.ParseSyncMode(mode)
+	m, err := mpibench.ParseSyncMode(mode)
 	return f, m, err
 }
 
@@ -89,9 +90,9 @@ type winStep struct {
 }
 
 // winSweep runs s at every size over bw in mode and returns PE 0's rows.
-func winSweep(ctx context.Context, w *shmem.World, cfg Config, test string, kind Kind, bw *windows.BenchWindow,
-	mode windows.SyncMode, sizes []int, s winStep) ([]Row, error) {
-	pat, err := windows.NewPattern(bw.Win, mode, 0, 1)
+func winSweep(ctx context.Context, w *shmem.World, cfg Config, test string, kind Kind, bw *mpibench.Window,
+	mode mpibench.SyncMode, sizes []int, s winStep) ([]Row, error) {
+	pat, err := mpibench.NewPattern(bw.Win, mode, 0, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -137,13 +138,13 @@ func winSweep(ctx context.Context, w *shmem.World, cfg Config, test string, kind
 	})
 }
 
-// newWin makes the BenchWindow of cfg's flavor with size bytes on every PE.
-func newWin(w *shmem.World, cfg Config, size int) (*windows.BenchWindow, windows.SyncMode, error) {
+// newWin makes the mpibench.Window of cfg's flavor with size bytes on every PE.
+func newWin(w *shmem.World, cfg Config, size int) (*mpibench.Window, mpibench.SyncMode, error) {
 	f, m, err := winSetup(cfg)
 	if err != nil {
 		return nil, "", err
 	}
-	bw, err := windows.NewBenchWindow(w, f, size)
+	bw, err := mpibench.NewWindow(w, f, size)
 	return bw, m, err
 }
 

@@ -1,4 +1,4 @@
-package windows
+package mpibench
 
 import (
 	"errors"
@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/mpierr"
 	"github.com/gshmem/gshmem/shmem"
+	"github.com/gshmem/gshmem/windows"
 )
 
 // SyncMode is the epoch pattern of OSU's one-sided benchmarks
-// (osu_put_latency -s ...), for `gshmem perf win_*` and the Go benchmarks.
+// (osu_put_latency -s ...), for `gshmem perf win_*` and windows' Go benchmarks.
 type SyncMode string
 
 // The synchronization modes.
@@ -33,28 +35,28 @@ func ParseSyncMode(s string) (SyncMode, error) {
 			return m, nil
 		}
 	}
-	return "", errorf(compat.ClassArg, "sync mode %q: want flush, flush_local, lock, lock_all, fence or pscw", s)
+	return "", mpierr.Errorf(mpierr.ClassArg, "sync mode %q: want flush, flush_local, lock, lock_all, fence or pscw", s)
 }
 
-// BenchWindow is a window of a given flavor with size bytes of memory on
+// Window is a window of a given flavor with size bytes of memory on
 // every PE, set up for a perf test: Buf is this PE's memory and Disp(t)
 // names byte 0 of target t's memory (disp unit 1; an attach address for a
 // dynamic window).
-type BenchWindow struct {
-	Win   *Win
+type Window struct {
+	Win   *windows.Win
 	Buf   []byte
 	disps []int
 	env   *compat.Env
 }
 
-// NewBenchWindow creates a BenchWindow over an MPI environment of its own
+// NewWindow creates a Window over an MPI environment of its own
 // on w, spanning every PE. Collective.
-func NewBenchWindow(w *shmem.World, flavor Flavor, size int) (*BenchWindow, error) {
+func NewWindow(w *shmem.World, flavor windows.Flavor, size int) (*Window, error) {
 	env, err := compat.New(w)
 	if err != nil {
 		return nil, err
 	}
-	b, err := newBenchWindow(env.CommWorld(), flavor, size)
+	b, err := newWindow(env.CommWorld(), flavor, size)
 	if err != nil {
 		_ = env.Finalize()
 		return nil, err
@@ -63,39 +65,39 @@ func NewBenchWindow(w *shmem.World, flavor Flavor, size int) (*BenchWindow, erro
 	return b, nil
 }
 
-func newBenchWindow(comm *compat.Comm, flavor Flavor, size int) (*BenchWindow, error) {
-	b := &BenchWindow{disps: make([]int, comm.Size())}
+func newWindow(comm *compat.Comm, flavor windows.Flavor, size int) (*Window, error) {
+	b := &Window{disps: make([]int, comm.Size())}
 	var err error
 	w := comm
 	switch flavor {
-	case FlavorAllocate:
-		b.Win, err = Allocate(w, size, 1, nil)
-	case FlavorShared:
-		b.Win, err = AllocateShared(w, size, 1, compat.Info{InfoAllocSharedNoncont: "true"})
-	case FlavorCreate:
+	case windows.FlavorAllocate:
+		b.Win, err = windows.Allocate(w, size, 1, nil)
+	case windows.FlavorShared:
+		b.Win, err = windows.AllocateShared(w, size, 1, compat.Info{windows.InfoAllocSharedNoncont: "true"})
+	case windows.FlavorCreate:
 		b.Buf = make([]byte, size)
-		b.Win, err = Create(w, b.Buf, 1, nil)
-	case FlavorDynamic:
-		b.Win, err = CreateDynamic(w, compat.Info{InfoDynamicPool: strconv.Itoa(size + 64)})
+		b.Win, err = windows.Create(w, b.Buf, 1, nil)
+	case windows.FlavorDynamic:
+		b.Win, err = windows.CreateDynamic(w, compat.Info{windows.InfoDynamicPool: strconv.Itoa(size + 64)})
 	default:
-		return nil, errorf(compat.ClassArg, "flavor %v", flavor)
+		return nil, mpierr.Errorf(mpierr.ClassArg, "flavor %v", flavor)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if flavor != FlavorDynamic {
-		if flavor != FlavorCreate {
+	if flavor != windows.FlavorDynamic {
+		if flavor != windows.FlavorCreate {
 			b.Buf = b.Win.Base()
 		}
 		return b, nil
 	}
 	b.Buf = make([]byte, max(size, 1))
-	if err := Attach(b.Win, b.Buf); err != nil {
+	if err := windows.Attach(b.Win, b.Buf); err != nil {
 		return nil, err
 	}
 	addrs := make([]int64, comm.Size())
-	if err := compat.Allgather(comm, []int64{int64(Address(b.Buf))}, 1, compat.Int64, addrs, 1, compat.Int64); err != nil {
-		return nil, wrap(err, "exchanging attach addresses")
+	if err := compat.Allgather(comm, []int64{int64(windows.Address(b.Buf))}, 1, compat.Int64, addrs, 1, compat.Int64); err != nil {
+		return nil, other(err, "exchanging attach addresses")
 	}
 	for r, a := range addrs {
 		b.disps[r] = int(a)
@@ -104,12 +106,12 @@ func newBenchWindow(comm *compat.Comm, flavor Flavor, size int) (*BenchWindow, e
 }
 
 // Disp returns the displacement of byte 0 of target's memory.
-func (b *BenchWindow) Disp(target int) int { return b.disps[target] }
+func (b *Window) Disp(target int) int { return b.disps[target] }
 
 // Free releases the window. Collective.
-func (b *BenchWindow) Free() error {
-	if b.Win.Flavor() == FlavorDynamic {
-		if err := Detach(b.Win, b.Buf); err != nil {
+func (b *Window) Free() error {
+	if b.Win.Flavor() == windows.FlavorDynamic {
+		if err := windows.Detach(b.Win, b.Buf); err != nil {
 			return err
 		}
 	}
@@ -126,19 +128,19 @@ func (b *BenchWindow) Free() error {
 // Serve on every other PE (the target waits in pscw, every PE fences in
 // fence mode; Serve does nothing otherwise), then Close once on every PE.
 type Pattern struct {
-	win              *Win
+	win              *windows.Win
 	mode             SyncMode
 	origin, target   int
 	originG, targetG *compat.Group // PSCW's groups, made once
 }
 
 // NewPattern returns the pattern of mode from origin to target on win.
-func NewPattern(win *Win, mode SyncMode, origin, target int) (*Pattern, error) {
+func NewPattern(win *windows.Win, mode SyncMode, origin, target int) (*Pattern, error) {
 	if _, err := ParseSyncMode(string(mode)); err != nil {
 		return nil, err
 	}
-	if origin < 0 || origin >= win.n || target < 0 || target >= win.n {
-		return nil, errorf(compat.ClassRank, "origin %d, target %d of %d ranks", origin, target, win.n)
+	if origin < 0 || origin >= win.NRanks() || target < 0 || target >= win.NRanks() {
+		return nil, mpierr.Errorf(mpierr.ClassRank, "origin %d, target %d of %d ranks", origin, target, win.NRanks())
 	}
 	g, err := win.Group()
 	if err != nil {
@@ -159,9 +161,9 @@ func NewPattern(win *Win, mode SyncMode, origin, target int) (*Pattern, error) {
 func (p *Pattern) Open() error {
 	switch {
 	case p.mode == SyncFence:
-		return p.win.Fence(ModeNoPrecede)
-	case (p.mode == SyncFlush || p.mode == SyncFlushLocal) && p.win.me == p.origin:
-		return p.win.Lock(LockShared, p.target, 0)
+		return p.win.Fence(windows.ModeNoPrecede)
+	case (p.mode == SyncFlush || p.mode == SyncFlushLocal) && p.win.Rank() == p.origin:
+		return p.win.Lock(windows.LockShared, p.target, 0)
 	}
 	return nil
 }
@@ -180,7 +182,7 @@ func (p *Pattern) Epoch(ops func() error) error {
 		}
 		return win.FlushLocal(p.target)
 	case SyncLock:
-		if err := win.Lock(LockShared, p.target, 0); err != nil {
+		if err := win.Lock(windows.LockShared, p.target, 0); err != nil {
 			return err
 		}
 		if err := ops(); err != nil {
@@ -227,7 +229,7 @@ func (p *Pattern) Serve() error {
 	switch {
 	case p.mode == SyncFence:
 		return p.win.Fence(0)
-	case p.mode == SyncPSCW && p.win.me == p.target:
+	case p.mode == SyncPSCW && p.win.Rank() == p.target:
 		if err := p.win.Post(p.originG, 0); err != nil {
 			return err
 		}
@@ -240,8 +242,8 @@ func (p *Pattern) Serve() error {
 func (p *Pattern) Close() error {
 	switch {
 	case p.mode == SyncFence:
-		return p.win.Fence(ModeNoSucceed)
-	case (p.mode == SyncFlush || p.mode == SyncFlushLocal) && p.win.me == p.origin:
+		return p.win.Fence(windows.ModeNoSucceed)
+	case (p.mode == SyncFlush || p.mode == SyncFlushLocal) && p.win.Rank() == p.origin:
 		return p.win.Unlock(p.target)
 	}
 	return nil
@@ -251,7 +253,7 @@ func (p *Pattern) Close() error {
 // (op gets the epoch and the call's index) towards target. Every PE of the
 // window calls it. It returns the time origin spent in the epochs (0 on
 // other PEs); every PE leaves after a barrier.
-func (b *BenchWindow) Loop(mode SyncMode, origin, target, iters, perEpoch int, op func(epoch, i int) error) (time.Duration, error) {
+func (b *Window) Loop(mode SyncMode, origin, target, iters, perEpoch int, op func(epoch, i int) error) (time.Duration, error) {
 	p, err := NewPattern(b.Win, mode, origin, target)
 	if err != nil {
 		return 0, err
@@ -264,7 +266,7 @@ func (b *BenchWindow) Loop(mode SyncMode, origin, target, iters, perEpoch int, o
 		start := time.Now()
 		for e := range iters {
 			var err error
-			if b.Win.me == origin {
+			if b.Win.Rank() == origin {
 				err = p.Epoch(func() error {
 					for i := range perEpoch {
 						if err := op(e, i); err != nil {
@@ -280,14 +282,19 @@ func (b *BenchWindow) Loop(mode SyncMode, origin, target, iters, perEpoch int, o
 				return err
 			}
 		}
-		if b.Win.me == origin {
+		if b.Win.Rank() == origin {
 			elapsed = time.Since(start)
 		}
 		return p.Close()
 	}
 	err = run()
 	if berr := b.Win.World().BarrierAll(); err == nil && berr != nil {
-		err = wrap(berr, "benchmark barrier")
+		err = other(berr, "benchmark barrier")
 	}
 	return elapsed, err
 }
+
+// other reports a failed shmem call of the setup as windows reports one:
+// an MPI error whose class follows the shmem error (MPI_ERR_NO_MEM for an
+// exhausted heap, MPI_ERR_OTHER for most) and that wraps it.
+func other(err error, what string) error { return mpierr.Wrap(err, nil, "%s", what) }

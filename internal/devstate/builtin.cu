@@ -1,8 +1,8 @@
 // Built-in kernels of the CUDA backend, compiled to builtin.ptx by
-// `go generate ./kernels/cuda` and loaded once per PE into its context:
-// the device forms of host-initiated operations (atomics, stream barrier,
-// stream waits that stream memory operations cannot express) and the
-// kernels of the device benchmarks.
+// `go generate ./internal/devstate` (against kernels/cuda/gshmem.cuh) and
+// loaded once per PE into its context: the device forms of host-initiated
+// operations (atomics, stream barrier, stream waits that stream memory
+// operations cannot express) and the kernels of the device benchmarks.
 #include "gshmem.cuh"
 
 #define GSHMEMI_OP_LOAD 0

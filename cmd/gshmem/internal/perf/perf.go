@@ -36,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gshmem/gshmem/internal/mpibench"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/windows"
 )
@@ -133,7 +134,7 @@ type Config struct {
 	// WinFlavor is the window flavor of the win_* tests: allocate, create,
 	// dynamic or shared ("" is allocate).
 	WinFlavor string
-	// Sync is the epoch pattern of the win_* tests (windows.SyncModes:
+	// Sync is the epoch pattern of the win_* tests (mpibench.SyncModes:
 	// flush, flush_local, lock, lock_all, fence, pscw; "" is flush).
 	Sync string
 	// Settle is how long every PE polls its clock, alone, after the
@@ -200,7 +201,7 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.Sync != "" {
-		if _, err := windows.ParseSyncMode(c.Sync); err != nil {
+		if _, err := mpibench.ParseSyncMode(c.Sync); err != nil {
 			return fmt.Errorf("perf: --sync: %w", err)
 		}
 	}

@@ -2,15 +2,15 @@ package perf
 
 import "testing"
 
-// Benchmarks between two processes (go test -bench . ./internal/perf/).
+// Benchmarks between two processes (go test -bench . ./cmd/gshmem/internal/perf/).
 // Each b.N run starts a job of two PEs (this binary re-executed through the
 // launcher) that performs b.N operations and reports what PE 0 timed: the
 // process start-up is outside the reported figures, which override ns/op.
 // The anchors of the same run sit beside the RMA figures: memcpy over the
 // same working set as the bandwidth rows, and a raw cache-line ping-pong.
 //
-//	go test -run '^$' -bench . -benchtime 2000000x ./internal/perf/   (fixed count)
-//	go test -run '^$' -bench . ./internal/perf/                        (b.N found by the framework)
+//	go test -run '^$' -bench . -benchtime 2000000x ./cmd/gshmem/internal/perf/   (fixed count)
+//	go test -run '^$' -bench . ./cmd/gshmem/internal/perf/                       (b.N found by the framework)
 
 // benchSizes are the bandwidth rows: 8 B to 4 MiB.
 var benchSizes = []int{8, 64, 512, 4 << 10, 64 << 10, 1 << 20, 4 << 20}

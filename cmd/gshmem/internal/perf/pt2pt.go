@@ -3,12 +3,12 @@ package perf
 import (
 	"context"
 
-	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/mpibench"
 	"github.com/gshmem/gshmem/shmem"
 )
 
 // The MPI point-to-point and collective tests of the compat layer (issue
-// 6), in OSU's shapes: every PE makes a compat.Bench (an MPI Env over the
+// 6), in OSU's shapes: every PE makes a mpibench.Bench (an MPI Env over the
 // World) and runs each iteration; PE 0 reports.
 func init() {
 	Register(Test{
@@ -33,9 +33,9 @@ func init() {
 	})
 }
 
-// withBench runs body with a compat.Bench of maxSize bytes and closes it.
-func withBench(w *shmem.World, maxSize int, body func(b *compat.Bench) ([]Row, error)) (rows []Row, err error) {
-	b, err := compat.NewBench(w, maxSize, false)
+// withBench runs body with a mpibench.Bench of maxSize bytes and closes it.
+func withBench(w *shmem.World, maxSize int, body func(b *mpibench.Bench) ([]Row, error)) (rows []Row, err error) {
+	b, err := mpibench.NewBench(w, maxSize, false)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func everyPE(ctx context.Context, w *shmem.World, cfg Config, test string, kind 
 
 func pt2ptLatency(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
 	sizes := cfg.Sizes(1)
-	return withBench(w, sizes[len(sizes)-1], func(b *compat.Bench) ([]Row, error) {
+	return withBench(w, sizes[len(sizes)-1], func(b *mpibench.Bench) ([]Row, error) {
 		return everyPE(ctx, w, cfg, "pt2pt_latency", Latency, sizes, 2, b.PingPong, func(size int, st stats) Row {
 			r := latencyRow(size, st)
 			r.Extra = map[string]float64{"rtt_us": 2 * r.LatencyUS}
@@ -73,7 +73,7 @@ func pt2ptLatency(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error
 
 func pt2ptBW(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
 	sizes, win := cfg.Sizes(1), cfg.Window
-	return withBench(w, sizes[len(sizes)-1], func(b *compat.Bench) ([]Row, error) {
+	return withBench(w, sizes[len(sizes)-1], func(b *mpibench.Bench) ([]Row, error) {
 		return everyPE(ctx, w, cfg, "pt2pt_bw", Bandwidth, sizes, win, func(size int) error { return b.Window(size, win) },
 			func(size int, st stats) Row {
 				r := bandwidthRow(size, st)
@@ -85,7 +85,7 @@ func pt2ptBW(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
 
 func mpiAllreduce(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
 	sizes := cfg.Sizes(8)
-	return withBench(w, 8, func(b *compat.Bench) ([]Row, error) {
+	return withBench(w, 8, func(b *mpibench.Bench) ([]Row, error) {
 		rows, err := everyPE(ctx, w, cfg, "mpi_allreduce", Latency, sizes, 1, func(size int) error { return b.Allreduce(size / 8) },
 			func(size int, st stats) Row {
 				r := latencyRow(size, st)

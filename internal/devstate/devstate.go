@@ -1,26 +1,22 @@
-// Package cuda holds gshmem's CUDA device library: the header gshmem.cuh
-// that kernels include to put, get, signal, wait and synchronize from
-// inside a kernel, and the built-in kernels, compiled to PTX and embedded
-// here so that a Go binary carries them. It is pure Go and builds without
-// CUDA; loading and launching needs the `cuda` build tag (see package
-// kernels and the CUDA backend in shmem).
+// Package devstate is the contract between the CUDA backend and the PTX it
+// loads: the layout of the per-module state table (gshmem_state_t in
+// kernels/cuda/gshmem.cuh) and of the device control area, and the
+// backend's own kernels (builtin.cu), compiled to PTX and embedded so that
+// a Go binary carries them. The core (shmem/internal/cuda) owns them and
+// kernels reads them, so they live in a leaf that both may import; the
+// user-facing header stays in kernels/cuda. It is pure Go and builds
+// without CUDA.
 //
-// The PTX is regenerated from the .cu sources with nvcc (Debian's
+// The PTX is regenerated from builtin.cu with nvcc (Debian's
 // nvidia-cuda-toolkit, CUDA 11.8, emits PTX 7.8 for sm_90; the driver
 // compiles it when the module is loaded):
 //
-//	go generate ./kernels/cuda
-package cuda
+//	go generate ./internal/devstate
+package devstate
 
 import _ "embed"
 
-//go:generate nvcc -arch=sm_90 -ptx -O3 -I. builtin.cu -o builtin.ptx
-//go:generate nvcc -arch=sm_90 -ptx -O3 -I. selftest.cu -o selftest.ptx
-
-// Header is the device library, gshmem.cuh.
-//
-//go:embed gshmem.cuh
-var Header string
+//go:generate nvcc -arch=sm_90 -ptx -O3 -I../../kernels/cuda builtin.cu -o builtin.ptx
 
 // BuiltinPTX holds the backend's own kernels (builtin.cu): the device forms
 // of host-initiated atomics, the stream barrier and waits, and the
@@ -28,12 +24,6 @@ var Header string
 //
 //go:embed builtin.ptx
 var BuiltinPTX string
-
-// SelfTestPTX holds gshmemt_ops (selftest.cu), a kernel that runs every
-// device operation of the header across the PEs for the GPU tests.
-//
-//go:embed selftest.ptx
-var SelfTestPTX string
 
 // StateSymbol is the name of the per-module state table the loader fills.
 const StateSymbol = "gshmemi_state"

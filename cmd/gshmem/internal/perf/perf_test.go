@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/internal/mpibench"
 	"github.com/gshmem/gshmem/shmem"
-	"github.com/gshmem/gshmem/windows"
 )
 
 // The tests issue 4 asks for; later layers add theirs.
@@ -266,7 +266,7 @@ func TestDatatypes(t *testing.T) {
 // TestWindowModes runs the window tests in every flavor and sync mode.
 func TestWindowModes(t *testing.T) {
 	for _, fl := range []string{"allocate", "create", "dynamic"} {
-		for _, m := range windows.SyncModes {
+		for _, m := range mpibench.SyncModes {
 			t.Run(fl+"/"+string(m), func(t *testing.T) {
 				cfg := quick
 				cfg.WinFlavor, cfg.Sync, cfg.MaxSize = fl, string(m), 8
