@@ -74,6 +74,22 @@ func (w *World) WaitPolicy() WaitPolicy {
 	return WaitPolicy{Spin: d.Spin, YieldEvery: d.YieldEvery, OSYields: d.OSYields, MaxSleep: d.MaxSleep}
 }
 
+// SetWaitPolicy replaces this PE's wait policy, for tuning and for tests
+// (a MaxSleep of an hour and no spin show whether a write path wakes a
+// sleeper). It must be called before other goroutines of this PE wait.
+// Spin and OSYields must be at least 0, YieldEvery a power of two (0 means
+// 1) and MaxSleep positive.
+func (w *World) SetWaitPolicy(p WaitPolicy) error {
+	if p.YieldEvery == 0 {
+		p.YieldEvery = 1
+	}
+	if p.Spin < 0 || p.OSYields < 0 || p.YieldEvery < 0 || p.YieldEvery&(p.YieldEvery-1) != 0 || p.MaxSleep <= 0 {
+		return errf(ErrInvalid, "wait policy %+v", p)
+	}
+	w.waiter = p.waiter()
+	return nil
+}
+
 func (p WaitPolicy) waiter() doorbell.Waiter {
 	return doorbell.Waiter{Spin: p.Spin, YieldEvery: p.YieldEvery, OSYields: p.OSYields, MaxSleep: p.MaxSleep}
 }
