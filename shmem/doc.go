@@ -50,10 +50,11 @@
 // policy, chosen per World at Init from the PEs and CPUs of the PE's node
 // (World.WaitPolicy, ChooseWaitPolicy): it polls (65536 times in a process
 // PE with a CPU of its own, 4096 in a goroutine PE, 64 when the node's PEs
-// outnumber its CPUs; GSHMEM_SPIN sets the count), yielding the CPU now and
-// then (every 4096 polls, or every 16 and then with sched_yield when
-// crowded), then sleeps on a futex in the doorbell of the heap that holds
-// the watched words. Every write into a heap through the core rings it:
+// outnumber its CPUs; GSHMEM_SPIN sets the count), yielding the thread now
+// and then (every 4096 polls, every 16 when crowded), then polls a while
+// yielding after each poll (and, in a crowded process, the CPU with
+// sched_yield), then sleeps on a futex in the doorbell of the heap that
+// holds the watched words. Every write into a heap through the core rings it:
 // Put, the atomics and signals, and the store-and-wake helpers (Mapped)
 // through which the layers write into mapped peers directly; so a sleeper
 // wakes whichever path wrote. Layers wait on conditions of their own with

@@ -9,7 +9,8 @@ import (
 
 // WaitPolicy is how a World's waits wait: Spin polls of the condition
 // (every YieldEvery-th after letting the process's other goroutines run),
-// then OSYields polls each after giving the CPU to another process, then
+// then Yields polls each after letting them run, then OSYields polls each
+// after giving the CPU to another process, then
 // sleeps on a futex in the watched heap until a writer rings it (each sleep
 // at most MaxSleep, after which the wait checks the World and the
 // condition again). Every wait of the runtime and of the layers above it
@@ -17,6 +18,7 @@ import (
 type WaitPolicy struct {
 	Spin       int
 	YieldEvery int
+	Yields     int
 	OSYields   int
 	MaxSleep   time.Duration
 }
@@ -33,13 +35,18 @@ type WaitPolicy struct {
 // monitor's every-20-us phase, whose preemptions made more sleeps (1-5 per
 // 50000 round trips with 4000 polls, none with 65536). Goroutine PEs keep a
 // short spin: they share their process's threads, and tests run many at
-// once.
+// once. Every kind then polls a while handing its thread over after each
+// poll (256 times; 4 when crowded), which serves a peer goroutine waiting
+// for this thread or a peer process just descheduled, before it pays for
+// a futex sleep and wake-up.
 const (
 	spinProcess   = 1 << 16
 	spinGoroutine = 4096
 	spinCrowded   = 64
 	yieldOwnCPU   = 4096
 	yieldCrowded  = 16
+	yields        = 256
+	yieldsCrowded = 4
 	// osYieldsCrowded bounds the sched_yield phase of a process PE's wait
 	// on a crowded node by a few context switches' worth before it sleeps.
 	osYieldsCrowded = 100
@@ -51,10 +58,10 @@ const (
 // shmem.Run), and spin, when positive, is GSHMEM_SPIN, which sets the
 // polls before the first sleep whatever the rest.
 func ChooseWaitPolicy(nodePEs, cpus int, process bool, spin int) WaitPolicy {
-	p := WaitPolicy{Spin: spinGoroutine, YieldEvery: yieldOwnCPU, MaxSleep: maxSleep}
+	p := WaitPolicy{Spin: spinGoroutine, YieldEvery: yieldOwnCPU, Yields: yields, MaxSleep: maxSleep}
 	switch {
 	case nodePEs > cpus:
-		p.Spin, p.YieldEvery = spinCrowded, yieldCrowded
+		p.Spin, p.YieldEvery, p.Yields = spinCrowded, yieldCrowded, yieldsCrowded
 		if process {
 			p.OSYields = osYieldsCrowded
 		}
@@ -71,19 +78,19 @@ func ChooseWaitPolicy(nodePEs, cpus int, process bool, spin int) WaitPolicy {
 // from the PEs and CPUs of this PE's node and GSHMEM_SPIN.
 func (w *World) WaitPolicy() WaitPolicy {
 	d := w.waiter
-	return WaitPolicy{Spin: d.Spin, YieldEvery: d.YieldEvery, OSYields: d.OSYields, MaxSleep: d.MaxSleep}
+	return WaitPolicy{Spin: d.Spin, YieldEvery: d.YieldEvery, Yields: d.Yields, OSYields: d.OSYields, MaxSleep: d.MaxSleep}
 }
 
 // SetWaitPolicy replaces this PE's wait policy, for tuning and for tests
 // (a MaxSleep of an hour and no spin show whether a write path wakes a
 // sleeper). It must be called before other goroutines of this PE wait.
-// Spin and OSYields must be at least 0, YieldEvery a power of two (0 means
+// Spin, Yields and OSYields must be at least 0, YieldEvery a power of two (0 means
 // 1) and MaxSleep positive.
 func (w *World) SetWaitPolicy(p WaitPolicy) error {
 	if p.YieldEvery == 0 {
 		p.YieldEvery = 1
 	}
-	if p.Spin < 0 || p.OSYields < 0 || p.YieldEvery < 0 || p.YieldEvery&(p.YieldEvery-1) != 0 || p.MaxSleep <= 0 {
+	if p.Spin < 0 || p.Yields < 0 || p.OSYields < 0 || p.YieldEvery < 0 || p.YieldEvery&(p.YieldEvery-1) != 0 || p.MaxSleep <= 0 {
 		return errf(ErrInvalid, "wait policy %+v", p)
 	}
 	w.waiter = p.waiter()
@@ -91,7 +98,7 @@ func (w *World) SetWaitPolicy(p WaitPolicy) error {
 }
 
 func (p WaitPolicy) waiter() doorbell.Waiter {
-	return doorbell.Waiter{Spin: p.Spin, YieldEvery: p.YieldEvery, OSYields: p.OSYields, MaxSleep: p.MaxSleep}
+	return doorbell.Waiter{Spin: p.Spin, YieldEvery: p.YieldEvery, Yields: p.Yields, OSYields: p.OSYields, MaxSleep: p.MaxSleep}
 }
 
 // AnyPE in a wait stands for "whichever PE writes": the words are in this

@@ -90,12 +90,16 @@ func Fence() {
 
 // Waiter is a wait policy: Spin polls, every YieldEvery-th of them after
 // letting the process's other goroutines run (runtime.Gosched), then
-// OSYields polls each after giving the CPU to another process
-// (sched_yield), then sleeps of at most MaxSleep on the bell until the
-// condition holds.
+// Yields polls each after a Gosched, then OSYields polls each after giving
+// the CPU to another process (sched_yield), then sleeps of at most
+// MaxSleep on the bell until the condition holds.
 type Waiter struct {
 	Spin       int
 	YieldEvery int // a power of two, at least 1
+	// Yields serves a peer that was descheduled or is a goroutine waiting
+	// for this thread: before paying for a futex sleep and wake-up, the
+	// waiter hands its thread over a few hundred times.
+	Yields int
 	// OSYields serves PEs that outnumber the CPUs: the PE that will write
 	// our word is often waiting for this CPU, and handing it over directly
 	// costs a context switch, while a futex sleep and wake-up cost several.
@@ -123,6 +127,12 @@ func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func()
 			}
 			yield()
 		}
+	}
+	for i := 0; i < w.Yields; i++ {
+		if ok, err := cond(); ok || err != nil {
+			return err
+		}
+		yield()
 	}
 	for i := 0; i < w.OSYields; i++ {
 		if ok, err := cond(); ok || err != nil {
