@@ -35,10 +35,11 @@ type WaitPolicy struct {
 // monitor's every-20-us phase, whose preemptions made more sleeps (1-5 per
 // 50000 round trips with 4000 polls, none with 65536). Goroutine PEs keep a
 // short spin: they share their process's threads, and tests run many at
-// once. Every kind then polls a while handing its thread over after each
-// poll (256 times; 4 when crowded), which serves a peer goroutine waiting
-// for this thread or a peer process just descheduled, before it pays for
-// a futex sleep and wake-up.
+// once. Every kind but the crowded one (whose spin yields every 16 polls
+// already) then polls 256 times more, handing its thread over after each
+// poll: that serves a peer goroutine waiting for this thread, or a peer
+// process just descheduled, before the waiter pays for a futex sleep and
+// wake-up.
 const (
 	spinProcess   = 1 << 16
 	spinGoroutine = 4096
@@ -46,7 +47,7 @@ const (
 	yieldOwnCPU   = 4096
 	yieldCrowded  = 16
 	yields        = 256
-	yieldsCrowded = 4
+	yieldsCrowded = 0
 	// osYieldsCrowded bounds the sched_yield phase of a process PE's wait
 	// on a crowded node by a few context switches' worth before it sleeps.
 	osYieldsCrowded = 100

@@ -109,7 +109,7 @@ type Waiter struct {
 
 // Wait returns once cond reports true or an error, or with the error of
 // check when that reports one (cancellation, abort, a lost peer). check
-// runs every YieldEvery polls and before and after every sleep. cond must
+// runs every 4096 polls of the spin and before every sleep. cond must
 // read the words it watches with atomic loads; it is called many times.
 // The waiter sleeps on b (the bell of the heap that holds the words): a
 // runtime wait (ctrl) is woken only by runtime atomics, a user wait by
@@ -122,8 +122,10 @@ func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func()
 			return err
 		}
 		if i&mask == mask {
-			if err := check(); err != nil {
-				return err
+			if i&checkMask == checkMask {
+				if err := check(); err != nil {
+					return err
+				}
 			}
 			yield()
 		}
@@ -164,6 +166,11 @@ func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func()
 		atomic.AddUint32(waiters, ^uint32(0))
 	}
 }
+
+// checkMask spaces the spin's checks (cancellation, a lost peer): the
+// check costs more than a poll (a select over two channels), and a crowded
+// spin, which yields every 16 polls, checks before it sleeps.
+const checkMask = 4095
 
 // maxPause bounds a sleep between polls of a heap not mapped here: each
 // poll costs a round trip anyway, and a longer pause would add to the
