@@ -74,8 +74,9 @@
 // Progress happens inside calls only, as in most MPI libraries: a rank
 // that computes for a long time between calls delays the rendezvous of its
 // peers, never their correctness. There is no background goroutine, and a
-// rank waiting in a call polls and then sleeps on a futex, so jobs with
-// more PEs than cores (8 PEs on 2 cores) run well. Calls on one Env may come
+// rank waiting in a call polls and then sleeps on a futex, by the World's
+// one wait policy (shmem.WaitPolicy), so jobs with more PEs than cores (8
+// PEs on 2 cores) run well. Calls on one Env may come
 // from several goroutines, but blocking calls from one at a time
 // (MPI_THREAD_SERIALIZED).
 //

@@ -1,7 +1,6 @@
 package compat
 
 import (
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -31,22 +30,20 @@ import (
 // call), matching messages against posted receives or keeping them in the
 // unexpected queue, so rings never stay full while a peer waits.
 //
-// Waiting: a waiter polls its rings' next stamps, then registers in its
-// "sleeping" word, checks once more and sleeps on its bell word with
-// shmem.WaitUntil. A writer that finds the peer's sleeping word non-zero
-// after publishing increments the peer's bell, which wakes it (the two
-// sides form a Dekker pair over sequentially consistent atomics, so no
-// wake-up is lost).
+// Waiting: a waiter watches its rings' next stamps through the World's one
+// wait policy (shmem.World.Await: polls, then a futex sleep on its heap's
+// doorbell). A writer publishes the stamp or the credit with the core's
+// store-and-wake (shmem.Mapped.StoreUint64 into a mapped peer, shmem.Store
+// otherwise), which wakes the peer if it sleeps, as every other write into
+// its heap does.
 
 const (
 	cell    = 64
 	hdrSize = 32
 
 	// Control words (uint64 indices into ctrl).
-	sleepIdx   = 0  // number of this PE's goroutines asleep in idle
-	tokenIdx   = 1  // procToken of the PE's process
-	bellIdx    = 8  // incremented by a peer that wakes this PE (own cache line)
-	creditBase = 16 // creditBase+p: cells of this PE's ring at p that p consumed
+	tokenIdx   = 0 // procToken of the PE's process
+	creditBase = 8 // creditBase+p: cells of this PE's ring at p that p consumed
 )
 
 func ctrlWords(n int) int { return (creditBase + n + 7) &^ 7 }
@@ -66,12 +63,12 @@ func ncells(plen int) uint64 { return uint64(hdrSize+plen+cell-1) / cell }
 // peer is the state of this PE's two rings with one peer.
 type peer struct {
 	// Outbound: our ring in the peer's heap.
-	ring     []byte   // mapped, or nil: use shmem.Put
-	ctrl     []uint64 // the peer's control words, mapped, or nil
-	sleeping *uint64  // &ctrl[sleepIdx], or nil
-	wpos     uint64   // cells written
-	credit   uint64   // cells the peer consumed, as last read
-	outq     []*outMsg
+	ring   []byte       // mapped, or nil: use shmem.Put
+	ctrl   []uint64     // the peer's control words, mapped, or nil
+	mem    shmem.Mapped // the peer's heap, when ring and ctrl are mapped
+	wpos   uint64       // cells written
+	credit uint64       // cells the peer consumed, as last read
+	outq   []*outMsg
 
 	// Inbound: the peer's ring in our heap.
 	rpos, returned uint64
@@ -125,12 +122,11 @@ func (e *Env) write(p int, kind uint8, tag int32, ctx uint32, aux uint64, payloa
 		if n := copy(ring[off+hdrSize:], payload); n < plen {
 			copy(ring, payload[n:])
 		}
-		atomic.StoreUint64(word(ring, off), pos+1)
+		pr.mem.StoreUint64(word(ring, off), pos+1)
 	} else if err := e.writeRemote(p, off, pos, payload, w1, w2, aux); err != nil {
 		e.w.Logger().Errorf("compat: writing to PE %d: %v", p, err)
 	}
 	pr.wpos = pos + cells
-	e.notify(p)
 	return true
 }
 
@@ -197,43 +193,24 @@ func (e *Env) flush(p int) {
 	e.creditWatch[p].Store(0)
 }
 
-// notify wakes p if it sleeps. The check of a mapped peer is small enough
-// to inline into every write: a call on each message's critical path.
-func (e *Env) notify(p int) {
-	if s := e.peers[p].sleeping; s == nil || atomic.LoadUint64(s) != 0 {
-		e.bell(p)
-	}
-}
-
-// bell wakes p if it sleeps: notify's slow path.
-func (e *Env) bell(p int) {
-	if e.peers[p].sleeping == nil {
-		if sleeping, _ := shmem.Load(e.ctrl.At(sleepIdx), p); sleeping == 0 {
-			return
-		}
-	}
-	if err := shmem.Add(e.ctrl.At(bellIdx), 1, p); err != nil {
-		e.w.Logger().Errorf("compat: waking PE %d: %v", p, err)
-	}
-}
-
 func (e *Env) returnCredit(p int) {
 	pr := &e.peers[p]
 	pr.returned = pr.rpos
 	if c := pr.ctrl; c != nil {
-		atomic.StoreUint64(&c[creditBase+e.me], pr.rpos)
+		pr.mem.StoreUint64(&c[creditBase+e.me], pr.rpos)
 	} else if err := shmem.Store(e.ctrl.At(creditBase+e.me), pr.rpos, p); err != nil {
 		e.w.Logger().Errorf("compat: returning credit to PE %d: %v", p, err)
 	}
-	e.notify(p)
 }
 
-// drain handles every message that has arrived from p.
-func (e *Env) drain(p int) {
+// drain handles every message that has arrived from p and reports whether
+// there was any.
+func (e *Env) drain(p int) bool {
 	pr := &e.peers[p]
 	rb := e.cfg.ringBytes
 	ring := e.ringMine[p*rb : (p+1)*rb : (p+1)*rb]
 	mask := e.ringCells - 1
+	start := pr.rpos
 	for {
 		pos := pr.rpos
 		off := int(pos&mask) * cell
@@ -263,6 +240,7 @@ func (e *Env) drain(p int) {
 	if pr.rpos-pr.returned >= e.ringCells/4 {
 		e.returnCredit(p)
 	}
+	return pr.rpos != start
 }
 
 // ringCopy copies up to len(dst) bytes of the payload at off (the header's
@@ -308,8 +286,14 @@ func (e *Env) keep(p int, tag int32, ctx uint32, ring []byte, off, plen int) {
 
 // progress drains every ring and flushes every queue. Called with mu held.
 func (e *Env) progress() {
+	moved := false
 	for p := range e.n {
-		e.drain(p)
+		moved = e.drain(p) || moved
+	}
+	if moved && e.parked > 0 {
+		// A goroutine idle outside mu watches the ring positions it took
+		// before this drain: tell it to take them again.
+		e.wake()
 	}
 	for p := range e.n {
 		if len(e.peers[p].outq) > 0 {
@@ -334,9 +318,7 @@ func (e *Env) complete(r *Request) {
 // wake tells this PE's waiting goroutines that something completed.
 func (e *Env) wake() {
 	e.completions.Add(1)
-	if atomic.LoadUint64(&e.ctrlMine[sleepIdx]) != 0 {
-		_ = shmem.Add(e.ctrl.At(bellIdx), 1, e.me)
-	}
+	e.mine.Wake()
 }
 
 // waitFor makes progress until cond, evaluated with mu held after each
@@ -344,17 +326,22 @@ func (e *Env) wake() {
 func (e *Env) waitFor(cond func() bool) error {
 	var buf [8]uint64
 	next := buf[:0]
+	e.mu.Lock()
 	for {
-		e.mu.Lock()
 		e.progress()
-		ok := cond()
-		compl := e.completions.Load()
-		next = e.expected(next)
-		e.mu.Unlock()
-		if ok {
+		if cond() {
+			e.mu.Unlock()
 			return nil
 		}
-		if err := e.idle(compl, next); err != nil {
+		compl := e.completions.Load()
+		next = e.expected(next)
+		e.parked++
+		e.mu.Unlock()
+		err := e.idle(compl, next)
+		e.mu.Lock()
+		e.parked--
+		if err != nil {
+			e.mu.Unlock()
 			return err
 		}
 	}
@@ -374,10 +361,9 @@ func (e *Env) expected(next []uint64) []uint64 {
 
 // pending reports whether anything arrived since the waiter's last
 // progress: a stamp in next, a credit a blocked send waits for, a
-// completion made by another goroutine. It reads only atomics. When another
-// goroutine drained since next was taken it may be wrong either way: true
-// costs a round of progress, and idle checks again with a fresh next
-// before it sleeps.
+// completion made by another goroutine. It reads only atomics. A goroutine
+// that drains while this one is parked bumps the completions (progress),
+// so a stale next never hides a message.
 func (e *Env) pending(compl uint64, next []uint64) bool {
 	if e.completions.Load() != compl {
 		return true
@@ -395,28 +381,14 @@ func (e *Env) pending(compl uint64, next []uint64) bool {
 }
 
 // idle returns when something may have arrived since the caller took next
-// and compl: it polls, then sleeps.
+// and compl, by the World's wait policy. The caller counts itself in
+// e.parked while it idles.
 func (e *Env) idle(compl uint64, next []uint64) error {
-	if e.closed.Load() {
-		return errorf(ClassOther, "Env finalized while waiting")
-	}
-	for i := range e.spin {
-		if e.pending(compl, next) {
-			return nil
+	err := e.w.Await(shmem.AnyPE, func() (bool, error) {
+		if e.closed.Load() {
+			return false, errorf(ClassOther, "Env finalized while waiting")
 		}
-		if i&e.yieldMask == e.yieldMask {
-			runtime.Gosched()
-		}
-	}
-	bell := atomic.LoadUint64(&e.ctrlMine[bellIdx])
-	atomic.AddUint64(&e.ctrlMine[sleepIdx], 1)
-	e.mu.Lock()
-	next = e.expected(next)
-	e.mu.Unlock()
-	var err error
-	if !e.pending(compl, next) {
-		err = shmem.WaitUntil(e.ctrl.At(bellIdx), shmem.CmpNE, bell)
-	}
-	atomic.AddUint64(&e.ctrlMine[sleepIdx], ^uint64(0))
+		return e.pending(compl, next), nil
+	})
 	return wrap(err, "waiting for messages")
 }

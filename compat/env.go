@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -61,8 +60,8 @@ type Env struct {
 	// Lock-free view for idle waiters.
 	creditWatch []atomic.Uint64 // per peer: credit seen when a send blocked, 0 if none
 	completions atomic.Uint64
-	spin        int
-	yieldMask   int
+	parked      int          // goroutines idle outside mu (guarded by mu)
+	mine        shmem.Mapped // this PE's heap: wake wakes its idle goroutines
 
 	world, self *Comm
 	nextCtx     uint32
@@ -236,28 +235,7 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if err := e.allocate(); err != nil {
 		return nil, err
 	}
-	// Poll a while before sleeping. A yield costs a trip through the
-	// scheduler, longer than a message takes, so a PE with a CPU of its own
-	// yields only every 4096 polls (18 us here), to let the process's other
-	// goroutines run; when the PEs of this node outnumber its CPUs it yields
-	// often, to let the PE it waits for run. A process PE with a CPU of its
-	// own polls for about 300 us: 4000 polls did not outlast a peer
-	// preempted by the host or by its runtime's monitor (20-60 us), and each
-	// sleep then cost a futex wake-up and restarted the monitor's
-	// every-20-us phase, whose preemptions made more sleeps (1-5 per 50000
-	// round trips with 4000 polls, none with 65536). Goroutine PEs keep the
-	// short spin: they share their process's threads, and the test suite
-	// runs many at once.
-	e.spin, e.yieldMask = 4000, 4095
-	switch {
-	case w.TeamShared().NPEs() > runtime.NumCPU():
-		e.spin, e.yieldMask = 64, 15
-	case w.BootstrapName() != "inproc":
-		e.spin = 1 << 16
-	}
-	if s := w.Options().Spin; s > 0 {
-		e.spin = s
-	}
+	e.mine = w.Mapped(e.me)
 	all := make([]int, e.n)
 	for i := range all {
 		all[i] = i
@@ -330,9 +308,9 @@ func (e *Env) allocate() (err error) {
 			pr.ring = r[e.me*c.ringBytes : (e.me+1)*c.ringBytes]
 			touchPages(pr.ring)
 		}
-		if pr.ctrl = shmem.Ptr(e.ctrl, p); pr.ctrl != nil {
-			pr.sleeping = &pr.ctrl[sleepIdx]
-		}
+		pr.ctrl = shmem.Ptr(e.ctrl, p)
+		pr.mem = w.Mapped(p) // valid where Ptr gave ring and ctrl
+
 	}
 	return nil
 }

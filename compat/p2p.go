@@ -226,10 +226,12 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 		compl := e.completions.Load()
 		next = e.expected(next)
 		r.parked = true
+		e.parked++
 		e.mu.Unlock()
 		werr := e.idle(compl, next)
 		e.mu.Lock()
 		r.parked = false
+		e.parked--
 		if werr != nil {
 			// r may still be posted: leave it to the engine.
 			e.mu.Unlock()
@@ -238,8 +240,8 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 		// The ring r waits on first: when its message is what woke us, the
 		// receive completes without a round over every ring and queue
 		// (postRecv made one in this call already).
-		if pe >= 0 {
-			e.drain(pe)
+		if pe >= 0 && e.drain(pe) && e.parked > 0 {
+			e.wake() // as progress does
 		}
 		if !r.finished {
 			e.progress()

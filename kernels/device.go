@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"github.com/gshmem/gshmem/internal/poll"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/streams"
 )
@@ -235,11 +234,14 @@ func waitWords[T shmem.Integer](t *Thread, ivars shmem.Sym[T], status []int, cmp
 			return err
 		}
 	}
-	spin := t.l.spin
-	if w := ivars.World(); w != nil && t.l.cfg.world == nil {
-		spin = poll.Spin(w)
+	// The World's one wait policy; a write into this PE's heap through the
+	// core wakes the thread, and ending the launch ends the wait.
+	ctx := t.l.ctx
+	err := ivars.World().AwaitContext(ctx, shmem.AnyPE, func() (bool, error) { return shmem.TestAll(ivars, status, cmp, value) })
+	if err != nil && ctx.Err() != nil {
+		return causeError(ctx)
 	}
-	return poll.Until(t.l.ctx, spin, func() (bool, error) { return shmem.TestAll(ivars, status, cmp, value) }, causeError)
+	return err
 }
 
 func (t *Thread) world(op string) *shmem.World {

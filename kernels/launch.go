@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/gshmem/gshmem/internal/poll"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/streams"
 )
@@ -152,7 +151,6 @@ type launch struct {
 	ctx          context.Context
 	cancel       context.CancelCauseFunc
 	gridBar      *barrier // cooperative launches
-	spin         int
 
 	mu       sync.Mutex
 	err      error
@@ -212,7 +210,6 @@ func run(ctx context.Context, c config, grid, block Dim3, fn func(t *Thread)) er
 	defer l.cancel(nil)
 	stopBarriers := context.AfterFunc(l.ctx, l.stop)
 	defer stopBarriers()
-	l.spin = poll.Spin(c.world)
 	if w := c.world; w != nil {
 		stop := context.AfterFunc(w.Context(), func() {
 			l.cancel(fmt.Errorf("%w: the World stopped", shmem.ErrAborted))

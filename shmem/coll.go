@@ -300,8 +300,8 @@ func (t *Team) mismatch(d desc, detail string) error {
 // the runtime wake idle threads to steal the yielding goroutine, which costs
 // microseconds. Yielding is what helps when the CPUs are oversubscribed or
 // loaded: a goroutine PE stuck behind a descheduled thread can then run on
-// another. So the budget adapts, between 16 polls and half the World's spin
-// count (2048 by default, 32 when PEs outnumber CPUs): it grows after waits
+// another. So the budget adapts, between 16 polls and half the wait
+// policy's spin, at most 2048 (32 when PEs outnumber CPUs): it grows after waits
 // that polling served, or that the fallback served within a few
 // microseconds (more polling would have caught them), and drops to the
 // minimum after a long wait, when the peer was not running. Only goroutine
@@ -309,7 +309,7 @@ func (t *Team) mismatch(d desc, detail string) error {
 // its threads), so it always polls the whole budget before it sleeps.
 func (t *Team) spin() int {
 	if t.spinMax == 0 {
-		t.spinMax = max(16, t.w.waiter.Spin/2)
+		t.spinMax = max(16, min(t.w.waiter.Spin, spinGoroutine)/2)
 		t.spinCur = t.spinMax
 		t.adapt = t.w.boot.Name() == "inproc"
 	}

@@ -131,6 +131,7 @@ func (w *World) attachDevice(ctx context.Context) error {
 	// while asleep, and spin less (each poll is a device read).
 	w.waiter.MaxSleep = 200 * time.Microsecond
 	w.waiter.Spin = min(w.waiter.Spin, 64)
+	w.waiter.Yields = 0
 	return nil
 }
 

@@ -45,10 +45,21 @@
 //
 // # Waiting
 //
-// WaitUntil, SignalWaitUntil and the barriers poll briefly, then sleep on a
-// futex in the waiter's heap that every writer rings, so jobs with more
-// PEs than cores stay fast. Every wait ends with ErrAborted when the World's
-// context is cancelled or the job stops.
+// Every wait of the runtime and of the layers above it (compat's receives
+// and collectives, windows' locks, streams' and kernels' waits) follows one
+// policy, chosen per World at Init from the PEs and CPUs of the PE's node
+// (World.WaitPolicy, ChooseWaitPolicy): it polls (65536 times in a process
+// PE with a CPU of its own, 4096 in a goroutine PE, 64 when the node's PEs
+// outnumber its CPUs; GSHMEM_SPIN sets the count), yielding the thread now
+// and then (every 4096 polls, every 16 when crowded), then polls a while
+// yielding after each poll (and, in a crowded process, the CPU with
+// sched_yield), then sleeps on a futex in the doorbell of the heap that
+// holds the watched words. Every write into a heap through the core rings it:
+// Put, the atomics and signals, and the store-and-wake helpers (Mapped)
+// through which the layers write into mapped peers directly; so a sleeper
+// wakes whichever path wrote. Layers wait on conditions of their own with
+// World.Await. Every wait ends with ErrAborted when the World's context is
+// cancelled or the job stops (a sleeper is woken for it at once).
 //
 // # Errors
 //

@@ -30,7 +30,7 @@ type Options struct {
 	// replaced by the process id, %r by the PE number, %h by the host name).
 	DebugFile string
 	// Spin is how many times a wait polls before it sleeps (GSHMEM_SPIN;
-	// default 4096, or 64 when the node has more PEs than CPUs).
+	// default: the wait policy's, ChooseWaitPolicy).
 	Spin int
 	// BootstrapAddr is host:port on rank 0's node where the env bootstrap
 	// meets (GSHMEM_BOOTSTRAP_ADDR).
@@ -94,7 +94,7 @@ var Settings = []Setting{
 	{"GSHMEM_BOOTSTRAP_TIMEOUT", "60s", "bound on every setup wait (Go duration, or seconds)"},
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host; mode 0600, symlinks refused"},
-	{"GSHMEM_SPIN", "4096", "polls before a wait sleeps on its futex (64 when a node's PEs outnumber its CPUs; compat's point-to-point waits: 65536 in a process PE with a CPU of its own, else 4000)"},
+	{"GSHMEM_SPIN", "policy", "polls before any wait (shmem, compat, windows, streams, kernels) sleeps on its futex; default by the one wait policy: 65536 in a process PE with a CPU of its own, 4096 in a goroutine PE, 64 with yields when a node's PEs outnumber its CPUs"},
 	{"GSHMEM_BIND", "oversubscribed", "auto: pin local rank r to the r-th CPU the process may use (round-robin), as mpirun --bind-to core; oversubscribed: the same, only when the node's PEs outnumber those CPUs; none: let the scheduler place PEs"},
 	{"GSHMEM_RANK", "", "set by gshmem run: this PE's number (with GSHMEM_NPES, also a rank source for the env bootstrap)"},
 	{"GSHMEM_NPES", "", "set by gshmem run: the number of PEs"},

@@ -3,6 +3,8 @@ package shmem
 import (
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 )
 
 // Cmp is a comparison for the wait and test calls (SHMEM_CMP_*).
@@ -130,8 +132,7 @@ func (ws *waitSet[T]) wait(cond func() bool) error {
 	if cond() {
 		return nil
 	}
-	w := ws.s.w
-	return w.waiter.Wait(w.heap, false, cond, w.check)
+	return ws.s.w.waitOwn(false, cond)
 }
 
 // waitFor is the runtime's own wait (barriers, collectives): it returns when
@@ -141,7 +142,13 @@ func (w *World) waitFor(cond func() bool) error {
 	if cond() {
 		return nil
 	}
-	return w.waiter.Wait(w.heap, true, cond, w.check)
+	return w.waitOwn(true, cond)
+}
+
+// waitOwn waits by the World's policy for cond on words of this PE's heap,
+// as a runtime wait (ctrl) or a user wait.
+func (w *World) waitOwn(ctrl bool, cond func() bool) error {
+	return w.waiter.Wait(doorbell.At(w.heap), ctrl, func() (bool, error) { return cond(), nil }, w.check)
 }
 
 // WaitUntil blocks until the first element of ivar on this PE satisfies
@@ -165,7 +172,7 @@ func WaitUntil[T Integer](ivar Sym[T], cmp Cmp, value T) error {
 }
 
 func waitOne[T Integer](w *World, off uint64, cmp Cmp, value T) error {
-	return w.waiter.Wait(w.heap, false, func() bool { return compare(loadWord[T](w, off), value, cmp) }, w.check)
+	return w.waiter.Wait(doorbell.At(w.heap), false, func() (bool, error) { return compare(loadWord[T](w, off), value, cmp), nil }, w.check)
 }
 
 // WaitUntilAll blocks until every element of ivars whose status entry is 0

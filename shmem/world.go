@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
@@ -28,11 +27,6 @@ const (
 	ctrlSize     = pageSize
 	allocSlotOff = doorbell.Size // two 64-byte lines: Alloc's agreement (alloc.go)
 	minHeap      = 64 << 10
-
-	// oversubscribedYields bounds the sched_yield phase of a wait by a
-	// process PE that shares its CPU with other PEs (about 100 context
-	// switches, tens of microseconds), after which it sleeps on its futex.
-	oversubscribedYields = 100
 )
 
 // World is one PE's handle on a job: its rank, its heap and the transport to
@@ -54,7 +48,9 @@ type World struct {
 	cancel   context.CancelFunc
 	aborted  <-chan struct{}
 	log      *logrus.Entry
-	waiter   doorbell.Waiter
+	waiter   doorbell.Waiter // the wait policy (policy.go)
+	stopRing func() bool     // ends the ring of w.heap when ctx ends (before the heap goes)
+	ringMu   sync.Mutex      // held by that ring; teardown takes it once closed is set
 	closed   atomic.Bool
 	job      *transport.Job // process PEs: how each peer is reached
 	bootWhy  string         // why this bootstrap was chosen
@@ -170,17 +166,15 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 	if err := w.setupLog(); err != nil {
 		return nil, err
 	}
-	spin := o.Spin
-	if spin == 0 {
-		spin = 4096
-		if boot.LocalSize() > runtime.NumCPU() {
-			spin = 64
+	w.waiter = ChooseWaitPolicy(boot.LocalSize(), runtime.NumCPU(), boot.Name() != "inproc", o.Spin).waiter()
+	// A sleeping waiter learns at once that the World ended.
+	w.stopRing = context.AfterFunc(w.ctx, func() {
+		w.ringMu.Lock()
+		defer w.ringMu.Unlock()
+		if !w.closed.Load() {
+			doorbell.Ring(w.heap, true)
 		}
-	}
-	w.waiter = doorbell.Waiter{Spin: spin, MaxSleep: 50 * time.Millisecond}
-	if boot.LocalSize() > runtime.NumCPU() && boot.Name() != "inproc" {
-		w.waiter.Yield = oversubscribedYields
-	}
+	})
 	if err := w.initTeams(); err != nil {
 		return nil, err
 	}
@@ -262,6 +256,9 @@ func (w *World) teardown() error {
 	if w.closed.Swap(true) {
 		return nil
 	}
+	w.stopRing()
+	w.ringMu.Lock() // a ring under way ends before the heap goes
+	w.ringMu.Unlock()
 	w.cancel()
 	err := errors.Join(w.tr.Close(), w.boot.Close())
 	if w.logFile != nil {

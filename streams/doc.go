@@ -92,11 +92,10 @@
 // way is not interrupted by Cancel: the other PEs would be left in it; it
 // ends when it completes or the World stops.
 //
-// On-stream waits poll: busily at first, then with sleeps that grow to a
-// millisecond. (The core's own waits sleep on a futex that writers ring,
-// but can be interrupted only through the World's context; a stream must
-// also stop on Cancel.) A signal that arrives while a stream sleeps is seen
-// within about a millisecond.
+// On-stream waits follow the World's one wait policy (shmem.WaitPolicy):
+// they poll, then sleep on the futex that every write into this PE's heap
+// rings, so a signal that arrives while a stream sleeps wakes it at once;
+// Cancel wakes it too.
 //
 // # Other layers
 //

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/gshmem/gshmem/internal/poll"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -212,7 +211,7 @@ func waitUntil[T shmem.Integer](s *Stream, name string, ivars shmem.Sym[T], stat
 		if err := sameWorld(s, ivars); err != nil {
 			return err
 		}
-		return waitAll(ctx, poll.Spin(s.w), ivars, status, cmp, values)
+		return waitAll(ctx, ivars, status, cmp, values)
 	})
 }
 
@@ -220,7 +219,7 @@ func waitUntil[T shmem.Integer](s *Stream, name string, ivars shmem.Sym[T], stat
 // satisfies the comparison (one value, or one per element). The host form
 // validates the arguments: the first poll reports bad input as the
 // corresponding shmem.WaitUntil* would.
-func waitAll[T shmem.Integer](ctx context.Context, spin int, ivars shmem.Sym[T], status []int, cmp shmem.Cmp, values []T) error {
+func waitAll[T shmem.Integer](ctx context.Context, ivars shmem.Sym[T], status []int, cmp shmem.Cmp, values []T) error {
 	if ivars.Len() == 0 && len(status) == 0 {
 		// Let the core report what is wrong with an empty or invalid object.
 		_, err := shmem.Test(ivars, cmp, values[0])
@@ -229,7 +228,7 @@ func waitAll[T shmem.Integer](ctx context.Context, spin int, ivars shmem.Sym[T],
 		}
 	}
 	if len(values) == 1 {
-		return poll.Until(ctx, spin, func() (bool, error) { return shmem.TestAll(ivars, status, cmp, values[0]) }, ctxError)
+		return await(ctx, ivars.World(), func() (bool, error) { return shmem.TestAll(ivars, status, cmp, values[0]) })
 	}
 	if len(values) != ivars.Len() {
 		return fmt.Errorf("%w: %d comparison values for %d words", shmem.ErrInvalid, len(values), ivars.Len())
@@ -237,7 +236,7 @@ func waitAll[T shmem.Integer](ctx context.Context, spin int, ivars shmem.Sym[T],
 	if status != nil && len(status) != ivars.Len() {
 		return fmt.Errorf("%w: status has %d entries for %d words", shmem.ErrInvalid, len(status), ivars.Len())
 	}
-	return poll.Until(ctx, spin, func() (bool, error) {
+	return await(ctx, ivars.World(), func() (bool, error) {
 		for i, v := range values {
 			if status != nil && status[i] != 0 {
 				continue
@@ -248,7 +247,18 @@ func waitAll[T shmem.Integer](ctx context.Context, spin int, ivars shmem.Sym[T],
 			}
 		}
 		return true, nil
-	}, ctxError)
+	})
+}
+
+// await waits for cond by the World's one wait policy: a write into this
+// PE's heap through the core wakes it, and ending ctx (the stream's) ends
+// it with the stream's error.
+func await(ctx context.Context, w *shmem.World, cond func() (bool, error)) error {
+	err := w.AwaitContext(ctx, shmem.AnyPE, cond)
+	if err != nil && ctx.Err() != nil {
+		return ctxError(ctx)
+	}
+	return err
 }
 
 // QuietOnStream is World.Quiet on a stream (nvshmemx_quiet_on_stream): the

@@ -3,11 +3,11 @@ package windows
 import (
 	"bytes"
 	"encoding/binary"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpitype"
+	"github.com/gshmem/gshmem/shmem"
 )
 
 func typeOf[T compat.Elem]() compat.Datatype { return mpitype.TypeOf[T]() }
@@ -193,11 +193,12 @@ func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
 // applyElem updates one element at off of m atomically: with op and the
 // operand src, or, when cmp is not nil, by replacing it with src if it
 // equals cmp. The previous value goes to res if not nil. Elements of 1, 2,
-// 4 and 8 bytes that are naturally aligned use a compare-and-swap loop on
+// 4 and 8 bytes that are naturally aligned use a hardware atomic on mapped
+// memory where one does the op (hwAtomic), else a compare-and-swap loop on
 // the aligned 4- or 8-byte word holding them; others take a stripe lock.
 func (win *Win) applyElem(m *rmem, off int, k *kind, op compat.Op, src, cmp, res []byte) error {
 	sz := k.size
-	if m.mapped != nil && (sz == 8 || sz == 4) && off%sz == 0 && hwAtomic(m.ptr(off), k, op, src, cmp, res) {
+	if m.mapped != nil && sz <= 8 && sz&(sz-1) == 0 && off%sz == 0 && hwAtomic(m, off, k, op, src, cmp, res) {
 		return nil
 	}
 	var opnd [2]uint64 // aligned copy of the operand
@@ -253,74 +254,65 @@ func (win *Win) applyElem(m *rmem, off int, k *kind, op compat.Op, src, cmp, res
 	}
 }
 
-// hwAtomic does what one hardware atomic instruction can: a fetch, swap,
-// compare-and-swap, integer add, and or or on an aligned 4- or 8-byte
-// element of mapped memory. It reports false for anything else.
-func hwAtomic(p unsafe.Pointer, k *kind, op compat.Op, src, cmp, res []byte) bool {
-	var old uint64
-	if k.size == 8 {
-		w := (*uint64)(p)
-		var v uint64
-		if src != nil {
-			v = binary.LittleEndian.Uint64(src)
-		}
-		switch {
-		case cmp != nil:
-			c := binary.LittleEndian.Uint64(cmp)
-			for {
-				if old = atomic.LoadUint64(w); old != c || atomic.CompareAndSwapUint64(w, old, v) {
-					break
-				}
-			}
-		case op == compat.OpNoOp:
-			old = atomic.LoadUint64(w)
-		case op == compat.OpReplace:
-			old = atomic.SwapUint64(w, v)
-		case op == compat.OpSum && k.isInt:
-			old = atomic.AddUint64(w, v) - v
-		case op == compat.OpBand && k.isInt:
-			old = atomic.AndUint64(w, v)
-		case op == compat.OpBor && k.isInt:
-			old = atomic.OrUint64(w, v)
-		default:
-			return false
-		}
-		if res != nil {
-			binary.LittleEndian.PutUint64(res, old)
-		}
-		return true
-	}
-	w := (*uint32)(p)
-	var v uint32
-	if src != nil {
-		v = binary.LittleEndian.Uint32(src)
-	}
-	var o uint32
+// hwAtomic does what one hardware atomic can, through the core's one
+// switch (shmem.Mapped.Apply, which also wakes the target's waiters): a
+// fetch, swap or compare-and-swap, and an integer add, and, or or xor, on
+// an aligned element of 1, 2, 4 or 8 bytes of mapped memory. It reports
+// false for anything else.
+func hwAtomic(m *rmem, off int, k *kind, op compat.Op, src, cmp, res []byte) bool {
+	var aop shmem.AtomicOp
 	switch {
 	case cmp != nil:
-		c := binary.LittleEndian.Uint32(cmp)
-		for {
-			if o = atomic.LoadUint32(w); o != c || atomic.CompareAndSwapUint32(w, o, v) {
-				break
-			}
-		}
+		aop = shmem.AtomicCompareAndSwap
 	case op == compat.OpNoOp:
-		o = atomic.LoadUint32(w)
+		aop = shmem.AtomicLoad
 	case op == compat.OpReplace:
-		o = atomic.SwapUint32(w, v)
-	case op == compat.OpSum && k.isInt:
-		o = atomic.AddUint32(w, v) - v
-	case op == compat.OpBand && k.isInt:
-		o = atomic.AndUint32(w, v)
-	case op == compat.OpBor && k.isInt:
-		o = atomic.OrUint32(w, v)
+		aop = shmem.AtomicSwap
+	case !k.isInt:
+		return false
+	case op == compat.OpSum:
+		aop = shmem.AtomicAdd
+	case op == compat.OpBand:
+		aop = shmem.AtomicAnd
+	case op == compat.OpBor:
+		aop = shmem.AtomicOr
+	case op == compat.OpBxor:
+		aop = shmem.AtomicXor
 	default:
 		return false
 	}
+	old, err := m.heap.Apply(m.ptr(off), k.size, aop, elemBits(src), elemBits(cmp))
+	if err != nil {
+		return false
+	}
 	if res != nil {
-		binary.LittleEndian.PutUint32(res, o)
+		var b [8]byte
+		binary.NativeEndian.PutUint64(b[:], old)
+		if littleEndian {
+			copy(res, b[:len(res)])
+		} else {
+			copy(res, b[8-len(res):]) // the low bytes come last
+		}
 	}
 	return true
+}
+
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// elemBits returns the element b (1 to 8 bytes, or nil) as the low bits
+// of a word.
+func elemBits(b []byte) uint64 {
+	switch len(b) {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.NativeEndian.Uint16(b))
+	case 4:
+		return uint64(binary.NativeEndian.Uint32(b))
+	case 8:
+		return binary.NativeEndian.Uint64(b)
+	}
+	return 0
 }
 
 // combine updates the element e (aligned) and reports whether it may have

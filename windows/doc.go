@@ -87,9 +87,11 @@
 // Passive-target locks are phase-fair reader-writer ticket locks in each
 // PE's control area, taken with remote atomics: neither readers nor
 // writers starve. LockAll takes each target's shared lock at the first
-// operation to it, so its epoch never waits for targets it does not use. Waits (locks, Post, Wait) spin, then back off or sleep,
-// and fail with ErrOther wrapping shmem.ErrAborted when the World's context
-// is cancelled.
+// operation to it, so its epoch never waits for targets it does not use. Waits (locks, Post, Wait) follow the World's one
+// wait policy (shmem.WaitPolicy): they poll, then sleep on the futex of the
+// heap that holds the awaited words, which the releasing PE's store rings;
+// they fail with ErrOther wrapping shmem.ErrAborted when the World's
+// context is cancelled.
 //
 // A Win is used by one goroutine per PE at a time (MPI_THREAD_SERIALIZED).
 //

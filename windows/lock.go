@@ -27,7 +27,7 @@ func (win *Win) acquire(t int, typ LockType) error {
 			return nil // no writer: the common case, without wrap's arguments
 		}
 		w := v & wBits
-		return wrap(win.poll(func() (bool, error) {
+		return wrap(win.poll(c, func() (bool, error) {
 			cur, err := c.load32(ctrlRin)
 			return cur&wBits != w, err
 		}), "waiting for the lock on rank %d", t)
@@ -36,7 +36,7 @@ func (win *Win) acquire(t int, typ LockType) error {
 	if err != nil {
 		return wrap(err, "locking rank %d", t)
 	}
-	if err := win.poll(func() (bool, error) {
+	if err := win.poll(c, func() (bool, error) {
 		cur, err := c.load32(ctrlWout)
 		return cur == ticket, err
 	}); err != nil {
@@ -46,7 +46,7 @@ func (win *Win) acquire(t int, typ LockType) error {
 	if err != nil {
 		return wrap(err, "locking rank %d", t)
 	}
-	return wrap(win.poll(func() (bool, error) {
+	return wrap(win.poll(c, func() (bool, error) {
 		cur, err := c.load32(ctrlRout)
 		return cur == readers, err
 	}), "waiting for readers of rank %d to leave", t)

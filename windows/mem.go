@@ -1,9 +1,7 @@
 package windows
 
 import (
-	"runtime"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
@@ -11,12 +9,14 @@ import (
 )
 
 // rmem reaches one PE's copy of a symmetric allocation: by load/store when
-// the PE's heap is mapped in this process (shmem.Ptr), through shmem calls
-// otherwise. Offsets are bytes from the start of the allocation and have
-// been checked by the caller.
+// the PE's heap is mapped in this process (shmem.Ptr), with the core's
+// store-and-wake helpers (shmem.Mapped) so that a PE asleep in a wait on
+// that heap wakes, and through shmem calls otherwise. Offsets are bytes from
+// the start of the allocation and have been checked by the caller.
 type rmem struct {
 	pe     int
 	mapped []byte
+	heap   shmem.Mapped // pe's heap, when mapped is not nil
 	sym    shmem.Sym[byte]
 }
 
@@ -28,6 +28,7 @@ func newRmem(s shmem.Sym[byte], pe int) rmem {
 	m := rmem{pe: pe, sym: s}
 	if !forceRemote.Load() || pe == s.World().MyPE() {
 		m.mapped = shmem.Ptr(s, pe)
+		m.heap = s.World().Mapped(pe)
 	}
 	return m
 }
@@ -40,6 +41,7 @@ func (m *rmem) write(off int, b []byte) error {
 	}
 	if m.mapped != nil {
 		copy(m.mapped[off:off+len(b)], b)
+		m.heap.Wake()
 		return nil
 	}
 	return shmem.Put(m.sym.Slice(off, off+len(b)), b, m.pe)
@@ -73,7 +75,7 @@ func (m *rmem) load32(off int) (uint32, error) {
 
 func (m *rmem) store32(off int, v uint32) error {
 	if m.mapped != nil {
-		atomic.StoreUint32((*uint32)(m.ptr(off)), v)
+		m.heap.StoreUint32((*uint32)(m.ptr(off)), v)
 		return nil
 	}
 	s, err := word[uint32](m, off)
@@ -86,15 +88,7 @@ func (m *rmem) store32(off int, v uint32) error {
 // cas32 returns the value the word held; the swap happened if it is old.
 func (m *rmem) cas32(off int, old, new uint32) (uint32, error) {
 	if m.mapped != nil {
-		p := (*uint32)(m.ptr(off))
-		for {
-			if atomic.CompareAndSwapUint32(p, old, new) {
-				return old, nil
-			}
-			if v := atomic.LoadUint32(p); v != old {
-				return v, nil
-			}
-		}
+		return m.heap.CompareAndSwapUint32((*uint32)(m.ptr(off)), old, new), nil
 	}
 	s, err := word[uint32](m, off)
 	if err != nil {
@@ -105,7 +99,7 @@ func (m *rmem) cas32(off int, old, new uint32) (uint32, error) {
 
 func (m *rmem) add32(off int, v uint32) (uint32, error) {
 	if m.mapped != nil {
-		return atomic.AddUint32((*uint32)(m.ptr(off)), v) - v, nil
+		return m.heap.AddUint32((*uint32)(m.ptr(off)), v) - v, nil
 	}
 	s, err := word[uint32](m, off)
 	if err != nil {
@@ -116,7 +110,7 @@ func (m *rmem) add32(off int, v uint32) (uint32, error) {
 
 func (m *rmem) and32(off int, v uint32) error {
 	if m.mapped != nil {
-		atomic.AndUint32((*uint32)(m.ptr(off)), v)
+		m.heap.AndUint32((*uint32)(m.ptr(off)), v)
 		return nil
 	}
 	s, err := word[uint32](m, off)
@@ -139,15 +133,7 @@ func (m *rmem) load64(off int) (uint64, error) {
 
 func (m *rmem) cas64(off int, old, new uint64) (uint64, error) {
 	if m.mapped != nil {
-		p := (*uint64)(m.ptr(off))
-		for {
-			if atomic.CompareAndSwapUint64(p, old, new) {
-				return old, nil
-			}
-			if v := atomic.LoadUint64(p); v != old {
-				return v, nil
-			}
-		}
+		return m.heap.CompareAndSwapUint64((*uint64)(m.ptr(off)), old, new), nil
 	}
 	s, err := word[uint64](m, off)
 	if err != nil {
@@ -171,33 +157,29 @@ func errAborted() error {
 	return &compat.Error{Class: compat.ClassOther, Msg: "the World was finalized or its job aborted", Err: shmem.ErrAborted}
 }
 
-// poll calls cond until it reports true or fails. It spins, then yields,
-// then sleeps with growing pauses, and gives up when the World's context
-// is cancelled, so that no wait on a peer's word can hang.
-func (w *Win) poll(cond func() (bool, error)) error {
-	pause := time.Microsecond
-	for i := 0; ; i++ {
+// poll waits until cond, which reads words of m, reports true or fails,
+// by the World's one wait policy: it polls, then sleeps on the doorbell of
+// m's heap, which every write into that heap through the core rings (a
+// peer's unlock, a stripe release). It ends when the window dies or the
+// World's context is cancelled, so that no wait on a peer's word can hang.
+func (w *Win) poll(m *rmem, cond func() (bool, error)) error {
+	var condErr error
+	err := m.sym.World().Await(m.pe, func() (bool, error) {
+		if err := w.alive(); err != nil {
+			condErr = err
+			return false, err
+		}
 		ok, err := cond()
-		if err != nil || ok {
-			return err
-		}
-		switch {
-		case i < 64:
-		case i < 512:
-			runtime.Gosched()
-			if i%64 == 0 {
-				if err := w.alive(); err != nil {
-					return err
-				}
-			}
-		default:
-			if err := w.alive(); err != nil {
-				return err
-			}
-			time.Sleep(pause)
-			pause = min(2*pause, 200*time.Microsecond)
-		}
+		condErr = err
+		return ok, err
+	})
+	if err == nil || err == condErr {
+		return err
 	}
+	if aerr := w.alive(); aerr != nil {
+		return aerr
+	}
+	return &compat.Error{Class: compat.ClassOther, Msg: "waiting on rank memory", Err: err}
 }
 
 // Per-location locks for accumulates that hardware atomics cannot do
@@ -211,7 +193,7 @@ func stripeOff(off int) int { return ctrlStripes + 4*((off>>3)&(nStripes-1)) }
 func (w *Win) stripeLock(pe, off int) error {
 	c := &w.ctrlMem[pe]
 	so := stripeOff(off)
-	return w.poll(func() (bool, error) {
+	return w.poll(c, func() (bool, error) {
 		old, err := c.cas32(so, 0, 1)
 		return old == 0, err
 	})

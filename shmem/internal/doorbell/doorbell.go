@@ -1,7 +1,9 @@
-// Package doorbell lets a PE sleep until a peer changes its memory.
+// Package doorbell lets a PE sleep until a peer changes its memory, and is
+// the one wait loop of the runtime: every wait of the core and of the
+// layers above it (compat, windows, streams, kernels) runs Waiter.Wait.
 //
-// Every heap starts with a control area. Its first cache line holds a
-// sequence word and two waiter counts. A waiter registers, rechecks its
+// Every heap starts with a control area. Its first cache line is the Bell:
+// a sequence word and two waiter counts. A waiter registers, rechecks its
 // condition and sleeps on the sequence word with futex(2); a writer that
 // changed the heap and sees a registered waiter bumps the sequence and wakes
 // everyone sleeping on it.
@@ -9,14 +11,18 @@
 // The two counts are two bells. Runtime waits (barriers, collectives) wait
 // only for atomics, so they register on the control bell, which plain puts
 // do not ring: a PE idle in a barrier costs the PEs streaming puts into its
-// heap nothing. User waits (WaitUntil may watch a word updated by a put)
-// register on the user bell, which every write rings. Because the futex is keyed by the shared mapping
-// (not FUTEX_PRIVATE), the same code wakes goroutines and other processes.
+// heap nothing. User waits (WaitUntil may watch a word updated by a put, a
+// compat receive a mailbox stamp, a window lock a peer's lock word) register
+// on the user bell, which every write rings. Because the futex is keyed by
+// the shared mapping (not FUTEX_PRIVATE), the same code wakes goroutines and
+// other processes, and a waiter may sleep on a mapped peer's bell.
 //
 // The protocol has no lost wake-up: with sequentially consistent atomics,
 // either the writer's load of the waiter count sees the registration (and the
 // sequence changes under the sleeper, so FUTEX_WAIT returns), or the
-// registration comes later and the sleeper's recheck sees the new data.
+// registration comes later and the sleeper's recheck sees the new data. A
+// writer whose data went out by plain stores must Fence before it loads the
+// count, or the load may pass the stores.
 package doorbell
 
 import (
@@ -28,84 +34,161 @@ import (
 // Size is the number of bytes the doorbell occupies at the start of a heap.
 const Size = 64
 
-const (
-	seqOff         = 0
-	userWaitersOff = 4
-	ctrlWaitersOff = 8
-)
-
-func word(mem []byte, off int) *uint32 {
-	return (*uint32)(unsafe.Pointer(&mem[off]))
+// Bell is the doorbell at the start of a heap.
+type Bell struct {
+	seq  uint32
+	user uint32 // waiters woken by every write
+	ctrl uint32 // waiters woken only by runtime atomics
+	_    [Size - 12]byte
 }
 
-// Ring wakes the user waiters of the heap mem (mapped peer memory or our
-// own), and its runtime waiters too when all is set (after an atomic). It
-// costs one or two loads of one cache line when nobody waits.
-func Ring(mem []byte, all bool) {
-	n := atomic.LoadUint32(word(mem, userWaitersOff))
+// At returns the bell of the heap mem (mapped peer memory or our own), or
+// nil when mem is nil (a heap not mapped here).
+func At(mem []byte) *Bell {
+	if len(mem) < Size {
+		return nil
+	}
+	return (*Bell)(unsafe.Pointer(&mem[0]))
+}
+
+// Ring wakes the user waiters of the heap mem, and its runtime waiters too
+// when all is set (after a runtime atomic). It costs one or two loads of one
+// cache line when nobody waits.
+func Ring(mem []byte, all bool) { At(mem).Ring(all) }
+
+// Ring is the package's Ring on b.
+func (b *Bell) Ring(all bool) {
+	n := atomic.LoadUint32(&b.user)
 	if all {
-		n += atomic.LoadUint32(word(mem, ctrlWaitersOff))
+		n += atomic.LoadUint32(&b.ctrl)
 	}
-	if n == 0 {
-		return
+	if n != 0 {
+		b.wake()
 	}
-	seq := word(mem, seqOff)
-	atomic.AddUint32(seq, 1)
-	futexWake(seq)
 }
 
-// Waiter sleeps on one heap's doorbell. Spin is how many times the condition
-// is polled before the first sleep; MaxSleep bounds each sleep so that the
-// caller can notice cancellation.
+// RingUser wakes b's user waiters: Ring(false) in a form small enough to
+// inline into a writer's fast path.
+func (b *Bell) RingUser() {
+	if atomic.LoadUint32(&b.user) != 0 {
+		b.wake()
+	}
+}
+
+func (b *Bell) wake() {
+	atomic.AddUint32(&b.seq, 1)
+	futexWake(&b.seq)
+}
+
+// Fence orders the caller's earlier plain stores before its later loads
+// (a locked instruction on x86, which otherwise lets a load pass a store):
+// what a writer needs between plain stores of data and Ring.
+func Fence() {
+	var f uint32
+	atomic.AddUint32(&f, 0)
+}
+
+// Waiter is a wait policy: Spin polls, every YieldEvery-th of them after
+// letting the process's other goroutines run (runtime.Gosched), then
+// Yields polls each after a Gosched, then OSYields polls each after giving
+// the CPU to another process (sched_yield), then sleeps of at most
+// MaxSleep on the bell until the condition holds.
 type Waiter struct {
-	Spin int
-	// Yield is how many more polls follow the spin, each after giving the
-	// CPU to another runnable process (sched_yield). When PEs outnumber
-	// CPUs, the PE that will write our word is often waiting for this CPU:
-	// handing it over directly costs a context switch, while a futex sleep
-	// and wake-up cost several.
-	Yield    int
+	Spin       int
+	YieldEvery int // a power of two, at least 1
+	// Yields serves a peer that was descheduled or is a goroutine waiting
+	// for this thread: before paying for a futex sleep and wake-up, the
+	// waiter hands its thread over a few hundred times.
+	Yields int
+	// OSYields serves PEs that outnumber the CPUs: the PE that will write
+	// our word is often waiting for this CPU, and handing it over directly
+	// costs a context switch, while a futex sleep and wake-up cost several.
+	OSYields int
 	MaxSleep time.Duration
 }
 
-// Wait returns once cond reports true, or with the error of check when that
-// reports one (cancellation, abort, deadline). cond must only read memory
-// with atomic loads; it is called many times. A runtime wait (ctrl) is woken
-// only by atomics; a user wait by every write.
-func (w Waiter) Wait(mem []byte, ctrl bool, cond func() bool, check func() error) error {
+// Wait returns once cond reports true or an error, or with the error of
+// check when that reports one (cancellation, abort, a lost peer). check
+// runs every 4096 polls of the spin and before every sleep. cond must
+// read the words it watches with atomic loads; it is called many times.
+// The waiter sleeps on b (the bell of the heap that holds the words): a
+// runtime wait (ctrl) is woken only by runtime atomics, a user wait by
+// every write. With b nil (words of a heap not mapped here, read through a
+// transport) it sleeps for growing pauses instead, up to MaxSleep.
+func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func() error) error {
+	mask := max(w.YieldEvery, 1) - 1
 	for i := 0; i < w.Spin; i++ {
-		if cond() {
-			return nil
+		if ok, err := cond(); ok || err != nil {
+			return err
 		}
-		if i&15 == 15 {
+		if i&mask == mask {
+			if i&checkMask == checkMask {
+				if err := check(); err != nil {
+					return err
+				}
+			}
 			yield()
 		}
 	}
-	for i := 0; i < w.Yield; i++ {
-		if cond() {
-			return nil
+	for i := 0; i < w.Yields; i++ {
+		if ok, err := cond(); ok || err != nil {
+			return err
+		}
+		yield()
+	}
+	for i := 0; i < w.OSYields; i++ {
+		if ok, err := cond(); ok || err != nil {
+			return err
 		}
 		yieldOS()
 	}
-	seq := word(mem, seqOff)
-	waiters := word(mem, userWaitersOff)
+	if b == nil {
+		return w.pause(cond, check)
+	}
+	waiters := &b.user
 	if ctrl {
-		waiters = word(mem, ctrlWaitersOff)
+		waiters = &b.ctrl
 	}
 	for {
-		if cond() {
-			return nil
+		if ok, err := cond(); ok || err != nil {
+			return err
 		}
 		if err := check(); err != nil {
 			return err
 		}
 		atomic.AddUint32(waiters, 1)
-		s := atomic.LoadUint32(seq)
-		if cond() {
+		s := atomic.LoadUint32(&b.seq)
+		if ok, err := cond(); ok || err != nil {
 			atomic.AddUint32(waiters, ^uint32(0))
-			return nil
+			return err
 		}
-		futexWait(seq, s, w.MaxSleep)
+		futexWait(&b.seq, s, w.MaxSleep)
 		atomic.AddUint32(waiters, ^uint32(0))
+	}
+}
+
+// checkMask spaces the spin's checks (cancellation, a lost peer): the
+// check costs more than a poll (a select over two channels), and a crowded
+// spin, which yields every 16 polls, checks before it sleeps.
+const checkMask = 4095
+
+// maxPause bounds a sleep between polls of a heap not mapped here: each
+// poll costs a round trip anyway, and a longer pause would add to the
+// latency of what the wait is for (a window lock, a remote flag).
+const maxPause = 200 * time.Microsecond
+
+// pause is Wait's sleep for words nobody can ring us about.
+func (w Waiter) pause(cond func() (bool, error), check func() error) error {
+	d := time.Microsecond
+	limit := min(max(w.MaxSleep, time.Microsecond), maxPause)
+	for {
+		if ok, err := cond(); ok || err != nil {
+			return err
+		}
+		if err := check(); err != nil {
+			return err
+		}
+		time.Sleep(d)
+		d = min(2*d, limit)
 	}
 }

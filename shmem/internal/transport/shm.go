@@ -2,9 +2,9 @@ package transport
 
 import (
 	"fmt"
-	"sync/atomic"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/internal/atomicop"
 	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 )
 
@@ -55,87 +55,21 @@ func (s *Shm) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compar
 	}
 	h := s.heaps[pe]
 	p := unsafe.Pointer(&h[off])
-	var old uint64
-	switch width {
-	case 4:
-		old = uint64(atomic32(p, op, uint32(operand), uint32(compare)))
-	case 8:
-		old = atomic64(p, op, operand, compare)
-	default:
+	if width != 4 && width != 8 {
 		return 0, fmt.Errorf("transport: atomic width %d", width)
 	}
+	old := apply(p, width, op, operand, compare)
 	if op != OpLoad {
 		doorbell.Ring(h, runtime)
 	}
 	return old, nil
 }
 
-func atomic32(p unsafe.Pointer, op AtomicOp, v, cmp uint32) uint32 {
-	w := (*uint32)(p)
-	switch op {
-	case OpLoad:
-		return atomic.LoadUint32(w)
-	case OpStore:
-		atomic.StoreUint32(w, v)
-		return 0
-	case OpSwap:
-		return atomic.SwapUint32(w, v)
-	case OpCompareAndSwap:
-		for {
-			old := atomic.LoadUint32(w)
-			if old != cmp || atomic.CompareAndSwapUint32(w, old, v) {
-				return old
-			}
-		}
-	case OpAdd:
-		return atomic.AddUint32(w, v) - v
-	case OpAnd:
-		return atomic.AndUint32(w, v)
-	case OpOr:
-		return atomic.OrUint32(w, v)
-	case OpXor:
-		for {
-			old := atomic.LoadUint32(w)
-			if atomic.CompareAndSwapUint32(w, old, old^v) {
-				return old
-			}
-		}
-	}
-	panic("transport: unknown atomic op")
-}
-
-func atomic64(p unsafe.Pointer, op AtomicOp, v, cmp uint64) uint64 {
-	w := (*uint64)(p)
-	switch op {
-	case OpLoad:
-		return atomic.LoadUint64(w)
-	case OpStore:
-		atomic.StoreUint64(w, v)
-		return 0
-	case OpSwap:
-		return atomic.SwapUint64(w, v)
-	case OpCompareAndSwap:
-		for {
-			old := atomic.LoadUint64(w)
-			if old != cmp || atomic.CompareAndSwapUint64(w, old, v) {
-				return old
-			}
-		}
-	case OpAdd:
-		return atomic.AddUint64(w, v) - v
-	case OpAnd:
-		return atomic.AndUint64(w, v)
-	case OpOr:
-		return atomic.OrUint64(w, v)
-	case OpXor:
-		for {
-			old := atomic.LoadUint64(w)
-			if atomic.CompareAndSwapUint64(w, old, old^v) {
-				return old
-			}
-		}
-	}
-	panic("transport: unknown atomic op")
+// apply runs op on the word of width bytes at p through the one
+// hardware-atomic switch (atomicop), which the TCP server and the layers'
+// direct stores into mapped peers share.
+func apply(p unsafe.Pointer, width int, op AtomicOp, v, cmp uint64) uint64 {
+	return atomicop.Apply(p, width, atomicop.Op(op), v, cmp)
 }
 
 // Notify implements Transport.

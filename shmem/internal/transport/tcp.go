@@ -560,12 +560,7 @@ func (in *inConn) serve() {
 		case fAtomic:
 			p := unsafe.Pointer(&heap[f.off])
 			op, runtime := AtomicOp(f.op).Split()
-			var old uint64
-			if f.width == 4 {
-				old = uint64(atomic32(p, op, uint32(f.a), uint32(f.b)))
-			} else {
-				old = atomic64(p, op, f.a, f.b)
-			}
+			old := apply(p, int(f.width), op, f.a, f.b)
 			if op != OpLoad {
 				doorbell.Ring(heap, runtime)
 			}

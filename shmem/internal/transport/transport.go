@@ -4,6 +4,8 @@
 // atomics and collectives run over load/store shared memory, TCP or CUDA.
 package transport
 
+import "github.com/gshmem/gshmem/internal/atomicop"
+
 // AtomicOp names a remote atomic operation.
 type AtomicOp uint8
 
@@ -19,6 +21,10 @@ const (
 	OpOr
 	OpXor
 )
+
+// The transport's ops are atomicop's, by number: transports hand them to
+// its one switch.
+var _ = [1]int{}[OpXor-AtomicOp(atomicop.Xor)+OpAdd-AtomicOp(atomicop.Add)+OpCompareAndSwap-AtomicOp(atomicop.CompareAndSwap)]
 
 // OpRuntime is or-ed into an op that updates one of the runtime's own
 // synchronization words (barriers, collectives). Such an atomic also wakes

@@ -1,0 +1,176 @@
+package shmem
+
+import (
+	"context"
+	"time"
+
+	"github.com/gshmem/gshmem/shmem/internal/doorbell"
+)
+
+// WaitPolicy is how a World's waits wait: Spin polls of the condition
+// (every YieldEvery-th after letting the process's other goroutines run),
+// then Yields polls each after letting them run, then OSYields polls each
+// after giving the CPU to another process, then
+// sleeps on a futex in the watched heap until a writer rings it (each sleep
+// at most MaxSleep, after which the wait checks the World and the
+// condition again). Every wait of the runtime and of the layers above it
+// (compat, windows, streams, kernels) follows its World's one policy.
+type WaitPolicy struct {
+	Spin       int
+	YieldEvery int
+	Yields     int
+	OSYields   int
+	MaxSleep   time.Duration
+}
+
+// The policies ChooseWaitPolicy picks from, measured on the point-to-point
+// and barrier rows of `gshmem perf`. A yield costs a trip through the
+// scheduler, longer than a message takes, so a PE with a CPU of its own
+// yields only every 4096 polls (18 us here), to let its process's other
+// goroutines run; when the PEs of the node outnumber its CPUs it polls
+// little and yields often, to let the PE it waits for run. A process PE
+// with a CPU of its own polls for about 300 us before it sleeps: 4096 polls
+// did not outlast a peer preempted by the host or by its runtime's monitor
+// (20-60 us), and each sleep then cost a futex wake-up and restarted the
+// monitor's every-20-us phase, whose preemptions made more sleeps (1-5 per
+// 50000 round trips with 4000 polls, none with 65536). Goroutine PEs keep a
+// short spin: they share their process's threads, and tests run many at
+// once. Every kind but the crowded one (whose spin yields every 16 polls
+// already) then polls 256 times more, handing its thread over after each
+// poll: that serves a peer goroutine waiting for this thread, or a peer
+// process just descheduled, before the waiter pays for a futex sleep and
+// wake-up.
+const (
+	spinProcess   = 1 << 16
+	spinGoroutine = 4096
+	spinCrowded   = 64
+	yieldOwnCPU   = 4096
+	yieldCrowded  = 16
+	yields        = 256
+	yieldsCrowded = 0
+	// osYieldsCrowded bounds the sched_yield phase of a process PE's wait
+	// on a crowded node by a few context switches' worth before it sleeps.
+	osYieldsCrowded = 100
+	maxSleep        = 50 * time.Millisecond
+)
+
+// ChooseWaitPolicy returns the policy for a PE of a node running nodePEs
+// PEs on cpus CPUs; process tells a process PE from a goroutine PE (of
+// shmem.Run), and spin, when positive, is GSHMEM_SPIN, which sets the
+// polls before the first sleep whatever the rest.
+func ChooseWaitPolicy(nodePEs, cpus int, process bool, spin int) WaitPolicy {
+	p := WaitPolicy{Spin: spinGoroutine, YieldEvery: yieldOwnCPU, Yields: yields, MaxSleep: maxSleep}
+	switch {
+	case nodePEs > cpus:
+		p.Spin, p.YieldEvery, p.Yields = spinCrowded, yieldCrowded, yieldsCrowded
+		if process {
+			p.OSYields = osYieldsCrowded
+		}
+	case process:
+		p.Spin = spinProcess
+	}
+	if spin > 0 {
+		p.Spin = spin
+	}
+	return p
+}
+
+// WaitPolicy returns the policy this World's waits follow, chosen at Init
+// from the PEs and CPUs of this PE's node and GSHMEM_SPIN.
+func (w *World) WaitPolicy() WaitPolicy {
+	d := w.waiter
+	return WaitPolicy{Spin: d.Spin, YieldEvery: d.YieldEvery, Yields: d.Yields, OSYields: d.OSYields, MaxSleep: d.MaxSleep}
+}
+
+// SetWaitPolicy replaces this PE's wait policy, for tuning and for tests
+// (a MaxSleep of an hour and no spin show whether a write path wakes a
+// sleeper). It must be called before other goroutines of this PE wait.
+// Spin, Yields and OSYields must be at least 0, YieldEvery a power of two (0 means
+// 1) and MaxSleep positive.
+func (w *World) SetWaitPolicy(p WaitPolicy) error {
+	if p.YieldEvery == 0 {
+		p.YieldEvery = 1
+	}
+	if p.Spin < 0 || p.Yields < 0 || p.OSYields < 0 || p.YieldEvery < 0 || p.YieldEvery&(p.YieldEvery-1) != 0 || p.MaxSleep <= 0 {
+		return errf(ErrInvalid, "wait policy %+v", p)
+	}
+	w.waiter = p.waiter()
+	return nil
+}
+
+func (p WaitPolicy) waiter() doorbell.Waiter {
+	return doorbell.Waiter{Spin: p.Spin, YieldEvery: p.YieldEvery, Yields: p.Yields, OSYields: p.OSYields, MaxSleep: p.MaxSleep}
+}
+
+// AnyPE in a wait stands for "whichever PE writes": the words are in this
+// PE's own heap.
+const AnyPE = -1
+
+// Await blocks until cond reports true (nil) or an error (that error), by
+// the World's wait policy. It is the wait for layers that watch words of
+// their own: several words at once, words a peer stores through a Mapped
+// helper, or progress only the caller can judge.
+//
+// pe names the PE whose heap holds the words cond reads (AnyPE for this
+// PE's own heap). The waiter sleeps on that heap's bell, so any write into
+// it through the core (Put, the atomics, Mapped's stores, Wake) ends the
+// sleep, and cond is called again. When that heap is not mapped here the
+// waiter polls with short sleeps instead. cond must read shared words with
+// atomic loads (or through shmem calls); it is called many times.
+//
+// The wait ends with ErrAborted when the World's context ends or the job
+// aborts, ErrFinalized after Finalize, and ErrPeerLost when a peer is
+// known to have died; these are checked every few thousand polls and
+// around every sleep.
+func (w *World) Await(pe int, cond func() (bool, error)) error {
+	return w.AwaitContext(nil, pe, cond)
+}
+
+// AwaitContext is Await that also ends when ctx ends (a stream's or a
+// launch's context), then returning context.Cause(ctx). ctx may be nil.
+// Ending ctx wakes a sleeping waiter at once.
+func (w *World) AwaitContext(ctx context.Context, pe int, cond func() (bool, error)) error {
+	if ok, err := cond(); ok || err != nil {
+		return err
+	}
+	if w == nil {
+		return errf(ErrInvalid, "wait without a World")
+	}
+	if pe == AnyPE {
+		pe = w.pe
+	}
+	if pe < 0 || pe >= w.npes {
+		return errf(ErrBadPE, "wait on PE %d of %d", pe, w.npes)
+	}
+	b := w.bell(pe)
+	check := func() error { return w.waitCheck(pe) }
+	if ctx != nil && ctx != w.ctx {
+		check = func() error {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			return w.waitCheck(pe)
+		}
+		if b != nil {
+			stop := context.AfterFunc(ctx, func() { b.Ring(true) })
+			defer stop()
+		}
+	}
+	return w.waiter.Wait(b, false, cond, check)
+}
+
+// bell returns the doorbell of pe's heap, or nil when it is not mapped here.
+func (w *World) bell(pe int) *doorbell.Bell {
+	if pe == w.pe {
+		return doorbell.At(w.heap)
+	}
+	return doorbell.At(w.tr.Mapped(pe))
+}
+
+// waitCheck returns why a wait for words that PE pe's heap holds (or that
+// pe writes) cannot go on, or nil. It is the one place a wait learns that
+// the PE it waits for is gone.
+func (w *World) waitCheck(pe int) error {
+	_ = pe // today any lost peer ends every wait (check)
+	return w.check()
+}
