@@ -141,7 +141,15 @@ func (w *World) agree(kind, a, b uint64) error {
 	binary.LittleEndian.PutUint64(req[16:], a)
 	binary.LittleEndian.PutUint64(req[24:], b)
 	copy(w.heap[slotOff:], req[:])
-	if err := w.BarrierAll(); err != nil {
+	// A barrier of its own kind: a PE in BarrierAll while its peers
+	// allocate gets ErrSizeMismatch, all of them, instead of matching.
+	if err := w.Quiet(); err != nil {
+		return err
+	}
+	d := newDesc(kAlloc)
+	world := w.teams.world
+	world.open()
+	if err := world.agree(&d, nil); err != nil {
 		return err
 	}
 	var got [32]byte

@@ -50,11 +50,12 @@ const (
 	kSplit2D
 	kSplitList
 	kDestroy
+	kAlloc // the barrier of Alloc, Calloc, Align and Free (alloc.go)
 )
 
 func (k collKind) String() string {
 	names := [...]string{"?", "Sync", "Broadcast", "FCollect", "Collect", "Alltoall", "Alltoalls",
-		"Reduce", "ReduceScatter", "SplitStrided", "Split2D", "SplitList", "Destroy"}
+		"Reduce", "ReduceScatter", "SplitStrided", "Split2D", "SplitList", "Destroy", "an allocation call (Alloc, Calloc, Align or Free)"}
 	if int(k) < len(names) {
 		return names[k]
 	}
@@ -117,7 +118,7 @@ func (d *desc) String() string {
 	}
 	a := func(i int) int64 { return int64(d[dArgs+i]) }
 	switch k {
-	case kSync, kDestroy:
+	case kSync, kDestroy, kAlloc:
 		return k.String()
 	case kSplitStrided:
 		return fmt.Sprintf("SplitStrided(%d, %d, %d)", a(0), a(1), a(2))

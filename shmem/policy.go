@@ -170,7 +170,17 @@ func (w *World) bell(pe int) *doorbell.Bell {
 // waitCheck returns why a wait for words that PE pe's heap holds (or that
 // pe writes) cannot go on, or nil. It is the one place a wait learns that
 // the PE it waits for is gone.
+//
+// Any loss ends every wait (check: the job cannot complete); a wait on a
+// peer's own words (a window lock, a remote flag) also ends at once when
+// that peer is lost or has finalized, without the grace that lets a
+// launcher name a killed PE first.
 func (w *World) waitCheck(pe int) error {
-	_ = pe // today any lost peer ends every wait (check)
-	return w.check()
+	if err := w.check(); err != nil {
+		return err
+	}
+	if pe != w.pe && w.live != nil {
+		return w.live.PeerErr(pe)
+	}
+	return nil
 }

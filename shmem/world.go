@@ -29,6 +29,13 @@ const (
 	minHeap      = 64 << 10
 )
 
+// The transport's heartbeat line follows the allocator's two, inside the
+// control page (a negative difference does not compile).
+const (
+	_ = uint(transport.HeartbeatOff - (allocSlotOff + 128))
+	_ = uint(ctrlSize - 64 - transport.HeartbeatOff)
+)
+
 // World is one PE's handle on a job: its rank, its heap and the transport to
 // its peers. Init returns it in a process; Run passes one to each goroutine
 // PE. There is no global state, so several worlds can share a process.
@@ -53,6 +60,8 @@ type World struct {
 	ringMu   sync.Mutex      // held by that ring; teardown takes it once closed is set
 	closed   atomic.Bool
 	job      *transport.Job // process PEs: how each peer is reached
+	live     liveness       // who is lost, from the transport made at Init (nil for goroutine PEs)
+	group    *runGroup      // goroutine PEs of one Run: who has finalized (nil for process PEs)
 	bootWhy  string         // why this bootstrap was chosen
 
 	// Collective state, touched only by the PE's collective-calling goroutine.
@@ -115,7 +124,7 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	})
 	if err != nil {
 		_ = boot.Close()
-		return nil, fmt.Errorf("shmem: PE %d connecting to its peers (bootstrap %s): %w", boot.Rank(), boot.Name(), err)
+		return nil, bootLost(fmt.Errorf("shmem: PE %d connecting to its peers (bootstrap %s): %w", boot.Rank(), boot.Name(), err))
 	}
 	boot = bootstrap.WithNode(boot, job.LocalRank, job.LocalSize)
 	shareCPUs(job.LocalSize)
@@ -139,10 +148,19 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	}
 	if err := boot.Barrier(setup); err != nil {
 		_ = w.teardown()
-		return nil, fmt.Errorf("shmem: PE %d waiting for every PE to reach its peers: %w", w.pe, err)
+		return nil, bootLost(fmt.Errorf("shmem: PE %d waiting for every PE to reach its peers: %w", w.pe, err))
 	}
 	w.log.Debugf("initialized: %d PEs on %d nodes, bootstrap %s (%s), heap %d bytes", w.npes, job.Nodes(), boot.Name(), why, o.SymmetricSize)
 	return w, nil
+}
+
+// bootLost makes a setup error that a departed PE caused (the bootstrap's
+// ErrLost) wrap ErrPeerLost too, as it would after Init.
+func bootLost(err error) error {
+	if errors.Is(err, bootstrap.ErrLost) && !errors.Is(err, ErrPeerLost) {
+		return fmt.Errorf("%w: %w", ErrPeerLost, err)
+	}
+	return err
 }
 
 func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr transport.Transport, mem []byte, aborted <-chan struct{}) (*World, error) {
@@ -152,6 +170,7 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 		aborted: aborted,
 	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
+	w.live, _ = tr.(liveness)
 	if aborted != nil {
 		// The World's context ends when the job aborts, so that waits built
 		// on the context (streams, kernels) end with the runtime's own.
@@ -232,10 +251,22 @@ func (w *World) check() error {
 		return errf(ErrAborted, "PE %d: %v", w.pe, w.ctx.Err())
 	default:
 	}
-	if l, ok := w.tr.(interface{ Lost() error }); ok {
-		return l.Lost() // wraps ErrPeerLost once any peer died
+	if w.live != nil {
+		return w.live.Lost() // wraps ErrPeerLost once any peer died
+	}
+	if w.group != nil {
+		return w.group.lost(w.pe, w.opts.PeerTimeout)
 	}
 	return nil
+}
+
+// liveness is what the process transport knows of its peers (Multi).
+type liveness interface {
+	// Lost wraps ErrPeerLost once any peer died, or finalized while this
+	// PE still waits.
+	Lost() error
+	// PeerErr wraps ErrPeerLost at once when pe died or finalized.
+	PeerErr(pe int) error
 }
 
 // Finalize leaves the job. It is collective: it completes this PE's
@@ -246,6 +277,9 @@ func (w *World) Finalize() error {
 		return ErrFinalized
 	}
 	err := w.BarrierAll()
+	if err == nil && w.group != nil {
+		w.group.leave(w.pe)
+	}
 	if err2 := w.teardown(); err == nil {
 		err = err2
 	}
@@ -312,6 +346,7 @@ func RunContext(ctx context.Context, n int, fn func(w *World) error, opts ...Opt
 		}
 	}
 	g := bootstrap.NewGroup(n)
+	rg := new(runGroup)
 	errs := make([]error, n)
 	exited := make([]bool, n)
 	var wg sync.WaitGroup
@@ -319,7 +354,7 @@ func RunContext(ctx context.Context, n int, fn func(w *World) error, opts ...Opt
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[pe] = runPE(ctx, o, g, pe, heaps, fn, &exited[pe])
+			errs[pe] = runPE(ctx, o, g, rg, pe, heaps, fn, &exited[pe])
 			if errs[pe] != nil && !exited[pe] {
 				_ = g.PE(pe).Abort(1, errs[pe].Error())
 			}
@@ -329,11 +364,12 @@ func RunContext(ctx context.Context, n int, fn func(w *World) error, opts ...Opt
 	return collectErrors(g, errs, exited)
 }
 
-func runPE(ctx context.Context, o Options, g *bootstrap.Group, pe int, heaps [][]byte, fn func(*World) error, exited *bool) (err error) {
+func runPE(ctx context.Context, o Options, g *bootstrap.Group, rg *runGroup, pe int, heaps [][]byte, fn func(*World) error, exited *bool) (err error) {
 	w, err := newWorld(ctx, o, g.PE(pe), transport.NewShm(heaps, nil), heaps[pe], g.Aborted())
 	if err != nil {
 		return err
 	}
+	w.group = rg
 	if err := w.attachDevice(ctx); err != nil {
 		_ = w.teardown()
 		return err

@@ -7,9 +7,11 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gshmem/gshmem/internal/guard"
@@ -120,6 +122,19 @@ func Env(ctx context.Context, getenv func(string) string, c Config) (Bootstrap, 
 // MinSecret is the shortest GSHMEM_JOB_SECRET the env bootstrap accepts:
 // `openssl rand -hex 16` gives 32 characters.
 const MinSecret = 16
+
+// ErrLost is wrapped when a rank's connection ended during a collective:
+// it died, or finalized or failed while the others still waited.
+var ErrLost = errors.New("bootstrap: a rank left the job")
+
+// lostErr adds ErrLost to an I/O error that says the other side went away
+// (end of file, a reset or broken connection), not one that timed out.
+func lostErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return fmt.Errorf("%w (%w)", err, ErrLost)
+	}
+	return err
+}
 
 // ErrNoSecret is wrapped when a job of several ranks would meet over the
 // env bootstrap without a job secret.
@@ -422,13 +437,15 @@ func (b *envBoot) rootGather(data []byte) ([][]byte, error) {
 		p := b.peers[r]
 		typ, payload, err := readRdv(p.br)
 		if err != nil {
-			return nil, fmt.Errorf("bootstrap: env: rank 0 lost rank %d during allgather %d: %w", r, b.seq, err)
+			return nil, lostErr(fmt.Errorf("bootstrap: env: rank 0 lost rank %d during allgather %d: %w", r, b.seq, err))
 		}
 		switch typ {
 		case rdvGather:
 		case rdvAbort:
 			code, msg, _ := decodeAbort(payload)
 			return nil, fmt.Errorf("%w: rank %d aborted with code %d: %s", ErrAborted, r, code, msg)
+		case rdvBye:
+			return nil, fmt.Errorf("%w: rank %d left the job (it finalized or gave up; see its output) while rank 0 waited for allgather %d", ErrLost, r, b.seq)
 		default:
 			return nil, fmt.Errorf("%w: rank %d sent type %d during allgather", ErrRendezvous, r, typ)
 		}
@@ -453,17 +470,19 @@ func (b *envBoot) rootGather(data []byte) ([][]byte, error) {
 func (b *envBoot) clientGather(data []byte) ([][]byte, error) {
 	root := b.peers[0]
 	if err := writeRdv(root.c, rdvGather, encodeGather(b.seq, data)); err != nil {
-		return nil, fmt.Errorf("bootstrap: env: rank %d lost rank 0: %w", b.r.Rank, err)
+		return nil, lostErr(fmt.Errorf("bootstrap: env: rank %d lost rank 0: %w", b.r.Rank, err))
 	}
 	typ, p, err := readRdv(root.br)
 	if err != nil {
-		return nil, fmt.Errorf("bootstrap: env: rank %d lost rank 0 during allgather %d: %w", b.r.Rank, b.seq, err)
+		return nil, lostErr(fmt.Errorf("bootstrap: env: rank %d lost rank 0 during allgather %d: %w", b.r.Rank, b.seq, err))
 	}
 	switch typ {
 	case rdvResult:
 	case rdvAbort:
 		code, msg, _ := decodeAbort(p)
 		return nil, fmt.Errorf("%w: code %d: %s", ErrAborted, code, msg)
+	case rdvBye:
+		return nil, fmt.Errorf("%w: rank 0 left the job (it finalized or gave up; see its output) while rank %d waited for allgather %d", ErrLost, b.r.Rank, b.seq)
 	default:
 		return nil, fmt.Errorf("%w: type %d while waiting for allgather %d", ErrRendezvous, typ, b.seq)
 	}

@@ -124,7 +124,7 @@ func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func()
 		if i&mask == mask {
 			if i&checkMask == checkMask {
 				if err := check(); err != nil {
-					return err
+					return settle(cond, err)
 				}
 			}
 			yield()
@@ -154,7 +154,7 @@ func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func()
 			return err
 		}
 		if err := check(); err != nil {
-			return err
+			return settle(cond, err)
 		}
 		atomic.AddUint32(waiters, 1)
 		s := atomic.LoadUint32(&b.seq)
@@ -165,6 +165,16 @@ func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func()
 		futexWait(&b.seq, s, w.MaxSleep)
 		atomic.AddUint32(waiters, ^uint32(0))
 	}
+}
+
+// settle returns why the wait cannot go on (why), unless cond holds by
+// now: a peer that satisfied the condition and then finalized or died
+// (the last barrier of a Finalize) did not leave this waiter stranded.
+func settle(cond func() (bool, error), why error) error {
+	if ok, err := cond(); ok || err != nil {
+		return err
+	}
+	return why
 }
 
 // checkMask spaces the spin's checks (cancellation, a lost peer): the
@@ -186,7 +196,7 @@ func (w Waiter) pause(cond func() (bool, error), check func() error) error {
 			return err
 		}
 		if err := check(); err != nil {
-			return err
+			return settle(cond, err)
 		}
 		time.Sleep(d)
 		d = min(2*d, limit)

@@ -187,7 +187,7 @@ func newConnector(c Config) (*connector, error) {
 		}
 		return first
 	}
-	k.m = &Multi{me: me, heaps: heaps, h: newHealth(me, n), release: release}
+	k.m = &Multi{me: me, heaps: heaps, h: newHealth(me, n, c.PeerTimeout), release: release}
 	k.m.shm = NewShm(heaps, nil)
 	k.m.h.wake, k.m.h.spread = k.m.wake, k.m.spread
 	if err := unix.Ftruncate(fd, int64(c.HeapSize)); err != nil {
@@ -214,6 +214,7 @@ func (k *connector) abandon() {
 	}
 	m := k.m
 	m.h.closing.Store(true)
+	m.stopBeat()
 	if m.tcp != nil {
 		m.tcp.shutdown()
 	}
@@ -359,9 +360,20 @@ func (k *connector) place(mutual func(a, b int) bool) (remote []bool, needTCP bo
 	}
 	closeLinks(k.dial, k.srv.accepted)
 	k.closeFds()
+	var mapped []int
+	for pe := range n {
+		if pe != me && k.heaps[pe] != nil {
+			mapped = append(mapped, pe)
+		}
+	}
 	for _, l := range k.m.links {
 		k.m.wg.Add(1)
 		go k.m.watch(l)
+	}
+	if len(mapped) > 0 {
+		k.m.beatStop = make(chan struct{})
+		k.m.wg.Add(1)
+		go k.m.beat(k.c.PeerTimeout, mapped)
 	}
 	return remote, needTCP, nil
 }

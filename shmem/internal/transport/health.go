@@ -23,11 +23,21 @@ type health struct {
 	spread  func(pe int)
 	closing atomic.Bool
 
-	mu      sync.Mutex
-	lost    []bool
-	gone    []bool // finalized on purpose (said bye)
-	first   atomic.Pointer[error]
-	visible atomic.Bool // first is reported by err (after lossGrace)
+	// down is nonzero once any peer is lost or has finalized: the one load
+	// that the shared-memory fast paths (Put, Get, the atomics) pay before
+	// they take the lock and look at their target.
+	down atomic.Uint32
+	// goneGrace is how long a finalized peer may stay finalized before the
+	// waits that do not name it end too (see err).
+	goneGrace time.Duration
+
+	mu        sync.Mutex
+	lost      []bool
+	gone      []bool // finalized on purpose (said bye)
+	first     atomic.Pointer[error]
+	visible   atomic.Bool // first is reported by err (after lossGrace)
+	firstGone int         // the first PE that finalized, -1 before
+	goneAt    time.Time
 }
 
 // lossGrace is how long a loss stays unreported to waits that do not
@@ -36,17 +46,33 @@ type health struct {
 // first survivor that gave up.
 var lossGrace = 500 * time.Millisecond
 
-func newHealth(me, n int) *health {
-	return &health{me: me, lost: make([]bool, n), gone: make([]bool, n), wake: func() {}, spread: func(int) {}}
+func newHealth(me, n int, goneGrace time.Duration) *health {
+	return &health{me: me, lost: make([]bool, n), gone: make([]bool, n), wake: func() {}, spread: func(int) {},
+		goneGrace: goneGrace, firstGone: -1}
 }
 
-// err returns the first loss, or nil.
+// err returns why no wait of this PE can go on: the first loss, or a peer
+// that finalized goneGrace ago. Finalize is collective, so once a peer has
+// finalized every PE has entered its last barrier; a wait that the peer's
+// departure leaves unfinished for that long is one the others will never
+// answer (a PE that called one collective more than its peers), and would
+// otherwise hang. Within the grace, the PEs still finishing that last
+// barrier (whose partners may still be on their way) are left alone.
 func (h *health) err() error {
-	if !h.visible.Load() {
+	if h.down.Load() == 0 {
 		return nil
 	}
-	if p := h.first.Load(); p != nil {
-		return *p
+	if h.visible.Load() {
+		if p := h.first.Load(); p != nil {
+			return *p
+		}
+	}
+	h.mu.Lock()
+	pe, at := h.firstGone, h.goneAt
+	h.mu.Unlock()
+	if pe >= 0 && time.Since(at) >= h.goneGrace {
+		return fmt.Errorf("%w: PE %d has finalized and this PE still waits (noticed by PE %d after %v: did this PE call a collective or a wait that the others did not?)",
+			ErrPeerLost, pe, h.me, h.goneGrace)
 	}
 	return nil
 }
@@ -55,6 +81,10 @@ func (h *health) err() error {
 func (h *health) bye(pe int) {
 	h.mu.Lock()
 	h.gone[pe] = true
+	if h.firstGone < 0 {
+		h.firstGone, h.goneAt = pe, time.Now()
+	}
+	h.down.Store(1)
 	h.mu.Unlock()
 }
 
@@ -75,6 +105,7 @@ func (h *health) peerLost(pe int, how string) {
 		return
 	}
 	h.lost[pe] = true
+	h.down.Store(1)
 	if h.first.Load() == nil {
 		e := fmt.Errorf("%w: PE %d %s (noticed by PE %d)", ErrPeerLost, pe, how, h.me)
 		h.first.Store(&e)
@@ -90,6 +121,9 @@ func (h *health) peerLost(pe int, how string) {
 
 // check returns an error for an operation aimed at pe when pe is gone.
 func (h *health) check(pe int) error {
+	if h.down.Load() == 0 {
+		return nil
+	}
 	h.mu.Lock()
 	lost, gone := h.lost[pe], h.gone[pe]
 	h.mu.Unlock()

@@ -32,20 +32,33 @@ type Multi struct {
 	once    sync.Once
 	wg      sync.WaitGroup
 
+	beatStop chan struct{} // ends the heartbeat (beat.go)
+
 	relMu    sync.RWMutex // wake must not touch an unmapped heap
 	released bool
 }
 
 // Lost returns an error wrapping ErrPeerLost once any peer of the job is
-// known to be dead, nil before.
+// known to be dead (or finalized while this PE still waits), nil before.
 func (m *Multi) Lost() error { return m.h.err() }
+
+// PeerErr returns an error wrapping ErrPeerLost when pe is lost or has
+// finalized, at once (without Lost's grace): for a wait on pe's own words.
+func (m *Multi) PeerErr(pe int) error { return m.h.check(pe) }
 
 // Mapped implements Transport.
 func (m *Multi) Mapped(pe int) []byte { return m.heaps[pe] }
 
-// Put implements Transport.
+// Put implements Transport. A mapped peer's heap stays mapped after the
+// peer dies, so the store would succeed: the one load of h.down (nonzero
+// once any peer is down) is what makes it fail instead.
 func (m *Multi) Put(pe int, off uint64, src []byte) error {
 	if m.heaps[pe] != nil {
+		if m.h.down.Load() != 0 {
+			if err := m.h.check(pe); err != nil {
+				return err
+			}
+		}
 		return m.shm.Put(pe, off, src)
 	}
 	return m.tcp.Put(pe, off, src)
@@ -58,6 +71,11 @@ func (m *Multi) PutNBI(pe int, off uint64, src []byte) error { return m.Put(pe, 
 // Get implements Transport.
 func (m *Multi) Get(pe int, off uint64, dst []byte) error {
 	if m.heaps[pe] != nil {
+		if m.h.down.Load() != 0 {
+			if err := m.h.check(pe); err != nil {
+				return err
+			}
+		}
 		return m.shm.Get(pe, off, dst)
 	}
 	return m.tcp.Get(pe, off, dst)
@@ -66,7 +84,7 @@ func (m *Multi) Get(pe int, off uint64, dst []byte) error {
 // GetNBI implements Transport.
 func (m *Multi) GetNBI(pe int, off uint64, dst []byte) error {
 	if m.heaps[pe] != nil {
-		return m.shm.Get(pe, off, dst)
+		return m.Get(pe, off, dst)
 	}
 	return m.tcp.GetNBI(pe, off, dst)
 }
@@ -74,6 +92,11 @@ func (m *Multi) GetNBI(pe int, off uint64, dst []byte) error {
 // Atomic implements Transport.
 func (m *Multi) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
 	if m.heaps[pe] != nil {
+		if m.h.down.Load() != 0 {
+			if err := m.h.check(pe); err != nil {
+				return 0, err
+			}
+		}
 		return m.shm.Atomic(pe, off, width, op, operand, compare)
 	}
 	if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
@@ -94,12 +117,19 @@ func (m *Multi) Notify(pe int) {
 // stream and shm stores are ordered already.
 func (m *Multi) Fence() error { return nil }
 
-// Quiet implements Transport.
+// Quiet implements Transport. Stores into a mapped peer completed when
+// they were made, but a peer that died since may not have seen them: once
+// a loss is known (Lost), Quiet reports it, as tcp's Quiet reports a
+// target that died with work outstanding.
 func (m *Multi) Quiet() error {
-	if m.tcp == nil {
-		return nil
+	var err error
+	if m.tcp != nil {
+		err = m.tcp.Quiet()
 	}
-	return m.tcp.Quiet()
+	if err == nil && m.h.down.Load() != 0 {
+		err = m.h.err()
+	}
+	return err
 }
 
 // Close implements Transport: it says goodbye to every peer (so that its
@@ -108,6 +138,7 @@ func (m *Multi) Close() error {
 	var err error
 	m.once.Do(func() {
 		m.h.closing.Store(true)
+		m.stopBeat()
 		if m.tcp != nil {
 			m.tcp.close(3 * time.Second)
 		}
@@ -126,6 +157,14 @@ func (m *Multi) Close() error {
 		}
 	})
 	return err
+}
+
+// stopBeat ends the heartbeat (before the heap it counts in goes).
+func (m *Multi) stopBeat() {
+	if m.beatStop != nil {
+		close(m.beatStop)
+		m.beatStop = nil
+	}
 }
 
 func (m *Multi) spread(pe int) {
