@@ -43,8 +43,10 @@ type Options struct {
 	// an IP, IP:port or interface name; default: the first non-loopback
 	// IPv4 address of an interface that is up).
 	TCPAddr string
-	// PeerTimeout is how long a silent remote peer is given before it is
-	// declared lost (GSHMEM_PEER_TIMEOUT; default 5s).
+	// PeerTimeout is how long a silent peer (remote, or a node-local
+	// process whose heartbeat stopped) is given before it is declared lost,
+	// and how long a wait may go on after a peer finalized
+	// (GSHMEM_PEER_TIMEOUT; default 5s).
 	PeerTimeout time.Duration
 	// Bind places a process PE (GSHMEM_BIND): "auto" pins local rank r to
 	// the r-th CPU it may run on (round-robin when PEs outnumber them), as
@@ -68,6 +70,11 @@ func WithBootstrapTimeout(d time.Duration) Option {
 	return func(o *Options) { o.BootstrapTimeout = d }
 }
 
+// WithPeerTimeout sets how long a silent peer is given before it is lost,
+// and how long a finalized peer may leave a wait unanswered (see
+// Options.PeerTimeout).
+func WithPeerTimeout(d time.Duration) Option { return func(o *Options) { o.PeerTimeout = d } }
+
 // WithDebug sets the log level ("warn", "info", "debug", "trace").
 func WithDebug(level string) Option { return func(o *Options) { o.Debug = level } }
 
@@ -90,7 +97,7 @@ var Settings = []Setting{
 	{"GSHMEM_BOOTSTRAP_ADDR", "", "env bootstrap: host:port on rank 0's node where it listens and the other ranks connect"},
 	{"GSHMEM_NODE_ID", "", "node locality override (%r PE number, %h host): PEs with different ids never share memory"},
 	{"GSHMEM_TCP_ADDR", "auto", "where a PE listens for PEs of other nodes: IP, IP:port or interface (default: first non-loopback IPv4)"},
-	{"GSHMEM_PEER_TIMEOUT", "5s", "a remote peer silent this long (no heartbeat) is lost"},
+	{"GSHMEM_PEER_TIMEOUT", "5s", "a peer silent this long is lost: a remote one without a heartbeat on its connection, a node-local process whose heartbeat word in shared memory stopped (SIGSTOP, a debugger, not scheduled); also how long a wait goes on after a peer finalized (a collective the others did not call)"},
 	{"GSHMEM_BOOTSTRAP_TIMEOUT", "60s", "bound on every setup wait (Go duration, or seconds)"},
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host; mode 0600, symlinks refused"},
@@ -108,6 +115,8 @@ var Settings = []Setting{
 const (
 	defaultHeap    = 1 << 30
 	defaultTimeout = 60 * time.Second
+	// defaultPeerTimeout is GSHMEM_PEER_TIMEOUT's default.
+	defaultPeerTimeout = 5 * time.Second
 )
 
 func optionsFromEnv(getenv func(string) string) (Options, error) {
@@ -175,6 +184,9 @@ func buildOptions(opts []Option) (Options, error) {
 	o.SymmetricSize = (o.SymmetricSize + pageSize - 1) &^ (pageSize - 1)
 	if o.BootstrapTimeout <= 0 {
 		o.BootstrapTimeout = defaultTimeout
+	}
+	if o.PeerTimeout <= 0 {
+		o.PeerTimeout = defaultPeerTimeout
 	}
 	switch o.Bind {
 	case "":
