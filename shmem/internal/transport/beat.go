@@ -28,7 +28,7 @@ func beatEvery(timeout time.Duration) time.Duration {
 
 // beat runs until m.beatStop closes; peers are the PEs whose heaps are
 // mapped here.
-func (m *Multi) beat(timeout time.Duration, peers []int) {
+func (m *Multi) beat(stop <-chan struct{}, timeout time.Duration, peers []int) {
 	defer m.wg.Done()
 	every := beatEvery(timeout)
 	own := beatWord(m.heaps[m.me])
@@ -42,7 +42,7 @@ func (m *Multi) beat(timeout time.Duration, peers []int) {
 	defer tick.Stop()
 	for {
 		select {
-		case <-m.beatStop:
+		case <-stop:
 			return
 		case <-tick.C:
 		}

@@ -373,7 +373,7 @@ func (k *connector) place(mutual func(a, b int) bool) (remote []bool, needTCP bo
 	if len(mapped) > 0 {
 		k.m.beatStop = make(chan struct{})
 		k.m.wg.Add(1)
-		go k.m.beat(k.c.PeerTimeout, mapped)
+		go k.m.beat(k.m.beatStop, k.c.PeerTimeout, mapped)
 	}
 	return remote, needTCP, nil
 }

@@ -32,7 +32,8 @@ type Multi struct {
 	once    sync.Once
 	wg      sync.WaitGroup
 
-	beatStop chan struct{} // ends the heartbeat (beat.go)
+	beatStop chan struct{} // ends the heartbeat (beat.go); set before it starts
+	beatOnce sync.Once
 
 	relMu    sync.RWMutex // wake must not touch an unmapped heap
 	released bool
@@ -162,8 +163,7 @@ func (m *Multi) Close() error {
 // stopBeat ends the heartbeat (before the heap it counts in goes).
 func (m *Multi) stopBeat() {
 	if m.beatStop != nil {
-		close(m.beatStop)
-		m.beatStop = nil
+		m.beatOnce.Do(func() { close(m.beatStop) })
 	}
 }
 
