@@ -231,8 +231,10 @@ func (j *job) settle() {
 	j.decide = nil
 	if f := j.pending; f != nil && !j.stopping {
 		j.pending = nil
+		stopped := j.nameStopped()
 		j.log("%s%s", f.what, j.stoppingOthers())
 		j.stop(f.code, nil)
+		continueStopped(stopped)
 	}
 }
 

@@ -461,7 +461,7 @@ func (b *envBoot) rootGather(data []byte) ([][]byte, error) {
 	res := encodeResult(b.seq, out)
 	for r := 1; r < b.r.Size; r++ {
 		if err := writeRdv(b.peers[r].c, rdvResult, res); err != nil {
-			return nil, fmt.Errorf("bootstrap: env: rank 0 lost rank %d sending allgather %d: %w", r, b.seq, err)
+			return nil, lostErr(fmt.Errorf("bootstrap: env: rank 0 lost rank %d sending allgather %d: %w", r, b.seq, err))
 		}
 	}
 	return out, nil

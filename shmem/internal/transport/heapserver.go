@@ -111,12 +111,16 @@ func (s *heapServer) handle(c *net.UnixConn, pend *guard.Pending) error {
 	if from >= s.n {
 		return fmt.Errorf("PE %d out of range for %d PEs", from, s.n)
 	}
+	// Admitted before the heap goes out: the peer may finish its setup
+	// and the job stop this server (closing every connection still
+	// pending) as soon as the descriptor arrives, and this connection is
+	// the peer's liveness link from then on.
+	pend.Done(true)
 	var msg [8]byte
 	binary.LittleEndian.PutUint64(msg[:], s.size)
 	if _, _, err := c.WriteMsgUnix(msg[:], unix.UnixRights(s.fd), nil); err != nil {
 		return fmt.Errorf("sending the heap to PE %d failed", from)
 	}
-	pend.Done(true)
 	s.mu.Lock()
 	if old := s.accepted[from]; old != nil {
 		old.Close()

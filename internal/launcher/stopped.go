@@ -1,0 +1,56 @@
+package launcher
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// A PE stopped by SIGSTOP (or a debugger, or a terminal's job control)
+// neither exits nor answers: its peers fail with ErrPeerLost after the
+// peer timeout, and exit first. The launcher then names the stopped PE as
+// the cause, and continues it after the SIGTERM so that it ends now, not
+// at the SIGKILL after KillGrace.
+
+// stoppedPEs returns the PEs not yet reaped that are stopped.
+func (j *job) stoppedPEs() []*child {
+	var cs []*child
+	for _, c := range j.children {
+		if !c.exited && isStopped(c.pid) {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// nameStopped logs the stopped PEs, if any, as what made the others fail.
+func (j *job) nameStopped() []*child {
+	cs := j.stoppedPEs()
+	for _, c := range cs {
+		j.log("PE %d (pid %d) is stopped (SIGSTOP, a debugger or job control): the other PEs failed waiting for it", c.rank, c.pid)
+	}
+	return cs
+}
+
+// continueStopped lets the stopped PEs take the signal just sent.
+func continueStopped(cs []*child) {
+	for _, c := range cs {
+		syscall.Kill(-c.pid, syscall.SIGCONT)
+	}
+}
+
+func isStopped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(s[i+1:])
+	return len(f) > 0 && (f[0] == "T" || f[0] == "t")
+}
+
