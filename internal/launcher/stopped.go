@@ -53,4 +53,3 @@ func isStopped(pid int) bool {
 	f := strings.Fields(s[i+1:])
 	return len(f) > 0 && (f[0] == "T" || f[0] == "t")
 }
-
