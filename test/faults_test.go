@@ -195,7 +195,7 @@ func runEnvFault(t *testing.T, faulty string, c faultCase) {
 		took := time.Duration(at - struck)
 		t.Logf("detected %s PE %d after %v: %s", c.name(), r, took.Round(time.Millisecond), l[3])
 		assert.Less(t, took, bound, "PE %d noticed the loss late", r)
-		assert.Contains(t, l[3], fmt.Sprintf("PE %d", faultVictim), "PE %d's error must name the victim", r)
+		assert.Regexp(t, fmt.Sprintf(`(PE|rank) %d\b`, faultVictim), l[3], "PE %d's error must name the victim", r)
 	}
 	for r, p := range procs {
 		assert.False(t, alive(p.Process.Pid), "PE %d (pid %d) outlived the job", r, p.Process.Pid)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -437,7 +438,7 @@ func (b *envBoot) rootGather(data []byte) ([][]byte, error) {
 		p := b.peers[r]
 		typ, payload, err := readRdv(p.br)
 		if err != nil {
-			return nil, lostErr(fmt.Errorf("bootstrap: env: rank 0 lost rank %d during allgather %d: %w", r, b.seq, err))
+			return nil, b.tellLost(r, lostErr(fmt.Errorf("bootstrap: env: rank 0 lost rank %d during allgather %d: %w", r, b.seq, err)))
 		}
 		switch typ {
 		case rdvGather:
@@ -445,7 +446,7 @@ func (b *envBoot) rootGather(data []byte) ([][]byte, error) {
 			code, msg, _ := decodeAbort(payload)
 			return nil, fmt.Errorf("%w: rank %d aborted with code %d: %s", ErrAborted, r, code, msg)
 		case rdvBye:
-			return nil, fmt.Errorf("%w: rank %d left the job (it finalized or gave up; see its output) while rank 0 waited for allgather %d", ErrLost, r, b.seq)
+			return nil, b.tellLost(r, fmt.Errorf("%w: rank %d left the job (it finalized or gave up; see its output) while rank 0 waited for allgather %d", ErrLost, r, b.seq))
 		default:
 			return nil, fmt.Errorf("%w: rank %d sent type %d during allgather", ErrRendezvous, r, typ)
 		}
@@ -461,7 +462,7 @@ func (b *envBoot) rootGather(data []byte) ([][]byte, error) {
 	res := encodeResult(b.seq, out)
 	for r := 1; r < b.r.Size; r++ {
 		if err := writeRdv(b.peers[r].c, rdvResult, res); err != nil {
-			return nil, lostErr(fmt.Errorf("bootstrap: env: rank 0 lost rank %d sending allgather %d: %w", r, b.seq, err))
+			return nil, b.tellLost(r, lostErr(fmt.Errorf("bootstrap: env: rank 0 lost rank %d sending allgather %d: %w", r, b.seq, err)))
 		}
 	}
 	return out, nil
@@ -483,6 +484,12 @@ func (b *envBoot) clientGather(data []byte) ([][]byte, error) {
 		return nil, fmt.Errorf("%w: code %d: %s", ErrAborted, code, msg)
 	case rdvBye:
 		return nil, fmt.Errorf("%w: rank 0 left the job (it finalized or gave up; see its output) while rank %d waited for allgather %d", ErrLost, b.r.Rank, b.seq)
+	case rdvLost:
+		lost := -1
+		if len(p) == 4 {
+			lost = int(binary.LittleEndian.Uint32(p))
+		}
+		return nil, fmt.Errorf("%w: rank %d was lost (reported by rank 0) while rank %d waited for allgather %d", ErrLost, lost, b.r.Rank, b.seq)
 	default:
 		return nil, fmt.Errorf("%w: type %d while waiting for allgather %d", ErrRendezvous, typ, b.seq)
 	}
@@ -494,6 +501,22 @@ func (b *envBoot) clientGather(data []byte) ([][]byte, error) {
 		return nil, fmt.Errorf("%w: result of allgather %d while waiting for %d", ErrRendezvous, seq, b.seq)
 	}
 	return out, nil
+}
+
+// tellLost passes on to the other ranks that rank lost is gone when err
+// says so (rank 0 serves every collective: without it they would only
+// learn that rank 0 gave up), and returns err.
+func (b *envBoot) tellLost(lost int, err error) error {
+	if !errors.Is(err, ErrLost) {
+		return err
+	}
+	for r, p := range b.peers {
+		if p != nil && r != lost {
+			_ = p.c.SetWriteDeadline(time.Now().Add(time.Second))
+			_ = writeRdv(p.c, rdvLost, encodeU32(uint32(lost)))
+		}
+	}
+	return err
 }
 
 func (b *envBoot) Barrier(ctx context.Context) error {

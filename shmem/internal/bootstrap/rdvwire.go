@@ -22,6 +22,7 @@ import (
 //	either way      abort      i32 code, UTF-8 message
 //	client -> root  bye
 //	root -> client  refuse     UTF-8 reason
+//	root -> client  lost       u32 rank: that rank left during a collective
 //
 // The MACs are HMAC-SHA256 keyed by GSHMEM_JOB_SECRET over the side ("C"
 // for the rank, "R" for rank 0), both nonces, rank and size: the rank
@@ -37,6 +38,7 @@ const (
 	rdvAbort     byte = 6
 	rdvBye       byte = 7
 	rdvRefuse    byte = 8
+	rdvLost      byte = 9
 )
 
 const (
