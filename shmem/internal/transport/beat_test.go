@@ -66,3 +66,39 @@ func TestFinalizedPeerEndsWaitsAfterTimeout(t *testing.T) {
 	assert.Contains(t, m.Lost().Error(), "has finalized")
 	assert.Nil(t, m.h.first.Load(), "a finalized peer is no loss")
 }
+
+// Silent strangers holding handshakes open at a PE's tcp listener do not
+// hold up its Close (Finalize): with a hello deadline of a minute, Close
+// still returns in a bounded time far below it.
+func TestPendingHandshakesDoNotDelayClose(t *testing.T) {
+	old := tcpHelloTimeout
+	tcpHelloTimeout = time.Minute
+	t.Cleanup(func() { tcpHelloTimeout = old })
+	jobs, _, _ := connectAll(t, []string{"%r0", "%r1"}, testHeap, 5*time.Second)
+	var strangers []net.Conn
+	for range 8 {
+		c, err := net.Dial("tcp", jobs[0].TCPAddr[0])
+		require.NoError(t, err)
+		strangers = append(strangers, c)
+	}
+	t.Cleanup(func() {
+		for _, c := range strangers {
+			c.Close()
+		}
+	})
+	require.Eventually(t, func() bool { return jobs[0].Transport.tcp.gate.Pending() == len(strangers) }, 20*time.Second, time.Millisecond)
+	done := make(chan error, 2)
+	start := time.Now()
+	for _, j := range jobs {
+		go func() { done <- j.Transport.Close() }()
+	}
+	for range jobs {
+		select {
+		case err := <-done:
+			assert.NoError(t, err)
+		case <-time.After(30 * time.Second):
+			t.Fatal("Close waited for the strangers' handshakes")
+		}
+	}
+	t.Logf("closed in %v with %d handshakes pending", time.Since(start), len(strangers))
+}
