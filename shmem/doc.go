@@ -59,7 +59,18 @@
 // through which the layers write into mapped peers directly; so a sleeper
 // wakes whichever path wrote. Layers wait on conditions of their own with
 // World.Await. Every wait ends with ErrAborted when the World's context is
-// cancelled or the job stops (a sleeper is woken for it at once).
+// cancelled or the job stops (a sleeper is woken for it at once), and with
+// ErrPeerLost when a peer is lost: one that died (its heap socket or tcp
+// connection closed), one whose heartbeat stopped for the peer timeout (a
+// node-local process PE counts heartbeats in its heap's control page; a
+// stopped or unscheduled one stops counting), or one that finalized while
+// this PE still waits, for the peer timeout (a PE that called one
+// collective more than the others). A wait on a named PE's words
+// (Await(pe, ...)) ends at once when that PE is lost; others after half a
+// second, so that a launcher names the PE that died first. Puts, gets,
+// atomics and Quiet aimed at a lost PE fail too, although its heap stays
+// mapped: the fast path pays one load of a word that is nonzero once any
+// peer is down.
 //
 // # Errors
 //

@@ -28,7 +28,9 @@ var (
 	// ErrInvalid: an argument that can never be right (negative count, zero
 	// stride, unsupported element type, unknown comparison or op).
 	ErrInvalid = errors.New("shmem: invalid argument")
-	// ErrPeerLost: a peer died or its connection broke. Every PE of the job
+	// ErrPeerLost: a peer died, stopped answering for GSHMEM_PEER_TIMEOUT
+	// (killed, stopped, its connection broke) or finalized while this PE
+	// still waited for it. Every PE of the job
 	// sees it within seconds: in waits, barriers and operations.
 	ErrPeerLost = transport.ErrPeerLost
 	// ErrTimeout: a bounded wait ran out of time.
