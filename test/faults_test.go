@@ -39,7 +39,8 @@ const (
 	faultVictim  = 1
 	peerTimeout  = 2 * time.Second
 	lossGrace    = 500 * time.Millisecond // transport's lossGrace
-	faultMargin  = 6 * time.Second        // wide: a loaded 2-CPU machine; the log has the real figure
+	faultMargin  = 15 * time.Second       // wide: a loaded 2-CPU machine; the log has the real figure
+	faultTries   = 3                      // tries of a case that the machine's load disturbed (see disturbed)
 	faultJobWait = 45 * time.Second
 )
 
@@ -125,7 +126,39 @@ func TestFaultsWithoutLauncher(t *testing.T) {
 	}
 }
 
+// blamed finds the PEs that an error line blames for a loss.
+var blamed = regexp.MustCompile(`(?:PE|rank) (\d+) (?:at \S+ )?(?:stopped answering|exited|closed|is unreachable|has finalized|was lost|is lost|left)`)
+
+// disturbed says why a try tells nothing about the fault it injected: the
+// victim never struck (its setup failed), or some PE blamed a PE other
+// than the victim (one that the machine's load kept from running for the
+// whole peer timeout, which is then indeed lost). Such a try is run again,
+// up to faultTries times; the log says so.
+func disturbed(outs string) string {
+	if faultLine.FindStringSubmatch(outs) == nil {
+		return "the victim never struck"
+	}
+	for _, m := range blamed.FindAllStringSubmatch(outs, -1) {
+		if m[1] != strconv.Itoa(faultVictim) {
+			return "a PE other than the victim was blamed: " + m[0]
+		}
+	}
+	return ""
+}
+
 func runEnvFault(t *testing.T, faulty string, c faultCase) {
+	for try := 1; ; try++ {
+		outs, why := tryEnvFault(t, faulty, c, try == faultTries)
+		if why == "" || try == faultTries {
+			return
+		}
+		t.Logf("try %d of %s disturbed (%s); again. Outputs:\n%s", try, c.name(), why, outs)
+	}
+}
+
+// tryEnvFault runs the case once; unless last, a disturbed try returns
+// why before any assertion.
+func tryEnvFault(t *testing.T, faulty string, c faultCase, last bool) (string, string) {
 	port := freePort(t)
 	secret := make([]byte, 16)
 	_, _ = rand.Read(secret)
@@ -176,6 +209,9 @@ func runEnvFault(t *testing.T, faulty string, c faultCase) {
 		}
 	}
 	all := joinOuts(outs)
+	if why := disturbed(all); why != "" && !last {
+		return all, why
+	}
 	m := faultLine.FindStringSubmatch(outs[faultVictim].String())
 	require.NotNil(t, m, "the victim never struck; outputs:\n%s", all)
 	assert.Equal(t, 128+int(syscall.SIGKILL), codes[faultVictim], "the victim's end")
@@ -205,6 +241,7 @@ func runEnvFault(t *testing.T, faulty string, c faultCase) {
 	if assert.NoError(t, err, "the bootstrap port is still held") {
 		ln.Close()
 	}
+	return all, ""
 }
 
 // TestFaultsUnderLauncher runs the cases under gshmem run: a killed PE
@@ -224,6 +261,16 @@ func TestFaultsUnderLauncher(t *testing.T) {
 }
 
 func runLauncherFault(t *testing.T, gshmem, faulty string, c faultCase) {
+	for try := 1; ; try++ {
+		out, why := tryLauncherFault(t, gshmem, faulty, c, try == faultTries)
+		if why == "" || try == faultTries {
+			return
+		}
+		t.Logf("try %d of %s disturbed (%s); again. Output:\n%s", try, c.name(), why, out)
+	}
+}
+
+func tryLauncherFault(t *testing.T, gshmem, faulty string, c faultCase, last bool) (string, string) {
 	before := shmFiles(t)
 	var out bytes.Buffer
 	cmd := exec.Command(gshmem, "run", "-n", strconv.Itoa(faultPEs), faulty, "-at", c.at, "-how", c.how, "-victim", strconv.Itoa(faultVictim))
@@ -259,6 +306,12 @@ wait:
 	}
 	ended := time.Now()
 	s := out.String()
+	if why := disturbed(s); why != "" && !last {
+		for _, p := range pes {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+		return s, why
+	}
 	m := faultLine.FindStringSubmatch(s)
 	require.NotNil(t, m, "the victim never struck; output:\n%s", s)
 	struck, _ := strconv.ParseInt(m[3], 10, 64)
@@ -277,7 +330,7 @@ wait:
 		}
 		assert.Regexp(t, fmt.Sprintf(`gshmem run: PE %d \(pid \d+\) (is stopped|was stopped)`, faultVictim), s)
 	}
-	assert.Len(t, pes, faultPEs, "PEs seen under the launcher; output:\n%s", s)
+	assert.GreaterOrEqual(t, len(pes), faultPEs, "PEs seen under the launcher; output:\n%s", s)
 	for _, p := range pes {
 		assert.False(t, alive(p), "PE process %d outlived the job", p)
 	}
@@ -288,6 +341,7 @@ wait:
 	for _, f := range shmFiles(t) {
 		assert.False(t, !had[f] && strings.Contains(f, "gshmem"), "the job left %s in /dev/shm", f)
 	}
+	return s, ""
 }
 
 func freePort(t *testing.T) string {
