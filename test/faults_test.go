@@ -138,9 +138,14 @@ func disturbed(outs string) string {
 	if faultLine.FindStringSubmatch(outs) == nil {
 		return "the victim never struck"
 	}
-	for _, m := range blamed.FindAllStringSubmatch(outs, -1) {
-		if m[1] != strconv.Itoa(faultVictim) {
-			return "a PE other than the victim was blamed: " + m[0]
+	for _, line := range strings.Split(outs, "\n") {
+		// A PE that exits after the loss breaks its links too; what
+		// counts is the first loss a line reports.
+		if i := strings.Index(line, "first loss: "); i >= 0 {
+			line = line[i:]
+		}
+		if m := blamed.FindStringSubmatch(line); m != nil && m[1] != strconv.Itoa(faultVictim) {
+			return "a PE other than the victim was blamed first: " + m[0]
 		}
 	}
 	return ""
