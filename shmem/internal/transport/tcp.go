@@ -542,10 +542,10 @@ type inConn struct {
 	pe     int
 	stream uint32 // 0: the PE's own requests; else a context's
 	c      net.Conn
-	br   *bufio.Reader
-	wmu  sync.Mutex
-	hdr  [frameHeader]byte
-	done chan struct{}
+	br     *bufio.Reader
+	wmu    sync.Mutex
+	hdr    [frameHeader]byte
+	done   chan struct{}
 }
 
 func (in *inConn) reply(f *frame, payload []byte) error {
