@@ -119,7 +119,9 @@ func CtxFetchNBI[T Atomic](c *Ctx, fetch *T, t Sym[T], pe int) error {
 
 // SwapNBI starts Swap; the previous value lands in *fetch
 // (shmem_atomic_swap_nbi).
-func SwapNBI[T Atomic](fetch *T, t Sym[T], v T, pe int) error { return CtxSwapNBI(nil, fetch, t, v, pe) }
+func SwapNBI[T Atomic](fetch *T, t Sym[T], v T, pe int) error {
+	return CtxSwapNBI(nil, fetch, t, v, pe)
+}
 
 // CtxSwapNBI is SwapNBI on context c.
 func CtxSwapNBI[T Atomic](c *Ctx, fetch *T, t Sym[T], v T, pe int) error {
