@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/internal/accops"
@@ -75,13 +76,40 @@ func (a *Acc) Check(heapSize uint64) error {
 // ApplyAcc applies a to heap, the target's own memory, element by element
 // as the layers do in mapped memory: a hardware atomic where one does the
 // op, a compare-and-swap loop on the aligned word holding the element, or
-// the element's stripe lock. wait is called while a stripe lock is taken
-// by someone else, with the number of tries so far; an error from it ends
-// the update there. The heap's doorbell rings once at the end. a must
+// the element's stripe lock. wait is called when a stripe lock is taken
+// by someone else, to wait until the lock word reads 0; an error from it
+// ends the update there. The heap's doorbell rings once at the end. a must
 // have passed Check.
-func ApplyAcc(heap []byte, a *Acc, wait func(tries int) error) error {
+func ApplyAcc(heap []byte, a *Acc, wait func(lock *uint32) error) error {
 	tab := accops.Get()
 	sz := tab.Size(a.Type)
+	hw, ok := tab.Hardware(a.Type, a.Op)
+	if a.Cmp != nil {
+		hw, ok = atomicop.CompareAndSwap, true
+	}
+	if ok && sz <= 8 && sz&(sz-1) == 0 && a.Off%uint64(sz) == 0 {
+		// Every element takes one hardware atomic: the common case, kept
+		// free of per-element calls through the table.
+		if sz == 8 && hw == atomicop.Add && a.Res == nil && a.Count > 0 {
+			addAll(unsafe.Slice((*uint64)(unsafe.Pointer(&heap[a.Off])), a.Count), a.Src)
+			doorbell.Ring(heap, false)
+			return nil
+		}
+		v, cmp := uint64(0), bitsOf(a.Cmp)
+		for i := range a.Count {
+			if a.Src != nil {
+				v = bitsOf(a.Src[i*sz : (i+1)*sz])
+			}
+			old := atomicop.Apply(unsafe.Pointer(&heap[a.Off+uint64(i*sz)]), sz, hw, v, cmp)
+			if a.Res != nil {
+				putBits(a.Res[i*sz:(i+1)*sz], old)
+			}
+		}
+		if hw.Writes() {
+			doorbell.Ring(heap, false)
+		}
+		return nil
+	}
 	var err error
 	wrote := false
 	for i := 0; i < a.Count && err == nil; i++ {
@@ -104,7 +132,7 @@ func ApplyAcc(heap []byte, a *Acc, wait func(tries int) error) error {
 }
 
 // accElem updates one element and reports whether it wrote.
-func accElem(tab *accops.Table, heap []byte, off uint64, a *Acc, src, res []byte, stripe uint64, wait func(int) error) (bool, error) {
+func accElem(tab *accops.Table, heap []byte, off uint64, a *Acc, src, res []byte, stripe uint64, wait func(*uint32) error) (bool, error) {
 	sz := uint64(tab.Size(a.Type))
 	if sz <= 8 && sz&(sz-1) == 0 && off%sz == 0 {
 		op, ok := tab.Hardware(a.Type, a.Op)
@@ -166,13 +194,13 @@ func combineElem(tab *accops.Table, a *Acc, e, src []byte) bool {
 	return true
 }
 
-func lockedElem(tab *accops.Table, heap []byte, off uint64, a *Acc, src, res []byte, stripe uint64, wait func(int) error) (bool, error) {
+func lockedElem(tab *accops.Table, heap []byte, off uint64, a *Acc, src, res []byte, stripe uint64, wait func(*uint32) error) (bool, error) {
 	if a.Locks == NoLocks {
 		return false, fmt.Errorf("transport: element of type %d at offset %d needs a stripe lock and the update names none", a.Type, off)
 	}
 	lock := (*uint32)(unsafe.Pointer(&heap[a.Locks+4*stripe]))
-	for tries := 0; atomicop.Apply(unsafe.Pointer(lock), 4, atomicop.CompareAndSwap, 1, 0) != 0; tries++ {
-		if err := wait(tries); err != nil {
+	for atomicop.Apply(unsafe.Pointer(lock), 4, atomicop.CompareAndSwap, 1, 0) != 0 {
+		if err := wait(lock); err != nil {
 			return false, err
 		}
 	}
@@ -212,5 +240,12 @@ func putBits(res []byte, v uint64) {
 		binary.NativeEndian.PutUint32(res, uint32(v))
 	case 8:
 		binary.NativeEndian.PutUint64(res, v)
+	}
+}
+
+// addAll atomically adds the 8-byte words of src (any alignment) to dst.
+func addAll(dst []uint64, src []byte) {
+	for i := range dst {
+		atomic.AddUint64(&dst[i], binary.NativeEndian.Uint64(src[8*i:]))
 	}
 }

@@ -470,6 +470,12 @@ func (o *outConn) read() {
 		}
 		switch f.typ {
 		case fGetReply, fAtomicReply, fFlushAck, fErr:
+			if f.typ == fErr && f.id == 0 { // a request without a reply failed
+				o.mu.Lock()
+				o.asyncErr = cmpErr(o.asyncErr, fmt.Errorf("transport: PE %d could not apply an accumulate", o.pe))
+				o.mu.Unlock()
+				continue
+			}
 			r := o.take(f.id)
 			if r == nil || (f.typ == fGetReply && int(f.n) != len(r.dst)) {
 				o.fail(fmt.Errorf("%w: unexpected reply %#x for request %d", ErrBadFrame, f.typ, f.id))

@@ -3,6 +3,7 @@ package transport
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/gshmem/gshmem/internal/accops"
@@ -70,8 +71,9 @@ func accOf(f *frame, payload []byte, heapSize uint64) (*Acc, error) {
 }
 
 // accumulate applies an fAcc frame from the stream to the heap and
-// replies: the old values when they were asked for, else a bare
-// acknowledgement that a failure (a stripe lock held too long) can replace.
+// replies with the old values when they were asked for. One that fetches
+// nothing is answered only when it fails (fErr with id 0, which the
+// sender keeps for its next Quiet), as a put is not answered at all.
 func (in *inConn) accumulate(f *frame) error {
 	t := in.t
 	payload := make([]byte, f.n)
@@ -87,22 +89,24 @@ func (in *inConn) accumulate(f *frame) error {
 		a.Res = make([]byte, a.Count*accops.Get().Size(a.Type))
 	}
 	deadline := time.Now().Add(t.timeout)
-	err = ApplyAcc(t.heap, a, func(tries int) error {
+	err = ApplyAcc(t.heap, a, func(lock *uint32) error {
 		// The holder is a PE of this node in the middle of one element,
 		// or another connection's accumulate: brief, unless it died.
-		if tries < 64 {
-			runtime.Gosched()
-			return nil
+		for tries := 0; atomic.LoadUint32(lock) != 0; tries++ {
+			if tries < 64 {
+				runtime.Gosched()
+				continue
+			}
+			select {
+			case <-t.stop:
+				return ErrAccLocked
+			default:
+			}
+			if time.Now().After(deadline) {
+				return ErrAccLocked
+			}
+			time.Sleep(20 * time.Microsecond)
 		}
-		select {
-		case <-t.stop:
-			return ErrAccLocked
-		default:
-		}
-		if time.Now().After(deadline) {
-			return ErrAccLocked
-		}
-		time.Sleep(20 * time.Microsecond)
 		return nil
 	})
 	if err != nil {
@@ -112,7 +116,7 @@ func (in *inConn) accumulate(f *frame) error {
 	if a.Res != nil {
 		return in.reply(&frame{typ: fGetReply, n: uint32(len(a.Res)), id: f.id}, a.Res)
 	}
-	return in.reply(&frame{typ: fAtomicReply, id: f.id}, nil)
+	return nil // as a put: the next flush's reply says it is done
 }
 
 // Accumulate sends a to pe as frames of at most maxChunk payload bytes.
@@ -140,14 +144,16 @@ func (o *outConn) accumulate(a *Acc) error {
 		if a.Res != nil {
 			part.Res = a.Res[i*sz : (i+k)*sz]
 		}
-		id, r, err := o.register(part.Res)
-		if err != nil {
-			return err
-		}
-		r.async = part.Res == nil
-		o.dirty.Store(true)
 		f := accFrame(&part)
-		f.id = id
+		var r *req
+		if part.Res != nil {
+			id, rr, err := o.register(part.Res)
+			if err != nil {
+				return err
+			}
+			f.id, r = id, rr
+		}
+		o.dirty.Store(true)
 		payload := part.Src
 		if part.Cmp != nil {
 			payload = append(append([]byte(nil), part.Src...), part.Cmp...)
@@ -155,7 +161,7 @@ func (o *outConn) accumulate(a *Acc) error {
 		if err := o.send(&f, payload); err != nil {
 			return err
 		}
-		if !r.async {
+		if r != nil {
 			rs = append(rs, r)
 		}
 	}
