@@ -32,6 +32,8 @@ func toBits[T any](v T) uint64 {
 func fromBits[T any](b uint64) T {
 	var v T
 	switch unsafe.Sizeof(v) {
+	case 2:
+		*(*uint16)(unsafe.Pointer(&v)) = uint16(b)
 	case 4:
 		*(*uint32)(unsafe.Pointer(&v)) = uint32(b)
 	case 8:
