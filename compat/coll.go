@@ -234,6 +234,11 @@ func Reduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root
 	if err := c.rootArg(root, "Reduce"); err != nil {
 		return err
 	}
+	if c.rank == root {
+		if err := checkAlias(sbuf, rbuf, "Reduce"); err != nil {
+			return err
+		}
+	}
 	if done, err := teamReduceDirect(c, sbuf, rbuf, count, dt, op, root); done {
 		return err
 	}
@@ -269,6 +274,9 @@ func Allreduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) e
 	if err := c.check("Allreduce"); err != nil {
 		return err
 	}
+	if err := checkAlias(sbuf, rbuf, "Allreduce"); err != nil {
+		return err
+	}
 	if done, err := teamReduceDirect(c, sbuf, rbuf, count, dt, op, -1); done {
 		return err
 	}
@@ -301,6 +309,9 @@ func Exscan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) erro
 
 func scan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, exclusive bool) error {
 	if err := c.check("Scan"); err != nil {
+		return err
+	}
+	if err := checkAlias(sbuf, rbuf, "Scan"); err != nil {
 		return err
 	}
 	rb, _, err := view(rbuf, count, dt, "Scan receive")

@@ -83,6 +83,11 @@ func sendData[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, err
 // rbuf, member i's at rcount*i instances of rdt (MPI_Gather). At the root,
 // sbuf may be InPlace: its part is then already in rbuf.
 func Gather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype, root int) error {
+	if c != nil && c.rank == root {
+		if err := checkAlias(sbuf, rbuf, "Gather"); err != nil {
+			return err
+		}
+	}
 	counts, displs := uniform(c.Size(), rcount)
 	return Gatherv(c, sbuf, scount, sdt, rbuf, counts, displs, rdt, root)
 }
@@ -90,6 +95,11 @@ func Gather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rc
 // Gatherv is Gather with rcounts[i] instances from member i placed displs[i]
 // instances into rbuf (MPI_Gatherv); rcounts and displs matter at the root.
 func Gatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcounts, displs []int, rdt Datatype, root int) error {
+	if c != nil && c.rank == root {
+		if err := checkAlias(sbuf, rbuf, "Gatherv"); err != nil {
+			return err
+		}
+	}
 	if err := c.rootArg(root, "Gatherv"); err != nil {
 		return err
 	}
@@ -126,6 +136,11 @@ func Gatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, r
 // sbuf (MPI_Scatter). At the root, rbuf may be InPlace: its part stays in
 // sbuf.
 func Scatter[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype, root int) error {
+	if c != nil && c.rank == root {
+		if err := checkAlias(sbuf, rbuf, "Scatter"); err != nil {
+			return err
+		}
+	}
 	counts, displs := uniform(c.Size(), scount)
 	return Scatterv(c, sbuf, counts, displs, sdt, rbuf, rcount, rdt, root)
 }
@@ -133,6 +148,11 @@ func Scatter[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, r
 // Scatterv is Scatter with scounts[i] instances sent to member i from
 // displs[i] instances into sbuf (MPI_Scatterv).
 func Scatterv[S, R Elem](c *Comm, sbuf []S, scounts, displs []int, sdt Datatype, rbuf []R, rcount int, rdt Datatype, root int) error {
+	if c != nil && c.rank == root {
+		if err := checkAlias(sbuf, rbuf, "Scatterv"); err != nil {
+			return err
+		}
+	}
 	if err := c.rootArg(root, "Scatterv"); err != nil {
 		return err
 	}
@@ -169,6 +189,9 @@ func Scatterv[S, R Elem](c *Comm, sbuf []S, scounts, displs []int, sdt Datatype,
 // member i's at rcount*i instances into rbuf (MPI_Allgather); sbuf may be
 // InPlace, each member's part then being already in its rbuf.
 func Allgather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype) error {
+	if err := checkAlias(sbuf, rbuf, "Allgather"); err != nil {
+		return err
+	}
 	if done, err := teamAllgather(c, sbuf, scount, sdt, rbuf, rcount, rdt); done {
 		return err
 	}
@@ -179,6 +202,9 @@ func Allgather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R,
 // Allgatherv is Allgather with rcounts[i] instances from member i placed
 // displs[i] instances into rbuf (MPI_Allgatherv).
 func Allgatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcounts, displs []int, rdt Datatype) error {
+	if err := checkAlias(sbuf, rbuf, "Allgatherv"); err != nil {
+		return err
+	}
 	if err := c.check("Allgatherv"); err != nil {
 		return err
 	}
@@ -213,6 +239,9 @@ func Allgatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R
 // and receives member j's into rbuf at rcount*j (MPI_Alltoall); sbuf may
 // be InPlace, the data then being taken from rbuf.
 func Alltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype) error {
+	if err := checkAlias(sbuf, rbuf, "Alltoall"); err != nil {
+		return err
+	}
 	if done, err := teamAlltoall(c, sbuf, scount, sdt, rbuf, rcount, rdt); done {
 		return err
 	}
@@ -224,6 +253,9 @@ func Alltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, 
 // Alltoallv is Alltoall with per-member counts and displacements on both
 // sides (MPI_Alltoallv).
 func Alltoallv[S, R Elem](c *Comm, sbuf []S, scounts, sdispls []int, sdt Datatype, rbuf []R, rcounts, rdispls []int, rdt Datatype) error {
+	if err := checkAlias(sbuf, rbuf, "Alltoallv"); err != nil {
+		return err
+	}
 	if err := c.check("Alltoallv"); err != nil {
 		return err
 	}
@@ -258,6 +290,9 @@ func Alltoallv[S, R Elem](c *Comm, sbuf []S, scounts, sdispls []int, sdt Datatyp
 // (MPI_Reduce_scatter_block); sbuf may be InPlace, the input then being
 // rbuf, which must hold all Size()*rcount instances.
 func ReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype, op Op) error {
+	if err := checkAlias(sbuf, rbuf, "ReduceScatterBlock"); err != nil {
+		return err
+	}
 	if err := c.check("ReduceScatterBlock"); err != nil {
 		return err
 	}
@@ -271,6 +306,9 @@ func ReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype
 // ReduceScatter is ReduceScatterBlock with rcounts[i] instances for member
 // i (MPI_Reduce_scatter).
 func ReduceScatter[T Elem](c *Comm, sbuf, rbuf []T, rcounts []int, dt Datatype, op Op) error {
+	if err := checkAlias(sbuf, rbuf, "ReduceScatter"); err != nil {
+		return err
+	}
 	if err := c.check("ReduceScatter"); err != nil {
 		return err
 	}

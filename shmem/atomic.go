@@ -32,6 +32,8 @@ func toBits[T any](v T) uint64 {
 func fromBits[T any](b uint64) T {
 	var v T
 	switch unsafe.Sizeof(v) {
+	case 2:
+		*(*uint16)(unsafe.Pointer(&v)) = uint16(b)
 	case 4:
 		*(*uint32)(unsafe.Pointer(&v)) = uint32(b)
 	case 8:
@@ -43,7 +45,16 @@ func fromBits[T any](b uint64) T {
 // amo runs one atomic on the first element of t at pe and returns the
 // previous value.
 func amo[T Atomic](t Sym[T], pe int, op transport.AtomicOp, v, cmp T) (T, error) {
+	return ctxAMO(nil, t, pe, op, v, cmp)
+}
+
+// ctxAMO is amo on context c.
+func ctxAMO[T Atomic](c *Ctx, t Sym[T], pe int, op transport.AtomicOp, v, cmp T) (T, error) {
 	var zero T
+	pe, err := c.target(t.w, pe, op != transport.OpLoad)
+	if err != nil {
+		return zero, err
+	}
 	if _, err := t.remote(pe, 1); err != nil {
 		return zero, err
 	}
@@ -54,7 +65,7 @@ func amo[T Atomic](t Sym[T], pe int, op transport.AtomicOp, v, cmp T) (T, error)
 	if t.off%sz != 0 {
 		return zero, errf(ErrMisaligned, "%d-byte atomic at offset %d", sz, t.off)
 	}
-	old, err := t.w.tr.Atomic(pe, t.off, int(sz), op, toBits(v), toBits(cmp))
+	old, err := c.atomic(t.w, pe, t.off, int(sz), op, toBits(v), toBits(cmp))
 	return fromBits[T](old), err
 }
 

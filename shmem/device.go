@@ -137,7 +137,7 @@ func (w *World) attachDevice(ctx context.Context) error {
 
 // loadWord atomically reads the element at byte offset off of this PE's
 // heap, wherever the heap lives.
-func loadWord[T Integer](w *World, off uint64) T {
+func loadWord[T SyncInteger](w *World, off uint64) T {
 	if w.dev == nil || off < w.dev.hostLimit() {
 		return loadLocal[T](w.heap, off)
 	}

@@ -43,6 +43,22 @@
 // signal is delivered after the data of its put. Atomics are sequentially
 // consistent and named as in sync/atomic where they overlap.
 //
+// # Contexts, non-blocking fetches, locks
+//
+// A Ctx (World.CtxCreate, Team.CreateCtx) is an independent stream of
+// operations: every RMA, atomic and signal call has a Ctx form (CtxPut,
+// CtxFetchAdd, ...), and a context's Quiet completes its own operations
+// only. Over tcp each context has its own connections, so goroutines with
+// their own contexts never wait for each other's transfers.
+//
+//	c, _ := w.CtxCreate(shmem.CtxPrivate)
+//	shmem.CtxPutNBI(c, buf, data, pe)
+//	c.Quiet()
+//
+// FetchAddNBI, SwapNBI, CompareAndSwapNBI, ... store the old value into a
+// variable that is valid after Quiet. SetLock, TestLock and ClearLock are
+// a fair (ticket) lock on a symmetric int64 word.
+//
 // # Waiting
 //
 // Every wait of the runtime and of the layers above it (compat's receives

@@ -43,6 +43,8 @@ type Team struct {
 	name     string
 	fixed    bool // the world and shared teams cannot be destroyed
 	dead     bool
+	cfg      TeamConfig
+	ctxs     teamCtxs // contexts made from the team (ctx.go)
 
 	// Collective state, advanced identically on every member.
 	bepoch    uint32 // barriers run
@@ -71,10 +73,13 @@ type Team struct {
 	_ [64]byte
 }
 
-// TeamConfig is a team's configuration (shmem_team_config_t).
+// TeamConfig is a team's configuration (shmem_team_config_t), passed to
+// a split for the new team.
 type TeamConfig struct {
-	// NumContexts is the number of communication contexts the team was
-	// created for. This runtime has no contexts yet; it is always 0.
+	// NumContexts is the number of communication contexts the team is
+	// created for: 0 puts no limit on Team.CreateCtx; n > 0 lets at most
+	// n of the team's contexts be live at once, as OpenSHMEM's
+	// SHMEM_TEAM_NUM_CONTEXTS reserves them.
 	NumContexts int
 }
 
@@ -201,7 +206,12 @@ func (t *Team) NPEs() int {
 }
 
 // Config returns the configuration the team was created with.
-func (t *Team) Config() TeamConfig { return TeamConfig{} }
+func (t *Team) Config() TeamConfig {
+	if t == nil {
+		return TeamConfig{}
+	}
+	return t.cfg
+}
 
 // String describes the team, as "team world (PE 2 of 4)".
 func (t *Team) String() string {
@@ -291,7 +301,9 @@ func (t *Team) Destroy() error {
 // arguments; it returns the new team to its members and (nil, nil) to the
 // others. Bad or differing arguments, or a new team that would exceed
 // MaxTeams on one of its members, give every PE of t an error and no team.
-func (t *Team) SplitStrided(start, stride, size int) (*Team, error) {
+//
+// An optional TeamConfig configures the new team (its NumContexts).
+func (t *Team) SplitStrided(start, stride, size int, cfg ...TeamConfig) (*Team, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
@@ -318,7 +330,7 @@ func (t *Team) SplitStrided(start, stride, size int) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
-	return teams[0], nil
+	return configured(teams[0], cfg, 0), nil
 }
 
 // SplitList makes a team of the PEs of t listed in pes, numbered in list
@@ -327,7 +339,9 @@ func (t *Team) SplitStrided(start, stride, size int) (*Team, error) {
 // get the new team and the others (nil, nil). Members of disjoint lists may
 // share a slot, so splitting t into groups (MPI_Comm_split) with one call
 // per group costs each PE one slot.
-func (t *Team) SplitList(pes []int) (*Team, error) {
+//
+// An optional TeamConfig configures the new team.
+func (t *Team) SplitList(pes []int, cfg ...TeamConfig) (*Team, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
@@ -358,7 +372,7 @@ func (t *Team) SplitList(pes []int) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
-	return teams[0], nil
+	return configured(teams[0], cfg, 0), nil
 }
 
 func listName(pes []int) string {
@@ -378,7 +392,9 @@ func listName(pes []int) string {
 // last row may be short, so y teams may differ in size by one. An xrange
 // larger than t is taken as t's size. Collective over t, with the same
 // xrange on every member.
-func (t *Team) Split2D(xrange int) (x, y *Team, err error) {
+//
+// Optional TeamConfigs configure the new teams: the first x, the second y.
+func (t *Team) Split2D(xrange int, cfg ...TeamConfig) (x, y *Team, err error) {
 	if err := t.usable(); err != nil {
 		return nil, nil, err
 	}
@@ -405,7 +421,7 @@ func (t *Team) Split2D(xrange int) (x, y *Team, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return teams[0], teams[1], nil
+	return configured(teams[0], cfg, 0), configured(teams[1], cfg, 1), nil
 }
 
 // split is the collective part of every split. lists(p) gives, for PE p of

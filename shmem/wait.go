@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/internal/atomicop"
 	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 )
 
@@ -27,7 +28,7 @@ func (c Cmp) String() string {
 	return [...]string{"==", "!=", ">", ">=", "<", "<="}[c]
 }
 
-func compare[T Integer](a, b T, c Cmp) bool {
+func compare[T SyncInteger](a, b T, c Cmp) bool {
 	switch c {
 	case CmpEQ:
 		return a == b
@@ -45,8 +46,11 @@ func compare[T Integer](a, b T, c Cmp) bool {
 }
 
 // loadLocal atomically reads the element at byte offset off of this PE's heap.
-func loadLocal[T Integer](mem []byte, off uint64) T {
+func loadLocal[T SyncInteger](mem []byte, off uint64) T {
 	p := unsafe.Pointer(&mem[off])
+	if unsafe.Sizeof(*new(T)) == 2 {
+		return fromBits[T](atomicop.Apply(p, 2, atomicop.Load, 0, 0))
+	}
 	if unsafe.Sizeof(*new(T)) == 4 {
 		return fromBits[T](uint64(atomic.LoadUint32((*uint32)(p))))
 	}
@@ -54,14 +58,14 @@ func loadLocal[T Integer](mem []byte, off uint64) T {
 }
 
 // waitSet is a group of local words being waited on.
-type waitSet[T Integer] struct {
+type waitSet[T SyncInteger] struct {
 	s      Sym[T]
 	status []int
 	cmp    Cmp
 	vals   []T // one value for all, or one per element
 }
 
-func newWaitSet[T Integer](s Sym[T], status []int, cmp Cmp, vals []T) (waitSet[T], error) {
+func newWaitSet[T SyncInteger](s Sym[T], status []int, cmp Cmp, vals []T) (waitSet[T], error) {
 	ws := waitSet[T]{s: s, status: status, cmp: cmp, vals: vals}
 	if err := s.valid(); err != nil {
 		return ws, err
@@ -157,7 +161,7 @@ func (w *World) waitOwn(ctrl bool, cond func() bool) error {
 // the peer put before it. The wait spins briefly and then sleeps until a peer
 // writes to this PE's heap; it fails with ErrAborted when the World's
 // context is cancelled or the job aborts.
-func WaitUntil[T Integer](ivar Sym[T], cmp Cmp, value T) error {
+func WaitUntil[T SyncInteger](ivar Sym[T], cmp Cmp, value T) error {
 	ws, err := newWaitSet(ivar.Slice(0, min(1, ivar.Len())), nil, cmp, []T{value})
 	if err != nil {
 		return err
@@ -171,19 +175,19 @@ func WaitUntil[T Integer](ivar Sym[T], cmp Cmp, value T) error {
 	return waitOne(ivar.w, ws.s.off, cmp, value)
 }
 
-func waitOne[T Integer](w *World, off uint64, cmp Cmp, value T) error {
+func waitOne[T SyncInteger](w *World, off uint64, cmp Cmp, value T) error {
 	return w.waiter.Wait(doorbell.At(w.heap), false, func() (bool, error) { return compare(loadWord[T](w, off), value, cmp), nil }, w.check)
 }
 
 // WaitUntilAll blocks until every element of ivars whose status entry is 0
 // satisfies the comparison (shmem_wait_until_all). status may be nil.
-func WaitUntilAll[T Integer](ivars Sym[T], status []int, cmp Cmp, value T) error {
+func WaitUntilAll[T SyncInteger](ivars Sym[T], status []int, cmp Cmp, value T) error {
 	return WaitUntilAllVector(ivars, status, cmp, []T{value})
 }
 
 // WaitUntilAllVector is WaitUntilAll with one comparison value per element
 // (shmem_wait_until_all_vector).
-func WaitUntilAllVector[T Integer](ivars Sym[T], status []int, cmp Cmp, values []T) error {
+func WaitUntilAllVector[T SyncInteger](ivars Sym[T], status []int, cmp Cmp, values []T) error {
 	ws, err := newWaitSet(ivars, status, cmp, values)
 	if err != nil {
 		return err
@@ -194,12 +198,12 @@ func WaitUntilAllVector[T Integer](ivars Sym[T], status []int, cmp Cmp, values [
 // WaitUntilAny blocks until some element of ivars whose status entry is 0
 // satisfies the comparison and returns its index (shmem_wait_until_any). It
 // returns -1 at once when every element is excluded.
-func WaitUntilAny[T Integer](ivars Sym[T], status []int, cmp Cmp, value T) (int, error) {
+func WaitUntilAny[T SyncInteger](ivars Sym[T], status []int, cmp Cmp, value T) (int, error) {
 	return WaitUntilAnyVector(ivars, status, cmp, []T{value})
 }
 
 // WaitUntilAnyVector is WaitUntilAny with one value per element.
-func WaitUntilAnyVector[T Integer](ivars Sym[T], status []int, cmp Cmp, values []T) (int, error) {
+func WaitUntilAnyVector[T SyncInteger](ivars Sym[T], status []int, cmp Cmp, values []T) (int, error) {
 	ws, err := newWaitSet(ivars, status, cmp, values)
 	if err != nil {
 		return -1, err
@@ -213,12 +217,12 @@ func WaitUntilAnyVector[T Integer](ivars Sym[T], status []int, cmp Cmp, values [
 // entry is 0 satisfies the comparison and returns the indices of all that do
 // (shmem_wait_until_some). It returns an empty list at once when every
 // element is excluded.
-func WaitUntilSome[T Integer](ivars Sym[T], status []int, cmp Cmp, value T) ([]int, error) {
+func WaitUntilSome[T SyncInteger](ivars Sym[T], status []int, cmp Cmp, value T) ([]int, error) {
 	return WaitUntilSomeVector(ivars, status, cmp, []T{value})
 }
 
 // WaitUntilSomeVector is WaitUntilSome with one value per element.
-func WaitUntilSomeVector[T Integer](ivars Sym[T], status []int, cmp Cmp, values []T) ([]int, error) {
+func WaitUntilSomeVector[T SyncInteger](ivars Sym[T], status []int, cmp Cmp, values []T) ([]int, error) {
 	ws, err := newWaitSet(ivars, status, cmp, values)
 	if err != nil {
 		return nil, err
@@ -232,7 +236,7 @@ func WaitUntilSomeVector[T Integer](ivars Sym[T], status []int, cmp Cmp, values 
 
 // Test reports whether the first element of ivar satisfies the comparison
 // now (shmem_test).
-func Test[T Integer](ivar Sym[T], cmp Cmp, value T) (bool, error) {
+func Test[T SyncInteger](ivar Sym[T], cmp Cmp, value T) (bool, error) {
 	ws, err := newWaitSet(ivar.Slice(0, min(1, ivar.Len())), nil, cmp, []T{value})
 	if err != nil {
 		return false, err
@@ -245,7 +249,7 @@ func Test[T Integer](ivar Sym[T], cmp Cmp, value T) (bool, error) {
 
 // TestAll reports whether every element not excluded by status satisfies
 // the comparison now (shmem_test_all).
-func TestAll[T Integer](ivars Sym[T], status []int, cmp Cmp, value T) (bool, error) {
+func TestAll[T SyncInteger](ivars Sym[T], status []int, cmp Cmp, value T) (bool, error) {
 	ws, err := newWaitSet(ivars, status, cmp, []T{value})
 	if err != nil {
 		return false, err
@@ -255,7 +259,7 @@ func TestAll[T Integer](ivars Sym[T], status []int, cmp Cmp, value T) (bool, err
 
 // TestAny returns the index of an element not excluded by status that
 // satisfies the comparison now, or -1 (shmem_test_any).
-func TestAny[T Integer](ivars Sym[T], status []int, cmp Cmp, value T) (int, error) {
+func TestAny[T SyncInteger](ivars Sym[T], status []int, cmp Cmp, value T) (int, error) {
 	ws, err := newWaitSet(ivars, status, cmp, []T{value})
 	if err != nil {
 		return -1, err
@@ -265,7 +269,7 @@ func TestAny[T Integer](ivars Sym[T], status []int, cmp Cmp, value T) (int, erro
 
 // TestSome returns the indices of the elements not excluded by status that
 // satisfy the comparison now (shmem_test_some).
-func TestSome[T Integer](ivars Sym[T], status []int, cmp Cmp, value T) ([]int, error) {
+func TestSome[T SyncInteger](ivars Sym[T], status []int, cmp Cmp, value T) ([]int, error) {
 	ws, err := newWaitSet(ivars, status, cmp, []T{value})
 	if err != nil {
 		return nil, err

@@ -36,6 +36,9 @@ func (win *Win) accContig(b mpitype.Basic, src, res []byte, target, disp int, op
 	if err != nil {
 		return err
 	}
+	if m.mapped == nil {
+		return wrap(win.remoteAcc(target, m, off, b, op, src, nil, res), "accumulate at rank %d", target)
+	}
 	for i := 0; i < n; i += k.size {
 		var s, r []byte
 		if src != nil {
@@ -44,7 +47,7 @@ func (win *Win) accContig(b mpitype.Basic, src, res []byte, target, disp int, op
 		if res != nil {
 			r = res[i : i+k.size]
 		}
-		if err := win.applyElem(m, off+i, k, op, s, nil, r); err != nil {
+		if err := win.applyElem(target, m, off+i, k, op, s, nil, r); err != nil {
 			return wrap(err, "accumulate at rank %d", target)
 		}
 	}
@@ -144,7 +147,7 @@ func (win *Win) one(b mpitype.Basic, target, disp int, op compat.Op, src, cmp, r
 	if err != nil {
 		return err
 	}
-	return win.applyElem(m, off, k, op, src, cmp, res)
+	return win.applyElem(target, m, off, k, op, src, cmp, res)
 }
 
 // accumulate runs op element by element; o is nil for NO_OP, r nil when
@@ -183,7 +186,7 @@ func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
 			ro, _ := rc.Next(sz)
 			res = r.buf[ro : ro+sz]
 		}
-		if err := win.applyElem(m, off+to, k, op, src, nil, res); err != nil {
+		if err := win.applyElem(target, m, off+to, k, op, src, nil, res); err != nil {
 			return wrap(err, "accumulate at rank %d", target)
 		}
 	}
@@ -195,8 +198,13 @@ func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
 // equals cmp. The previous value goes to res if not nil. Elements of 1, 2,
 // 4 and 8 bytes that are naturally aligned use a hardware atomic on mapped
 // memory where one does the op (hwAtomic), else a compare-and-swap loop on
-// the aligned 4- or 8-byte word holding them; others take a stripe lock.
-func (win *Win) applyElem(m *rmem, off int, k *kind, op compat.Op, src, cmp, res []byte) error {
+// the aligned 4- or 8-byte word holding them; others take a stripe lock
+// of rank's control area. A target whose memory is not mapped here gets
+// the update as one message (remoteAcc).
+func (win *Win) applyElem(rank int, m *rmem, off int, k *kind, op compat.Op, src, cmp, res []byte) error {
+	if m.mapped == nil {
+		return win.remoteAcc(rank, m, off, k.basic, op, src, cmp, res)
+	}
 	sz := k.size
 	if m.mapped != nil && sz <= 8 && sz&(sz-1) == 0 && off%sz == 0 && hwAtomic(m, off, k, op, src, cmp, res) {
 		return nil
@@ -212,7 +220,7 @@ func (win *Win) applyElem(m *rmem, off int, k *kind, op compat.Op, src, cmp, res
 		word, width = off, sz
 	}
 	if word < 0 {
-		return win.lockedElem(m, off, k, op, ob, cmp, res)
+		return win.lockedElem(rank, m, off, k, op, ob, cmp, res)
 	}
 	shift := off - word
 	for {
@@ -332,8 +340,8 @@ func combine(k *kind, op compat.Op, e, src, cmp []byte) bool {
 	return true
 }
 
-func (win *Win) lockedElem(m *rmem, off int, k *kind, op compat.Op, src, cmp, res []byte) error {
-	if err := win.stripeLock(m.pe, off); err != nil {
+func (win *Win) lockedElem(rank int, m *rmem, off int, k *kind, op compat.Op, src, cmp, res []byte) error {
+	if err := win.stripeLock(rank, off); err != nil {
 		return err
 	}
 	var cur [2]uint64
@@ -345,8 +353,25 @@ func (win *Win) lockedElem(m *rmem, off int, k *kind, op compat.Op, src, cmp, re
 			err = m.write(off, e)
 		}
 	}
-	if uerr := win.stripeUnlock(m.pe, off); err == nil {
+	if uerr := win.stripeUnlock(rank, off); err == nil {
 		err = uerr
 	}
 	return err
+}
+
+// remoteAcc updates elements of a rank whose memory is not mapped here
+// through the core's Accumulate: one message, applied whole at the target
+// under the same hardware atomics and stripe locks (rank's, at the same
+// stripes) as the mapped path. One that fetches nothing completes at the
+// next Flush, as a Put does.
+func (win *Win) remoteAcc(rank int, m *rmem, off int, b mpitype.Basic, op compat.Op, src, cmp, res []byte) error {
+	n := max(len(src), len(res))
+	if op == compat.OpNoOp {
+		src = nil
+	}
+	c := &win.ctrlMem[rank]
+	return win.world.Accumulate(m.pe, &shmem.Update{
+		Dst: m.sym.Slice(off, off+n), Type: uint8(b), Op: uint8(op), Src: src, Cmp: cmp, Res: res,
+		Locks: c.sym.Slice(ctrlStripes, ctrlStripes+4*nStripes), Phase: off,
+	})
 }

@@ -35,7 +35,7 @@ func load[T any](b []byte) T {
 // result is exact (element-wise atomicity), for every element width and
 // both atomic mechanisms, over load/store and over shmem calls.
 func TestConcurrentAccumulateExact(t *testing.T) {
-	petest.Run(t, 4, func(t *petest.T, w *shmem.World) {
+	petest.RunConfig(t, petest.Config{N: 4, Modes: petest.AllModes}, func(t *petest.T, w *shmem.World) {
 		const iters = 150
 		me, np := w.MyPE(), w.NPEs()
 		for _, c := range []struct {
@@ -132,7 +132,7 @@ func TestConcurrentAccumulateExact(t *testing.T) {
 // Every op through GetAccumulate: the fetched value is the old one and the
 // target holds "old op origin".
 func TestGetAccumulateOps(t *testing.T) {
-	petest.RunConfig(t, petest.Config{N: 2}, func(t *petest.T, w *shmem.World) {
+	petest.RunConfig(t, petest.Config{N: 2, Modes: petest.AllModes}, func(t *petest.T, w *shmem.World) {
 		win, mem, err := windows.AllocateOf[int32](commOf(t, w), 4, nil)
 		require.NoError(t, err)
 		fwin, fmem, err := windows.AllocateOf[float64](commOf(t, w), 4, nil)

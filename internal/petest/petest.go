@@ -38,7 +38,9 @@ type Config struct {
 	N        int
 	HeapSize uint64        // default 32 MiB
 	Timeout  time.Duration // whole run, default 2 minutes
-	// Modes to run: "inproc", "procs" (default both).
+	// Modes to run: "inproc", "procs" (default both), and "tcp": processes
+	// that each pose as a node of their own (GSHMEM_NODE_ID=%r), so that
+	// every peer is reached over tcp on the loopback interface.
 	Modes []string
 }
 
@@ -104,7 +106,11 @@ func RunConfig(t *testing.T, c Config, fn func(t *T, w *shmem.World)) {
 		case "inproc":
 			t.Run("inproc", func(t *testing.T) { runInproc(t, c, fn) })
 		case "procs":
-			t.Run("procs", func(t *testing.T) { runProcs(t, c, fn) })
+			t.Run("procs", func(t *testing.T) { runProcs(t, c, fn, nil) })
+		case "tcp":
+			t.Run("tcp", func(t *testing.T) {
+				runProcs(t, c, fn, []string{"GSHMEM_NODE_ID=%r", "GSHMEM_TCP_ADDR=127.0.0.1"})
+			})
 		default:
 			t.Fatalf("petest: unknown mode %q", m)
 		}
@@ -139,7 +145,11 @@ func runInproc(t *testing.T, c Config, fn func(*T, *shmem.World)) {
 	}
 }
 
-func runProcs(t *testing.T, c Config, fn func(*T, *shmem.World)) {
+// AllModes is every way of being a PE: goroutines, processes over shared
+// memory, processes over tcp.
+var AllModes = []string{"inproc", "procs", "tcp"}
+
+func runProcs(t *testing.T, c Config, fn func(*T, *shmem.World), env []string) {
 	if os.Getenv(childEnv) != "" {
 		runChild(t, c, fn)
 		return
@@ -158,8 +168,8 @@ func runProcs(t *testing.T, c Config, fn func(*T, *shmem.World)) {
 	code, err := launcher.Run(ctx, launcher.Config{
 		N:    c.N,
 		Argv: []string{exe, "-test.run=" + strings.Join(pat, "/"), "-test.count=1", "-test.v", "-test.timeout=" + c.Timeout.String()},
-		Env: append(os.Environ(), childEnv+"=1",
-			"GSHMEM_SYMMETRIC_SIZE="+strconv.FormatUint(c.HeapSize, 10)),
+		Env: append(append(os.Environ(), childEnv+"=1",
+			"GSHMEM_SYMMETRIC_SIZE="+strconv.FormatUint(c.HeapSize, 10)), env...),
 		TagOutput: true, Stdout: &out, Stderr: &out,
 	})
 	if err != nil || code != 0 {

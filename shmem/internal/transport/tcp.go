@@ -49,8 +49,12 @@ type TCP struct {
 	ln      net.Listener
 	addr    string
 	remote  []bool
+	addrs   []string // where each peer listens, for the streams of contexts
 
-	mu       sync.Mutex // guards in during setup
+	mu       sync.Mutex // guards in during setup, and streams and extraIn
+	streams  map[*tcpStream]struct{}
+	extraIn  map[*inConn]struct{}
+	nextStrm uint32
 	inReady  chan struct{}
 	inWant   int
 	stop     chan struct{}
@@ -92,7 +96,8 @@ func startTCP(ctx context.Context, c TCPConfig, ln net.Listener, addrs []string)
 	t := &TCP{
 		me: c.Me, heap: c.Heap, secret: c.Secret, h: c.Health, timeout: c.Timeout,
 		out: make([]*outConn, n), in: make([]*inConn, n), ln: ln, remote: c.Remote,
-		inReady: make(chan struct{}), stop: make(chan struct{}),
+		inReady: make(chan struct{}), stop: make(chan struct{}), addrs: addrs,
+		streams: map[*tcpStream]struct{}{}, extraIn: map[*inConn]struct{}{},
 		gate: guard.NewGate(tcpMaxPending, tcpHelloTimeout),
 	}
 	t.setLog(c.Log)
@@ -160,43 +165,57 @@ const readBuf = 4 << 10
 
 const (
 	tcpMagic   = "GSTC"
-	tcpVersion = 1
-	helloLen   = 4 + 4 + 4 + 4 + 32
+	tcpVersion = 2
+	helloLen   = 4 + 4 + 4 + 4 + 4 + 32 // magic, version, from, to, stream, nonce
 )
 
-func tcpMAC(secret []byte, side string, nc, ns []byte, from, to uint32) []byte {
+func tcpMAC(secret []byte, side string, nc, ns []byte, from, to, stream uint32) []byte {
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(tcpMagic + side))
 	m.Write(nc)
 	m.Write(ns)
-	var b [8]byte
+	var b [12]byte
 	binary.LittleEndian.PutUint32(b[:], from)
 	binary.LittleEndian.PutUint32(b[4:], to)
+	binary.LittleEndian.PutUint32(b[8:], stream)
 	m.Write(b[:])
 	return m.Sum(nil)
 }
 
 func (t *TCP) dial(ctx context.Context, pe int, addr string) error {
+	o, err := t.dialStream(ctx, pe, addr, 0, func(o *outConn) { t.out[pe] = o })
+	if err == nil {
+		o.start()
+	}
+	return err
+}
+
+// dialStream connects to pe for stream (0: the PE's own requests, others:
+// a context's) and registers the connection under t.mu with add.
+func (t *TCP) dialStream(ctx context.Context, pe int, addr string, stream uint32, add func(*outConn)) (*outConn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("transport: PE %d connecting to PE %d at %s: %w", t.me, pe, addr, err)
+		return nil, fmt.Errorf("transport: PE %d connecting to PE %d at %s: %w", t.me, pe, addr, err)
 	}
-	if err := t.clientHandshake(c, pe); err != nil {
+	if err := t.clientHandshake(c, pe, stream); err != nil {
 		c.Close()
-		return fmt.Errorf("transport: PE %d connecting to PE %d at %s: %w", t.me, pe, addr, err)
+		return nil, fmt.Errorf("transport: PE %d connecting to PE %d at %s: %w", t.me, pe, addr, err)
 	}
 	o := &outConn{t: t, pe: pe, c: c, br: bufio.NewReaderSize(c, readBuf), pending: map[uint64]*req{}, done: make(chan struct{})}
 	o.lastWrite.Store(time.Now().UnixNano())
 	t.mu.Lock()
-	t.out[pe] = o
+	add(o)
 	t.mu.Unlock()
-	t.wg.Add(1)
-	go o.read()
-	return nil
+	return o, nil
 }
 
-func (t *TCP) clientHandshake(c net.Conn, pe int) error {
+func (o *outConn) start() {
+	o.t.wg.Add(1)
+	go o.read()
+}
+
+func (t *TCP) clientHandshake(c net.Conn, pe int, stream uint32) error {
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	defer c.SetDeadline(time.Time{})
 	hello := make([]byte, helloLen)
@@ -204,7 +223,8 @@ func (t *TCP) clientHandshake(c net.Conn, pe int) error {
 	binary.LittleEndian.PutUint32(hello[4:], tcpVersion)
 	binary.LittleEndian.PutUint32(hello[8:], uint32(t.me))
 	binary.LittleEndian.PutUint32(hello[12:], uint32(pe))
-	nc := hello[16:]
+	binary.LittleEndian.PutUint32(hello[16:], stream)
+	nc := hello[20:]
 	_, _ = rand.Read(nc)
 	if _, err := c.Write(hello); err != nil {
 		return err
@@ -214,10 +234,10 @@ func (t *TCP) clientHandshake(c net.Conn, pe int) error {
 		return fmt.Errorf("the peer closed the handshake (%v): does it run with the same job secret?", err)
 	}
 	ns := resp[:32]
-	if !hmac.Equal(resp[32:], tcpMAC(t.secret, "S", nc, ns, uint32(t.me), uint32(pe))) {
+	if !hmac.Equal(resp[32:], tcpMAC(t.secret, "S", nc, ns, uint32(t.me), uint32(pe), stream)) {
 		return errors.New("the peer could not prove it holds the job secret")
 	}
-	if _, err := c.Write(tcpMAC(t.secret, "C", nc, ns, uint32(t.me), uint32(pe))); err != nil {
+	if _, err := c.Write(tcpMAC(t.secret, "C", nc, ns, uint32(t.me), uint32(pe), stream)); err != nil {
 		return err
 	}
 	var ok [1]byte
@@ -251,14 +271,18 @@ func (t *TCP) accept() {
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			pe, err := t.serverHandshake(pend)
+			pe, stream, err := t.serverHandshake(pend)
 			if err != nil {
 				pend.Done(false)
 				t.refuse(c, err)
 				return
 			}
 			pend.Done(true)
-			in := &inConn{t: t, pe: pe, c: c, br: bufio.NewReaderSize(c, readBuf), done: make(chan struct{})}
+			in := &inConn{t: t, pe: pe, stream: stream, c: c, br: bufio.NewReaderSize(c, readBuf), done: make(chan struct{})}
+			if stream != 0 {
+				t.serveStream(in)
+				return
+			}
 			t.mu.Lock()
 			dup := t.in[pe] != nil
 			if !dup {
@@ -287,41 +311,44 @@ func (t *TCP) refuse(c net.Conn, why error) {
 }
 
 // serverHandshake authenticates a peer within the deadline its Gate set.
-func (t *TCP) serverHandshake(c net.Conn) (int, error) {
+func (t *TCP) serverHandshake(c net.Conn) (int, uint32, error) {
 	hello := make([]byte, helloLen)
 	if _, err := io.ReadFull(c, hello); err != nil {
-		return 0, errors.New(guard.NoHello(err))
+		return 0, 0, errors.New(guard.NoHello(err))
 	}
 	if string(hello[:4]) != tcpMagic || binary.LittleEndian.Uint32(hello[4:]) != tcpVersion {
-		return 0, errors.New("not a gshmem tcp hello (wrong magic or version)")
+		return 0, 0, errors.New("not a gshmem tcp hello (wrong magic or version)")
 	}
 	from, to := binary.LittleEndian.Uint32(hello[8:]), binary.LittleEndian.Uint32(hello[12:])
-	nc := hello[16:]
+	stream := binary.LittleEndian.Uint32(hello[16:])
+	nc := hello[20:]
 	ns := make([]byte, 32)
 	_, _ = rand.Read(ns)
-	if _, err := c.Write(append(ns, tcpMAC(t.secret, "S", nc, ns, from, to)...)); err != nil {
-		return 0, errors.New("hung up during the handshake")
+	if _, err := c.Write(append(ns, tcpMAC(t.secret, "S", nc, ns, from, to, stream)...)); err != nil {
+		return 0, 0, errors.New("hung up during the handshake")
 	}
 	mac := make([]byte, 32)
 	if _, err := io.ReadFull(c, mac); err != nil {
-		return 0, errors.New("no proof of the job secret")
+		return 0, 0, errors.New("no proof of the job secret")
 	}
-	if !hmac.Equal(mac, tcpMAC(t.secret, "C", nc, ns, from, to)) {
-		return 0, errors.New("wrong job secret")
+	if !hmac.Equal(mac, tcpMAC(t.secret, "C", nc, ns, from, to, stream)) {
+		return 0, 0, errors.New("wrong job secret")
 	}
 	if int(to) != t.me || int(from) >= len(t.remote) || !t.remote[from] {
-		return 0, fmt.Errorf("authenticated, but PE %d to PE %d is not a tcp route of this job", from, to)
+		return 0, 0, fmt.Errorf("authenticated, but PE %d to PE %d is not a tcp route of this job", from, to)
 	}
-	return int(from), nil
+	return int(from), stream, nil
 }
 
 // ---- client side -------------------------------------------------------------
 
 type req struct {
-	dst  []byte
-	val  uint64
-	err  error
-	done chan struct{}
+	dst   []byte
+	val   uint64
+	err   error
+	done  chan struct{}
+	async bool // nobody waits: a failure is kept for the next Quiet
+	word  bool // an atomic whose old value goes to dst
 }
 
 type outConn struct {
@@ -341,6 +368,8 @@ type outConn struct {
 	dirty     atomic.Bool // requests since the last flush
 	lastWrite atomic.Int64
 	byeSent   bool
+	closing   atomic.Bool // a context's stream is being closed: its end is no loss
+	asyncErr  error       // the first failure of a request nobody waited for (guarded by mu)
 }
 
 // send writes one frame (and its payload) whole.
@@ -401,7 +430,7 @@ func (o *outConn) fail(cause error) {
 	pend := o.pending
 	o.pending = map[uint64]*req{}
 	o.mu.Unlock()
-	gone := o.t.h.isGone(o.pe)
+	gone := o.t.h.isGone(o.pe) || o.closing.Load()
 	if !gone {
 		o.t.h.peerLost(o.pe, describeIOErr(cause, o.c.RemoteAddr()))
 	}
@@ -441,6 +470,12 @@ func (o *outConn) read() {
 		}
 		switch f.typ {
 		case fGetReply, fAtomicReply, fFlushAck, fErr:
+			if f.typ == fErr && f.id == 0 { // a request without a reply failed
+				o.mu.Lock()
+				o.asyncErr = cmpErr(o.asyncErr, fmt.Errorf("transport: PE %d could not apply an accumulate", o.pe))
+				o.mu.Unlock()
+				continue
+			}
 			r := o.take(f.id)
 			if r == nil || (f.typ == fGetReply && int(f.n) != len(r.dst)) {
 				o.fail(fmt.Errorf("%w: unexpected reply %#x for request %d", ErrBadFrame, f.typ, f.id))
@@ -458,6 +493,14 @@ func (o *outConn) read() {
 				r.err = fmt.Errorf("transport: PE %d rejected request %d", o.pe, f.id)
 			}
 			r.val = f.a
+			if r.word && f.typ == fAtomicReply {
+				putBits(r.dst, f.a)
+			}
+			if r.async && r.err != nil {
+				o.mu.Lock()
+				o.asyncErr = cmpErr(o.asyncErr, r.err)
+				o.mu.Unlock()
+			}
 			close(r.done)
 		case fPong:
 		case fLost:
@@ -501,13 +544,14 @@ func (o *outConn) wait(r *req) error {
 // ---- server side (the progress goroutine) ------------------------------------
 
 type inConn struct {
-	t    *TCP
-	pe   int
-	c    net.Conn
-	br   *bufio.Reader
-	wmu  sync.Mutex
-	hdr  [frameHeader]byte
-	done chan struct{}
+	t      *TCP
+	pe     int
+	stream uint32 // 0: the PE's own requests; else a context's
+	c      net.Conn
+	br     *bufio.Reader
+	wmu    sync.Mutex
+	hdr    [frameHeader]byte
+	done   chan struct{}
 }
 
 func (in *inConn) reply(f *frame, payload []byte) error {
@@ -565,6 +609,8 @@ func (in *inConn) serve() {
 				doorbell.Ring(heap, runtime)
 			}
 			err = in.reply(&frame{typ: fAtomicReply, id: f.id, a: old}, nil)
+		case fAcc:
+			err = in.accumulate(&f)
 		case fFlush:
 			err = in.reply(&frame{typ: fFlushAck, id: f.id}, nil)
 		case fPing:
@@ -572,7 +618,9 @@ func (in *inConn) serve() {
 		case fLost:
 			t.h.peerLost(int(f.a), fmt.Sprintf("was lost (reported by PE %d)", in.pe))
 		case fBye:
-			t.h.bye(in.pe)
+			if in.stream == 0 { // a context's stream ends with its context
+				t.h.bye(in.pe)
+			}
 			return
 		default:
 			t.log().Errorf("tcp transport: PE %d sent reply type %#x as a request; dropping its connection", in.pe, f.typ)
@@ -605,6 +653,10 @@ func (t *TCP) Put(pe int, off uint64, src []byte) error {
 	if err != nil {
 		return err
 	}
+	return o.put(off, src)
+}
+
+func (o *outConn) put(off uint64, src []byte) error {
 	o.dirty.Store(true)
 	for len(src) > 0 {
 		k := min(len(src), maxChunk)
@@ -618,7 +670,15 @@ func (t *TCP) Put(pe int, off uint64, src []byte) error {
 
 // Get fills dst from pe's heap.
 func (t *TCP) Get(pe int, off uint64, dst []byte) error {
-	rs, o, err := t.startGet(pe, off, dst)
+	o, err := t.conn(pe)
+	if err != nil {
+		return err
+	}
+	return o.get(off, dst)
+}
+
+func (o *outConn) get(off uint64, dst []byte) error {
+	rs, err := o.startGet(off, dst, false)
 	if err != nil {
 		return err
 	}
@@ -631,33 +691,32 @@ func (t *TCP) Get(pe int, off uint64, dst []byte) error {
 	return first
 }
 
-func (t *TCP) startGet(pe int, off uint64, dst []byte) ([]*req, *outConn, error) {
-	o, err := t.conn(pe)
-	if err != nil {
-		return nil, nil, err
-	}
+func (o *outConn) startGet(off uint64, dst []byte, async bool) ([]*req, error) {
 	var rs []*req
 	for len(dst) > 0 {
 		k := min(len(dst), maxChunk)
 		id, r, err := o.register(dst[:k])
 		if err != nil {
-			return rs, o, err
+			return rs, err
 		}
+		r.async = async
 		if err := o.send(&frame{typ: fGet, n: uint32(k), id: id, off: off}, nil); err != nil {
-			return rs, o, err
+			return rs, err
 		}
 		rs = append(rs, r)
 		dst, off = dst[k:], off+uint64(k)
 	}
-	return rs, o, nil
+	return rs, nil
 }
 
 // GetNBI starts a get; Quiet waits for it.
 func (t *TCP) GetNBI(pe int, off uint64, dst []byte) error {
-	_, o, err := t.startGet(pe, off, dst)
-	if o != nil {
-		o.dirty.Store(true)
+	o, err := t.conn(pe)
+	if err != nil {
+		return err
 	}
+	o.dirty.Store(true)
+	_, err = o.startGet(off, dst, true)
 	return err
 }
 
@@ -667,12 +726,37 @@ func (t *TCP) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compar
 	if err != nil {
 		return 0, err
 	}
-	id, r, err := o.register(nil)
+	return o.atomic(off, width, op, operand, compare, nil)
+}
+
+// AtomicNBI starts op on pe's word; the old value lands in dst (width
+// bytes) by the time Quiet returns.
+func (t *TCP) AtomicNBI(pe int, off uint64, width int, op AtomicOp, operand, compare uint64, dst []byte) error {
+	o, err := t.conn(pe)
+	if err != nil {
+		return err
+	}
+	_, err = o.atomic(off, width, op, operand, compare, dst)
+	return err
+}
+
+// atomic sends one atomic; with dst it does not wait, and the reader
+// stores the old value into dst before it handles any later reply (a
+// flush's among them).
+func (o *outConn) atomic(off uint64, width int, op AtomicOp, operand, compare uint64, dst []byte) (uint64, error) {
+	id, r, err := o.register(dst)
 	if err != nil {
 		return 0, err
 	}
+	if dst != nil {
+		r.word, r.async = true, true
+		o.dirty.Store(true)
+	}
 	if err := o.send(&frame{typ: fAtomic, op: byte(op), width: byte(width), id: id, off: off, a: operand, b: compare}, nil); err != nil {
 		return 0, err
+	}
+	if dst != nil {
+		return 0, nil
 	}
 	err = o.wait(r)
 	return r.val, err
@@ -680,14 +764,29 @@ func (t *TCP) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compar
 
 // Quiet returns when every earlier request to every peer has been applied.
 func (t *TCP) Quiet() error {
+	return quietConns(t.h, t.out)
+}
+
+// quietConns sends one FLUSH on every connection with requests since the
+// last and waits for the replies; it returns the first failure, of the
+// flushes or of requests nobody waited for.
+func quietConns(h *health, outs []*outConn) error {
 	var waits []*req
 	var conns []*outConn
 	var first error
-	for _, o := range t.out {
-		if o == nil || !o.dirty.Swap(false) {
+	for _, o := range outs {
+		if o == nil {
 			continue
 		}
-		if err := t.h.check(o.pe); err != nil {
+		o.mu.Lock()
+		aerr := o.asyncErr
+		o.asyncErr = nil
+		o.mu.Unlock()
+		first = cmpErr(first, aerr)
+		if !o.dirty.Swap(false) {
+			continue
+		}
+		if err := h.check(o.pe); err != nil {
 			first = cmpErr(first, err)
 			continue
 		}
@@ -705,6 +804,12 @@ func (t *TCP) Quiet() error {
 		if err := conns[i].wait(r); err != nil {
 			first = cmpErr(first, err)
 		}
+	}
+	for _, o := range conns { // failures the flush's reply came after
+		o.mu.Lock()
+		first = cmpErr(first, o.asyncErr)
+		o.asyncErr = nil
+		o.mu.Unlock()
 	}
 	return first
 }
@@ -763,6 +868,13 @@ func (t *TCP) outConns() []*outConn {
 			outs = append(outs, o)
 		}
 	}
+	for st := range t.streams {
+		for _, o := range st.out {
+			if o != nil {
+				outs = append(outs, o)
+			}
+		}
+	}
 	return outs
 }
 
@@ -774,6 +886,9 @@ func (t *TCP) inConns() []*inConn {
 		if in != nil {
 			ins = append(ins, in)
 		}
+	}
+	for in := range t.extraIn {
+		ins = append(ins, in)
 	}
 	return ins
 }

@@ -39,6 +39,7 @@ const (
 	fPing   byte = 5 // reply fPong (heartbeat)
 	fBye    byte = 6 // the sender finalized: no more frames follow
 	fLost   byte = 7 // the sender lost PE a (propagated so that every PE learns)
+	fAcc    byte = 8 // an accumulate (Acc): see accFrame; reply fGetReply (fetching) or fAtomicReply
 
 	fGetReply    byte = 0x82
 	fAtomicReply byte = 0x83
@@ -103,6 +104,12 @@ func decodeFrame(p []byte, heapSize uint64) (frame, error) {
 		}
 		if f.n != 0 {
 			return f, fmt.Errorf("%w: atomic with payload", ErrBadFrame)
+		}
+	case fAcc:
+		// The payload is bounded above; its meaning is checked once read
+		// (accOf), and a bad one is refused with fErr.
+		if f.b>>50 != 0 || (f.b>>41)&0x7f != 0 {
+			return f, fmt.Errorf("%w: accumulate flags %#x", ErrBadFrame, f.b)
 		}
 	case fGetReply:
 		// n is checked against the request by the reader.
