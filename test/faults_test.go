@@ -170,13 +170,13 @@ func tryEnvFault(t *testing.T, faulty string, c faultCase, last bool) (string, s
 	env := append(c.env(), "GSHMEM_BOOTSTRAP=env", "GSHMEM_BOOTSTRAP_ADDR=127.0.0.1:"+port,
 		"GSHMEM_JOB_SECRET="+hex.EncodeToString(secret), "GSHMEM_NPES="+strconv.Itoa(faultPEs))
 	procs := make([]*exec.Cmd, faultPEs)
-	outs := make([]*bytes.Buffer, faultPEs)
+	outs := make([]*lockedBuffer, faultPEs)
 	done := make([]chan error, faultPEs)
 	for r := range faultPEs {
 		cmd := exec.Command(faulty, "-at", c.at, "-how", c.how, "-victim", strconv.Itoa(faultVictim))
 		cmd.Env = append(append([]string{}, env...), "GSHMEM_RANK="+strconv.Itoa(r))
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		outs[r] = new(bytes.Buffer)
+		outs[r] = new(lockedBuffer)
 		cmd.Stdout, cmd.Stderr = outs[r], outs[r]
 		require.NoError(t, cmd.Start())
 		procs[r], done[r] = cmd, make(chan error, 1)
@@ -231,7 +231,7 @@ func tryEnvFault(t *testing.T, faulty string, c faultCase, last bool) (string, s
 		}
 		require.Equal(t, 3, codes[r], "PE %d must fail with ErrPeerLost (exit status 3); outputs:\n%s", r, all)
 		l := lostLine.FindStringSubmatch(outs[r].String())
-		require.NotNil(t, l, "PE %d's output:\n%s", r, outs[r])
+		require.NotNil(t, l, "PE %d's output:\n%s", r, outs[r].String())
 		at, _ := strconv.ParseInt(l[2], 10, 64)
 		took := time.Duration(at - struck)
 		t.Logf("detected %s PE %d after %v: %s", c.name(), r, took.Round(time.Millisecond), l[3])
@@ -381,7 +381,26 @@ func stopped(pid int) bool {
 	return len(f) > 0 && (f[0] == "T" || f[0] == "t")
 }
 
-func joinOuts(outs []*bytes.Buffer) string {
+// lockedBuffer is a PE's output: the copying goroutine of exec writes it
+// while the test reads it (a stopped victim's stays open).
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func joinOuts(outs []*lockedBuffer) string {
 	var b strings.Builder
 	for r, o := range outs {
 		fmt.Fprintf(&b, "--- PE %d:\n%s", r, o)
