@@ -334,7 +334,7 @@ func TestNetnsPeerLost(t *testing.T) {
 	addr := regexp.MustCompile(`jobcheck: pe 0/6 .* tcp (\S+)`).FindStringSubmatch(out.String())
 	require.Len(t, addr, 2, out.String())
 	host, port, _ := net.SplitHostPort(addr[1])
-	stranger := onHost(p, "bash", "-c", fmt.Sprintf(`exec 3<>/dev/tcp/%s/%s; printf 'GSTC\001\000\000\000%%040d%%032d' 0 0 >&3; timeout 6 cat <&3 >/dev/null`, host, port))
+	stranger := onHost(p, "bash", "-c", fmt.Sprintf(`exec 3<>/dev/tcp/%s/%s; printf 'GSTC\002\000\000\000%%044d%%032d' 0 0 >&3; timeout 6 cat <&3 >/dev/null`, host, port))
 	stranger[1] = p + "3"
 	sout, _ := run(t, 30*time.Second, scriptEnv(), stranger[0], stranger[1:]...)
 	require.Eventually(t, func() bool {
