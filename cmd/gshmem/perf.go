@@ -78,6 +78,9 @@ func runPerf(ctx context.Context, stdout, stderr io.Writer, test string, cli per
 	if err := cli.Validate(); err != nil {
 		return err
 	}
+	if err := checkPlot(ctx, cli.Plot); err != nil {
+		return err
+	}
 	if os.Getenv(launchwire.EnvLocalAddr) == "" {
 		return launchPerf(ctx, t, cli)
 	}
@@ -118,9 +121,7 @@ func report(stdout io.Writer, rows []perf.Row, cli perf.CLI) error {
 		}
 	}
 	if cli.Plot != "" {
-		if err := perf.Plot(cli.Plot, rows); err != nil {
-			return err
-		}
+		return plot(cli, rows)
 	}
 	return nil
 }

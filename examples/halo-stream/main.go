@@ -12,7 +12,7 @@
 // Each stage starts from the same state; the program checks that all three
 // end with bitwise the same cells and prints their checksum.
 //
-//	go run ./cmd/gshmem run -n 4 ./examples/halo-stream -cells 4096 -sweeps 200
+//	gshmem run -n 4 ./examples/halo-stream -cells 4096 -sweeps 200
 package main
 
 import (

@@ -2,8 +2,8 @@
 // migration from MPI to gshmem: the grid is split into blocks of rows, each
 // sweep exchanges halo rows with the neighbours and combines the residual.
 //
-//	go run ./cmd/gshmem run -n 4 ./examples/jacobi -stage 1 -n 512 -iters 200
-//	go run ./cmd/gshmem run -n 4 ./examples/jacobi -stage 2 -n 512 -iters 200
+//	gshmem run -n 4 ./examples/jacobi -stage 1 -n 512 -iters 200
+//	gshmem run -n 4 ./examples/jacobi -stage 2 -n 512 -iters 200
 //
 // Stage 1 (stage1.go) is the MPI code on compat: Sendrecv and Allreduce.
 // Stage 2 (stage2.go) puts the halo rows into the neighbours' RMA windows.

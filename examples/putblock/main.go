@@ -2,7 +2,7 @@
 // its right neighbour's symmetric buffer, completes it with Quiet, meets the
 // others at a barrier and checks what its left neighbour wrote.
 //
-//	go run ./cmd/gshmem run -n 4 ./examples/putblock
+//	gshmem run -n 4 ./examples/putblock
 package main
 
 import (

@@ -2,7 +2,7 @@
 // waits for its signal, reads the token and puts token+1, with the next
 // signal, into its right neighbour. PE 0 checks the token after every lap.
 //
-//	go run ./cmd/gshmem run -n 8 ./examples/ring -laps 10000
+//	gshmem run -n 8 ./examples/ring -laps 10000
 package main
 
 import (

@@ -13,7 +13,10 @@ import (
 // object with the keys below plus those of Extra, so that tools can read
 // results without knowing every test.
 type Row struct {
-	Test          string  `json:"test"`
+	Test string `json:"test"`
+	// Kind is the test's figure, "latency" or "bandwidth": the column a
+	// plot draws (gshmem-plot reads it without knowing the tests).
+	Kind          string  `json:"kind,omitempty"`
 	Size          int     `json:"size"`           // bytes per message
 	LatencyUS     float64 `json:"latency_us"`     // mean microseconds per operation
 	BandwidthGBps float64 `json:"bandwidth_gbps"` // 1e9 bytes per second
@@ -62,7 +65,7 @@ func (r *Row) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	known := map[string]bool{}
-	for _, k := range []string{"test", "size", "latency_us", "bandwidth_gbps", "msgs_per_s", "pes", "iters",
+	for _, k := range []string{"test", "kind", "size", "latency_us", "bandwidth_gbps", "msgs_per_s", "pes", "iters",
 		"op", "datatype", "window", "min_latency_us", "median_latency_us"} {
 		known[k] = true
 	}

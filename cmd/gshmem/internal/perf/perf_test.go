@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -198,7 +196,7 @@ func TestRowJSON(t *testing.T) {
 	assert.JSONEq(t, "[]", buf.String())
 }
 
-func TestTableAndPlot(t *testing.T) {
+func TestTable(t *testing.T) {
 	rows := []Row{
 		{Test: "put_bw", Size: 8, LatencyUS: 0.01, BandwidthGBps: 0.8, MsgRate: 1e8, PEs: 2, Window: 64},
 		{Test: "put_bw", Size: 1 << 20, LatencyUS: 50, BandwidthGBps: 21, MsgRate: 2e4, PEs: 2, Window: 64},
@@ -208,20 +206,6 @@ func TestTableAndPlot(t *testing.T) {
 	assert.Contains(t, buf.String(), "# put_bw, 2 PEs, window 64")
 	assert.Regexp(t, `size \(B\)\s+latency \(us\)\s+bandwidth \(GB/s\)\s+messages/s`, buf.String())
 	assert.Regexp(t, `1048576\s+50.000\s+21.000\s+20.00k`, buf.String())
-
-	file := filepath.Join(t.TempDir(), "bw.png")
-	require.NoError(t, Plot(file, rows))
-	png, err := os.ReadFile(file)
-	require.NoError(t, err)
-	assert.Equal(t, "\x89PNG", string(png[:4]))
-	assert.Error(t, Plot(file, nil))
-
-	// A fixed-size test over several ops is drawn as bars.
-	amo := []Row{
-		{Test: "atomic_latency", Op: "fetch", Size: 8, LatencyUS: 0.02, PEs: 2},
-		{Test: "atomic_latency", Op: "fetch_add", Size: 8, LatencyUS: 0.03, PEs: 2},
-	}
-	require.NoError(t, Plot(filepath.Join(t.TempDir(), "amo.svg"), amo))
 }
 
 // quick is a configuration small enough for -race on two cores.
@@ -397,5 +381,6 @@ func checkRows(t *testing.T, name string, cfg Config, rows []Row) {
 		if tt.Kind == Bandwidth {
 			assert.Equal(t, cfg.withDefaults().Window, r.Window)
 		}
+		assert.Equal(t, tt.Kind.String(), r.Kind, "the kind gshmem-plot picks the column by")
 	}
 }
