@@ -46,6 +46,14 @@ func childMain(mode string) int {
 		case <-time.After(20 * time.Second):
 			return fail("no SIGUSR1")
 		}
+	case "builddir":
+		dir, _, err := newBuildDir()
+		if err != nil {
+			return fail("build dir: %v", err)
+		}
+		fmt.Println(dir)
+		time.Sleep(time.Minute) // until SIGKILLed
+		return 0
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
 	case "output":
