@@ -142,6 +142,9 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 		return nil, fmt.Errorf("shmem: PE %d waiting for every PE to reach its peers: %w", w.pe, err)
 	}
 	w.log.Debugf("initialized: %d PEs on %d nodes, bootstrap %s (%s), heap %d bytes", w.npes, job.Nodes(), boot.Name(), why, o.SymmetricSize)
+	if w.pe == 0 {
+		warnMisspelled(os.Stderr)
+	}
 	return w, nil
 }
 

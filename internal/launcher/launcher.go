@@ -41,6 +41,9 @@ type Config struct {
 	Log io.Writer
 }
 
+// ErrConfig marks a job refused before anything was started.
+var ErrConfig = errors.New("job refused")
+
 // forwarded are the signals that the launcher passes on to every PE rather
 // than acting on: the PEs decide what an interrupt means, and their exit is
 // what ends the job.
@@ -97,6 +100,9 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	}
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
+	}
+	if err := checkBootstrapVar(cfg.Env); err != nil {
+		return 1, fmt.Errorf("gshmem run: %w", err)
 	}
 	if cfg.Stdout == nil {
 		cfg.Stdout = os.Stdout
