@@ -67,6 +67,10 @@ func childMain(mode string) int {
 	if err != nil || !ok {
 		return fail("env: ok=%v err=%v", ok, err)
 	}
+	if mode == "late1" && e.Rank == 1 {
+		time.Sleep(time.Minute) // never joins; the launcher must stop it
+		return 0
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := launchwire.Dial(ctx, e)
