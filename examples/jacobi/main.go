@@ -28,6 +28,7 @@ import (
 	"slices"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/examples/internal/exflag"
 )
 
 // Options are the knobs a stage may read.
@@ -76,9 +77,15 @@ func cli(args []string, out io.Writer) error {
 	n := fs.Int("n", 256, "grid size SIZE: SIZE x SIZE points, boundary included")
 	iters := fs.Int("iters", 100, "sweeps")
 	sync := fs.String("sync", "fence", "stage 2 synchronization: fence or pscw")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
+	exflag.Parse(fs, args, func() error {
+		if _, ok := stages[*s]; !ok {
+			return fmt.Errorf("-stage %d: want 1, 2, 3 or 4 (see porting-guide/README.md)", *s)
+		}
+		if *sync != "fence" && *sync != "pscw" {
+			return fmt.Errorf("-sync %q: want fence or pscw", *sync)
+		}
+		return Problem{N: *n, Iters: *iters}.check()
+	})
 	env, err := compat.Init(context.Background())
 	if err != nil {
 		return err
