@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +156,43 @@ func TestLauncherDeps(t *testing.T) {
 
 func TestHeapNeed(t *testing.T) {
 	assert.Equal(t, uint64(64*(4<<20)+64<<20), heapNeed(perf.Config{Window: 64, MaxSize: 4 << 20}))
+}
+
+// TestPerfHelpExamples runs every example of the help as a user would, and
+// logs how long each took (the help promises seconds on 2 CPUs; timings
+// are not asserted, as the machine may be loaded).
+func TestPerfHelpExamples(t *testing.T) {
+	buildPlotter(t)
+	dir := t.TempDir()
+	for _, line := range strings.Split(perfExamples, "\n") {
+		args := strings.Fields(line)
+		require.Equal(t, "gshmem", args[0])
+		args = args[1:]
+		for i, a := range args {
+			if a == "gshmem" { // the program gshmem run starts
+				args[i] = os.Args[0]
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		cmd := exec.CommandContext(ctx, os.Args[0], args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), asGshmemEnv+"=1", "GORACE=atexit_sleep_ms=0")
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		cancel()
+		require.NoError(t, err, "%s:\n%s", line, out)
+		t.Logf("%v: %s", time.Since(start).Round(time.Millisecond), line)
+		assert.Contains(t, string(out), "# "+args[slices.Index(args, "perf")+1]+", ", line)
+	}
+	assert.FileExists(t, filepath.Join(dir, "put_bw.json"))
+	assert.FileExists(t, filepath.Join(dir, "put_bw.png"))
+}
+
+func TestPerfWithoutTestLists(t *testing.T) {
+	stdout, stderr, err := gshmem(t, "perf")
+	require.NoError(t, err, stderr)
+	for _, name := range perf.Names() {
+		assert.Contains(t, stdout, "\n  "+name+" ")
+	}
+	assert.Contains(t, stdout, "usage: gshmem perf TEST")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"sync"
 	"testing"
@@ -257,7 +258,16 @@ func TestWindowModes(t *testing.T) {
 				for _, name := range []string{"win_put_latency", "win_get_bw", "win_cas_latency"} {
 					rows := runInProcess(t, name, cfg)
 					checkRows(t, name, cfg, rows)
-					assert.Equal(t, fl+"/"+string(m), rows[0].Op)
+					assert.Equal(t, fl, rows[0].WinFlavor)
+					assert.Equal(t, string(m), rows[0].Sync)
+					var buf bytes.Buffer
+					require.NoError(t, WriteTable(&buf, rows))
+					assert.Contains(t, buf.String(), fmt.Sprintf("# %s, 2 PEs, %s window, sync %s, ", name, fl, m))
+					if name == "win_cas_latency" {
+						assert.Contains(t, buf.String(), ", "+cfg.withDefaults().Datatype+"\n")
+					} else {
+						assert.NotContains(t, buf.String(), "op ")
+					}
 				}
 			})
 		}
