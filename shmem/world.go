@@ -248,11 +248,12 @@ func (w *World) Finalize() error {
 	if w.closed.Load() {
 		return ErrFinalized
 	}
+	busy := w.runFinalizeChecks()
 	err := w.BarrierAll()
 	if err2 := w.teardown(); err == nil {
 		err = err2
 	}
-	return err
+	return errors.Join(busy, err)
 }
 
 func (w *World) teardown() error {
