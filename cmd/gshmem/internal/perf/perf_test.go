@@ -57,7 +57,7 @@ func TestRegistry(t *testing.T) {
 	require.NoError(t, shmem.Run(2, func(w *shmem.World) error {
 		rows, err := Run(context.Background(), w, "zz_registered_by_test", Config{})
 		if err == nil {
-			assert.Equal(t, []Row{{Test: "zz_registered_by_test", Size: 1, LatencyUS: 1, PEs: 2}}, rows)
+			assert.Equal(t, []Row{{Test: "zz_registered_by_test", Kind: "latency", Size: 1, LatencyUS: 1, PEs: 2}}, rows)
 		}
 		return err
 	}, shmem.WithSymmetricSize(1<<20)))
