@@ -74,6 +74,8 @@ type config struct {
 	poolBytes, scratchSize int
 	shmemOpts              []shmem.Option
 	noDirect               bool // tests: reach peers through shmem calls only, as over a network
+	poolDefault            bool // poolBytes and scratchSize follow the heap's size
+	scratchDefault         bool
 	err                    error
 }
 
@@ -170,6 +172,7 @@ func buildConfig(opts []Option, heap uint64, npes int) (config, error) {
 	c.chunk = (c.chunk + cell - 1) &^ (cell - 1)
 	c.stagingBytes = c.stagingBytes / c.chunk * c.chunk
 	if c.poolBytes == 0 {
+		c.poolDefault = true
 		c.poolBytes = int(min(heap/8, 256<<20))
 	}
 	if c.poolBytes < 0 {
@@ -177,15 +180,15 @@ func buildConfig(opts []Option, heap uint64, npes int) (config, error) {
 	}
 	c.poolBytes &^= cell - 1
 	if c.scratchSize == 0 {
+		c.scratchDefault = true
 		c.scratchSize = int(min(max(heap/32, 64<<10), 1<<20))
 	}
 	if c.scratchSize < 4096 {
 		return c, errorf(ClassArg, "collective scratch of %d bytes: want at least 4k", c.scratchSize)
 	}
 	c.scratchSize &^= cell - 1
-	if need := uint64(npes*c.ringBytes + c.stagingBytes + c.poolBytes + c.scratchSize); need > heap-heap/8 {
-		return c, errorf(ClassNoMem, "compat needs %d bytes of symmetric heap (%d rings of %d, staging %d, pool %d); the heap has %d: raise GSHMEM_SYMMETRIC_SIZE or lower GSHMEM_MPI_POOL_SIZE",
-			need, npes, c.ringBytes, c.stagingBytes, c.poolBytes, heap)
+	if err := heapFits(c, heap, npes); err != nil {
+		return c, err
 	}
 	return c, nil
 }

@@ -127,6 +127,11 @@ func TestBadInput(t *testing.T) {
 		require.ErrorIs(t, shmem.P(s.At(-1), 1, right(w)), shmem.ErrOutOfBounds)
 		_, err = shmem.G(s.Slice(3, 2), right(w))
 		require.ErrorIs(t, err, shmem.ErrOutOfBounds)
+		// The errors say what was asked of which object, not where it lives.
+		assert.ErrorContains(t, err, "elements [3, 2) out of range of an object of 4 elements")
+		assert.ErrorContains(t, shmem.P(s.At(4), 1, right(w)), "index 4 out of range of an object of 4 elements")
+		assert.ErrorContains(t, shmem.P(s.Slice(1, 3).At(2).Slice(0, 1), 1, right(w)), "index 2 out of range of an object of 2 elements")
+		assert.ErrorContains(t, shmem.Put(s, make([]int64, 5), right(w)), "5 elements into an object of 4")
 		require.ErrorIs(t, shmem.Put(shmem.Sym[int64]{}, []int64{1}, 0), shmem.ErrNotSymmetric)
 		require.ErrorIs(t, shmem.Add(s.At(9), 1, 0), shmem.ErrOutOfBounds)
 		_, err = shmem.FetchAdd(s, 1, np)

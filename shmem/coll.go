@@ -127,16 +127,19 @@ func (d *desc) String() string {
 	case kSplitList:
 		return fmt.Sprintf("SplitList(a list of %d PEs with hash %#x)", a(0), d[dArgs+1])
 	}
-	s := fmt.Sprintf("%s[%s%d]", k, reflect.Kind(d[dType]>>32), 8*(d[dType]&0xffffffff))
-	if reflect.Kind(d[dType]>>32) == reflect.Struct || reflect.Kind(d[dType]>>32) == reflect.Array {
-		s = fmt.Sprintf("%s[%s of %d bytes]", k, reflect.Kind(d[dType]>>32), d[dType]&0xffffffff)
+	// The kind's name carries its width (float64, int32); only composite
+	// types need their size.
+	kind, size := reflect.Kind(d[dType]>>32), d[dType]&0xffffffff
+	s := fmt.Sprintf("%s[%s]", k, kind)
+	if kind == reflect.Struct || kind == reflect.Array {
+		s = fmt.Sprintf("%s[%s of %d bytes]", k, kind, size)
 	}
 	s += "("
 	switch k {
 	case kReduce, kReduceScatter:
 		s += ReduceOp(d[dOp]).String() + ", "
 	}
-	s += fmt.Sprintf("dst@%d[%d], src@%d[%d]", d[dDstOff], int64(d[dDstLen]), d[dSrcOff], int64(d[dSrcLen]))
+	s += fmt.Sprintf("dst of %d elements, src of %d", int64(d[dDstLen]), int64(d[dSrcLen]))
 	switch k {
 	case kAlltoalls:
 		s += fmt.Sprintf(", strides %d, %d", a(0), a(1))
@@ -147,7 +150,8 @@ func (d *desc) String() string {
 	if k == kBroadcast {
 		s += fmt.Sprintf(", root %d", int64(d[dRoot]))
 	}
-	return s + ")"
+	// Offsets tell apart calls on different symmetric objects of one shape.
+	return s + fmt.Sprintf(") on the objects at heap offsets %d and %d", d[dDstOff], d[dSrcOff])
 }
 
 // hasher mixes 64-bit words (a multiply-xorshift per word).

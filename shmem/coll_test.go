@@ -510,7 +510,11 @@ func collectiveErrors(t *petest.T, w *shmem.World) {
 	require.NoError(t, err)
 	mismatch := func(err error) { require.ErrorIs(t, err, shmem.ErrSizeMismatch) }
 
-	mismatch(shmem.Reduce(tm, shmem.ReduceSum, b, a, 4+me%2))
+	err = shmem.Reduce(tm, shmem.ReduceSum, b, a, 4+me%2)
+	mismatch(err)
+	// The type by its name, the objects by their lengths.
+	assert.Contains(t, err.Error(), fmt.Sprintf("this PE called Reduce[int64](sum, dst of 64 elements, src of 64, n=%d) on the objects at heap offsets", 4+me%2))
+	assert.NotContains(t, err.Error(), "int6464")
 	// Half the PEs small enough to fold in the barrier's lines, half not:
 	// all fail, and the first kind leaves dst as it was.
 	before := append([]int64(nil), b.Local()...)

@@ -2,6 +2,7 @@ package shmem
 
 import (
 	"fmt"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -92,7 +93,7 @@ type Setting struct {
 
 // Settings lists every variable the runtime reads.
 var Settings = []Setting{
-	{"GSHMEM_SYMMETRIC_SIZE", "1g", "bytes of symmetric heap per PE (k/m/g suffixes); address space, touched on use"},
+	{"GSHMEM_SYMMETRIC_SIZE", "1g", "bytes of symmetric heap per PE (4096, 512m, 512MiB, 1g, 1.5g, 1GiB); address space, touched on use"},
 	{"GSHMEM_BOOTSTRAP", "auto", "bootstrap: local (gshmem run), pmi (PMI-1), pmi2 (PMI-2), env (launcher variables + GSHMEM_BOOTSTRAP_ADDR) or singleton; auto-detected when unset"},
 	{"GSHMEM_BOOTSTRAP_ADDR", "", "env bootstrap: host:port on rank 0's node where it listens and the other ranks connect"},
 	{"GSHMEM_NODE_ID", "", "node locality override (%r PE number, %h host): PEs with different ids never share memory"},
@@ -124,7 +125,7 @@ func optionsFromEnv(getenv func(string) string) (Options, error) {
 	if v := getenv("GSHMEM_SYMMETRIC_SIZE"); v != "" {
 		n, err := ParseSize(v)
 		if err != nil {
-			return o, fmt.Errorf("%w: GSHMEM_SYMMETRIC_SIZE=%q: %v", ErrInvalid, v, err)
+			return o, fmt.Errorf("GSHMEM_SYMMETRIC_SIZE=%q: %w", v, err)
 		}
 		o.SymmetricSize = n
 	}
@@ -201,32 +202,58 @@ func buildOptions(opts []Option) (Options, error) {
 	return o, nil
 }
 
-// ParseSize parses a byte count with an optional k, m, g or t suffix (powers
-// of 1024, case-insensitive, optional trailing "b"), as GSHMEM_SYMMETRIC_SIZE.
+// ParseSize parses a byte count: digits with an optional fraction and an
+// optional k, m, g or t suffix, each a power of 1024 whatever its spelling
+// (k, kb, kib; case-insensitive): 4096, 512m, 512MiB, 1g, 1.5g, 1GiB. A
+// fraction must come to a whole number of bytes. Errors say what is
+// accepted; callers add the variable or flag they read.
 func ParseSize(s string) (uint64, error) {
-	t := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "b")
-	shift := 0
-	if t != "" {
-		switch t[len(t)-1] {
-		case 'k':
-			shift = 10
-		case 'm':
-			shift = 20
-		case 'g':
-			shift = 30
-		case 't':
-			shift = 40
+	t := strings.ToLower(strings.TrimSpace(s))
+	num := strings.TrimRight(t, "kmgtib")
+	unit := t[len(num):]
+	shift, ok := map[string]uint{"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
+		"g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}[unit]
+	whole, frac, hasFrac := strings.Cut(num, ".")
+	if !ok || whole == "" || !allDigits(whole) || hasFrac && (frac == "" || !allDigits(frac)) {
+		return 0, fmt.Errorf("%w: %q is not a size: want bytes, or a number with k, m, g or t (powers of 1024; 512m, 1.5g, 1GiB)", ErrInvalid, s)
+	}
+	n, err := strconv.ParseUint(whole, 10, 64)
+	if err != nil || n > (^uint64(0))>>shift {
+		return 0, fmt.Errorf("%w: size %q overflows", ErrInvalid, s)
+	}
+	n <<= shift
+	if hasFrac {
+		// frac/10^len(frac) of the unit, exactly: digits beyond 19 would
+		// overflow and cannot make a whole byte count of a power of 1024.
+		if len(frac) > 18 {
+			return 0, fmt.Errorf("%w: size %q has too many decimals", ErrInvalid, s)
+		}
+		f, _ := strconv.ParseUint(frac, 10, 64)
+		den := uint64(1)
+		for range frac {
+			den *= 10
+		}
+		hi, lo := bits.Mul64(f, uint64(1)<<shift)
+		if hi != 0 {
+			return 0, fmt.Errorf("%w: size %q overflows", ErrInvalid, s)
+		}
+		if lo%den != 0 {
+			return 0, fmt.Errorf("%w: size %q is not a whole number of bytes", ErrInvalid, s)
+		}
+		add := lo / den
+		if n+add < n {
+			return 0, fmt.Errorf("%w: size %q overflows", ErrInvalid, s)
+		}
+		n += add
+	}
+	return n, nil
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
 		}
 	}
-	if shift > 0 {
-		t = t[:len(t)-1]
-	}
-	n, err := strconv.ParseUint(t, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("not a size: %q", s)
-	}
-	if shift > 0 && n > (^uint64(0))>>shift {
-		return 0, fmt.Errorf("size overflows: %q", s)
-	}
-	return n << shift, nil
+	return true
 }

@@ -2,6 +2,7 @@ package shmem
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sync/atomic"
 	"unsafe"
@@ -50,8 +51,15 @@ func (s Sym[T]) At(i int) Sym[T] { return s.Slice(i, i+1) }
 // Slice returns elements [lo, hi) as an object. Bounds out of range give an
 // object every call rejects with ErrOutOfBounds.
 func (s Sym[T]) Slice(lo, hi int) Sym[T] {
-	if s.n < 0 || lo < 0 || hi < lo || hi > s.n {
-		s.n = -1
+	if s.n < 0 {
+		return s // already out of range: keep the first bad bounds
+	}
+	if lo < 0 || hi < lo || hi > s.n {
+		// An object out of range keeps what its error reports: the
+		// length as -(n+1) and the bounds asked for in place of the
+		// offset, which no call uses any more.
+		s.off = uint64(uint32(clamp32(lo)))<<32 | uint64(uint32(clamp32(hi)))
+		s.n = -(s.n + 1)
 		return s
 	}
 	s.off += uint64(lo) * elemSize[T]()
@@ -100,12 +108,21 @@ func (s Sym[T]) valid() error {
 		return ErrFinalized
 	}
 	if !s.w.objs.live(s.slot, s.gen) {
-		return errf(ErrNotSymmetric, "object at offset %d was freed", s.off)
+		return errf(ErrNotSymmetric, "the object was freed")
 	}
 	if s.n < 0 {
-		return errf(ErrOutOfBounds, "index or slice bounds out of range of the object at offset %d", s.off)
+		n, lo, hi := -s.n-1, int32(s.off>>32), int32(s.off)
+		if hi == lo+1 {
+			return errf(ErrOutOfBounds, "index %d out of range of an object of %d elements", lo, n)
+		}
+		return errf(ErrOutOfBounds, "elements [%d, %d) out of range of an object of %d elements", lo, hi, n)
 	}
 	return nil
+}
+
+// clamp32 keeps a bound within what an invalid object records.
+func clamp32(v int) int32 {
+	return int32(max(min(v, math.MaxInt32), math.MinInt32))
 }
 
 // remote checks s as the target of an access of nelem elements at pe and

@@ -151,6 +151,9 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 		return nil, bootLost(fmt.Errorf("shmem: PE %d waiting for every PE to reach its peers: %w", w.pe, err))
 	}
 	w.log.Debugf("initialized: %d PEs on %d nodes, bootstrap %s (%s), heap %d bytes", w.npes, job.Nodes(), boot.Name(), why, o.SymmetricSize)
+	if w.pe == 0 {
+		warnMisspelled(os.Stderr)
+	}
 	return w, nil
 }
 
@@ -276,6 +279,7 @@ func (w *World) Finalize() error {
 	if w.closed.Load() {
 		return ErrFinalized
 	}
+	busy := w.runFinalizeChecks()
 	err := w.BarrierAll()
 	if err == nil && w.group != nil {
 		w.group.leave(w.pe)
@@ -283,7 +287,7 @@ func (w *World) Finalize() error {
 	if err2 := w.teardown(); err == nil {
 		err = err2
 	}
-	return err
+	return errors.Join(busy, err)
 }
 
 func (w *World) teardown() error {

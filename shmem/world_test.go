@@ -108,18 +108,22 @@ func TestSingletonAndFinalize(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	for in, want := range map[string]uint64{"4096": 4096, "64k": 64 << 10, "2M": 2 << 20, "1g": 1 << 30, "3GB": 3 << 30} {
+	for in, want := range map[string]uint64{"4096": 4096, "64k": 64 << 10, "2M": 2 << 20, "1g": 1 << 30, "3GB": 3 << 30,
+		"1.5g": 3 << 29, "1GiB": 1 << 30, "512MiB": 512 << 20, "512m": 512 << 20, " 8kb ": 8 << 10, "100b": 100,
+		"0.5k": 512, "2.25m": 9 << 18, "16t": 16 << 40} {
 		got, err := shmem.ParseSize(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
-	for _, bad := range []string{"", "x", "-1", "99999999999999999999t", "1.5g"} {
+	for _, bad := range []string{"", "x", "-1", "99999999999999999999t", "1.3k", "1.5", ".5g", "1.g", "1gg", "1 g",
+		"g", "1e9", "0x10", "1kk", "1mibb", "16777216t", "1.5gi"} {
 		_, err := shmem.ParseSize(bad)
-		assert.Error(t, err, bad)
+		assert.ErrorIs(t, err, shmem.ErrInvalid, bad)
 	}
 	t.Setenv("GSHMEM_SYMMETRIC_SIZE", "lots")
 	_, err := shmem.Init(context.Background())
 	require.ErrorIs(t, err, shmem.ErrInvalid)
+	assert.ErrorContains(t, err, `GSHMEM_SYMMETRIC_SIZE="lots"`)
 	t.Setenv("GSHMEM_SYMMETRIC_SIZE", "1k")
 	require.ErrorIs(t, shmem.Run(1, func(*shmem.World) error { return nil }), shmem.ErrInvalid)
 	require.ErrorIs(t, shmem.Run(0, func(*shmem.World) error { return nil }, small), shmem.ErrInvalid)

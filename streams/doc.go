@@ -87,7 +87,9 @@
 // on a condition that nothing will satisfy would hold the stream forever.
 // Every such wait ends when the stream is canceled (Stream.Cancel: the wait
 // fails with ErrCanceled, named in the OpError) or when the World's context
-// ends (Finalize, job abort: shmem.ErrAborted). SynchronizeContext bounds
+// ends (Finalize, job abort: shmem.ErrAborted); Finalize then returns an
+// error wrapping ErrBusyAtFinalize naming each stream that still had work
+// queued, rather than ending it silently. SynchronizeContext bounds
 // the host's wait without touching the stream. A collective already under
 // way is not interrupted by Cancel: the other PEs would be left in it; it
 // ends when it completes or the World stops.

@@ -11,6 +11,10 @@ var (
 	ErrCanceled = errors.New("streams: stream canceled")
 	// ErrClosed: an operation was issued on a closed stream.
 	ErrClosed = errors.New("streams: stream closed")
+	// ErrBusyAtFinalize: the World was finalized while a stream still had
+	// work queued; Finalize returns it (and still finalizes), and the
+	// stream's work fails with shmem.ErrAborted.
+	ErrBusyAtFinalize = errors.New("streams: stream busy at Finalize")
 	// ErrUnknownBackend: New was asked for a backend this build does not have.
 	ErrUnknownBackend = errors.New("streams: unknown backend")
 )

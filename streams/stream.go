@@ -32,6 +32,8 @@ type Stream struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	eng    engine
+	// unwatch removes finalizeCheck from the World's Finalize.
+	unwatch func()
 }
 
 type config struct {
@@ -79,7 +81,18 @@ func New(w *shmem.World, opts ...Option) (*Stream, error) {
 		return nil, err
 	}
 	s.eng = eng
+	s.unwatch = w.AtFinalize(s.finalizeCheck)
 	return s, nil
+}
+
+// finalizeCheck tells Finalize about work it would cut short: the World's
+// context ends with Finalize, and a stream still waiting (for a signal
+// nobody sends, say) would fail with ErrAborted without a word.
+func (s *Stream) finalizeCheck() error {
+	if s.eng.idle() {
+		return nil
+	}
+	return fmt.Errorf("%w: %s still had work queued (a wait nothing satisfied?); Synchronize or Cancel, then Close, every stream before Finalize", ErrBusyAtFinalize, s)
 }
 
 // World returns the World the stream belongs to.
@@ -136,6 +149,7 @@ func (s *Stream) Cancel() { s.eng.cancel(ErrCanceled) }
 // every stream before its World is finalized. Close waits for a pending
 // wait like Synchronize does: to abandon the queued work, Cancel first.
 func (s *Stream) Close() error {
+	s.unwatch()
 	s.eng.close()
 	err := s.eng.failure()
 	s.cancel(ErrClosed)

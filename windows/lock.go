@@ -112,7 +112,7 @@ func (win *Win) Lock(typ LockType, target int, assert Assert) error {
 	case held == typ:
 		return errorf(compat.ClassRMASync, "rank %d is already locked (%v) by this PE", target, typ)
 	case held != 0:
-		return errorf(compat.ClassRMAConflict, "%v lock of rank %d while holding a %v lock on it", typ, target, held)
+		return errorf(compat.ClassRMAConflict, "%v lock of rank %d while holding %s lock on it", typ, target, withArticle(held.String()))
 	}
 	if assert&ModeNoCheck == 0 {
 		if err := win.acquire(target, typ); err != nil {

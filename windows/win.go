@@ -476,7 +476,7 @@ func (win *Win) SetInfo(info compat.Info) error {
 // ProcNull gives the lowest rank with a non-empty part.
 func (win *Win) SharedQuery(rank int) ([]byte, int, int, error) {
 	if win.flavor != FlavorShared {
-		return nil, 0, 0, errorf(compat.ClassRMAFlavor, "SharedQuery on a %v window", win.flavor)
+		return nil, 0, 0, errorf(compat.ClassRMAFlavor, "SharedQuery on %s window", withArticle(win.flavor.String()))
 	}
 	if err := win.alive(); err != nil {
 		return nil, 0, 0, err
@@ -522,7 +522,7 @@ func (win *Win) Memory() (shmem.Sym[byte], error) {
 		return shmem.Sym[byte]{}, err
 	}
 	if win.flavor != FlavorAllocate {
-		return shmem.Sym[byte]{}, errorf(compat.ClassRMAFlavor, "Memory of a %v window: only allocate windows have symmetric memory", win.flavor)
+		return shmem.Sym[byte]{}, errorf(compat.ClassRMAFlavor, "Memory of %s window: only allocate windows have symmetric memory", withArticle(win.flavor.String()))
 	}
 	largest := 0
 	for _, s := range win.segs {

@@ -61,7 +61,12 @@ func info(out io.Writer, noJoin bool) error {
 		fmt.Fprintf(out, "bootstrap: %s (%s)\n", name, why)
 	default:
 		t := w.Topology()
-		fmt.Fprintf(out, "bootstrap: %s (%s), via %s\n", t.Bootstrap, t.Why, t.Via)
+		if t.Bootstrap == "singleton" {
+			// Nothing to go through: say so plainly, and how to get more PEs.
+			fmt.Fprintf(out, "bootstrap: singleton (%s; start it with gshmem run -n N gshmem info, or another launcher, to see a job)\n", t.Why)
+		} else {
+			fmt.Fprintf(out, "bootstrap: %s (%s), via %s\n", t.Bootstrap, t.Why, t.Via)
+		}
 		if err := topologyRows(w, out); err != nil {
 			return err
 		}
@@ -81,6 +86,16 @@ func info(out io.Writer, noJoin bool) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if unknown := shmem.UnknownSettings(); len(unknown) > 0 {
+		fmt.Fprintln(out, "\nunknown GSHMEM_* variables (read by nothing, ignored):")
+		for _, u := range unknown {
+			if u.Closest != "" {
+				fmt.Fprintf(out, "  %s (did you mean %s?)\n", u.Name, u.Closest)
+			} else {
+				fmt.Fprintf(out, "  %s\n", u.Name)
+			}
+		}
 	}
 	if w != nil {
 		return w.Finalize()

@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -24,9 +25,18 @@ func main() {
 		if asExit(err, &code) {
 			os.Exit(int(code))
 		}
-		fmt.Fprintln(os.Stderr, "gshmem:", err)
+		fmt.Fprintln(os.Stderr, errLine(err))
 		os.Exit(1)
 	}
+}
+
+// errLine prefixes err with the command's name once: errors of the
+// subcommands already start with theirs ("gshmem run: ...").
+func errLine(err error) string {
+	if msg := err.Error(); strings.HasPrefix(msg, "gshmem ") || strings.HasPrefix(msg, "gshmem:") {
+		return msg
+	}
+	return "gshmem: " + err.Error()
 }
 
 // exitCode carries a job's exit status out of a command without printing.

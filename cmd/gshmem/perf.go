@@ -8,6 +8,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -20,23 +21,47 @@ import (
 func perfCmd() *cobra.Command {
 	var cli perf.CLI
 	c := &cobra.Command{
-		Use:   "perf TEST [flags]",
-		Short: "run a perftest (put_bw, put_latency, atomic_latency, ...) and print its table",
-		Long:  perfLong(),
-		Example: `  gshmem perf put_latency --max_size 64k
-  gshmem perf reduction -n 4 --datatype float32 --op sum --max_size 1m
-  gshmem perf win_put_latency --window create --sync pscw
-  gshmem perf put_bw -n 2 --json put_bw.json --plot put_bw.png
-  gshmem perf atomic_latency --op all --datatype int32
-  gshmem run -n 2 gshmem perf get_bw --min_size 64k`,
-		Args:      cobra.ExactArgs(1),
+		Use:       "perf TEST [flags]",
+		Short:     "run a perftest (put_bw, put_latency, atomic_latency, ...) and print its table",
+		Long:      perfLong(),
+		Example:   perfExamples,
+		Args:      cobra.MaximumNArgs(1),
 		ValidArgs: perf.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return listTests(cmd.OutOrStdout())
+			}
 			return runPerf(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], cli)
 		},
 	}
 	cli.Bind(c.Flags())
 	return c
+}
+
+// perfExamples are the help's examples. Each finishes within seconds on a
+// loaded 2-CPU machine (TestPerfHelpExamples runs them): OSU's default
+// iteration counts over a full sweep take minutes there, and the epochs of
+// the window tests can take milliseconds each when PEs share CPUs.
+const perfExamples = `  gshmem perf put_latency --max_size 64k --iters 1000
+  gshmem perf reduction -n 4 --datatype float32 --op sum --max_size 64k --iters 100
+  gshmem perf win_put_latency --window create --sync pscw --max_size 1k --iters 200
+  gshmem perf put_bw -n 2 --max_size 1m --iters 10 --json put_bw.json --plot put_bw.png
+  gshmem perf atomic_latency --op all --datatype int32 --iters 1000
+  gshmem run -n 2 gshmem perf get_bw --min_size 64k --max_size 1m --iters 10`
+
+// listTests answers `gshmem perf` without a test.
+func listTests(out io.Writer) error {
+	fmt.Fprintln(out, "usage: gshmem perf TEST [flags]   (gshmem perf --help for the flags and what each test times)")
+	fmt.Fprintln(out, "\ntests:")
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	for _, t := range perf.Tests() {
+		fmt.Fprintf(tw, "  %s\t%s\n", t.Name, t.Summary)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nexamples:\n%s\n", perfExamples)
+	return nil
 }
 
 func perfLong() string {
@@ -76,6 +101,9 @@ func runPerf(ctx context.Context, stdout, stderr io.Writer, test string, cli per
 		return fmt.Errorf("perf: unknown test %q; the tests are: %s", test, strings.Join(perf.Names(), ", "))
 	}
 	if err := cli.Validate(); err != nil {
+		return err
+	}
+	if err := checkPlot(ctx, cli.Plot); err != nil {
 		return err
 	}
 	if os.Getenv(launchwire.EnvLocalAddr) == "" {
@@ -118,9 +146,7 @@ func report(stdout io.Writer, rows []perf.Row, cli perf.CLI) error {
 		}
 	}
 	if cli.Plot != "" {
-		if err := perf.Plot(cli.Plot, rows); err != nil {
-			return err
-		}
+		return plot(cli, rows)
 	}
 	return nil
 }

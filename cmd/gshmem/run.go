@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -11,7 +12,7 @@ import (
 
 func runCmd() *cobra.Command {
 	var n int
-	var tag bool
+	var tag, oversubscribe bool
 	c := &cobra.Command{
 		Use:   "run -n N [--tag-output] PROGRAM [ARGS...]",
 		Short: "start N PEs of PROGRAM on this node",
@@ -19,9 +20,20 @@ func runCmd() *cobra.Command {
 bootstrap. PROGRAM is any executable (one that never initializes gshmem still
 runs, as with mpirun) or a Go package directory, built first as go run would.
 Signals are forwarded to every PE. When a PE fails, the others are stopped and
-run exits with the failed PE's status.`,
+run exits with the failed PE's status; an interrupt (Ctrl-C, SIGTERM) is
+passed to every PE and reported as the job interrupted.
+
+Before starting, run checks N against this node: more than 4 PEs per CPU the
+process may use, or more memory than MemAvailable at an estimated 8 MiB plus
+16 KiB per PE of the job for each PE, is refused with the reason;
+--oversubscribe (as with Open MPI's mpirun) starts them anyway. If the PEs
+that joined wait longer than GSHMEM_BOOTSTRAP_TIMEOUT for the others, the job
+is stopped with one line that says so, and exit status 124.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := launcher.CheckCapacity(n, launcher.NodeCapacity(), oversubscribe); err != nil {
+				return fmt.Errorf("gshmem run: %w", err)
+			}
 			code, err := launcher.Run(context.Background(), launcher.Config{
 				N: n, Argv: args, TagOutput: tag, Stdout: os.Stdout, Stderr: os.Stderr,
 			})
@@ -36,6 +48,8 @@ run exits with the failed PE's status.`,
 	}
 	c.Flags().IntVarP(&n, "npes", "n", 1, "number of PEs")
 	c.Flags().BoolVar(&tag, "tag-output", false, `prefix every output line with "[pe N] "`)
+	c.Flags().BoolVar(&oversubscribe, "oversubscribe", false,
+		fmt.Sprintf("start N PEs even beyond %d per CPU or the memory available (as mpirun --oversubscribe)", launcher.MaxPerCPU))
 	c.Flags().SetInterspersed(false)
 	return c
 }

@@ -12,7 +12,7 @@
 // Each stage starts from the same state; the program checks that all three
 // end with bitwise the same cells and prints their checksum.
 //
-//	go run ./cmd/gshmem run -n 4 ./examples/halo-stream -cells 4096 -sweeps 200
+//	gshmem run -n 4 ./examples/halo-stream -cells 4096 -sweeps 200
 package main
 
 import (
@@ -23,6 +23,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gshmem/gshmem/examples/internal/exflag"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/streams"
 )
@@ -30,7 +31,15 @@ import (
 func main() {
 	cells := flag.Int("cells", 1024, "cells per PE")
 	sweeps := flag.Int("sweeps", 100, "Jacobi sweeps")
-	flag.Parse()
+	exflag.Parse(flag.CommandLine, os.Args[1:], func() error {
+		switch {
+		case *cells < 1:
+			return fmt.Errorf("-cells %d: want at least 1 cell per PE", *cells)
+		case *sweeps < 0:
+			return fmt.Errorf("-sweeps %d: want 0 or more", *sweeps)
+		}
+		return nil
+	})
 	w, err := shmem.Init(context.Background())
 	if err == nil {
 		err = run(w, *cells, *sweeps, os.Stdout)

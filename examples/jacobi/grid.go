@@ -74,8 +74,8 @@ func (b *Block) Row(k, i int) []float64 { return b.Buf[k][i*b.P.N : (i+1)*b.P.N]
 // fills both buffers: zero inside, boundary values on the edges (and in the
 // halo rows that are the global boundary).
 func NewBlock(p Problem, r, size int, bufs [2][]float64) (*Block, error) {
-	if p.N < 3 || p.Iters < 0 {
-		return nil, fmt.Errorf("jacobi: grid %d x %d with %d iterations: want N >= 3", p.N, p.N, p.Iters)
+	if err := p.check(); err != nil {
+		return nil, fmt.Errorf("jacobi: %w", err)
 	}
 	if size > p.N-2 {
 		return nil, fmt.Errorf("jacobi: %d ranks for %d interior rows: use fewer ranks or a larger -n", size, p.N-2)
@@ -171,4 +171,15 @@ func Solve(p Problem) (Result, error) {
 	}
 	res.Checksum = b.Checksum(k)
 	return res, nil
+}
+
+// check says what is wrong with p, naming the flag that sets it.
+func (p Problem) check() error {
+	switch {
+	case p.N < 3:
+		return fmt.Errorf("-n %d: the grid needs at least 3 x 3 points (a boundary around one interior point)", p.N)
+	case p.Iters < 0:
+		return fmt.Errorf("-iters %d: want 0 or more sweeps", p.Iters)
+	}
+	return nil
 }

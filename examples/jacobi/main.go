@@ -2,8 +2,8 @@
 // migration from MPI to gshmem: the grid is split into blocks of rows, each
 // sweep exchanges halo rows with the neighbours and combines the residual.
 //
-//	go run ./cmd/gshmem run -n 4 ./examples/jacobi -stage 1 -n 512 -iters 200
-//	go run ./cmd/gshmem run -n 4 ./examples/jacobi -stage 2 -n 512 -iters 200
+//	gshmem run -n 4 ./examples/jacobi -stage 1 -n 512 -iters 200
+//	gshmem run -n 4 ./examples/jacobi -stage 2 -n 512 -iters 200
 //
 // Stage 1 (stage1.go) is the MPI code on compat: Sendrecv and Allreduce.
 // Stage 2 (stage2.go) puts the halo rows into the neighbours' RMA windows.
@@ -28,6 +28,7 @@ import (
 	"slices"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/examples/internal/exflag"
 )
 
 // Options are the knobs a stage may read.
@@ -76,9 +77,15 @@ func cli(args []string, out io.Writer) error {
 	n := fs.Int("n", 256, "grid size SIZE: SIZE x SIZE points, boundary included")
 	iters := fs.Int("iters", 100, "sweeps")
 	sync := fs.String("sync", "fence", "stage 2 synchronization: fence or pscw")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
+	exflag.Parse(fs, args, func() error {
+		if _, ok := stages[*s]; !ok {
+			return fmt.Errorf("-stage %d: want 1, 2, 3 or 4 (see porting-guide/README.md)", *s)
+		}
+		if *sync != "fence" && *sync != "pscw" {
+			return fmt.Errorf("-sync %q: want fence or pscw", *sync)
+		}
+		return Problem{N: *n, Iters: *iters}.check()
+	})
 	env, err := compat.Init(context.Background())
 	if err != nil {
 		return err

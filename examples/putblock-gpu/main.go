@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gshmem/gshmem/examples/internal/exflag"
 	"github.com/gshmem/gshmem/kernels"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/streams"
@@ -33,7 +34,12 @@ func main() {
 	elems := flag.Int("elems", 1<<22, "int32 elements per PE")
 	blocks := flag.Int("blocks", 32, "thread blocks of the kernel")
 	inproc := flag.Int("inproc", 0, "run this many PEs as goroutines of this process instead of joining a job")
-	flag.Parse()
+	exflag.Parse(flag.CommandLine, os.Args[1:], func() error {
+		if *elems < 1 || *blocks < 1 || *inproc < 0 {
+			return fmt.Errorf("-elems %d, -blocks %d, -inproc %d: want at least 1, 1 and 0", *elems, *blocks, *inproc)
+		}
+		return nil
+	})
 	if err := shmem.DeviceSupport(); err != nil {
 		fmt.Fprintln(os.Stderr, "putblock-gpu:", err)
 		os.Exit(2)

@@ -2,7 +2,7 @@
 // its right neighbour's symmetric buffer, completes it with Quiet, meets the
 // others at a barrier and checks what its left neighbour wrote.
 //
-//	go run ./cmd/gshmem run -n 4 ./examples/putblock
+//	gshmem run -n 4 ./examples/putblock
 package main
 
 import (
@@ -11,12 +11,18 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gshmem/gshmem/examples/internal/exflag"
 	"github.com/gshmem/gshmem/shmem"
 )
 
 func main() {
 	n := flag.Int("elems", 1<<16, "int64 elements per block")
-	flag.Parse()
+	exflag.Parse(flag.CommandLine, os.Args[1:], func() error {
+		if *n < 1 {
+			return fmt.Errorf("-elems %d: want at least 1", *n)
+		}
+		return nil
+	})
 	if err := run(*n); err != nil {
 		fmt.Fprintln(os.Stderr, "putblock:", err)
 		os.Exit(1)

@@ -2,7 +2,7 @@
 // waits for its signal, reads the token and puts token+1, with the next
 // signal, into its right neighbour. PE 0 checks the token after every lap.
 //
-//	go run ./cmd/gshmem run -n 8 ./examples/ring -laps 10000
+//	gshmem run -n 8 ./examples/ring -laps 10000
 package main
 
 import (
@@ -12,12 +12,18 @@ import (
 	"os"
 	"time"
 
+	"github.com/gshmem/gshmem/examples/internal/exflag"
 	"github.com/gshmem/gshmem/shmem"
 )
 
 func main() {
 	laps := flag.Int("laps", 1000, "times the token goes around the ring")
-	flag.Parse()
+	exflag.Parse(flag.CommandLine, os.Args[1:], func() error {
+		if *laps < 1 {
+			return fmt.Errorf("-laps %d: want at least 1", *laps)
+		}
+		return nil
+	})
 	if err := run(uint64(*laps)); err != nil {
 		fmt.Fprintln(os.Stderr, "ring:", err)
 		os.Exit(1)

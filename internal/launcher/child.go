@@ -154,8 +154,8 @@ func (c *child) failure(ev exitEvent) (code int, what string, failed bool) {
 }
 
 // buildPackage handles Argv[0] naming a directory of Go files the way go run
-// would: it builds it into a temporary directory. prog is what to execute;
-// cleanup removes the build.
+// would: it builds it into a directory of the user's cache (newBuildDir).
+// prog is what to execute; cleanup removes the build.
 func buildPackage(ctx context.Context, argv0 string, env []string, stderr io.Writer) (prog string, cleanup func(), err error) {
 	cleanup = func() {}
 	if !strings.ContainsRune(argv0, os.PathSeparator) {
@@ -180,11 +180,10 @@ func buildPackage(ctx context.Context, argv0 string, env []string, stderr io.Wri
 	if err != nil {
 		return "", cleanup, fmt.Errorf("%s is a Go package directory, and building it needs the go command: %w", argv0, err)
 	}
-	tmp, err := os.MkdirTemp("", "gshmem-run-")
+	tmp, cleanup, err := newBuildDir()
 	if err != nil {
-		return "", cleanup, err
+		return "", func() {}, err
 	}
-	cleanup = func() { os.RemoveAll(tmp) }
 	prog = filepath.Join(tmp, filepath.Base(dir))
 	// Building "." from inside the directory lets go find the directory's
 	// own module, whatever the launcher's working directory is.

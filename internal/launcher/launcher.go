@@ -41,6 +41,9 @@ type Config struct {
 	Log io.Writer
 }
 
+// ErrConfig marks a job refused before anything was started.
+var ErrConfig = errors.New("job refused")
+
 // forwarded are the signals that the launcher passes on to every PE rather
 // than acting on: the PEs decide what an interrupt means, and their exit is
 // what ends the job.
@@ -73,6 +76,16 @@ type job struct {
 	// decideGrace and names a PE killed by a signal meanwhile instead.
 	pending *failure
 	decide  <-chan time.Time
+
+	// The bootstrap's completion: from the first PE's join, every PE has
+	// joinDeadline(joinTimeout) to join too (checkJoined).
+	joinTimeout time.Duration
+	joinCheck   <-chan time.Time
+
+	// interrupted is the interrupt (SIGINT, SIGTERM, SIGHUP) the launcher
+	// received and passed on, 0 if none: PE failures after it are the
+	// interrupt's doing and reported as such.
+	interrupted syscall.Signal
 }
 
 type failure struct {
@@ -97,6 +110,9 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	}
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
+	}
+	if err := checkBootstrapVar(cfg.Env); err != nil {
+		return 1, fmt.Errorf("gshmem run: %w", err)
 	}
 	if cfg.Stdout == nil {
 		cfg.Stdout = os.Stdout
@@ -144,6 +160,7 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 		return 1, fmt.Errorf("gshmem run: listening for PEs: %w", err)
 	}
 	j.srv = NewServer(ln, cfg.N, secret, j.log)
+	j.joinTimeout = bootstrapTimeout(cfg.Env)
 	go j.srv.Serve()
 	defer j.srv.Close()
 
@@ -184,8 +201,15 @@ func startFailureCode(err error) int {
 // loop runs until every PE has been reaped.
 func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 	done := ctx.Done()
+	first := j.srv.FirstJoin()
 	for j.live > 0 {
 		select {
+		case <-first:
+			first = nil
+			j.joinCheck = time.After(joinDeadline(j.joinTimeout))
+		case <-j.joinCheck:
+			j.joinCheck = nil
+			j.checkJoined()
 		case ev := <-j.exits:
 			// An abort sent just before exiting must win over the exit
 			// itself, and select alone would not order the two.
@@ -196,6 +220,12 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 			code, what, failed := c.failure(ev)
 			switch {
 			case !failed || j.stopping:
+			case j.interrupted != 0:
+				// The user interrupted the job: the PE ended because of
+				// the signal passed on to it, not on its own.
+				j.pending = nil
+				j.log("job interrupted by %s (passed on to every PE)%s", sigName(j.interrupted), j.stoppingOthers())
+				j.stop(code, nil)
 			case signaled(ev):
 				j.pending = nil
 				j.log("%s%s", what, j.stoppingOthers())
@@ -212,7 +242,11 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 		case a := <-j.srv.Aborts():
 			j.abort(a)
 		case sig := <-sigs:
-			j.signal(sig.(syscall.Signal))
+			s := sig.(syscall.Signal)
+			if s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP {
+				j.interrupted = s
+			}
+			j.signal(s)
 		case <-done:
 			done = nil
 			if !j.stopping {
@@ -226,6 +260,21 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 	}
 }
 
+// checkJoined ends a job whose PEs have not all joined the bootstrap by
+// the deadline, with one line for the job: the PEs that joined would each
+// report their own timeout otherwise (a job too large for the node printed
+// hundreds of identical lines). A program that never joins (not a gshmem
+// program) is never judged: the clock starts at the first join.
+func (j *job) checkJoined() {
+	joined := j.srv.Joined()
+	if j.stopping || joined >= j.cfg.N {
+		return
+	}
+	j.log("only %d of %d PEs joined the job within GSHMEM_BOOTSTRAP_TIMEOUT=%v of the first; stopping the job (too many PEs for this node? lower -n, or raise GSHMEM_BOOTSTRAP_TIMEOUT)",
+		joined, j.cfg.N, j.joinTimeout)
+	j.stop(exitTimeout, nil)
+}
+
 // settle ends the job for the pending failure, if any.
 func (j *job) settle() {
 	j.decide = nil
@@ -236,6 +285,19 @@ func (j *job) settle() {
 		j.stop(f.code, nil)
 		continueStopped(stopped)
 	}
+}
+
+// sigName names an interrupt as a user knows it.
+func sigName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT (Ctrl-C)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return s.String()
 }
 
 func signaled(ev exitEvent) bool {

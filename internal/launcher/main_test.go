@@ -46,6 +46,14 @@ func childMain(mode string) int {
 		case <-time.After(20 * time.Second):
 			return fail("no SIGUSR1")
 		}
+	case "builddir":
+		dir, _, err := newBuildDir()
+		if err != nil {
+			return fail("build dir: %v", err)
+		}
+		fmt.Println(dir)
+		time.Sleep(time.Minute) // until SIGKILLed
+		return 0
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
 	case "output":
@@ -58,6 +66,10 @@ func childMain(mode string) int {
 	e, ok, err := launchwire.EnvFromEnviron(os.Getenv)
 	if err != nil || !ok {
 		return fail("env: ok=%v err=%v", ok, err)
+	}
+	if mode == "late1" && e.Rank == 1 {
+		time.Sleep(time.Minute) // never joins; the launcher must stop it
+		return 0
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

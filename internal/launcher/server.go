@@ -57,6 +57,8 @@ type Server struct {
 	mu      sync.Mutex
 	closed  bool
 	peers   []*peer
+	joined  int           // PEs that ever joined
+	first   chan struct{} // closed when the first PE joins
 	conns   map[net.Conn]struct{}
 	gathers map[uint64]*gather
 }
@@ -92,9 +94,20 @@ func NewServer(ln net.Listener, npes int, secret []byte, logf func(format string
 		ln:       ln,
 		aborts:   make(chan AbortEvent, npes), // one per rank at most, so sends never block
 		peers:    make([]*peer, npes),
+		first:    make(chan struct{}),
 		conns:    make(map[net.Conn]struct{}),
 		gathers:  make(map[uint64]*gather),
 	}
+}
+
+// FirstJoin is closed when the first PE has joined.
+func (s *Server) FirstJoin() <-chan struct{} { return s.first }
+
+// Joined returns how many PEs have joined so far.
+func (s *Server) Joined() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.joined
 }
 
 // Aborts delivers at most one event per rank.
@@ -206,6 +219,9 @@ func (s *Server) handle(conn net.Conn) {
 	dup := s.peers[rank] != nil
 	if !dup {
 		s.peers[rank] = p
+		if s.joined++; s.joined == 1 {
+			close(s.first)
+		}
 	}
 	s.mu.Unlock()
 	if dup {

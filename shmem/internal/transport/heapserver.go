@@ -20,7 +20,8 @@ import (
 // network namespace, and what it hands out is the heap itself, so a peer
 // must run as this process's user (SO_PEERCRED) and present the token that
 // only the job's bootstrap carried; until it has, it holds one of
-// heapMaxPending slots for at most heapHelloTimeout.
+// heapMaxPending slots (plus one per PE of the job) for at most
+// heapHelloTimeout.
 var (
 	heapHelloTimeout    = 3 * time.Second
 	heapMaxPending      = 64
@@ -49,7 +50,10 @@ type heapServer struct {
 func newHeapServer(ln *net.UnixListener, fd int, size uint64, token []byte, n int, logf func(string, ...any)) *heapServer {
 	return &heapServer{
 		ln: ln, fd: fd, size: size, token: token, n: n, uid: guard.MyUID(),
-		gate:     guard.NewGate(heapMaxPending, heapHelloTimeout),
+		// Every peer of the job asks at once during Connect: a job of
+		// more than heapMaxPending PEs would otherwise have its own peers
+		// refused (and fall back to tcp), so the job's size is added.
+		gate:     guard.NewGate(heapMaxPending+n, heapHelloTimeout),
 		refusals: guard.NewRefusals("transport: heap server", logf, heapRefusalInterval),
 		accepted: map[int]net.Conn{},
 	}

@@ -1,6 +1,9 @@
 package perf
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // Benchmarks between two processes (go test -bench . ./cmd/gshmem/internal/perf/).
 // Each b.N run starts a job of two PEs (this binary re-executed through the
@@ -79,4 +82,15 @@ func benchRow(b *testing.B, t jobTest) Row {
 		b.Fatalf("%s: row %+v", t.Name, rows[0])
 	}
 	return rows[0]
+}
+
+// sizeLabel names a benchmark size as 8, 4K, 1M.
+func sizeLabel(v int64) string {
+	switch {
+	case v >= 1<<20 && v%(1<<20) == 0:
+		return fmt.Sprintf("%dM", v>>20)
+	case v >= 1<<10 && v%(1<<10) == 0:
+		return fmt.Sprintf("%dK", v>>10)
+	}
+	return fmt.Sprint(v)
 }

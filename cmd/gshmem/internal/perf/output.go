@@ -13,7 +13,10 @@ import (
 // object with the keys below plus those of Extra, so that tools can read
 // results without knowing every test.
 type Row struct {
-	Test          string  `json:"test"`
+	Test string `json:"test"`
+	// Kind is the test's figure, "latency" or "bandwidth": the column a
+	// plot draws (gshmem-plot reads it without knowing the tests).
+	Kind          string  `json:"kind,omitempty"`
 	Size          int     `json:"size"`           // bytes per message
 	LatencyUS     float64 `json:"latency_us"`     // mean microseconds per operation
 	BandwidthGBps float64 `json:"bandwidth_gbps"` // 1e9 bytes per second
@@ -23,6 +26,10 @@ type Row struct {
 	Op            string  `json:"op,omitempty"`
 	Datatype      string  `json:"datatype,omitempty"`
 	Window        int     `json:"window,omitempty"`
+	// WinFlavor and Sync are the window flavor and the epoch pattern of
+	// the win_* tests.
+	WinFlavor string `json:"win_flavor,omitempty"`
+	Sync      string `json:"sync,omitempty"`
 	// MinUS and MedianUS are the fastest and the median of up to 16 batches
 	// of the timed loop (latency tests).
 	MinUS    float64 `json:"min_latency_us,omitempty"`
@@ -62,8 +69,8 @@ func (r *Row) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	known := map[string]bool{}
-	for _, k := range []string{"test", "size", "latency_us", "bandwidth_gbps", "msgs_per_s", "pes", "iters",
-		"op", "datatype", "window", "min_latency_us", "median_latency_us"} {
+	for _, k := range []string{"test", "kind", "size", "latency_us", "bandwidth_gbps", "msgs_per_s", "pes", "iters",
+		"op", "datatype", "window", "win_flavor", "sync", "min_latency_us", "median_latency_us"} {
 		known[k] = true
 	}
 	for k, v := range m {
@@ -129,6 +136,9 @@ func WriteTable(out io.Writer, rows []Row) error {
 
 func header(r Row) string {
 	parts := []string{"# " + r.Test, fmt.Sprintf("%d PEs", r.PEs)}
+	if r.WinFlavor != "" {
+		parts = append(parts, r.WinFlavor+" window", "sync "+r.Sync)
+	}
 	if r.Op != "" {
 		parts = append(parts, "op "+r.Op)
 	}

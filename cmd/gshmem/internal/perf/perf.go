@@ -51,6 +51,14 @@ const (
 	Bandwidth
 )
 
+// String is the kind's name in the JSON rows.
+func (k Kind) String() string {
+	if k == Bandwidth {
+		return "bandwidth"
+	}
+	return "latency"
+}
+
 // Func runs one test on one PE and returns the rows (on PE 0; nil elsewhere).
 type Func func(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error)
 
@@ -279,6 +287,7 @@ func Run(ctx context.Context, w *shmem.World, name string, cfg Config) ([]Row, e
 			rows[i].Test = name
 		}
 		rows[i].PEs = w.NPEs()
+		rows[i].Kind = t.Kind.String()
 	}
 	return rows, nil
 }

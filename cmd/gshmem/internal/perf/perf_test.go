@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -58,7 +57,7 @@ func TestRegistry(t *testing.T) {
 	require.NoError(t, shmem.Run(2, func(w *shmem.World) error {
 		rows, err := Run(context.Background(), w, "zz_registered_by_test", Config{})
 		if err == nil {
-			assert.Equal(t, []Row{{Test: "zz_registered_by_test", Size: 1, LatencyUS: 1, PEs: 2}}, rows)
+			assert.Equal(t, []Row{{Test: "zz_registered_by_test", Kind: "latency", Size: 1, LatencyUS: 1, PEs: 2}}, rows)
 		}
 		return err
 	}, shmem.WithSymmetricSize(1<<20)))
@@ -198,7 +197,7 @@ func TestRowJSON(t *testing.T) {
 	assert.JSONEq(t, "[]", buf.String())
 }
 
-func TestTableAndPlot(t *testing.T) {
+func TestTable(t *testing.T) {
 	rows := []Row{
 		{Test: "put_bw", Size: 8, LatencyUS: 0.01, BandwidthGBps: 0.8, MsgRate: 1e8, PEs: 2, Window: 64},
 		{Test: "put_bw", Size: 1 << 20, LatencyUS: 50, BandwidthGBps: 21, MsgRate: 2e4, PEs: 2, Window: 64},
@@ -208,20 +207,6 @@ func TestTableAndPlot(t *testing.T) {
 	assert.Contains(t, buf.String(), "# put_bw, 2 PEs, window 64")
 	assert.Regexp(t, `size \(B\)\s+latency \(us\)\s+bandwidth \(GB/s\)\s+messages/s`, buf.String())
 	assert.Regexp(t, `1048576\s+50.000\s+21.000\s+20.00k`, buf.String())
-
-	file := filepath.Join(t.TempDir(), "bw.png")
-	require.NoError(t, Plot(file, rows))
-	png, err := os.ReadFile(file)
-	require.NoError(t, err)
-	assert.Equal(t, "\x89PNG", string(png[:4]))
-	assert.Error(t, Plot(file, nil))
-
-	// A fixed-size test over several ops is drawn as bars.
-	amo := []Row{
-		{Test: "atomic_latency", Op: "fetch", Size: 8, LatencyUS: 0.02, PEs: 2},
-		{Test: "atomic_latency", Op: "fetch_add", Size: 8, LatencyUS: 0.03, PEs: 2},
-	}
-	require.NoError(t, Plot(filepath.Join(t.TempDir(), "amo.svg"), amo))
 }
 
 // quick is a configuration small enough for -race on two cores.
@@ -273,7 +258,16 @@ func TestWindowModes(t *testing.T) {
 				for _, name := range []string{"win_put_latency", "win_get_bw", "win_cas_latency"} {
 					rows := runInProcess(t, name, cfg)
 					checkRows(t, name, cfg, rows)
-					assert.Equal(t, fl+"/"+string(m), rows[0].Op)
+					assert.Equal(t, fl, rows[0].WinFlavor)
+					assert.Equal(t, string(m), rows[0].Sync)
+					var buf bytes.Buffer
+					require.NoError(t, WriteTable(&buf, rows))
+					assert.Contains(t, buf.String(), fmt.Sprintf("# %s, 2 PEs, %s window, sync %s, ", name, fl, m))
+					if name == "win_cas_latency" {
+						assert.Contains(t, buf.String(), ", "+cfg.withDefaults().Datatype+"\n")
+					} else {
+						assert.NotContains(t, buf.String(), "op ")
+					}
 				}
 			})
 		}
@@ -397,5 +391,6 @@ func checkRows(t *testing.T, name string, cfg Config, rows []Row) {
 		if tt.Kind == Bandwidth {
 			assert.Equal(t, cfg.withDefaults().Window, r.Window)
 		}
+		assert.Equal(t, tt.Kind.String(), r.Kind, "the kind gshmem-plot picks the column by")
 	}
 }

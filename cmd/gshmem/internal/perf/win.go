@@ -148,12 +148,13 @@ func newWin(w *shmem.World, cfg Config, size int) (*mpibench.Window, mpibench.Sy
 	return bw, m, err
 }
 
-// tagWin names the flavor and the mode in the op column ("allocate/flush").
-func tagWin(rows []Row, cfg Config, dt string) []Row {
+// tagWin names the window flavor, the sync mode and the element type of
+// the rows (and the accumulate's op, as OSU's tests use MPI_SUM).
+func tagWin(rows []Row, cfg Config, dt, op string) []Row {
 	f, m, _ := winSetup(cfg)
 	for i := range rows {
-		rows[i].Op = f.String() + "/" + string(m)
-		rows[i].Datatype = dt
+		rows[i].WinFlavor, rows[i].Sync = f.String(), string(m)
+		rows[i].Datatype, rows[i].Op = dt, op
 	}
 	return rows
 }
@@ -219,7 +220,7 @@ func winRMA(test string, get, bandwidth bool) Func {
 			return nil
 		}
 		rows, err = winSweep(ctx, w, cfg, test, kind, bw, mode, sizes, s)
-		return tagWin(rows, cfg, "uint8"), err
+		return tagWin(rows, cfg, "bytes", ""), err
 	}
 }
 
@@ -245,7 +246,7 @@ func winAcc[T number](ctx context.Context, w *shmem.World, cfg Config) (rows []R
 			return windows.Accumulate(bw.Win, one[:size/esz], 1, disp, compat.OpSum)
 		},
 	})
-	return tagWin(rows, cfg, cfg.Datatype), err
+	return tagWin(rows, cfg, cfg.Datatype, "sum"), err
 }
 
 func winFop[T number](ctx context.Context, w *shmem.World, cfg Config) (rows []Row, err error) {
@@ -267,7 +268,7 @@ func winFop[T number](ctx context.Context, w *shmem.World, cfg Config) (rows []R
 			return err
 		},
 	})
-	return tagWin(rows, cfg, cfg.Datatype), err
+	return tagWin(rows, cfg, cfg.Datatype, "sum"), err
 }
 
 func winCas[T number](ctx context.Context, w *shmem.World, cfg Config) (rows []Row, err error) {
@@ -305,5 +306,5 @@ func winCas[T number](ctx context.Context, w *shmem.World, cfg Config) (rows []R
 	if err == nil && w.MyPE() == 0 && swaps == 0 {
 		err = fmt.Errorf("win_cas_latency: no compare-and-swap succeeded")
 	}
-	return tagWin(rows, cfg, cfg.Datatype), err
+	return tagWin(rows, cfg, cfg.Datatype, ""), err
 }

@@ -1,4 +1,4 @@
-package perf
+package main
 
 import (
 	"fmt"
@@ -14,19 +14,22 @@ import (
 // Plot draws rows as curves over message size into file (the format
 // follows the extension: .png, .svg, .pdf). Bandwidth tests plot GB/s,
 // latency tests microseconds (log scale); each test and op is one curve.
+// Rows of size 0 have no place on the logarithmic size axis and are left
+// out (a barrier's only row is drawn as a bar).
 func Plot(file string, rows []Row) (err error) {
 	defer func() {
 		if r := recover(); r != nil { // gonum/plot panics on data it cannot scale
-			err = fmt.Errorf("perf: plotting: %v", r)
+			err = fmt.Errorf("%w: %v", errPlot, r)
 		}
 	}()
+	if err := CheckFile(file); err != nil {
+		return err
+	}
 	if len(rows) == 0 {
-		return fmt.Errorf("perf: nothing to plot")
+		return fmt.Errorf("%w: no rows", errPlot)
 	}
-	kind := Latency
-	if t, ok := Lookup(rows[0].Test); ok {
-		kind = t.Kind
-	}
+	// Rows from before the kind was written: the bandwidth tests end in _bw.
+	bandwidth := rows[0].Kind == "bandwidth" || rows[0].Kind == "" && strings.HasSuffix(rows[0].Test, "_bw")
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("gshmem perf %s (%d PEs)", rows[0].Test, rows[0].PEs)
 	p.X.Label.Text = "message size (bytes)"
@@ -34,14 +37,21 @@ func Plot(file string, rows []Row) (err error) {
 	p.X.Tick.Marker = sizeTicks{}
 	value := func(r Row) float64 { return r.LatencyUS }
 	p.Y.Label.Text = "latency (us)"
-	if kind == Bandwidth {
+	if bandwidth {
 		value = func(r Row) float64 { return r.BandwidthGBps }
 		p.Y.Label.Text = "bandwidth (GB/s)"
 	}
 	positive := true
 	var order []string
 	series := map[string]plotter.XYs{}
+	if oneSize(rows) {
+		// One size per op (atomics, signals, a barrier's size 0): bars.
+		return barPlot(p, file, rows, value)
+	}
 	for _, r := range rows {
+		if r.Size <= 0 {
+			continue
+		}
 		name := r.Test
 		if r.Op != "" {
 			name += " " + r.Op
@@ -53,10 +63,10 @@ func Plot(file string, rows []Row) (err error) {
 		positive = positive && v > 0
 		series[name] = append(series[name], plotter.XY{X: float64(r.Size), Y: v})
 	}
-	if len(order) > 1 && oneSize(rows) {
-		return barPlot(p, file, order, series)
+	if len(order) == 0 {
+		return fmt.Errorf("%w: no row has a size above 0", errPlot)
 	}
-	if kind == Latency && positive {
+	if !bandwidth && positive {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
@@ -65,14 +75,11 @@ func Plot(file string, rows []Row) (err error) {
 		args = append(args, name, series[name])
 	}
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return fmt.Errorf("perf: plotting: %w", err)
+		return fmt.Errorf("%w: %w", errPlot, err)
 	}
-	p.Legend.Top = kind == Bandwidth
+	p.Legend.Top = bandwidth
 	p.Add(plotter.NewGrid())
-	if err := p.Save(8*vg.Inch, 5*vg.Inch, file); err != nil {
-		return fmt.Errorf("perf: writing the plot: %w", err)
-	}
-	return nil
+	return save(p, file)
 }
 
 func oneSize(rows []Row) bool {
@@ -84,31 +91,29 @@ func oneSize(rows []Row) bool {
 	return true
 }
 
-// barPlot draws one bar per series (an op of a fixed-size test) instead of
+// barPlot draws one bar per row (an op of a fixed-size test) instead of
 // curves over sizes.
-func barPlot(p *plot.Plot, file string, order []string, series map[string]plotter.XYs) error {
-	vals := make(plotter.Values, len(order))
-	for i, name := range order {
-		vals[i] = series[name][0].Y
+func barPlot(p *plot.Plot, file string, rows []Row, value func(Row) float64) error {
+	vals := make(plotter.Values, len(rows))
+	labels := make([]string, len(rows))
+	for i, r := range rows {
+		vals[i] = value(r)
+		labels[i] = r.Op
+		if labels[i] == "" {
+			labels[i] = r.Test
+		}
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(14))
 	if err != nil {
-		return fmt.Errorf("perf: plotting: %w", err)
+		return fmt.Errorf("%w: %w", errPlot, err)
 	}
 	p.Add(bars, plotter.NewGrid())
 	p.X.Scale, p.X.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
-	labels := make([]string, len(order))
-	for i, name := range order {
-		labels[i] = name[strings.LastIndex(name, " ")+1:] // the op
-	}
 	p.NominalX(labels...)
-	p.X.Label.Text = fmt.Sprintf("%d-byte operations", int(series[order[0]][0].X))
+	p.X.Label.Text = fmt.Sprintf("%d-byte operations", rows[0].Size)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
-	if err := p.Save(8*vg.Inch, 5*vg.Inch, file); err != nil {
-		return fmt.Errorf("perf: writing the plot: %w", err)
-	}
-	return nil
+	return save(p, file)
 }
 
 // sizeTicks labels powers of two on a log axis as 8, 1K, 64K, 4M.

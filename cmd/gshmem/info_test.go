@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestInfoListsUnknownVariables(t *testing.T) {
+	t.Setenv("GSHMEM_SYMETRIC_SIZE", "2g")
+	t.Setenv("GSHMEM_NOT_A_THING", "1")
+	t.Setenv("GSHMEM_MPI_RING_SIZE", "64k") // compat's: known
+	stdout, stderr, err := gshmem(t, "info")
+	require.NoError(t, err, stderr)
+	assert.Contains(t, stdout, "unknown GSHMEM_* variables")
+	assert.Contains(t, stdout, "  GSHMEM_SYMETRIC_SIZE (did you mean GSHMEM_SYMMETRIC_SIZE?)\n")
+	assert.Contains(t, stdout, "  GSHMEM_NOT_A_THING\n")
+	assert.NotContains(t, stdout, "  GSHMEM_MPI_RING_SIZE")
+	assert.Contains(t, stdout, "bootstrap: singleton (")
+	assert.NotContains(t, stdout, "via nothing")
+}
+
+// TestMisspelledWarnedOncePerJob: every PE sees the variable, PE 0 alone
+// says so.
+func TestMisspelledWarnedOncePerJob(t *testing.T) {
+	t.Setenv("GSHMEM_DEBGU", "info")
+	stdout, stderr, err := gshmem(t, "run", "-n", "3", os.Args[0], "info")
+	require.NoError(t, err, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Equal(t, 1, strings.Count(stderr, "GSHMEM_DEBGU is not a gshmem variable and is ignored; did you mean GSHMEM_DEBUG?"), stderr)
+	assert.Contains(t, stdout, "PEs: 3 on 1 node(s)")
+}
