@@ -41,7 +41,9 @@ func Broadcast[T any](t *Team, dst, src Sym[T], n, root int) error {
 		return err
 	}
 	if dev {
-		return t.pullDevice(t.w.dev.stream(), bcastPieces(t, dst.off, src.off, nb, root), true)
+		return t.blocking(func(s uintptr) error {
+			return t.w.dev.collBroadcast(s, t.devTeam(), root, dst.off, src.off, nb)
+		})
 	}
 	return t.broadcast(dst.off, src.off, nb, root, small, par)
 }

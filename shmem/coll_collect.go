@@ -45,7 +45,7 @@ func FCollect[T any](t *Team, dst, src Sym[T], n int) error {
 		return nil
 	}
 	if dev {
-		return t.pullDevice(t.w.dev.stream(), fcollectPieces(t, dst.off, src.off, nb), true)
+		return t.blocking(func(s uintptr) error { return t.w.dev.collFCollect(s, t.devTeam(), dst.off, src.off, nb) })
 	}
 	sizes := make([]uint64, np)
 	for i := range sizes {

@@ -105,25 +105,6 @@ const (
 	devF64 = 9
 )
 
-func bcastPieces(t *Team, dstOff, srcOff, nb uint64, root int) []piece {
-	if t.me == root && dstOff == srcOff {
-		return nil
-	}
-	return []piece{{root, srcOff, dstOff, nb}}
-}
-
-// fcollectPieces starts with the next member, so that readers spread over
-// the sources.
-func fcollectPieces(t *Team, dstOff, srcOff, nb uint64) []piece {
-	np := len(t.members)
-	ps := make([]piece, 0, np)
-	for i := 1; i <= np; i++ {
-		p := (t.me + i) % np
-		ps = append(ps, piece{p, srcOff, dstOff + uint64(p)*nb, nb})
-	}
-	return ps
-}
-
 func alltoallPieces(t *Team, dstOff, srcOff, blk uint64) []piece {
 	np := len(t.members)
 	ps := make([]piece, 0, np)

@@ -83,7 +83,7 @@ func BroadcastOnDeviceStream[T any](stream uintptr, t *Team, dst, src Sym[T], n,
 	if nb == 0 {
 		return nil
 	}
-	return t.pullDevice(stream, bcastPieces(t, dst.off, src.off, nb, root), false)
+	return t.w.dev.collBroadcast(stream, t.devTeam(), root, dst.off, src.off, nb)
 }
 
 // FCollectOnDeviceStream is FCollect on stream.
@@ -104,7 +104,7 @@ func FCollectOnDeviceStream[T any](stream uintptr, t *Team, dst, src Sym[T], n i
 	if err != nil || nb == 0 {
 		return err
 	}
-	return t.pullDevice(stream, fcollectPieces(t, dst.off, src.off, nb), false)
+	return t.w.dev.collFCollect(stream, t.devTeam(), dst.off, src.off, nb)
 }
 
 // AlltoallOnDeviceStream is Alltoall on stream.

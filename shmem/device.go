@@ -107,6 +107,8 @@ type deviceDomain interface {
 	collSync(s uintptr, t devTeam) error
 	collReduce(s uintptr, t devTeam, typ, op int, sz, dstOff, srcOff uint64, n int, scatter bool) error
 	collPull(s uintptr, t devTeam, ps []piece) error
+	collBroadcast(s uintptr, t devTeam, root int, dstOff, srcOff, nb uint64) error
+	collFCollect(s uintptr, t devTeam, dstOff, srcOff, nb uint64) error
 	syncStream(s uintptr) error
 }
 

@@ -110,3 +110,11 @@ var (
 	_ = [1]struct{}{}[devF32-cuda.TypeF32]
 	_ = [1]struct{}{}[devF64-cuda.TypeF64]
 )
+
+func (c cudaDomain) collBroadcast(s uintptr, t devTeam, root int, dstOff, srcOff, nb uint64) error {
+	return c.d.Broadcast(cudadrv.StreamFromUintptr(s), t.cuda(), root, dstOff, srcOff, nb)
+}
+
+func (c cudaDomain) collFCollect(s uintptr, t devTeam, dstOff, srcOff, nb uint64) error {
+	return c.d.FCollect(cudadrv.StreamFromUintptr(s), t.cuda(), dstOff, srcOff, nb)
+}

@@ -161,7 +161,9 @@ static __device__ __forceinline__ void gshmemi_reduce_range(const unsigned long 
                                                             unsigned long long dst_off, unsigned long long src_off,
                                                             unsigned long long lo, unsigned long long hi,
                                                             unsigned long long shift, int all_dst, int vec,
-                                                            unsigned long long tid, unsigned long long nt) {
+                                                            int src_pe, unsigned long long tid, unsigned long long nt) {
+  const unsigned long long *in0 = src_pe < 0 ? sb : sb + src_pe;
+  int nsrc = src_pe < 0 ? np : 1;
   const unsigned long long per = 16 / sizeof(T);
   unsigned long long i0 = lo;
   if (vec) {
@@ -172,8 +174,8 @@ static __device__ __forceinline__ void gshmemi_reduce_range(const unsigned long 
       V acc[GSHMEMI_RED_UNROLL];
 #pragma unroll
       for (int u = 0; u < GSHMEMI_RED_UNROLL; u++)
-        acc[u].v = ((const uint4 *)(sb[0] + src_off + lo * sizeof(T)))[v + u * nt];
-      for (int p = 1; p < np; p++) {
+        acc[u].v = ((const uint4 *)(in0[0] + src_off + lo * sizeof(T)))[v + u * nt];
+      for (int p = 1; p < nsrc; p++) {
         const uint4 *s = (const uint4 *)(sb[p] + src_off + lo * sizeof(T));
         V in[GSHMEMI_RED_UNROLL];
 #pragma unroll
@@ -192,8 +194,8 @@ static __device__ __forceinline__ void gshmemi_reduce_range(const unsigned long 
     }
     for (; v < nv; v += nt) {
       V acc;
-      acc.v = ((const uint4 *)(sb[0] + src_off + lo * sizeof(T)))[v];
-      for (int p = 1; p < np; p++) {
+      acc.v = ((const uint4 *)(in0[0] + src_off + lo * sizeof(T)))[v];
+      for (int p = 1; p < nsrc; p++) {
         V in;
         in.v = ((const uint4 *)(sb[p] + src_off + lo * sizeof(T)))[v];
 #pragma unroll
@@ -207,8 +209,8 @@ static __device__ __forceinline__ void gshmemi_reduce_range(const unsigned long 
     i0 = lo + nv * per;
   }
   for (unsigned long long i = i0 + tid; i < hi; i += nt) {
-    T acc = ((const T *)(sb[0] + src_off))[i];
-    for (int p = 1; p < np; p++) acc = gshmemi_fold<T>(op, acc, ((const T *)(sb[p] + src_off))[i]);
+    T acc = ((const T *)(in0[0] + src_off))[i];
+    for (int p = 1; p < nsrc; p++) acc = gshmemi_fold<T>(op, acc, ((const T *)(sb[p] + src_off))[i]);
     for (int q = all_dst ? 0 : me; q < (all_dst ? np : me + 1); q++) {
       int p = all_dst ? (me + q) % np : me;
       ((T *)(sb[p] + dst_off))[i - shift] = acc;
@@ -230,18 +232,21 @@ static __device__ __forceinline__ void gshmemi_reduce_range(const unsigned long 
   case GSHMEMI_T_F64: CALL(double); break;                                                                        \
   }
 
-// The large reduction's middle kernel (any grid, no waiting): this PE folds
-// its slice [lo, hi) and stores it into every member's dst (all_dst; an
-// all-reduce, whose reduce-scatter and allgather are one pass), or only
-// into its own (a reduce-scatter).
+// The large collectives' middle kernel (any grid, no waiting): this PE
+// folds its slice [lo, hi) of every member's src (src_pe < 0) and stores it
+// into every member's dst (all_dst; an all-reduce, whose reduce-scatter and
+// allgather are one pass), or only into its own (a reduce-scatter). With
+// src_pe >= 0 it copies the slice of that member's src instead (broadcast,
+// fcollect: each byte is read once and written to every member).
 extern "C" __global__ void gshmemi_coll_reduce(gshmemi_team_t t, unsigned long long dst_off, unsigned long long src_off,
                                                unsigned long long lo, unsigned long long hi, unsigned long long shift,
-                                               int typ, int op, int all_dst, int vec) {
+                                               int typ, int op, int all_dst, int vec, int src_pe) {
   __shared__ unsigned long long sb[GSHMEMI_TEAM_MAX];
   gshmemi_load_bases(t, sb);
   unsigned long long tid = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
   unsigned long long nt = (unsigned long long)gridDim.x * blockDim.x;
-#define GSHMEMI_R(T) gshmemi_reduce_range<T>(sb, t.np, t.me, op, dst_off, src_off, lo, hi, shift, all_dst, vec, tid, nt)
+#define GSHMEMI_R(T)                                                                                                \
+  gshmemi_reduce_range<T>(sb, t.np, t.me, op, dst_off, src_off, lo, hi, shift, all_dst, vec, src_pe, tid, nt)
   GSHMEMI_BY_TYPE(typ, GSHMEMI_R)
 #undef GSHMEMI_R
 }

@@ -157,6 +157,14 @@ func (d *Domain) Reduce(s cudadrv.Stream, t Team, typ, op int, sz, dstOff, srcOf
 	if scatter {
 		all = 0
 	}
+	return d.spread(s, t, typ, op, sz, dstOff, srcOff, lo, hi, shift, all, vec, -1, uint64(np))
+}
+
+// spread is a large collective's three launches: a barrier, the middle
+// kernel on elements [lo, hi) of src (folded from every member, or copied
+// from member from >= 0) moving about (hi-lo)*sz*reads bytes, a barrier.
+func (d *Domain) spread(s cudadrv.Stream, t Team, typ, op int, sz, dstOff, srcOff, lo, hi, shift uint64,
+	all, vec int32, from int, reads uint64) error {
 	if err := d.SyncOnStream(s, t); err != nil {
 		return err
 	}
@@ -165,14 +173,61 @@ func (d *Domain) Reduce(s cudadrv.Stream, t Team, typ, op int, sz, dstOff, srcOf
 		return err
 	}
 	var a cudadrv.Args
-	a.Bytes(ta, 8).U64(dstOff).U64(srcOff).U64(lo).U64(hi).U64(shift).I32(int32(typ)).I32(int32(op)).I32(all).I32(vec)
+	a.Bytes(ta, 8).U64(dstOff).U64(srcOff).U64(lo).U64(hi).U64(shift).I32(int32(typ)).I32(int32(op)).I32(all).I32(vec).I32(int32(from))
 	if hi > lo {
-		bytes := (hi - lo) * sz * uint64(np)
-		if err := d.ctx.Launch(d.fn.collReduce, d.grid(bytes), cudadrv.Dim3{X: 512}, 0, s, &a, false); err != nil {
+		if err := d.ctx.Launch(d.fn.collReduce, d.grid((hi-lo)*sz*reads), cudadrv.Dim3{X: 512}, 0, s, &a, false); err != nil {
 			return err
 		}
 	}
 	return d.SyncOnStream(s, t)
+}
+
+// Broadcast copies nb bytes at srcOff of member root into dstOff of every
+// member, on s. Up to SmallCopy bytes every member pulls them in one
+// launch; larger ones are cut into one 64-byte-aligned slice per member,
+// which it reads once from the root and writes into every member's dst (the
+// root's bytes are read once in all).
+func (d *Domain) Broadcast(s cudadrv.Stream, t Team, root int, dstOff, srcOff, nb uint64) error {
+	if root < 0 || root >= len(t.Members) {
+		return fmt.Errorf("cuda: broadcast root %d of %d members", root, len(t.Members))
+	}
+	if nb <= SmallCopy {
+		var ps []Piece
+		if t.Me != root || dstOff != srcOff {
+			ps = []Piece{{Peer: root, Src: srcOff, Dst: dstOff, Len: nb}}
+		}
+		return d.Pull(s, t, ps)
+	}
+	np := uint64(len(t.Members))
+	per := ((nb+np-1)/np + 63) &^ 63
+	lo := min(nb, uint64(t.Me)*per)
+	hi := min(nb, lo+per)
+	return d.spread(s, t, TypeU8, 0, 1, dstOff, srcOff, lo, hi, 0, 1, vecOK(dstOff, srcOff), root, 1)
+}
+
+// FCollect puts every member's nb bytes at srcOff into dstOff + i*nb of
+// every member (i the source's index), on s: pulled in one launch up to
+// SmallCopy bytes in all, else each member writes its own block into every
+// member's dst (each source read once).
+func (d *Domain) FCollect(s cudadrv.Stream, t Team, dstOff, srcOff, nb uint64) error {
+	np := len(t.Members)
+	if nb*uint64(np) <= SmallCopy {
+		ps := make([]Piece, 0, np)
+		for i := 1; i <= np; i++ {
+			p := (t.Me + i) % np
+			ps = append(ps, Piece{Peer: p, Src: srcOff, Dst: dstOff + uint64(p)*nb, Len: nb})
+		}
+		return d.Pull(s, t, ps)
+	}
+	to := dstOff + uint64(t.Me)*nb
+	return d.spread(s, t, TypeU8, 0, 1, to, srcOff, 0, nb, 0, 1, vecOK(to, srcOff), t.Me, 1)
+}
+
+func vecOK(a, b uint64) int32 {
+	if a%16 == 0 && b%16 == 0 {
+		return 1
+	}
+	return 0
 }
 
 // Piece is one copy of a gathering collective: n bytes from team member
