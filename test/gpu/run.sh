@@ -45,7 +45,7 @@ if [ "$cmd" = build ]; then
 	set -e
 	cd "$root"
 	mkdir -p "$dir/ref"
-	grep -qxF "/$dir/" .git/info/exclude 2>/dev/null || echo "/$dir/" >>.git/info/exclude
+	git check-ignore -q "$dir" || echo "/$dir/" >>"$(git rev-parse --git-path info/exclude)"
 	go test -c -tags cuda -o "$dir/gpu.test" ./test/gpu
 	go build -tags cuda -o "$dir/putblock-gpu" ./examples/putblock-gpu
 	go build -o "$dir/gshmem" ./cmd/gshmem || echo "warning: cmd/gshmem did not build; putblock-gpu as processes is skipped"
@@ -105,10 +105,10 @@ if [ "$cmd" = coll ]; then
 	step suite-inproc 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteInProcess' -test.v -test.timeout 145s
 	step coll-inproc 150 env GSHMEM_GPU_COLL=1 GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUCollBenchInProcess' -test.v -test.timeout 145s
 	mps_start
-	step suite-procs-mps 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 145s
+	step suite-procs-mps 130 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 125s
 	step coll-procs-mps 100 env GSHMEM_GPU_COLL=1 GSHMEM_GPU_MPS=1 GSHMEM_GPU_NPES=2 ./gpu.test -test.run 'TestGPUCollBenchProcesses' -test.v -test.timeout 95s
 	mps_stop
-	step nccl-allreduce 60 torchrun --standalone --nproc_per_node="$((ngpu > 1 ? ngpu : 2))" nccl_allreduce.py
+	step nccl-allreduce 40 torchrun --standalone --nproc_per_node="$((ngpu > 1 ? ngpu : 2))" nccl_allreduce.py
 	figures "$out"/coll-*.log "$out"/nccl-*.log
 	exit
 fi
