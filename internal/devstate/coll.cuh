@@ -23,6 +23,7 @@ typedef struct gshmemi_team {
   unsigned long long sync_off;               // the team's counters, in every member's heap
   unsigned long long epoch;                  // epoch of the launch's first barrier
   int np, me;
+  int sys; // a member is on another GPU: synchronize at system scope, else GPU scope
 } gshmemi_team_t;
 
 // The pieces of a gathering copy: piece i copies n[i] bytes from member
@@ -45,19 +46,46 @@ static __device__ __forceinline__ void gshmemi_load_bases(const gshmemi_team_t &
   __syncthreads();
 }
 
+// Release and acquire at GPU scope when every member is on this GPU (its
+// L2 is the point of coherence: far cheaper than system scope), else at
+// system scope.
+static __device__ __forceinline__ void gshmemi_fence_scoped(int sys) {
+  if (sys) {
+    asm volatile("fence.sc.sys;" ::: "memory");
+  } else {
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  }
+}
+static __device__ __forceinline__ void gshmemi_red_add_scoped(unsigned long long *p, int sys) {
+  if (sys) {
+    asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
+  } else {
+    asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
+  }
+}
+static __device__ __forceinline__ unsigned long long gshmemi_ld_scoped(const unsigned long long *p, int sys) {
+  unsigned long long v;
+  if (sys) {
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  } else {
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  }
+  return v;
+}
+
 // A barrier of the team's members, called by every thread of one block:
 // the block's earlier writes are visible at every member afterwards, and
 // every member's writes before its barrier are visible here.
 static __device__ __forceinline__ void gshmemi_team_sync(const unsigned long long *sb, unsigned long long sync_off,
-                                                         int np, int me, unsigned long long epoch) {
+                                                         int np, int me, unsigned long long epoch, int sys) {
   __syncthreads();
-  if (threadIdx.x == 0) gshmem_quiet();
+  if (threadIdx.x == 0) gshmemi_fence_scoped(sys);
   __syncthreads();
   for (int p = threadIdx.x; p < np; p += blockDim.x)
-    gshmemi_red_release_add_u64((unsigned long long *)(sb[p] + sync_off) + me, 1);
+    gshmemi_red_add_scoped((unsigned long long *)(sb[p] + sync_off) + me, sys);
   const unsigned long long *own = (const unsigned long long *)(sb[me] + sync_off);
   for (int p = threadIdx.x; p < np; p += blockDim.x)
-    while (gshmemi_ld_acquire_u64(own + p) < epoch) {
+    while (gshmemi_ld_scoped(own + p, sys) < epoch) {
     }
   __syncthreads();
 }
@@ -66,7 +94,7 @@ static __device__ __forceinline__ void gshmemi_team_sync(const unsigned long lon
 extern "C" __global__ void gshmemi_coll_sync(gshmemi_team_t t) {
   __shared__ unsigned long long sb[GSHMEMI_TEAM_MAX];
   gshmemi_load_bases(t, sb);
-  gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch);
+  gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch, t.sys);
 }
 
 // ------------------------------------------------------------ reductions ---
@@ -262,7 +290,7 @@ extern "C" __global__ void gshmemi_coll_reduce_small(gshmemi_team_t t, unsigned 
   __shared__ unsigned long long sb[GSHMEMI_TEAM_MAX];
   extern __shared__ uint4 gshmemi_red_buf[];
   gshmemi_load_bases(t, sb);
-  gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch);
+  gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch, t.sys);
   unsigned long long n = hi - lo;
   // The fold into shared memory: an all-reduce's code path with this PE's
   // "dst" being the buffer, reached as an offset from sb[me].
@@ -275,7 +303,7 @@ extern "C" __global__ void gshmemi_coll_reduce_small(gshmemi_team_t t, unsigned 
   }
   GSHMEMI_BY_TYPE(typ, GSHMEMI_R)
 #undef GSHMEMI_R
-  gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch + 1);
+  gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch + 1, t.sys);
   gshmemi_copy((void *)(sb[t.me] + dst_off), (const void *)buf, n * elem, threadIdx.x, blockDim.x);
 }
 
@@ -298,7 +326,7 @@ extern "C" __global__ void gshmemi_coll_pull(gshmemi_team_t t, gshmemi_pieces_t 
     sp.count = ps.count;
   }
   gshmemi_load_bases(t, sb);
-  if (sync) gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch);
+  if (sync) gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch, t.sys);
   int tid = blockIdx.x * blockDim.x + threadIdx.x, nt = gridDim.x * blockDim.x;
   int count = sp.count < GSHMEMI_TEAM_MAX ? sp.count : GSHMEMI_TEAM_MAX;
 #pragma unroll 1
@@ -307,7 +335,7 @@ extern "C" __global__ void gshmemi_coll_pull(gshmemi_team_t t, gshmemi_pieces_t 
     if (n == 0) continue;
     gshmemi_copy((void *)(sb[t.me] + sp.dst[i]), (const void *)(sb[sp.peer[i]] + sp.src[i]), n, tid, nt);
   }
-  if (sync) gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch + 1);
+  if (sync) gshmemi_team_sync(sb, t.sync_off, t.np, t.me, t.epoch + 1, t.sys);
 }
 
 #endif // GSHMEMI_COLL_CUH

@@ -71,14 +71,19 @@ func (d *Domain) teamArg(t Team, barriers uint64) ([]byte, error) {
 	if len(t.Members) > TeamMax || t.Me < 0 || t.Me >= len(t.Members) {
 		return nil, fmt.Errorf("cuda: team of %d members (this PE %d) for the collective kernels", len(t.Members), t.Me)
 	}
-	b := make([]byte, 8*TeamMax+24)
+	b := make([]byte, 8*TeamMax+32) // gshmemi_team_t
+	sys := uint32(0)
 	for i, pe := range t.Members {
 		base, err := d.Addr(pe, 0)
 		if err != nil {
 			return nil, err
 		}
 		binary.LittleEndian.PutUint64(b[8*i:], uint64(base))
+		if d.peerOrd[pe] != d.ord {
+			sys = 1
+		}
 	}
+	binary.LittleEndian.PutUint32(b[8*TeamMax+24:], sys)
 	binary.LittleEndian.PutUint64(b[8*TeamMax:], t.SyncOff)
 	binary.LittleEndian.PutUint64(b[8*TeamMax+8:], *t.Epoch+1)
 	binary.LittleEndian.PutUint32(b[8*TeamMax+16:], uint32(len(t.Members)))
