@@ -1,6 +1,9 @@
 package shmem
 
-import "reflect"
+import (
+	"encoding/binary"
+	"reflect"
+)
 
 // Team collectives on device heaps. When the heap is GPU memory and every
 // member's heap is mapped in this PE's context (CUDA IPC, the same pointer
@@ -25,8 +28,21 @@ type devTeam struct {
 	epoch   *uint64
 }
 
-// devTeamBytes is what the device counters of a team take in its slot.
-func devTeamBytes(np int) uint64 { return uint64(8*np+63) &^ 63 }
+// The device copy of a team's slot: the counters of the collectives the
+// host launches (one word per member, from 0), then those of the kernels'
+// block-scoped collectives (gshmem.cuh's GSHMEMI_TEAM_*), this PE's count
+// of the latter, and the team's descriptor, which DeviceHandle points to.
+const (
+	devTeamCtr   = 512
+	devTeamEpoch = 1024
+	devTeamDesc  = 1088
+	devTeamArea  = 2048 // what a team's destruction zeroes
+	devTeamMagic = 0x6d61657467736867
+)
+
+// devTeamBytes is what a team of np members takes in the device copy of
+// its slot (at most 64 members: 8 bytes each below devTeamCtr).
+func devTeamBytes(int) uint64 { return devTeamArea }
 
 // onDevice reports whether t's collectives run as kernels.
 func (t *Team) onDevice() bool {
@@ -113,6 +129,39 @@ func alltoallPieces(t *Team, dstOff, srcOff, blk uint64) []piece {
 		ps = append(ps, piece{p, srcOff + uint64(t.me)*blk, dstOff + uint64(p)*blk, blk})
 	}
 	return ps
+}
+
+// DeviceHandle returns the team's handle for kernels (gshmem_team_t in
+// kernels/cuda/gshmem.cuh): the device address, in this PE's heap, of the
+// team's descriptor, which the block-scoped collectives
+// (gshmemx_<type>_<op>_reduce_block, gshmemx_broadcastmem_block, ...,
+// gshmemx_barrier_block) take. It is valid until the team is destroyed. It
+// fails with ErrUnsupported unless the heap is device memory mapping every
+// member's heap here.
+func (t *Team) DeviceHandle() (uintptr, error) {
+	if err := t.usable(); err != nil {
+		return 0, err
+	}
+	if !t.onDevice() {
+		return 0, errf(ErrUnsupported, "kernels reach %s only on a device heap that maps every member's heap", t)
+	}
+	if !t.devDesc {
+		b := make([]byte, 24+4*64)
+		binary.LittleEndian.PutUint64(b, devTeamMagic)
+		binary.LittleEndian.PutUint32(b[8:], uint32(len(t.members)))
+		binary.LittleEndian.PutUint32(b[12:], uint32(t.me))
+		if !t.w.dev.collSameGPU(t.members) {
+			binary.LittleEndian.PutUint32(b[16:], 1)
+		}
+		for i, pe := range t.members {
+			binary.LittleEndian.PutUint32(b[24+4*i:], uint32(pe))
+		}
+		if err := t.w.dev.writeLocal(t.slotOff+devTeamDesc, b); err != nil {
+			return 0, err
+		}
+		t.devDesc = true
+	}
+	return t.w.dev.base(t.w.pe) + uintptr(t.slotOff+devTeamDesc), nil
 }
 
 // clearDevice zeroes the team's device counters for the next team of its

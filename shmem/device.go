@@ -104,6 +104,8 @@ type deviceDomain interface {
 
 	// Team collectives as kernels (coll_device.go).
 	collReachable(members []int) bool
+	collSameGPU(members []int) bool
+	writeLocal(off uint64, b []byte) error
 	collSync(s uintptr, t devTeam) error
 	collReduce(s uintptr, t devTeam, typ, op int, sz, dstOff, srcOff uint64, n int, scatter bool) error
 	collPull(s uintptr, t devTeam, ps []piece) error

@@ -118,3 +118,15 @@ func (c cudaDomain) collBroadcast(s uintptr, t devTeam, root int, dstOff, srcOff
 func (c cudaDomain) collFCollect(s uintptr, t devTeam, dstOff, srcOff, nb uint64) error {
 	return c.d.FCollect(cudadrv.StreamFromUintptr(s), t.cuda(), dstOff, srcOff, nb)
 }
+
+func (c cudaDomain) collSameGPU(members []int) bool { return c.d.SameGPU(members) }
+
+// writeLocal writes b at off of this PE's device heap, below the
+// allocatable heap too (the transport would send such offsets to the host
+// heap), and waits.
+func (c cudaDomain) writeLocal(off uint64, b []byte) error {
+	if err := c.d.Put(c.d.Rank(), off, b); err != nil {
+		return err
+	}
+	return c.d.Quiet()
+}

@@ -53,6 +53,7 @@ type Team struct {
 	bdoneRecv uint64 // readers done with this PE's source, as broadcast root
 	devEpoch  uint64 // device barriers run (coll_device.go)
 	devOK     uint8  // collectives run as kernels: 0 not known yet, 1 yes, 2 no
+	devDesc   bool   // the descriptor for kernels is written (DeviceHandle)
 
 	bufs [][]uint64 // private staging buffers, reused
 

@@ -99,15 +99,8 @@ extern "C" __global__ void gshmemi_coll_sync(gshmemi_team_t t) {
 
 // ------------------------------------------------------------ reductions ---
 
-// Operation and type codes, as the Go side passes them.
-#define GSHMEMI_RED_SUM 0
-#define GSHMEMI_RED_PROD 1
-#define GSHMEMI_RED_MIN 2
-#define GSHMEMI_RED_MAX 3
-#define GSHMEMI_RED_AND 4
-#define GSHMEMI_RED_OR 5
-#define GSHMEMI_RED_XOR 6
-
+// Type codes, as the Go side passes them (the operation codes are
+// gshmem.cuh's GSHMEMI_RED_*).
 #define GSHMEMI_T_I8 0
 #define GSHMEMI_T_I16 1
 #define GSHMEMI_T_I32 2
@@ -118,55 +111,6 @@ extern "C" __global__ void gshmemi_coll_sync(gshmemi_team_t t) {
 #define GSHMEMI_T_U64 7
 #define GSHMEMI_T_F32 8
 #define GSHMEMI_T_F64 9
-
-template <typename T> struct gshmemi_unsigned { typedef T U; };
-template <> struct gshmemi_unsigned<signed char> { typedef unsigned char U; };
-template <> struct gshmemi_unsigned<short> { typedef unsigned short U; };
-template <> struct gshmemi_unsigned<int> { typedef unsigned int U; };
-template <> struct gshmemi_unsigned<long long> { typedef unsigned long long U; };
-
-// Integers wrap, as Go's do (through the unsigned type: signed overflow is
-// undefined in C++, and the low bits of a product do not depend on sign).
-template <typename T> static __device__ __forceinline__ T gshmemi_fold(int op, T a, T b) {
-  typedef typename gshmemi_unsigned<T>::U U;
-  switch (op) {
-  case GSHMEMI_RED_SUM: return (T)(U)((U)a + (U)b);
-  case GSHMEMI_RED_PROD: return (T)(U)((U)a * (U)b);
-  case GSHMEMI_RED_MIN: return b < a ? b : a;
-  case GSHMEMI_RED_MAX: return a < b ? b : a;
-  case GSHMEMI_RED_AND: return (T)((U)a & (U)b);
-  case GSHMEMI_RED_OR: return (T)((U)a | (U)b);
-  default: return (T)((U)a ^ (U)b);
-  }
-}
-
-// Floats follow Go's min and max: a NaN wins, and -0 is below +0. Sums and
-// products are plain IEEE operations (no contraction), so a fold in the
-// same order gives the host's bits.
-template <typename F> static __device__ __forceinline__ F gshmemi_fold_float(int op, F a, F b) {
-  switch (op) {
-  case GSHMEMI_RED_SUM: return a + b;
-  case GSHMEMI_RED_PROD: return a * b;
-  case GSHMEMI_RED_MIN:
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a < b) return a;
-    if (b < a) return b;
-    return signbit(a) ? a : b;
-  default:
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a < b) return b;
-    if (b < a) return a;
-    return signbit(a) ? b : a;
-  }
-}
-template <> __device__ __forceinline__ float gshmemi_fold<float>(int op, float a, float b) {
-  return gshmemi_fold_float<float>(op, a, b);
-}
-template <> __device__ __forceinline__ double gshmemi_fold<double>(int op, double a, double b) {
-  return gshmemi_fold_float<double>(op, a, b);
-}
 
 // 16 bytes of elements.
 template <typename T> union gshmemi_vec {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/kernels"
+	kcuda "github.com/gshmem/gshmem/kernels/cuda"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/streams"
 )
@@ -388,7 +390,11 @@ func collSuite(w *shmem.World, c *checker, logf func(string, ...any)) {
 	defer st.Close()
 	a, b := must(shmem.Calloc[byte](w, collBuf)), must(shmem.Calloc[byte](w, collBuf))
 	word, mine, got := must(shmem.Calloc[int64](w, 1)), must(shmem.Calloc[int64](w, 1)), must(shmem.Calloc[int64](w, 1))
+	bb := newBlockBufs(w)
+	mod := must(kernels.LoadPTX(w, kcuda.SelfTestPTX))
+	defer mod.Close()
 	defer func() {
+		bb.free(c)
 		for _, s := range []shmem.Sym[int64]{word, mine, got} {
 			c.ok("Free", shmem.Free(s))
 		}
@@ -418,6 +424,7 @@ func collSuite(w *shmem.World, c *checker, logf func(string, ...any)) {
 		reduceAll[float32](x, sizes)
 		reduceAll[float64](x, sizes)
 		copyCases(x)
+		blockColl(x, mod, bb)
 		if t.MyPE() == 0 {
 			logf("team %s (%d PEs): device collectives checked", names[k], t.NPEs())
 		}

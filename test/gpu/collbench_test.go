@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/kernels"
+	kcuda "github.com/gshmem/gshmem/kernels/cuda"
 	"github.com/gshmem/gshmem/shmem"
 	"github.com/gshmem/gshmem/streams"
 )
@@ -117,6 +119,15 @@ func collBench(w *shmem.World, mode string, logf func(string, ...any)) (err erro
 	}
 	fnp := float64(np)
 
+	// A team barrier on the stream: one one-block launch.
+	{
+		ts := func() error { return streams.TeamSyncOnCUDAStream(st, tm) }
+		must(0, ts())
+		ms := timeOn(1000, ts)
+		sync()
+		report("team sync on stream (loop of 1000) per call", ms, 0)
+	}
+
 	// All-reduce, float32 sum, on a stream and blocking.
 	for _, s := range []int{8, 64 << 10, 1 << 20, 16 << 20, 256 << 20, big} {
 		fa, fb := must(shmem.View[float32](a.Slice(0, s))), must(shmem.View[float32](b.Slice(0, s)))
@@ -163,6 +174,26 @@ func collBench(w *shmem.World, mode string, logf func(string, ...any)) (err erro
 	}
 	must(0, st.Synchronize())
 	sync()
+
+	// An 8-byte all-reduce from inside a kernel, block-scoped, 1000 in a
+	// loop (one block on every PE).
+	{
+		mod := must(kernels.LoadPTX(w, kcuda.SelfTestPTX))
+		k := must(mod.Kernel("gshmemt_reduce_loop"))
+		team := must(tm.DeviceHandle())
+		fa, fb := must(shmem.View[float32](a.Slice(0, 8))), must(shmem.View[float32](b.Slice(0, 8)))
+		pa, pb := must(shmem.DevicePtr(fa, me)), must(shmem.DevicePtr(fb, me))
+		l := kernels.PTXLaunch{Grid: kernels.PTXDim{X: 1}, Block: kernels.PTXDim{X: 64}, Stream: st.Handle()}
+		loop := func(iters int) error { return k.LaunchCollective(l, np, uint64(team), pb, pa, int32(2), int32(iters)) }
+		must(0, loop(10))
+		must(0, st.Synchronize())
+		sync()
+		const iters = 1000
+		ms := timeOn(1, func() error { return loop(iters) })
+		report("allreduce f32 sum 8B in a kernel (block, loop of 1000) per call", ms/iters, 0)
+		sync()
+		must(0, mod.Close())
+	}
 
 	// Correctness at 1 GiB: float32 sum, every element against the host's
 	// fold in team order, and the same bits on every PE.

@@ -65,6 +65,17 @@ func (d *Domain) Reachable(members []int) bool {
 	return true
 }
 
+// SameGPU reports whether every member's heap is on this PE's GPU (the
+// collectives then synchronize at GPU scope).
+func (d *Domain) SameGPU(members []int) bool {
+	for _, pe := range members {
+		if d.peerOrd[pe] != d.ord {
+			return false
+		}
+	}
+	return true
+}
+
 // teamArg encodes gshmemi_team_t for a launch whose first barrier is the
 // team's next one, and advances the team's count by the launch's barriers.
 func (d *Domain) teamArg(t Team, barriers uint64) ([]byte, error) {
@@ -72,18 +83,16 @@ func (d *Domain) teamArg(t Team, barriers uint64) ([]byte, error) {
 		return nil, fmt.Errorf("cuda: team of %d members (this PE %d) for the collective kernels", len(t.Members), t.Me)
 	}
 	b := make([]byte, 8*TeamMax+32) // gshmemi_team_t
-	sys := uint32(0)
 	for i, pe := range t.Members {
 		base, err := d.Addr(pe, 0)
 		if err != nil {
 			return nil, err
 		}
 		binary.LittleEndian.PutUint64(b[8*i:], uint64(base))
-		if d.peerOrd[pe] != d.ord {
-			sys = 1
-		}
 	}
-	binary.LittleEndian.PutUint32(b[8*TeamMax+24:], sys)
+	if !d.SameGPU(t.Members) {
+		binary.LittleEndian.PutUint32(b[8*TeamMax+24:], 1)
+	}
 	binary.LittleEndian.PutUint64(b[8*TeamMax:], t.SyncOff)
 	binary.LittleEndian.PutUint64(b[8*TeamMax+8:], *t.Epoch+1)
 	binary.LittleEndian.PutUint32(b[8*TeamMax+16:], uint32(len(t.Members)))
@@ -289,3 +298,6 @@ func (d *Domain) Pull(s cudadrv.Stream, t Team, ps []Piece) error {
 
 // SyncStream waits for s on the host.
 func (d *Domain) SyncStream(s cudadrv.Stream) error { return d.ctx.StreamSynchronize(s) }
+
+// Rank returns this PE.
+func (d *Domain) Rank() int { return d.cfg.Rank }
