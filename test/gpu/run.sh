@@ -106,7 +106,7 @@ if [ "$cmd" = coll ]; then
 	step coll-inproc 150 env GSHMEM_GPU_COLL=1 GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUCollBenchInProcess' -test.v -test.timeout 145s
 	mps_start
 	step suite-procs-mps 130 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 125s
-	step coll-procs-mps 100 env GSHMEM_GPU_COLL=1 GSHMEM_GPU_MPS=1 GSHMEM_GPU_NPES=2 ./gpu.test -test.run 'TestGPUCollBenchProcesses' -test.v -test.timeout 95s
+	step coll-procs-mps 100 env GSHMEM_GPU_COLL=1 GSHMEM_GPU_MPS=1 GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUCollBenchProcesses' -test.v -test.timeout 95s
 	mps_stop
 	step nccl-allreduce 40 torchrun --standalone --nproc_per_node="$((ngpu > 1 ? ngpu : 2))" nccl_allreduce.py
 	figures "$out"/coll-*.log "$out"/nccl-*.log
