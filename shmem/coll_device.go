@@ -137,7 +137,9 @@ func alltoallPieces(t *Team, dstOff, srcOff, blk uint64) []piece {
 // (gshmemx_<type>_<op>_reduce_block, gshmemx_broadcastmem_block, ...,
 // gshmemx_barrier_block) take. It is valid until the team is destroyed. It
 // fails with ErrUnsupported unless the heap is device memory mapping every
-// member's heap here.
+// member's heap here. The first call writes the descriptor on the PE's
+// stream: make it before launching kernels that wait for this PE (a copy
+// queued behind a kernel waiting for this PE's would never run).
 func (t *Team) DeviceHandle() (uintptr, error) {
 	if err := t.usable(); err != nil {
 		return 0, err

@@ -324,6 +324,7 @@ import "C"
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"unsafe"
 )
@@ -363,6 +364,16 @@ var (
 // (wrapping ErrNoDriver or ErrNoDevice) on a machine without a usable GPU.
 func Load() error {
 	loadOnce.Do(func() {
+		// The driver maps a context's streams onto this many hardware
+		// queues (8 by default). Kernels that wait for peers' kernels (the
+		// team collectives, device barriers) deadlock when a peer's stream
+		// shares a queue with a waiting kernel and its work sits behind it,
+		// which several PEs of one process with a few streams each reach
+		// quickly: ask for the most queues, unless the user chose. Read
+		// when the first context is made.
+		if _, set := os.LookupEnv("CUDA_DEVICE_MAX_CONNECTIONS"); !set {
+			_ = os.Setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32")
+		}
 		if msg := C.gs_load(); msg != nil {
 			loadErr = fmt.Errorf("%w: %s", ErrNoDriver, C.GoString(msg))
 			return

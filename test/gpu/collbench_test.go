@@ -176,11 +176,14 @@ func collBench(w *shmem.World, mode string, logf func(string, ...any)) (err erro
 	sync()
 
 	// An 8-byte all-reduce from inside a kernel, block-scoped, 1000 in a
-	// loop (one block on every PE).
+	// loop (one block on every PE). The module and the team's handle are
+	// ready on every PE before any launches: both do stream work, which
+	// must not queue behind a peer's kernel that waits for this PE's.
 	{
 		mod := must(kernels.LoadPTX(w, kcuda.SelfTestPTX))
 		k := must(mod.Kernel("gshmemt_reduce_loop"))
 		team := must(tm.DeviceHandle())
+		sync()
 		fa, fb := must(shmem.View[float32](a.Slice(0, 8))), must(shmem.View[float32](b.Slice(0, 8)))
 		pa, pb := must(shmem.DevicePtr(fa, me)), must(shmem.DevicePtr(fb, me))
 		l := kernels.PTXLaunch{Grid: kernels.PTXDim{X: 1}, Block: kernels.PTXDim{X: 64}, Stream: st.Handle()}
