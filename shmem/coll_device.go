@@ -30,13 +30,14 @@ type devTeam struct {
 
 // The device copy of a team's slot: the counters of the collectives the
 // host launches (one word per member, from 0), then those of the kernels'
-// block-scoped collectives (gshmem.cuh's GSHMEMI_TEAM_*), this PE's count
-// of the latter, and the team's descriptor, which DeviceHandle points to.
+// block-scoped collectives (gshmem.cuh's GSHMEMI_TEAM_*), this PE's counts
+// of the latter, the team's descriptor, which DeviceHandle points to, and
+// the landing slots of the kernels' one-round reductions.
 const (
 	devTeamCtr   = 512
 	devTeamEpoch = 1024
 	devTeamDesc  = 1088
-	devTeamArea  = 2048 // what a team's destruction zeroes
+	devTeamArea  = 4096 // what a team's destruction zeroes
 	devTeamMagic = 0x6d61657467736867
 )
 

@@ -575,7 +575,11 @@ typedef unsigned long long gshmem_team_t;
 
 #define GSHMEMI_TEAM_CTR 512    /* this block's barrier counters, one per member, written by peers */
 #define GSHMEMI_TEAM_EPOCH 1024 /* this PE's count of kernel-side team barriers */
+#define GSHMEMI_TEAM_LL_EPOCH 1032 /* this PE's count of one-round (LL) reductions */
 #define GSHMEMI_TEAM_DESC 1088  /* the descriptor: the handle points here */
+#define GSHMEMI_TEAM_LL 2048    /* one-round reductions' landing slots: [2 parities][8 senders][64 B + flag] */
+#define GSHMEMI_LL_MAX_PES 8
+#define GSHMEMI_LL_MAX_BYTES 64
 #define GSHMEMI_TEAM_MAGIC 0x6d61657467736867ull /* "ghsgteam" */
 
 typedef struct gshmemi_team_desc {
@@ -645,12 +649,67 @@ static __device__ __forceinline__ void gshmemx_team_sync_block(gshmem_team_t tea
 // order, into dest. In place (dest == source) it goes through shared
 // memory in chunks, each stored after a barrier (no member reads it any
 // more).
+//
+// Up to 64 bytes on up to 8 members it takes one round instead of two
+// barriers: every member writes its source, then a flag holding the call's
+// number, into its landing slot at every member, waits for every member's
+// flag in its own slots and folds them. The slots alternate between two
+// parities: a member that writes call k+2 into a slot has seen every
+// member's call k+1, which each sent only after reading call k's.
+template <typename T>
+static __device__ __forceinline__ void gshmemi_reduce_ll(gshmem_team_t team, int op, T *dest, const T *source,
+                                                         size_t n) {
+  __shared__ unsigned long long gshmemi_ll_ep;
+  const gshmemi_team_desc_t *t = (const gshmemi_team_desc_t *)team;
+  char *slot = (char *)team - GSHMEMI_TEAM_DESC;
+  int tid = gshmemi_block_tid(), nt = gshmemi_block_size(), np = t->np, me = t->me, sys = t->sys;
+  __syncthreads();
+  if (tid == 0) {
+    unsigned long long *ep = (unsigned long long *)(slot + GSHMEMI_TEAM_LL_EPOCH);
+    gshmemi_ll_ep = *ep + 1;
+    *ep = gshmemi_ll_ep;
+  }
+  __syncthreads();
+  unsigned long long epoch = gshmemi_ll_ep;
+  char *area = slot + GSHMEMI_TEAM_LL + (epoch & 1) * (GSHMEMI_LL_MAX_PES * 128);
+  if (tid < np) {
+    char *to = (char *)gshmemi_peer(area + 128 * me, t->members[tid]);
+    for (size_t i = 0; i < n; i++) ((T *)to)[i] = source[i];
+    unsigned long long *flag = (unsigned long long *)(to + GSHMEMI_LL_MAX_BYTES);
+    if (sys) {
+      asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(flag), "l"(epoch) : "memory");
+    } else {
+      asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(flag), "l"(epoch) : "memory");
+    }
+    const unsigned long long *in = (const unsigned long long *)(area + 128 * tid + GSHMEMI_LL_MAX_BYTES);
+    unsigned long long v;
+    do {
+      if (sys) {
+        asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(in) : "memory");
+      } else {
+        asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(in) : "memory");
+      }
+    } while (v != epoch);
+  }
+  __syncthreads();
+  for (size_t i = tid; i < n; i += nt) {
+    T acc = ((const T *)area)[i];
+    for (int p = 1; p < np; p++) acc = gshmemi_fold<T>(op, acc, ((const T *)(area + 128 * p))[i]);
+    dest[i] = acc;
+  }
+  __syncthreads();
+}
+
 template <typename T>
 static __device__ __forceinline__ void gshmemi_reduce_block(gshmem_team_t team, int op, T *dest, const T *source,
                                                             size_t n) {
   __shared__ uint4 gshmemi_rbuf[256];
   const gshmemi_team_desc_t *t = (const gshmemi_team_desc_t *)team;
   int tid = gshmemi_block_tid(), nt = gshmemi_block_size(), np = t->np;
+  if (np <= GSHMEMI_LL_MAX_PES && n * sizeof(T) <= GSHMEMI_LL_MAX_BYTES) {
+    gshmemi_reduce_ll<T>(team, op, dest, source, n);
+    return;
+  }
   gshmemx_team_sync_block(team);
   if (dest != source) {
     for (size_t i = tid; i < n; i += nt) {

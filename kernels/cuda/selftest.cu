@@ -82,6 +82,8 @@ struct gshmemt_coll_args {
   long long *bc;  // sym, n: broadcast of the root's src
   long long *fc;  // sym, n*np: fcollect of src
   long long *at;  // sym, n*np: alltoall of src
+  long long *sm;  // sym, 3: sum of src[0..3), one-round reduction, three times
+  long long *smip; // sym, 8: xor of src[0..8) in place, one-round reduction
   int n, root;
 };
 
@@ -92,6 +94,8 @@ extern "C" __global__ void gshmemt_coll(gshmemt_coll_args a) {
   gshmemx_longlong_broadcast_block(a.team, a.bc, a.src, a.n, a.root);
   gshmemx_longlong_fcollect_block(a.team, a.fc, a.src, a.n);
   gshmemx_longlong_alltoall_block(a.team, a.at, a.src, a.n);
+  for (int k = 0; k < 3; k++) gshmemx_longlong_sum_reduce_block(a.team, a.sm, a.src, 3);
+  gshmemx_longlong_xor_reduce_block(a.team, a.smip, a.smip, 8);
   gshmemx_barrier_block(a.team);
 }
 

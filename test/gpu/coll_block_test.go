@@ -21,6 +21,7 @@ const blockN = 700
 
 type blockBufs struct {
 	src, dst, ip, bc, fc, at shmem.Sym[int64]
+	sm, smip                 shmem.Sym[int64]
 	fsrc, fdst               shmem.Sym[float64]
 }
 
@@ -33,11 +34,12 @@ func newBlockBufs(w *shmem.World) *blockBufs {
 		ip: must(shmem.Calloc[int64](w, blockN)), bc: must(shmem.Calloc[int64](w, blockN)),
 		fc: must(shmem.Calloc[int64](w, blockN*np)), at: must(shmem.Calloc[int64](w, blockN*np)),
 		fsrc: must(shmem.Calloc[float64](w, blockN)), fdst: must(shmem.Calloc[float64](w, blockN)),
+		sm: must(shmem.Calloc[int64](w, 3)), smip: must(shmem.Calloc[int64](w, 8)),
 	}
 }
 
 func (b *blockBufs) free(c *checker) {
-	for _, s := range []shmem.Sym[int64]{b.src, b.dst, b.ip, b.bc, b.fc, b.at} {
+	for _, s := range []shmem.Sym[int64]{b.src, b.dst, b.ip, b.bc, b.fc, b.at, b.sm, b.smip} {
 		c.ok("Free", shmem.Free(s))
 	}
 	c.ok("Free", shmem.Free(b.fsrc))
@@ -63,7 +65,7 @@ func blockColl(x *collCtx, m *kernels.PTXModule, b *blockBufs) {
 	for i := range fsrc {
 		fsrc[i] = val[float64](wpe, i, 22)
 	}
-	if !put(x, b.src.Slice(0, n*np), src) || !put(x, b.ip, src[:n]) || !put(x, b.fsrc, fsrc) || !x.c.ok("sync", x.t.Sync()) {
+	if !put(x, b.src.Slice(0, n*np), src) || !put(x, b.ip, src[:n]) || !put(x, b.fsrc, fsrc) || !put(x, b.smip, src[:8]) || !x.c.ok("sync", x.t.Sync()) {
 		return
 	}
 	var args []byte
@@ -72,6 +74,7 @@ func blockColl(x *collCtx, m *kernels.PTXModule, b *blockBufs) {
 		must(shmem.DevicePtr(b.src, wpe)), must(shmem.DevicePtr(b.dst, wpe)), must(shmem.DevicePtr(b.ip, wpe)),
 		must(shmem.DevicePtr(b.fsrc, wpe)), must(shmem.DevicePtr(b.fdst, wpe)), must(shmem.DevicePtr(b.bc, wpe)),
 		must(shmem.DevicePtr(b.fc, wpe)), must(shmem.DevicePtr(b.at, wpe)),
+		must(shmem.DevicePtr(b.sm, wpe)), must(shmem.DevicePtr(b.smip, wpe)),
 	} {
 		args = binary.LittleEndian.AppendUint64(args, uint64(p))
 	}
@@ -114,5 +117,7 @@ func blockColl(x *collCtx, m *kernels.PTXModule, b *blockBufs) {
 	x.check("broadcast_block", nil, nil, sameBits(get(x, b.bc, n), bc))
 	x.check("fcollect_block", nil, nil, sameBits(get(x, b.fc, n*np), fc))
 	x.check("alltoall_block", nil, nil, sameBits(get(x, b.at, n*np), all))
+	x.check("sum_reduce_block of 3 (one round, three times)", nil, nil, sameBits(get(x, b.sm, 3), sum[:3]))
+	x.check("xor_reduce_block of 8 in place (one round)", nil, nil, sameBits(get(x, b.smip, 8), xor[:8]))
 	x.c.ok("sync", x.t.Sync())
 }
