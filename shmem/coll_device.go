@@ -26,6 +26,7 @@ type devTeam struct {
 	me      int
 	syncOff uint64
 	epoch   *uint64
+	handle  uintptr // the descriptor for kernels, once written (0 before)
 }
 
 // The device copy of a team's slot: the counters of the collectives the
@@ -60,7 +61,7 @@ func (t *Team) onDevice() bool {
 }
 
 func (t *Team) devTeam() devTeam {
-	return devTeam{members: t.members, me: t.me, syncOff: t.slotOff, epoch: &t.devEpoch}
+	return devTeam{members: t.members, me: t.me, syncOff: t.slotOff, epoch: &t.devEpoch, handle: t.devHandle}
 }
 
 // blocking runs launch on the PE's stream and waits for it.
@@ -93,6 +94,11 @@ func reduceDevice[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) err
 	}
 	if n == 0 || elemSize[T]() == 0 {
 		return nil
+	}
+	// The smallest reductions go through the team's descriptor (one
+	// round); it is written once, here, on every member alike.
+	if _, err := t.DeviceHandle(); err != nil {
+		return err
 	}
 	return t.blocking(func(s uintptr) error {
 		return t.w.dev.collReduce(s, t.devTeam(), devType[T](), int(op), elemSize[T](), dst.off, src.off, n, false)
@@ -148,7 +154,7 @@ func (t *Team) DeviceHandle() (uintptr, error) {
 	if !t.onDevice() {
 		return 0, errf(ErrUnsupported, "kernels reach %s only on a device heap that maps every member's heap", t)
 	}
-	if !t.devDesc {
+	if t.devHandle == 0 {
 		b := make([]byte, 24+4*64)
 		binary.LittleEndian.PutUint64(b, devTeamMagic)
 		binary.LittleEndian.PutUint32(b[8:], uint32(len(t.members)))
@@ -162,9 +168,9 @@ func (t *Team) DeviceHandle() (uintptr, error) {
 		if err := t.w.dev.writeLocal(t.slotOff+devTeamDesc, b); err != nil {
 			return 0, err
 		}
-		t.devDesc = true
+		t.devHandle = t.w.dev.base(t.w.pe) + uintptr(t.slotOff+devTeamDesc)
 	}
-	return t.w.dev.base(t.w.pe) + uintptr(t.slotOff+devTeamDesc), nil
+	return t.devHandle, nil
 }
 
 // clearDevice zeroes the team's device counters for the next team of its

@@ -43,6 +43,9 @@ func ReduceOnDeviceStream[T Reducible](stream uintptr, t *Team, op ReduceOp, dst
 	if n == 0 || elemSize[T]() == 0 {
 		return nil
 	}
+	if _, err := t.DeviceHandle(); err != nil { // once: a write and a wait on the PE's stream
+		return err
+	}
 	return t.w.dev.collReduce(stream, t.devTeam(), devType[T](), int(op), elemSize[T](), dst.off, src.off, n, false)
 }
 

@@ -84,7 +84,7 @@ func (c cudaDomain) syncStream(s uintptr) error {
 }
 
 func (t devTeam) cuda() cuda.Team {
-	return cuda.Team{Members: t.members, Me: t.me, SyncOff: t.syncOff, Epoch: t.epoch}
+	return cuda.Team{Members: t.members, Me: t.me, SyncOff: t.syncOff, Epoch: t.epoch, Handle: uint64(t.handle)}
 }
 
 func (c cudaDomain) collSync(s uintptr, t devTeam) error {

@@ -840,8 +840,8 @@ type Args struct {
 
 func (a *Args) add(p unsafe.Pointer, size, align int) *Args {
 	off := (len(a.buf) + align - 1) &^ (align - 1)
-	for len(a.buf) < off+size {
-		a.buf = append(a.buf, 0)
+	if n := off + size - len(a.buf); n > 0 {
+		a.buf = append(a.buf, make([]byte, n)...)
 	}
 	copy(a.buf[off:], unsafe.Slice((*byte)(p), size))
 	a.offs = append(a.offs, C.int(off))

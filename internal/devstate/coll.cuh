@@ -251,6 +251,18 @@ extern "C" __global__ void gshmemi_coll_reduce_small(gshmemi_team_t t, unsigned 
   gshmemi_copy((void *)(sb[t.me] + dst_off), (const void *)buf, n * elem, threadIdx.x, blockDim.x);
 }
 
+// A reduction of up to 64 bytes on up to 8 members in one round
+// (gshmem.cuh's gshmemi_reduce_ll, on the team's device handle): each
+// member sends its src to every member's landing slot with a flag, waits
+// for every member's and folds them. It shares the handle's call count and
+// slots with the kernels' block-scoped reductions of the team.
+extern "C" __global__ void gshmemi_coll_reduce_ll(gshmem_team_t team, unsigned long long dst, unsigned long long src,
+                                                  int n, int typ, int op) {
+#define GSHMEMI_R(T) gshmemi_reduce_ll<T>(team, op, (T *)dst, (const T *)src, n)
+  GSHMEMI_BY_TYPE(typ, GSHMEMI_R)
+#undef GSHMEMI_R
+}
+
 // ---------------------------------------------------------------- copies ---
 
 // Gathering copies (broadcast, fcollect, collect, alltoall): this PE pulls

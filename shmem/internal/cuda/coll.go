@@ -38,6 +38,10 @@ const (
 	// SmallCopy is the most bytes a gathering copy moves into a PE in one
 	// one-block launch.
 	SmallCopy = 64 << 10
+	// LLMaxPEs and LLMaxBytes bound the one-round reductions
+	// (gshmem.cuh's GSHMEMI_LL_MAX_*).
+	LLMaxPEs   = 8
+	LLMaxBytes = 64
 )
 
 // Team is a team as the kernels see it: world PEs of the members in team
@@ -49,6 +53,9 @@ type Team struct {
 	Me      int
 	SyncOff uint64
 	Epoch   *uint64
+	// Handle is the team's descriptor for kernels (gshmem_team_t), or 0:
+	// with it, the smallest reductions take one round.
+	Handle uint64
 }
 
 // Reachable reports whether the kernels can run on a team with these
@@ -145,6 +152,11 @@ func (d *Domain) Reduce(s cudadrv.Stream, t Team, typ, op int, sz, dstOff, srcOf
 	lo, hi, shift := uint64(0), un, uint64(0)
 	if scatter {
 		lo, hi, shift = uint64(t.Me)*un, uint64(t.Me+1)*un, uint64(t.Me)*un
+	}
+	if !scatter && t.Handle != 0 && np <= LLMaxPEs && un*sz <= LLMaxBytes {
+		var a cudadrv.Args
+		a.U64(t.Handle).U64(uint64(d.base) + dstOff).U64(uint64(d.base) + srcOff).I32(int32(n)).I32(int32(typ)).I32(int32(op))
+		return d.one(d.fn.collReduceLL, s, 64, 0, &a)
 	}
 	if (hi-lo)*sz <= SmallReduce {
 		ta, err := d.teamArg(t, 2)

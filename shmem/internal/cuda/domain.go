@@ -58,7 +58,7 @@ type Domain struct {
 		amo, barrier, sync, wait, signalAdd, putNBI cudadrv.Function
 		putBlock, copy, pingpong, fill, check       cudadrv.Function
 		collSync, collReduce, collReduceSmall       cudadrv.Function
-		collPull                                    cudadrv.Function
+		collPull, collReduceLL                      cudadrv.Function
 	}
 	sms   int // multiprocessors of the GPU
 	state []byte
@@ -278,6 +278,7 @@ func (d *Domain) loadBuiltin() error {
 		{&d.fn.pingpong, "gshmemi_bench_pingpong"}, {&d.fn.fill, "gshmemi_fill_u32"}, {&d.fn.check, "gshmemi_check_u32"},
 		{&d.fn.collSync, "gshmemi_coll_sync"}, {&d.fn.collReduce, "gshmemi_coll_reduce"},
 		{&d.fn.collReduceSmall, "gshmemi_coll_reduce_small"}, {&d.fn.collPull, "gshmemi_coll_pull"},
+		{&d.fn.collReduceLL, "gshmemi_coll_reduce_ll"},
 	} {
 		if *f.fn, err = d.ctx.Function(d.mod, f.name); err != nil {
 			return fmt.Errorf("cuda: built-in kernels: %w", err)
