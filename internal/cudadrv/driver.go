@@ -368,10 +368,13 @@ func Load() error {
 		// queues (8 by default). Kernels that wait for peers' kernels (the
 		// team collectives, device barriers) deadlock when a peer's stream
 		// shares a queue with a waiting kernel and its work sits behind it,
-		// which several PEs of one process with a few streams each reach
-		// quickly: ask for the most queues, unless the user chose. Read
-		// when the first context is made.
-		if _, set := os.LookupEnv("CUDA_DEVICE_MAX_CONNECTIONS"); !set {
+		// which several PEs of one process (one context, a few streams
+		// each) reach quickly: ask for the most queues, unless the user
+		// chose or an MPS server may serve this process (4 MPS clients with
+		// 32 each failed to make their contexts on an H200: out of memory;
+		// a process of one PE has few streams). Read when the first context
+		// is made.
+		if _, set := os.LookupEnv("CUDA_DEVICE_MAX_CONNECTIONS"); !set && !mpsLikely() {
 			_ = os.Setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32")
 		}
 		if msg := C.gs_load(); msg != nil {
@@ -392,6 +395,16 @@ func Load() error {
 		}
 	})
 	return loadErr
+}
+
+// mpsLikely reports whether an MPS control daemon may serve this process:
+// its pipe directory is named, or the default one exists.
+func mpsLikely() bool {
+	if _, set := os.LookupEnv("CUDA_MPS_PIPE_DIRECTORY"); set {
+		return true
+	}
+	_, err := os.Stat("/tmp/nvidia-mps")
+	return err == nil
 }
 
 // Available reports whether a GPU can be used, and why not.
