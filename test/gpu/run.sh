@@ -45,7 +45,8 @@ if [ "$cmd" = build ]; then
 	set -e
 	cd "$root"
 	mkdir -p "$dir/ref"
-	git check-ignore -q "$dir" || echo "/$dir/" >>"$(git rev-parse --git-path info/exclude)"
+	ex=$(git rev-parse --git-path info/exclude)
+	git check-ignore -q "$dir" || { mkdir -p "$(dirname "$ex")" && echo "/$dir/" >>"$ex"; }
 	go test -c -tags cuda -o "$dir/gpu.test" ./test/gpu
 	go build -tags cuda -o "$dir/putblock-gpu" ./examples/putblock-gpu
 	go build -o "$dir/gshmem" ./cmd/gshmem || echo "warning: cmd/gshmem did not build; putblock-gpu as processes is skipped"
