@@ -31,8 +31,9 @@ func Alltoall[T any](t *Team, dst, src Sym[T], n int) error {
 	}
 	w := t.w
 	small := all <= t.scrCap()
+	dev := t.onDevice()
 	par := t.open()
-	if lerr == nil && small && all > 0 {
+	if lerr == nil && small && all > 0 && !dev {
 		lerr = t.readMine(src.off, w.heap[t.scrData(par):t.scrData(par)+all])
 	}
 	if err := t.agree(&d, lerr); err != nil {
@@ -40,6 +41,9 @@ func Alltoall[T any](t *Team, dst, src Sym[T], n int) error {
 	}
 	if blk == 0 {
 		return nil
+	}
+	if dev {
+		return t.pullDevice(w.dev.stream(), alltoallPieces(t, dst.off, src.off, blk), true)
 	}
 	from := src.off
 	if small {

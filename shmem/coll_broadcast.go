@@ -32,12 +32,18 @@ func Broadcast[T any](t *Team, dst, src Sym[T], n, root int) error {
 	nb := uint64(max(n, 0)) * sz
 	lerr := checkBroadcast(t, dst, src, n, root)
 	small := nb <= t.scrCap()
+	dev := t.onDevice()
 	par := t.open()
-	if lerr == nil && small && t.me == root && nb > 0 {
+	if lerr == nil && small && t.me == root && nb > 0 && !dev {
 		lerr = t.readMine(src.off, t.w.heap[t.scrData(par):t.scrData(par)+nb])
 	}
 	if err := t.agree(&d, lerr); err != nil {
 		return err
+	}
+	if dev {
+		return t.blocking(func(s uintptr) error {
+			return t.w.dev.collBroadcast(s, t.devTeam(), root, dst.off, src.off, nb)
+		})
 	}
 	return t.broadcast(dst.off, src.off, nb, root, small, par)
 }

@@ -33,8 +33,9 @@ func FCollect[T any](t *Team, dst, src Sym[T], n int) error {
 		}
 	}
 	small := nb <= t.scrCap()
+	dev := t.onDevice()
 	par := t.open()
-	if lerr == nil && small && nb > 0 {
+	if lerr == nil && small && nb > 0 && !dev {
 		lerr = t.readMine(src.off, t.w.heap[t.scrData(par):t.scrData(par)+nb])
 	}
 	if err := t.agree(&d, lerr); err != nil {
@@ -42,6 +43,9 @@ func FCollect[T any](t *Team, dst, src Sym[T], n int) error {
 	}
 	if nb == 0 {
 		return nil
+	}
+	if dev {
+		return t.blocking(func(s uintptr) error { return t.w.dev.collFCollect(s, t.devTeam(), dst.off, src.off, nb) })
 	}
 	sizes := make([]uint64, np)
 	for i := range sizes {
@@ -77,7 +81,8 @@ func Collect[T any](t *Team, dst, src Sym[T], n int) error {
 		lerr = checkObj(t, dst, "Collect dst", 0)
 	}
 	w := t.w
-	fits := nb <= t.scrCap()
+	dev := t.onDevice()
+	fits := nb <= t.scrCap() && !dev
 	par := t.open()
 	hdr := t.scrHdr(par)
 	if lerr == nil {
@@ -126,6 +131,15 @@ func Collect[T any](t *Team, dst, src Sym[T], n int) error {
 	}
 	if total == 0 {
 		return nil
+	}
+	if dev {
+		ps := make([]piece, 0, np)
+		at := dst.off
+		for p, n := range sizes {
+			ps = append(ps, piece{p, src.off, at, n})
+			at += n
+		}
+		return t.pullDevice(w.dev.stream(), ps, true)
 	}
 	return t.gather(dst.off, src.off, sizes, allFit, par)
 }

@@ -75,20 +75,21 @@ func Reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	if err := t.usable(); err != nil {
 		return err
 	}
+	if t.onDevice() {
+		return reduceDevice(t, op, dst, src, n)
+	}
 	if c := &t.lines; repeats(c, op, n, &dst, &src) {
 		return reduceInLines(t, c, nil)
 	}
 	return reduce(t, op, dst, src, n)
 }
 
-// reduce is Reduce on a usable team, less the shortcut for a repeated
-// small call.
-func reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
+// reduceDesc describes a Reduce and checks its arguments on this PE.
+func reduceDesc[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) (desc, error) {
 	var d desc
 	dataDesc(&d, kReduce, n, dst, src)
 	d[dOp] = uint64(op)
-	sz := elemSize[T]()
-	nb := uint64(max(n, 0)) * sz
+	nb := uint64(max(n, 0)) * elemSize[T]()
 	lerr := checkOp[T](op)
 	if lerr == nil && n < 0 {
 		lerr = errf(ErrInvalid, "Reduce of %d elements", n)
@@ -101,6 +102,15 @@ func reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
 	if lerr == nil && dst.off != src.off && overlap(dst.off, nb, src.off, nb) {
 		lerr = errf(ErrInvalid, "Reduce dst and src overlap without being the same object")
 	}
+	return d, lerr
+}
+
+// reduce is Reduce on a usable team, less the shortcut for a repeated
+// small call.
+func reduce[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) error {
+	d, lerr := reduceDesc(t, op, dst, src, n)
+	sz := elemSize[T]()
+	nb := uint64(max(n, 0)) * sz
 	w := t.w
 	np := len(t.members)
 	if np > 1 && np&(np-1) == 0 && nb > 0 && nb <= lineData {
@@ -404,9 +414,10 @@ func ReduceScatter[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) er
 		lerr = errf(ErrInvalid, "ReduceScatter dst and src overlap")
 	}
 	w := t.w
+	dev := t.onDevice()
 	small := nb*uint64(np) <= t.scrCap()
 	par := t.open()
-	if lerr == nil && small && nb > 0 {
+	if lerr == nil && small && nb > 0 && !dev {
 		lerr = t.readMine(src.off, w.heap[t.scrData(par):t.scrData(par)+nb*uint64(np)])
 	}
 	if err := t.agree(&d, lerr); err != nil {
@@ -414,6 +425,11 @@ func ReduceScatter[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) er
 	}
 	if nb == 0 {
 		return nil
+	}
+	if dev {
+		return t.blocking(func(s uintptr) error {
+			return w.dev.collReduce(s, t.devTeam(), devType[T](), int(op), sz, dst.off, src.off, n, true)
+		})
 	}
 	from := src.off
 	blk := nb

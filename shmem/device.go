@@ -101,6 +101,17 @@ type deviceDomain interface {
 	waitOnStream(s uintptr, off uint64, cmp Cmp, v uint64) error
 	barrierOnStream(s uintptr) error
 	forgetStream(s uintptr)
+
+	// Team collectives as kernels (coll_device.go).
+	collReachable(members []int) bool
+	collSameGPU(members []int) bool
+	writeLocal(off uint64, b []byte) error
+	collSync(s uintptr, t devTeam) error
+	collReduce(s uintptr, t devTeam, typ, op int, sz, dstOff, srcOff uint64, n int, scatter bool) error
+	collPull(s uintptr, t devTeam, ps []piece) error
+	collBroadcast(s uintptr, t devTeam, root int, dstOff, srcOff, nb uint64) error
+	collFCollect(s uintptr, t devTeam, dstOff, srcOff, nb uint64) error
+	syncStream(s uintptr) error
 }
 
 // attachDevice moves the World's heap onto its GPU when the options ask

@@ -23,7 +23,7 @@ func DeviceSupport() error {
 func openDevice(ctx context.Context, w *World, hostLimit uint64) (deviceDomain, *cuda.Transport, error) {
 	d, err := cuda.Open(ctx, cuda.Config{
 		Rank: w.pe, NPEs: w.npes, LocalRank: w.boot.LocalRank(), LocalSize: w.boot.LocalSize(),
-		Ordinal: w.opts.Device.Ordinal, HeapSize: w.opts.SymmetricSize, CtrlSize: ctrlSize,
+		Ordinal: w.opts.Device.Ordinal, HeapSize: w.opts.SymmetricSize, CtrlSize: ctrlSize, ZeroTo: hostLimit,
 		Allgather: w.boot.Allgather, Logf: w.log.Infof,
 	})
 	if err != nil {
@@ -76,4 +76,57 @@ func (c cudaDomain) waitOnStream(s uintptr, off uint64, cmp Cmp, v uint64) error
 func (c cudaDomain) forgetStream(s uintptr) { c.d.ForgetStream(cudadrv.StreamFromUintptr(s)) }
 func (c cudaDomain) barrierOnStream(s uintptr) error {
 	return c.d.BarrierOnStream(cudadrv.StreamFromUintptr(s))
+}
+
+func (c cudaDomain) collReachable(members []int) bool { return c.d.Reachable(members) }
+func (c cudaDomain) syncStream(s uintptr) error {
+	return c.d.SyncStream(cudadrv.StreamFromUintptr(s))
+}
+
+func (t devTeam) cuda() cuda.Team {
+	return cuda.Team{Members: t.members, Me: t.me, SyncOff: t.syncOff, Epoch: t.epoch, Handle: uint64(t.handle)}
+}
+
+func (c cudaDomain) collSync(s uintptr, t devTeam) error {
+	return c.d.SyncOnStream(cudadrv.StreamFromUintptr(s), t.cuda())
+}
+
+func (c cudaDomain) collReduce(s uintptr, t devTeam, typ, op int, sz, dstOff, srcOff uint64, n int, scatter bool) error {
+	return c.d.Reduce(cudadrv.StreamFromUintptr(s), t.cuda(), typ, op, sz, dstOff, srcOff, n, scatter)
+}
+
+func (c cudaDomain) collPull(s uintptr, t devTeam, ps []piece) error {
+	cp := make([]cuda.Piece, len(ps))
+	for i, p := range ps {
+		cp[i] = cuda.Piece{Peer: p.p, Src: p.from, Dst: p.to, Len: p.n}
+	}
+	return c.d.Pull(cudadrv.StreamFromUintptr(s), t.cuda(), cp)
+}
+
+// The reduction kernels' type codes, as coll_device.go names them.
+var (
+	_ = [1]struct{}{}[devI8-cuda.TypeI8]
+	_ = [1]struct{}{}[devU8-cuda.TypeU8]
+	_ = [1]struct{}{}[devF32-cuda.TypeF32]
+	_ = [1]struct{}{}[devF64-cuda.TypeF64]
+)
+
+func (c cudaDomain) collBroadcast(s uintptr, t devTeam, root int, dstOff, srcOff, nb uint64) error {
+	return c.d.Broadcast(cudadrv.StreamFromUintptr(s), t.cuda(), root, dstOff, srcOff, nb)
+}
+
+func (c cudaDomain) collFCollect(s uintptr, t devTeam, dstOff, srcOff, nb uint64) error {
+	return c.d.FCollect(cudadrv.StreamFromUintptr(s), t.cuda(), dstOff, srcOff, nb)
+}
+
+func (c cudaDomain) collSameGPU(members []int) bool { return c.d.SameGPU(members) }
+
+// writeLocal writes b at off of this PE's device heap, below the
+// allocatable heap too (the transport would send such offsets to the host
+// heap), and waits.
+func (c cudaDomain) writeLocal(off uint64, b []byte) error {
+	if err := c.d.Put(c.d.Rank(), off, b); err != nil {
+		return err
+	}
+	return c.d.Quiet()
 }

@@ -59,6 +59,19 @@
 // variable that is valid after Quiet. SetLock, TestLock and ClearLock are
 // a fair (ticket) lock on a symmetric int64 word.
 //
+// # Collectives on device heaps
+//
+// With the heap in GPU memory (WithDevice), a team's collectives run as
+// kernels over the members' heaps as mapped in this PE's context: the host
+// checks the arguments (the entry barrier) and launches on the PE's stream.
+// Large reductions give each PE a slice, folded from every member's src in
+// team order and stored into every member's dst, so every member gets the
+// same bits; small ones are one launch (up to 64 bytes on up to 8 members,
+// one exchange round). The *OnDeviceStream forms enqueue the same kernels
+// on a caller's stream without waiting, and Team.DeviceHandle gives kernels
+// the team for gshmem.cuh's block-scoped collectives. Teams of more than 64
+// members, or with a heap not mapped here, keep the host path.
+//
 // # Waiting
 //
 // Every wait of the runtime and of the layers above it (compat's receives

@@ -47,12 +47,15 @@ type Team struct {
 	ctxs     teamCtxs // contexts made from the team (ctx.go)
 
 	// Collective state, advanced identically on every member.
-	bepoch    uint32 // barriers run
-	cseq      uint64 // collectives run; its parity picks the scratch half
-	readyRecv uint64 // ring steps signalled by the left neighbour
-	doneRecv  uint64 // ring completions signalled by the right neighbour
-	treeRecv  uint64 // broadcast segments signalled by the tree parent
-	bdoneRecv uint64 // readers done with this PE's source, as broadcast root
+	bepoch    uint32  // barriers run
+	cseq      uint64  // collectives run; its parity picks the scratch half
+	readyRecv uint64  // ring steps signalled by the left neighbour
+	doneRecv  uint64  // ring completions signalled by the right neighbour
+	treeRecv  uint64  // broadcast segments signalled by the tree parent
+	bdoneRecv uint64  // readers done with this PE's source, as broadcast root
+	devEpoch  uint64  // device barriers run (coll_device.go)
+	devOK     uint8   // collectives run as kernels: 0 not known yet, 1 yes, 2 no
+	devHandle uintptr // the descriptor for kernels, once written (DeviceHandle)
 
 	bufs [][]uint64 // private staging buffers, reused
 
@@ -287,6 +290,9 @@ func (t *Team) Destroy() error {
 		return err
 	}
 	w := t.w
+	if err := t.clearDevice(); err != nil {
+		return err
+	}
 	clear(w.heap[t.slotOff : t.slotOff+w.teams.slotSize])
 	w.teams.used &^= 1 << t.slot
 	t.dead = true

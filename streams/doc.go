@@ -119,5 +119,8 @@
 // the host form as a fallback. On a CUDAStream, puts and gets of up to 256
 // KiB within the PE's GPU are launched through a one-copy CUDA graph the PE
 // keeps for the stream (a graph launch costs the host less than a copy:
-// test/gpu/RESULTS.md); CUDAStream.Close releases it.
+// test/gpu/RESULTS.md); CUDAStream.Close releases it. The team collectives
+// of a CUDAStream (ReduceOnCUDAStream, BroadcastOnCUDAStream, ...,
+// TeamSyncOnCUDAStream) enqueue the kernels of shmem's device collectives
+// and return without waiting on the host.
 package streams

@@ -324,6 +324,7 @@ import "C"
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"unsafe"
 )
@@ -363,6 +364,19 @@ var (
 // (wrapping ErrNoDriver or ErrNoDevice) on a machine without a usable GPU.
 func Load() error {
 	loadOnce.Do(func() {
+		// The driver maps a context's streams onto this many hardware
+		// queues (8 by default). Kernels that wait for peers' kernels (the
+		// team collectives, device barriers) deadlock when a peer's stream
+		// shares a queue with a waiting kernel and its work sits behind it,
+		// which several PEs of one process (one context, a few streams
+		// each) reach quickly: ask for the most queues, unless the user
+		// chose or an MPS server may serve this process (4 MPS clients with
+		// 32 each failed to make their contexts on an H200: out of memory;
+		// a process of one PE has few streams). Read when the first context
+		// is made.
+		if _, set := os.LookupEnv("CUDA_DEVICE_MAX_CONNECTIONS"); !set && !mpsLikely() {
+			_ = os.Setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32")
+		}
 		if msg := C.gs_load(); msg != nil {
 			loadErr = fmt.Errorf("%w: %s", ErrNoDriver, C.GoString(msg))
 			return
@@ -381,6 +395,16 @@ func Load() error {
 		}
 	})
 	return loadErr
+}
+
+// mpsLikely reports whether an MPS control daemon may serve this process:
+// its pipe directory is named, or the default one exists.
+func mpsLikely() bool {
+	if _, set := os.LookupEnv("CUDA_MPS_PIPE_DIRECTORY"); set {
+		return true
+	}
+	_, err := os.Stat("/tmp/nvidia-mps")
+	return err == nil
 }
 
 // Available reports whether a GPU can be used, and why not.
@@ -829,8 +853,8 @@ type Args struct {
 
 func (a *Args) add(p unsafe.Pointer, size, align int) *Args {
 	off := (len(a.buf) + align - 1) &^ (align - 1)
-	for len(a.buf) < off+size {
-		a.buf = append(a.buf, 0)
+	if n := off + size - len(a.buf); n > 0 {
+		a.buf = append(a.buf, make([]byte, n)...)
 	}
 	copy(a.buf[off:], unsafe.Slice((*byte)(p), size))
 	a.offs = append(a.offs, C.int(off))

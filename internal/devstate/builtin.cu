@@ -4,6 +4,7 @@
 // operations (atomics, stream barrier, stream waits that stream memory
 // operations cannot express) and the kernels of the device benchmarks.
 #include "gshmem.cuh"
+#include "coll.cuh"
 
 #define GSHMEMI_OP_LOAD 0
 #define GSHMEMI_OP_STORE 1

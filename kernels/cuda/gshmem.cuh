@@ -493,4 +493,349 @@ static __device__ __forceinline__ void gshmemx_quiet_block(void) {
   __syncthreads();
 }
 
+// ------------------------------------------------------------ reductions ---
+
+// Reduction operation codes (also the codes the Go side passes to the
+// backend's collective kernels).
+#define GSHMEMI_RED_SUM 0
+#define GSHMEMI_RED_PROD 1
+#define GSHMEMI_RED_MIN 2
+#define GSHMEMI_RED_MAX 3
+#define GSHMEMI_RED_AND 4
+#define GSHMEMI_RED_OR 5
+#define GSHMEMI_RED_XOR 6
+
+
+template <typename T> struct gshmemi_unsigned { typedef T U; };
+template <> struct gshmemi_unsigned<signed char> { typedef unsigned char U; };
+template <> struct gshmemi_unsigned<short> { typedef unsigned short U; };
+template <> struct gshmemi_unsigned<int> { typedef unsigned int U; };
+template <> struct gshmemi_unsigned<long long> { typedef unsigned long long U; };
+template <> struct gshmemi_unsigned<long> { typedef unsigned long U; };
+template <> struct gshmemi_unsigned<char> { typedef unsigned char U; };
+
+// Integers wrap, as Go's do (through the unsigned type: signed overflow is
+// undefined in C++, and the low bits of a product do not depend on sign).
+template <typename T> static __device__ __forceinline__ T gshmemi_fold(int op, T a, T b) {
+  typedef typename gshmemi_unsigned<T>::U U;
+  switch (op) {
+  case GSHMEMI_RED_SUM: return (T)(U)((U)a + (U)b);
+  case GSHMEMI_RED_PROD: return (T)(U)((U)a * (U)b);
+  case GSHMEMI_RED_MIN: return b < a ? b : a;
+  case GSHMEMI_RED_MAX: return a < b ? b : a;
+  case GSHMEMI_RED_AND: return (T)((U)a & (U)b);
+  case GSHMEMI_RED_OR: return (T)((U)a | (U)b);
+  default: return (T)((U)a ^ (U)b);
+  }
+}
+
+// Floats follow Go's min and max: a NaN wins, and -0 is below +0. Sums and
+// products are plain IEEE operations (no contraction), so a fold in the
+// same order gives the host's bits.
+template <typename F> static __device__ __forceinline__ F gshmemi_fold_float(int op, F a, F b) {
+  switch (op) {
+  case GSHMEMI_RED_SUM: return a + b;
+  case GSHMEMI_RED_PROD: return a * b;
+  case GSHMEMI_RED_MIN:
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a < b) return a;
+    if (b < a) return b;
+    return signbit(a) ? a : b;
+  default:
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a < b) return b;
+    if (b < a) return a;
+    return signbit(a) ? b : a;
+  }
+}
+template <> __device__ __forceinline__ float gshmemi_fold<float>(int op, float a, float b) {
+  return gshmemi_fold_float<float>(op, a, b);
+}
+template <> __device__ __forceinline__ double gshmemi_fold<double>(int op, double a, double b) {
+  return gshmemi_fold_float<double>(op, a, b);
+}
+
+
+// ------------------------------------------------------ team collectives ---
+//
+// Block-scoped team collectives inside kernels, as NVSHMEM's
+// nvshmemx_*_block calls: every thread of one block on each member calls
+// them with the same arguments, and only one block per PE may run a team's
+// collectives at a time. A gshmem_team_t is the team's device handle
+// (shmem Team.DeviceHandle on the host): the address, in this PE's heap, of
+// the team's descriptor, which lies in the device copy of the team's heap
+// slot beside the counters its barriers use. Each call opens with a team
+// barrier (the members' data is ready) and closes with one (sources may be
+// reused, destinations hold the result); reductions fold in team order on
+// every member, so every member gets the same bits.
+
+typedef unsigned long long gshmem_team_t;
+
+#define GSHMEMI_TEAM_CTR 512    /* this block's barrier counters, one per member, written by peers */
+#define GSHMEMI_TEAM_EPOCH 1024 /* this PE's count of kernel-side team barriers */
+#define GSHMEMI_TEAM_LL_EPOCH 1032 /* this PE's count of one-round (LL) reductions */
+#define GSHMEMI_TEAM_DESC 1088  /* the descriptor: the handle points here */
+#define GSHMEMI_TEAM_LL 2048    /* one-round reductions' landing slots: [2 parities][8 senders][64 B + flag] */
+#define GSHMEMI_LL_MAX_PES 8
+#define GSHMEMI_LL_MAX_BYTES 64
+#define GSHMEMI_TEAM_MAGIC 0x6d61657467736867ull /* "ghsgteam" */
+
+typedef struct gshmemi_team_desc {
+  unsigned long long magic;
+  int np, me;
+  int sys; /* a member is on another GPU: system-scope synchronization */
+  int pad;
+  int members[64]; /* world PE of each member */
+} gshmemi_team_desc_t;
+
+static __device__ __forceinline__ int gshmem_team_my_pe(gshmem_team_t team) {
+  return ((const gshmemi_team_desc_t *)team)->me;
+}
+static __device__ __forceinline__ int gshmem_team_n_pes(gshmem_team_t team) {
+  return ((const gshmemi_team_desc_t *)team)->np;
+}
+// gshmem_team_translate_pe returns the world PE of member p.
+static __device__ __forceinline__ int gshmemi_team_pe(gshmem_team_t team, int p) {
+  return ((const gshmemi_team_desc_t *)team)->members[p];
+}
+
+// gshmemx_team_sync_block: a barrier of the team's members (with quiet:
+// every put, atomic and signal issued before it is complete).
+static __device__ __forceinline__ void gshmemx_team_sync_block(gshmem_team_t team) {
+  __shared__ unsigned long long gshmemi_team_ep;
+  const gshmemi_team_desc_t *t = (const gshmemi_team_desc_t *)team;
+  char *slot = (char *)team - GSHMEMI_TEAM_DESC;
+  int tid = gshmemi_block_tid(), nt = gshmemi_block_size();
+  int np = t->np, me = t->me, sys = t->sys;
+  __syncthreads();
+  if (tid == 0) {
+    if (sys) {
+      asm volatile("fence.sc.sys;" ::: "memory");
+    } else {
+      asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    }
+    unsigned long long *ep = (unsigned long long *)(slot + GSHMEMI_TEAM_EPOCH);
+    gshmemi_team_ep = *ep + 1;
+    *ep = gshmemi_team_ep;
+  }
+  __syncthreads();
+  unsigned long long epoch = gshmemi_team_ep;
+  for (int p = tid; p < np; p += nt) {
+    unsigned long long *c = (unsigned long long *)gshmemi_peer(slot + GSHMEMI_TEAM_CTR + 8 * me, t->members[p]);
+    if (sys) {
+      asm volatile("red.release.sys.global.add.u64 [%0], 1;" ::"l"(c) : "memory");
+    } else {
+      asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(c) : "memory");
+    }
+  }
+  const unsigned long long *own = (const unsigned long long *)(slot + GSHMEMI_TEAM_CTR);
+  for (int p = tid; p < np; p += nt) {
+    unsigned long long v;
+    do {
+      if (sys) {
+        asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(own + p) : "memory");
+      } else {
+        asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(own + p) : "memory");
+      }
+    } while (v < epoch);
+  }
+  __syncthreads();
+}
+#define gshmemx_barrier_block gshmemx_team_sync_block
+
+// gshmemi_reduce_block folds n elements of every member's source, in team
+// order, into dest. In place (dest == source) it goes through shared
+// memory in chunks, each stored after a barrier (no member reads it any
+// more).
+//
+// Up to 64 bytes on up to 8 members it takes one round instead of two
+// barriers: every member writes its source, then a flag holding the call's
+// number, into its landing slot at every member, waits for every member's
+// flag in its own slots and folds them. The slots alternate between two
+// parities: a member that writes call k+2 into a slot has seen every
+// member's call k+1, which each sent only after reading call k's.
+template <typename T>
+static __device__ __forceinline__ void gshmemi_reduce_ll(gshmem_team_t team, int op, T *dest, const T *source,
+                                                         size_t n) {
+  __shared__ unsigned long long gshmemi_ll_ep;
+  const gshmemi_team_desc_t *t = (const gshmemi_team_desc_t *)team;
+  char *slot = (char *)team - GSHMEMI_TEAM_DESC;
+  int tid = gshmemi_block_tid(), nt = gshmemi_block_size(), np = t->np, me = t->me, sys = t->sys;
+  __syncthreads();
+  if (tid == 0) {
+    unsigned long long *ep = (unsigned long long *)(slot + GSHMEMI_TEAM_LL_EPOCH);
+    gshmemi_ll_ep = *ep + 1;
+    *ep = gshmemi_ll_ep;
+  }
+  __syncthreads();
+  unsigned long long epoch = gshmemi_ll_ep;
+  char *area = slot + GSHMEMI_TEAM_LL + (epoch & 1) * (GSHMEMI_LL_MAX_PES * 128);
+  if (tid < np) {
+    char *to = (char *)gshmemi_peer(area + 128 * me, t->members[tid]);
+    for (size_t i = 0; i < n; i++) ((T *)to)[i] = source[i];
+    unsigned long long *flag = (unsigned long long *)(to + GSHMEMI_LL_MAX_BYTES);
+    if (sys) {
+      asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(flag), "l"(epoch) : "memory");
+    } else {
+      asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(flag), "l"(epoch) : "memory");
+    }
+    const unsigned long long *in = (const unsigned long long *)(area + 128 * tid + GSHMEMI_LL_MAX_BYTES);
+    unsigned long long v;
+    do {
+      if (sys) {
+        asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(in) : "memory");
+      } else {
+        asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(in) : "memory");
+      }
+    } while (v != epoch);
+  }
+  __syncthreads();
+  for (size_t i = tid; i < n; i += nt) {
+    T acc = ((const T *)area)[i];
+    for (int p = 1; p < np; p++) acc = gshmemi_fold<T>(op, acc, ((const T *)(area + 128 * p))[i]);
+    dest[i] = acc;
+  }
+  __syncthreads();
+}
+
+template <typename T>
+static __device__ __forceinline__ void gshmemi_reduce_block(gshmem_team_t team, int op, T *dest, const T *source,
+                                                            size_t n) {
+  __shared__ uint4 gshmemi_rbuf[256];
+  const gshmemi_team_desc_t *t = (const gshmemi_team_desc_t *)team;
+  int tid = gshmemi_block_tid(), nt = gshmemi_block_size(), np = t->np;
+  if (np <= GSHMEMI_LL_MAX_PES && n * sizeof(T) <= GSHMEMI_LL_MAX_BYTES) {
+    gshmemi_reduce_ll<T>(team, op, dest, source, n);
+    return;
+  }
+  gshmemx_team_sync_block(team);
+  if (dest != source) {
+    for (size_t i = tid; i < n; i += nt) {
+      T acc = ((const T *)gshmemi_peer(source, t->members[0]))[i];
+      for (int p = 1; p < np; p++) acc = gshmemi_fold<T>(op, acc, ((const T *)gshmemi_peer(source, t->members[p]))[i]);
+      dest[i] = acc;
+    }
+    gshmemx_team_sync_block(team);
+    return;
+  }
+  const size_t chunk = sizeof(gshmemi_rbuf) / sizeof(T);
+  T *buf = (T *)gshmemi_rbuf;
+  for (size_t c = 0; c < n; c += chunk) {
+    size_t e = n - c < chunk ? n - c : chunk;
+    for (size_t i = tid; i < e; i += nt) {
+      T acc = ((const T *)gshmemi_peer(source, t->members[0]))[c + i];
+      for (int p = 1; p < np; p++)
+        acc = gshmemi_fold<T>(op, acc, ((const T *)gshmemi_peer(source, t->members[p]))[c + i]);
+      buf[i] = acc;
+    }
+    gshmemx_team_sync_block(team);
+    for (size_t i = tid; i < e; i += nt) dest[c + i] = buf[i];
+    __syncthreads();
+  }
+  if (n == 0) gshmemx_team_sync_block(team);
+}
+
+#define GSHMEMI_RED_BLOCK(NAME, T, OPNAME, OP)                                                                     \
+  static __device__ __forceinline__ int gshmemx_##NAME##_##OPNAME##_reduce_block(gshmem_team_t team, T *dest,     \
+                                                                                 const T *source, size_t nreduce) { \
+    gshmemi_reduce_block<T>(team, OP, dest, source, nreduce);                                                      \
+    return 0;                                                                                                      \
+  }
+#define GSHMEMI_RED_ARITH(NAME, T)                                                                                \
+  GSHMEMI_RED_BLOCK(NAME, T, sum, GSHMEMI_RED_SUM)                                                                \
+  GSHMEMI_RED_BLOCK(NAME, T, prod, GSHMEMI_RED_PROD)                                                              \
+  GSHMEMI_RED_BLOCK(NAME, T, min, GSHMEMI_RED_MIN)                                                                \
+  GSHMEMI_RED_BLOCK(NAME, T, max, GSHMEMI_RED_MAX)
+#define GSHMEMI_RED_BITS(NAME, T)                                                                                 \
+  GSHMEMI_RED_BLOCK(NAME, T, and, GSHMEMI_RED_AND)                                                                \
+  GSHMEMI_RED_BLOCK(NAME, T, or, GSHMEMI_RED_OR)                                                                  \
+  GSHMEMI_RED_BLOCK(NAME, T, xor, GSHMEMI_RED_XOR)
+#define GSHMEMI_RED_INT(NAME, T) GSHMEMI_RED_ARITH(NAME, T) GSHMEMI_RED_BITS(NAME, T)
+GSHMEMI_RED_INT(char, char)
+GSHMEMI_RED_INT(schar, signed char)
+GSHMEMI_RED_INT(short, short)
+GSHMEMI_RED_INT(int, int)
+GSHMEMI_RED_INT(long, long)
+GSHMEMI_RED_INT(longlong, long long)
+GSHMEMI_RED_INT(uchar, unsigned char)
+GSHMEMI_RED_INT(ushort, unsigned short)
+GSHMEMI_RED_INT(uint, unsigned int)
+GSHMEMI_RED_INT(ulong, unsigned long)
+GSHMEMI_RED_INT(ulonglong, unsigned long long)
+GSHMEMI_RED_INT(int8, int8_t)
+GSHMEMI_RED_INT(int16, int16_t)
+GSHMEMI_RED_INT(int32, int32_t)
+GSHMEMI_RED_INT(int64, int64_t)
+GSHMEMI_RED_INT(uint8, uint8_t)
+GSHMEMI_RED_INT(uint16, uint16_t)
+GSHMEMI_RED_INT(uint32, uint32_t)
+GSHMEMI_RED_INT(uint64, uint64_t)
+GSHMEMI_RED_ARITH(float, float)
+GSHMEMI_RED_ARITH(double, double)
+
+// Broadcast: nelems bytes of the root's source into every member's dest
+// (the root's too, unless dest == source there).
+static __device__ __forceinline__ int gshmemx_broadcastmem_block(gshmem_team_t team, void *dest, const void *source,
+                                                                size_t nelems, int root) {
+  const gshmemi_team_desc_t *t = (const gshmemi_team_desc_t *)team;
+  gshmemx_team_sync_block(team);
+  if (t->me != root || dest != source)
+    gshmemi_copy(dest, gshmemi_peer(source, t->members[root]), nelems, gshmemi_block_tid(), gshmemi_block_size());
+  gshmemx_team_sync_block(team);
+  return 0;
+}
+// fcollect: member p's nelems bytes of source land at dest + p * nelems on
+// every member.
+static __device__ __forceinline__ int gshmemx_fcollectmem_block(gshmem_team_t team, void *dest, const void *source,
+                                                               size_t nelems) {
+  const gshmemi_team_desc_t *t = (const gshmemi_team_desc_t *)team;
+  gshmemx_team_sync_block(team);
+  for (int i = 1; i <= t->np; i++) {
+    int p = (t->me + i) % t->np;
+    gshmemi_copy((char *)dest + (size_t)p * nelems, gshmemi_peer(source, t->members[p]), nelems, gshmemi_block_tid(),
+                 gshmemi_block_size());
+  }
+  gshmemx_team_sync_block(team);
+  return 0;
+}
+// alltoall: block j (nelems bytes) of member i's source lands in block i of
+// member j's dest.
+static __device__ __forceinline__ int gshmemx_alltoallmem_block(gshmem_team_t team, void *dest, const void *source,
+                                                               size_t nelems) {
+  const gshmemi_team_desc_t *t = (const gshmemi_team_desc_t *)team;
+  gshmemx_team_sync_block(team);
+  for (int i = 1; i <= t->np; i++) {
+    int p = (t->me + i) % t->np;
+    gshmemi_copy((char *)dest + (size_t)p * nelems,
+                 (const char *)gshmemi_peer(source, t->members[p]) + (size_t)t->me * nelems, nelems,
+                 gshmemi_block_tid(), gshmemi_block_size());
+  }
+  gshmemx_team_sync_block(team);
+  return 0;
+}
+#define GSHMEMI_COLL_TYPED(NAME, T)                                                                               \
+  static __device__ __forceinline__ int gshmemx_##NAME##_broadcast_block(gshmem_team_t team, T *dest,            \
+                                                                         const T *source, size_t n, int root) {  \
+    return gshmemx_broadcastmem_block(team, dest, source, n * sizeof(T), root);                                   \
+  }                                                                                                               \
+  static __device__ __forceinline__ int gshmemx_##NAME##_fcollect_block(gshmem_team_t team, T *dest,             \
+                                                                        const T *source, size_t n) {             \
+    return gshmemx_fcollectmem_block(team, dest, source, n * sizeof(T));                                          \
+  }                                                                                                               \
+  static __device__ __forceinline__ int gshmemx_##NAME##_alltoall_block(gshmem_team_t team, T *dest,             \
+                                                                        const T *source, size_t n) {             \
+    return gshmemx_alltoallmem_block(team, dest, source, n * sizeof(T));                                          \
+  }
+GSHMEMI_COLL_TYPED(char, char)
+GSHMEMI_COLL_TYPED(short, short)
+GSHMEMI_COLL_TYPED(int, int)
+GSHMEMI_COLL_TYPED(long, long)
+GSHMEMI_COLL_TYPED(longlong, long long)
+GSHMEMI_COLL_TYPED(uint32, uint32_t)
+GSHMEMI_COLL_TYPED(uint64, uint64_t)
+GSHMEMI_COLL_TYPED(float, float)
+GSHMEMI_COLL_TYPED(double, double)
+
 #endif // GSHMEM_CUH

@@ -70,3 +70,36 @@ extern "C" __global__ void gshmemt_ops(gshmemt_args a) {
   }
   gshmemx_barrier_all_block();
 }
+
+// Block-scoped team collectives (test/gpu): one block per member of team.
+struct gshmemt_coll_args {
+  gshmem_team_t team;
+  long long *src; // sym, n*np: this PE's values
+  long long *dst; // sym, n: sum reduce of src
+  long long *ip;  // sym, n: xor-reduced in place
+  double *fsrc;   // sym, n
+  double *fdst;   // sym, n: max reduce of fsrc
+  long long *bc;  // sym, n: broadcast of the root's src
+  long long *fc;  // sym, n*np: fcollect of src
+  long long *at;  // sym, n*np: alltoall of src
+  long long *sm;  // sym, 3: sum of src[0..3), one-round reduction, three times
+  long long *smip; // sym, 8: xor of src[0..8) in place, one-round reduction
+  int n, root;
+};
+
+extern "C" __global__ void gshmemt_coll(gshmemt_coll_args a) {
+  gshmemx_longlong_sum_reduce_block(a.team, a.dst, a.src, a.n);
+  gshmemx_longlong_xor_reduce_block(a.team, a.ip, a.ip, a.n);
+  gshmemx_double_max_reduce_block(a.team, a.fdst, a.fsrc, a.n);
+  gshmemx_longlong_broadcast_block(a.team, a.bc, a.src, a.n, a.root);
+  gshmemx_longlong_fcollect_block(a.team, a.fc, a.src, a.n);
+  gshmemx_longlong_alltoall_block(a.team, a.at, a.src, a.n);
+  for (int k = 0; k < 3; k++) gshmemx_longlong_sum_reduce_block(a.team, a.sm, a.src, 3);
+  gshmemx_longlong_xor_reduce_block(a.team, a.smip, a.smip, 8);
+  gshmemx_barrier_block(a.team);
+}
+
+// iters all-reduces of n floats in a loop, for the bench.
+extern "C" __global__ void gshmemt_reduce_loop(gshmem_team_t team, float *dst, const float *src, int n, int iters) {
+  for (int i = 0; i < iters; i++) gshmemx_float_sum_reduce_block(team, dst, src, n);
+}

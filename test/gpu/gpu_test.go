@@ -44,6 +44,8 @@ func child(mode string) int {
 	switch mode {
 	case "suite":
 		err = suite(w, logf)
+	case "collbench":
+		err = collBench(w, "processes"+mpsTag(), logf)
 	case "bench":
 		var res []result
 		// Both PEs' kernels must be resident at once for the ping-pong:

@@ -17,6 +17,14 @@
 #                                      the measurements as processes
 #                                   5. the NVSHMEM reference (shared/reference/gpu/run.sh)
 #                                 and prints the figures side by side.
+#   test/gpu/run.sh coll [DIR]    on the GPU machine: the team collectives as
+#                                 kernels (issue 21): the suite in-process (2
+#                                 and 4 PEs), the collective measurements with
+#                                 their floors in-process (2 and 4 PEs), then
+#                                 under MPS the suite as processes and the
+#                                 measurements as processes, and NCCL's
+#                                 all-reduce through torch.distributed (on one
+#                                 GPU NCCL refuses two ranks: its log says so).
 #   test/gpu/run.sh multi [DIR]   on a machine of several GPUs: the multi-GPU
 #                                 sitting (issue 10), most telling first: the
 #                                 measurements with one PE per GPU (processes,
@@ -37,7 +45,8 @@ if [ "$cmd" = build ]; then
 	set -e
 	cd "$root"
 	mkdir -p "$dir/ref"
-	grep -qxF "/$dir/" .git/info/exclude 2>/dev/null || echo "/$dir/" >>.git/info/exclude
+	ex=$(git rev-parse --git-path info/exclude)
+	git check-ignore -q "$dir" || { mkdir -p "$(dirname "$ex")" && echo "/$dir/" >>"$ex"; }
 	go test -c -tags cuda -o "$dir/gpu.test" ./test/gpu
 	go build -tags cuda -o "$dir/putblock-gpu" ./examples/putblock-gpu
 	go build -o "$dir/gshmem" ./cmd/gshmem || echo "warning: cmd/gshmem did not build; putblock-gpu as processes is skipped"
@@ -91,6 +100,19 @@ figures() { # extra logs to take BENCH lines from...
 	uname -r
 } >"$out/machine.log" 2>&1
 cat "$out/machine.log"
+
+if [ "$cmd" = coll ]; then
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+	step suite-inproc 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteInProcess' -test.v -test.timeout 145s
+	step coll-inproc 150 env GSHMEM_GPU_COLL=1 GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUCollBenchInProcess' -test.v -test.timeout 145s
+	mps_start
+	step suite-procs-mps 130 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 125s
+	step coll-procs-mps 100 env GSHMEM_GPU_COLL=1 GSHMEM_GPU_MPS=1 GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUCollBenchProcesses' -test.v -test.timeout 95s
+	mps_stop
+	step nccl-allreduce 40 torchrun --standalone --nproc_per_node="$((ngpu > 1 ? ngpu : 2))" nccl_allreduce.py
+	figures "$out"/coll-*.log "$out"/nccl-*.log
+	exit
+fi
 
 if [ "$cmd" = multi ]; then
 	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')

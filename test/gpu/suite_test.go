@@ -238,6 +238,8 @@ func suite(w *shmem.World, logf func(string, ...any)) (err error) {
 
 	deviceCollectives(w, c)
 	logf("PE %d: team collectives on the device heap checked", me)
+	collSuite(w, c, logf)
+	logf("PE %d: team collectives as kernels checked (every op, type and team shape)", me)
 	return c.err()
 }
 

@@ -28,6 +28,10 @@ type Config struct {
 	// CtrlSize is the start of the allocatable heap; the device control
 	// area lies below it.
 	CtrlSize uint64
+	// ZeroTo is where the zeroed start of the heap ends (at least
+	// CtrlSize): the device counters of the team collectives live below
+	// it and must start at zero before any peer can reach them.
+	ZeroTo uint64
 	// Allgather exchanges setup data with every PE (the bootstrap's).
 	Allgather func(ctx context.Context, data []byte) ([][]byte, error)
 	// Logf receives setup messages (may be nil).
@@ -53,7 +57,10 @@ type Domain struct {
 	fn  struct {
 		amo, barrier, sync, wait, signalAdd, putNBI cudadrv.Function
 		putBlock, copy, pingpong, fill, check       cudadrv.Function
+		collSync, collReduce, collReduceSmall       cudadrv.Function
+		collPull, collReduceLL                      cudadrv.Function
 	}
+	sms   int // multiprocessors of the GPU
 	state []byte
 
 	mu     sync.Mutex     // guards pinned
@@ -113,7 +120,7 @@ func Open(ctx context.Context, cfg Config) (d *Domain, err error) {
 	if d.pinned, err = d.ctx.MemAllocHost(64); err != nil {
 		return d, err
 	}
-	if err = d.ctx.MemsetAsync(d.base, 0, cfg.CtrlSize, d.stream); err != nil {
+	if err = d.ctx.MemsetAsync(d.base, 0, min(cfg.HeapSize, max(cfg.CtrlSize, cfg.ZeroTo)), d.stream); err != nil {
 		return d, err
 	}
 	if err = d.ctx.StreamSynchronize(d.stream); err != nil {
@@ -122,6 +129,9 @@ func Open(ctx context.Context, cfg Config) (d *Domain, err error) {
 	ops, _ := cudadrv.DeviceAttribute(ord, cudadrv.AttrCanUseStreamMemOps)
 	ops64, _ := cudadrv.DeviceAttribute(ord, cudadrv.AttrCanUse64BitMemOps)
 	d.memops = cudadrv.HasStreamMemOps() && ops != 0 && ops64 != 0
+	if d.sms, _ = cudadrv.DeviceAttribute(ord, cudadrv.AttrMultiprocessorCount); d.sms <= 0 {
+		d.sms = 32
+	}
 	if err = d.loadBuiltin(); err != nil {
 		return d, err
 	}
@@ -266,6 +276,9 @@ func (d *Domain) loadBuiltin() error {
 		{&d.fn.wait, "gshmemi_wait_until_u64"}, {&d.fn.signalAdd, "gshmemi_signal_add"}, {&d.fn.putNBI, "gshmemi_put_nbi"},
 		{&d.fn.putBlock, "gshmemi_bench_put_block"}, {&d.fn.copy, "gshmemi_bench_copy"},
 		{&d.fn.pingpong, "gshmemi_bench_pingpong"}, {&d.fn.fill, "gshmemi_fill_u32"}, {&d.fn.check, "gshmemi_check_u32"},
+		{&d.fn.collSync, "gshmemi_coll_sync"}, {&d.fn.collReduce, "gshmemi_coll_reduce"},
+		{&d.fn.collReduceSmall, "gshmemi_coll_reduce_small"}, {&d.fn.collPull, "gshmemi_coll_pull"},
+		{&d.fn.collReduceLL, "gshmemi_coll_reduce_ll"},
 	} {
 		if *f.fn, err = d.ctx.Function(d.mod, f.name); err != nil {
 			return fmt.Errorf("cuda: built-in kernels: %w", err)
