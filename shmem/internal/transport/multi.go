@@ -24,7 +24,8 @@ type Multi struct {
 	me      int
 	heaps   [][]byte // nil where the PE is remote
 	shm     *Shm
-	tcp     *TCP // nil when every peer is on this node; set before Connect returns
+	tcp     *TCP   // the tcp transport, when it is rem (tests reach into it)
+	rem     remote // nil when every peer is on this node; set before Connect returns
 	tcpMu   sync.Mutex
 	h       *health
 	links   []*link
@@ -48,7 +49,7 @@ func (m *Multi) Put(pe int, off uint64, src []byte) error {
 	if m.heaps[pe] != nil {
 		return m.shm.Put(pe, off, src)
 	}
-	return m.tcp.Put(pe, off, src)
+	return m.rem.Put(pe, off, src)
 }
 
 // PutNBI implements Transport. Over tcp, a put never waits for the target:
@@ -60,7 +61,7 @@ func (m *Multi) Get(pe int, off uint64, dst []byte) error {
 	if m.heaps[pe] != nil {
 		return m.shm.Get(pe, off, dst)
 	}
-	return m.tcp.Get(pe, off, dst)
+	return m.rem.Get(pe, off, dst)
 }
 
 // GetNBI implements Transport.
@@ -68,7 +69,7 @@ func (m *Multi) GetNBI(pe int, off uint64, dst []byte) error {
 	if m.heaps[pe] != nil {
 		return m.shm.Get(pe, off, dst)
 	}
-	return m.tcp.GetNBI(pe, off, dst)
+	return m.rem.GetNBI(pe, off, dst)
 }
 
 // Atomic implements Transport.
@@ -79,7 +80,7 @@ func (m *Multi) Atomic(pe int, off uint64, width int, op AtomicOp, operand, comp
 	if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
 		return 0, fmt.Errorf("transport: atomic op %d of width %d", op, width)
 	}
-	return m.tcp.Atomic(pe, off, width, op, operand, compare)
+	return m.rem.Atomic(pe, off, width, op, operand, compare)
 }
 
 // Notify implements Transport. A remote peer is woken by its own progress
@@ -90,16 +91,21 @@ func (m *Multi) Notify(pe int) {
 	}
 }
 
-// Fence implements Transport: each target's requests travel one ordered
-// stream and shm stores are ordered already.
-func (m *Multi) Fence() error { return nil }
+// Fence implements Transport: shm stores are ordered already; the remote
+// transport orders its own.
+func (m *Multi) Fence() error {
+	if m.rem == nil {
+		return nil
+	}
+	return m.rem.Fence()
+}
 
 // Quiet implements Transport.
 func (m *Multi) Quiet() error {
-	if m.tcp == nil {
+	if m.rem == nil {
 		return nil
 	}
-	return m.tcp.Quiet()
+	return m.rem.Quiet()
 }
 
 // Close implements Transport: it says goodbye to every peer (so that its
@@ -108,8 +114,8 @@ func (m *Multi) Close() error {
 	var err error
 	m.once.Do(func() {
 		m.h.closing.Store(true)
-		if m.tcp != nil {
-			m.tcp.close(3 * time.Second)
+		if m.rem != nil {
+			m.rem.close(3 * time.Second)
 		}
 		for _, l := range m.links {
 			if l != nil {
@@ -135,7 +141,7 @@ func (m *Multi) spread(pe int) {
 		}
 	}
 	m.tcpMu.Lock()
-	t := m.tcp
+	t := m.rem
 	m.tcpMu.Unlock()
 	if t != nil {
 		t.tellLost(pe)
@@ -204,7 +210,7 @@ func (m *Multi) watch(l *link) {
 
 // SetLog replaces the logger (the World's, once it exists).
 func (m *Multi) SetLog(l logrus.FieldLogger) {
-	if m.tcp != nil {
-		m.tcp.setLog(l)
+	if m.rem != nil {
+		m.rem.setLog(l)
 	}
 }
