@@ -158,6 +158,12 @@ func startUCX(ctx context.Context, c ucxConfig) (rt remote, lanes []string, err 
 	u.wg.Add(2)
 	go u.progressLoop()
 	go u.heartbeat()
+	// Finish every endpoint's wire-up now (a flush waits for it), so
+	// that a failure to reach a peer shows at setup and no endpoint is
+	// left half wired when the job ends.
+	if err := u.flushAll(ctx); err != nil {
+		return nil, nil, err
+	}
 	return u, lanes, nil
 }
 
@@ -665,6 +671,40 @@ func (u *UCX) Quiet() error {
 	return first
 }
 
+// flushAll flushes every endpoint, within ctx.
+func (u *UCX) flushAll(ctx context.Context) error {
+	var ops []*ucxOp
+	var first error
+	u.mu.Lock()
+	for _, p := range u.peers {
+		if p == nil {
+			continue
+		}
+		switch r := u.lib.flush(p.e); {
+		case r.req != nil:
+			ops = append(ops, &ucxOp{pe: p.pe, req: r.req})
+		case r.st != stOK:
+			first = cmpErr(first, opError(fmt.Sprintf("connecting to PE %d", p.pe), r.st))
+		}
+	}
+	u.mu.Unlock()
+	waited := make(chan error, 1)
+	go func() {
+		var first error
+		for _, op := range ops {
+			first = cmpErr(first, u.wait(op, "connecting to"))
+		}
+		waited <- first
+	}()
+	select {
+	case err := <-waited:
+		return cmpErr(first, err)
+	case <-ctx.Done():
+		// The caller shuts the transport down, which ends the waits.
+		return fmt.Errorf("transport: ucx: PE %d connecting to its remote peers: %w", u.me, ctx.Err())
+	}
+}
+
 // ---- liveness and teardown ---------------------------------------------------
 
 func (u *UCX) heartbeat() {
@@ -720,6 +760,10 @@ func (u *UCX) close(grace time.Duration) {
 	deadline := time.Now().Add(grace)
 	var flushes []unsafe.Pointer
 	u.mu.Lock()
+	if u.down {
+		u.mu.Unlock()
+		return
+	}
 	for _, p := range u.peers {
 		if p != nil && !p.failed {
 			_ = u.lib.send(p.e, evBye, u.me, 0)

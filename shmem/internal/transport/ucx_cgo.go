@@ -481,6 +481,9 @@ func (g *ucxLib) forget(e *ucxEp) {
 
 // info is UCP's description of e's lanes.
 func (g *ucxLib) info(e *ucxEp) string {
+	if e.ep == nil {
+		return ""
+	}
 	p := C.gs_ep_info(e.ep)
 	if p == nil {
 		return ""
@@ -499,10 +502,16 @@ type res struct {
 func mkres(r C.gs_res) res { return res{req: r.req, st: int(r.st)} }
 
 func (g *ucxLib) put(e *ucxEp, src unsafe.Pointer, n int, off uint64) res {
+	if e.ep == nil {
+		return closedRes
+	}
 	return mkres(C.gs_put(e.ep, src, C.size_t(n), C.uint64_t(e.base+off), e.rkey))
 }
 
 func (g *ucxLib) get(e *ucxEp, dst unsafe.Pointer, n int, off uint64) res {
+	if e.ep == nil {
+		return closedRes
+	}
 	return mkres(C.gs_get(e.ep, dst, C.size_t(n), C.uint64_t(e.base+off), e.rkey))
 }
 
@@ -529,20 +538,37 @@ func (b amoBuf) free() { C.free(unsafe.Pointer(b.p)) }
 
 func (b amoBuf) words() *[2]uint64 { return (*[2]uint64)(unsafe.Pointer(b.p)) }
 
-// atomic starts op with operand v (and compare value cmp for CSWAP); the
-// old value lands in the buffer's second word.
+// atomic starts op with operand v (the new value for CSWAP, which
+// stores it where the word equals cmp); the old value lands in the
+// buffer's second word.
 func (g *ucxLib) atomic(e *ucxEp, op amoOp, width int, off uint64, b amoBuf, v, cmp uint64) res {
+	if e.ep == nil {
+		return closedRes
+	}
 	w := b.words()
 	w[0], w[1] = v, cmp
+	if op == amoCswap {
+		// UCP compares the word with the operand buffer and swaps in the
+		// reply buffer's value.
+		w[0], w[1] = cmp, v
+	}
 	if width == 4 {
 		// The operand and reply are 4-byte values at the words' starts
 		// (little endian, so the low halves already are).
-		w[0], w[1] = v&0xffffffff, cmp&0xffffffff
+		w[0], w[1] = w[0]&0xffffffff, w[1]&0xffffffff
 	}
 	return mkres(C.gs_atomic(e.ep, op, unsafe.Pointer(&w[0]), C.int(width), unsafe.Pointer(&w[1]), C.uint64_t(e.base+off), e.rkey))
 }
 
-func (g *ucxLib) flush(e *ucxEp) res { return mkres(C.gs_ep_flush(e.ep)) }
+func (g *ucxLib) flush(e *ucxEp) res {
+	if e.ep == nil {
+		return closedRes
+	}
+	return mkres(C.gs_ep_flush(e.ep))
+}
+
+// closedRes is the result of an operation on a released endpoint.
+var closedRes = res{st: int(C.UCS_ERR_NOT_CONNECTED)}
 
 func (g *ucxLib) fence() error {
 	if st := C.ucp_worker_fence(g.g.worker); st != C.UCS_OK {
@@ -552,6 +578,9 @@ func (g *ucxLib) fence() error {
 }
 
 func (g *ucxLib) send(e *ucxEp, typ uint32, from int, arg uint64) error {
+	if e.ep == nil {
+		return opError("sending a message", closedRes.st)
+	}
 	if st := C.gs_am_send(e.ep, C.uint32_t(typ), C.uint32_t(from), C.uint64_t(arg)); st != C.UCS_OK {
 		return ucxError("sending a message", st)
 	}
