@@ -251,14 +251,16 @@ func (u *UCX) progressLoop() {
 	}
 }
 
-// progressLocked drives UCP until it is idle, then handles what the
+// progressLocked drives UCP until it is idle (or a while), then handles what the
 // callbacks queued, the doorbell messages due and the requests others
 // sleep on.
 func (u *UCX) progressLocked() {
 	if u.down {
 		return
 	}
-	for u.lib.progress() {
+	// Bounded: under a steady stream UCP always has more to do, and the
+	// messages queued so far (heartbeats among them) must be seen.
+	for i := 0; i < 64 && u.lib.progress(); i++ {
 	}
 	u.events = u.lib.drain(u.events[:0])
 	for _, e := range u.events {
@@ -363,6 +365,9 @@ func (u *UCX) poll(op *ucxOp) bool {
 }
 
 func (u *UCX) finish(op *ucxOp, st int) {
+	if p := u.peers[op.pe]; st == stOK && p != nil {
+		p.lastSeen = time.Now() // a completed request is a sign of life
+	}
 	freeReq(op.req)
 	op.req, op.st, op.finished = nil, st, true
 	op.pin.Unpin()
@@ -720,6 +725,9 @@ func (u *UCX) heartbeat() {
 		}
 		var silent []int
 		u.mu.Lock()
+		// Serve what arrived first: after this process was descheduled,
+		// the peers' heartbeats wait in its sockets.
+		u.progressLocked()
 		now := time.Now()
 		for _, p := range u.peers {
 			if p == nil || p.failed || p.bye || u.h.check(p.pe) != nil {

@@ -217,16 +217,20 @@ static gs_res gs_result(ucs_status_ptr_t p) {
 	return r;
 }
 
-static gs_res gs_put(ucp_ep_h ep, const void *buf, size_t len, uint64_t raddr, ucp_rkey_h rkey) {
+// The local buffers of puts and gets come as integers: they are often
+// views into Go objects that hold pointers elsewhere, which cgo's pointer
+// check would refuse although UCP reads or writes only the bytes given.
+// The Go side pins them until the request completes.
+static gs_res gs_put(ucp_ep_h ep, uintptr_t buf, size_t len, uint64_t raddr, ucp_rkey_h rkey) {
 	ucp_request_param_t p;
 	memset(&p, 0, sizeof(p));
-	return gs_result(ucp_put_nbx(ep, buf, len, raddr, rkey, &p));
+	return gs_result(ucp_put_nbx(ep, (const void *)buf, len, raddr, rkey, &p));
 }
 
-static gs_res gs_get(ucp_ep_h ep, void *buf, size_t len, uint64_t raddr, ucp_rkey_h rkey) {
+static gs_res gs_get(ucp_ep_h ep, uintptr_t buf, size_t len, uint64_t raddr, ucp_rkey_h rkey) {
 	ucp_request_param_t p;
 	memset(&p, 0, sizeof(p));
-	return gs_result(ucp_get_nbx(ep, buf, len, raddr, rkey, &p));
+	return gs_result(ucp_get_nbx(ep, (void *)buf, len, raddr, rkey, &p));
 }
 
 // gs_atomic runs a fetching atomic: *val holds the operand (and, for
@@ -505,14 +509,14 @@ func (g *ucxLib) put(e *ucxEp, src unsafe.Pointer, n int, off uint64) res {
 	if e.ep == nil {
 		return closedRes
 	}
-	return mkres(C.gs_put(e.ep, src, C.size_t(n), C.uint64_t(e.base+off), e.rkey))
+	return mkres(C.gs_put(e.ep, C.uintptr_t(uintptr(src)), C.size_t(n), C.uint64_t(e.base+off), e.rkey))
 }
 
 func (g *ucxLib) get(e *ucxEp, dst unsafe.Pointer, n int, off uint64) res {
 	if e.ep == nil {
 		return closedRes
 	}
-	return mkres(C.gs_get(e.ep, dst, C.size_t(n), C.uint64_t(e.base+off), e.rkey))
+	return mkres(C.gs_get(e.ep, C.uintptr_t(uintptr(dst)), C.size_t(n), C.uint64_t(e.base+off), e.rkey))
 }
 
 // amoOp is a UCP atomic operation.
