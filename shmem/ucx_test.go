@@ -187,12 +187,6 @@ func TestUCXCollectives(t *testing.T) {
 	})
 }
 
-func TestUCXUnknownTransport(t *testing.T) {
-	t.Setenv("GSHMEM_REMOTE_TRANSPORT", "carrier-pigeon")
-	_, err := shmem.Init(context.Background())
-	assert.ErrorIs(t, err, shmem.ErrInvalid)
-}
-
 // TestUCXKilledPE: a PE killed mid-job is reported to the survivors as
 // ErrPeerLost within seconds; each survivor writes what it saw to a file
 // before the launcher stops the job.

@@ -223,6 +223,7 @@ func (u *UCX) progressLoop() {
 	defer u.wg.Done()
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
 	var buf [8]byte
+	armErr := false
 	for {
 		select {
 		case <-u.stop:
@@ -234,7 +235,10 @@ func (u *UCX) progressLoop() {
 		armed, err := u.lib.arm()
 		u.mu.Unlock()
 		if err != nil {
-			u.log().Errorf("ucx transport: %v", err)
+			if !armErr {
+				u.log().Errorf("ucx transport: %v; progressing every 100 ms", err)
+				armErr = true
+			}
 			armed = true // poll with the timeout rather than spin
 		}
 		if !armed {
