@@ -52,9 +52,13 @@ func (m *Multi) Put(pe int, off uint64, src []byte) error {
 	return m.rem.Put(pe, off, src)
 }
 
-// PutNBI implements Transport. Over tcp, a put never waits for the target:
-// puts stream back to back and Quiet waits once per target.
-func (m *Multi) PutNBI(pe int, off uint64, src []byte) error { return m.Put(pe, off, src) }
+// PutNBI implements Transport.
+func (m *Multi) PutNBI(pe int, off uint64, src []byte) error {
+	if m.heaps[pe] != nil {
+		return m.shm.Put(pe, off, src)
+	}
+	return m.rem.PutNBI(pe, off, src)
+}
 
 // Get implements Transport.
 func (m *Multi) Get(pe int, off uint64, dst []byte) error {

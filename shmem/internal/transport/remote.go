@@ -14,6 +14,7 @@ import (
 // build with the ucx tag (GSHMEM_REMOTE_TRANSPORT).
 type remote interface {
 	Put(pe int, off uint64, src []byte) error
+	PutNBI(pe int, off uint64, src []byte) error
 	Get(pe int, off uint64, dst []byte) error
 	GetNBI(pe int, off uint64, dst []byte) error
 	Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error)
@@ -66,6 +67,10 @@ func CheckRemote(name string) error {
 // Fence implements remote: each target's requests travel one ordered
 // stream.
 func (t *TCP) Fence() error { return nil }
+
+// PutNBI implements remote: a tcp put never waits for the target (puts
+// stream back to back and Quiet waits once per target), so it is Put.
+func (t *TCP) PutNBI(pe int, off uint64, src []byte) error { return t.Put(pe, off, src) }
 
 // jobKey is the key of the remote transports' authentication:
 // GSHMEM_JOB_SECRET's hash, or else the one PE 0 drew and published

@@ -384,7 +384,9 @@ func (u *UCX) finish(op *ucxOp, st int) {
 // wait returns when op completes, or with ErrPeerLost when its peer is
 // lost first (op is then left to the progress goroutine).
 func (u *UCX) wait(op *ucxOp, what string) error {
-	op.done = make(chan struct{})
+	if op.done == nil {
+		op.done = make(chan struct{})
+	}
 	start := time.Now()
 	for i := 0; ; i++ {
 		u.mu.Lock()
@@ -500,6 +502,47 @@ func (u *UCX) Put(pe int, off uint64, src []byte) error {
 	return u.wait(op, "put to")
 }
 
+// PutNBI starts a put; src must not change until Quiet returns, which
+// waits for it.
+func (u *UCX) PutNBI(pe int, off uint64, src []byte) error {
+	p, err := u.peer(pe)
+	if err != nil || len(src) == 0 {
+		return err
+	}
+	op, err := u.start(pe, src, func() res {
+		r := u.lib.put(p.e, unsafe.Pointer(&src[0]), len(src), off)
+		p.dirty = true
+		u.startRing(p)
+		return r
+	})
+	u.pending(p, op)
+	return err
+}
+
+// pending keeps a non-blocking operation for Quiet, dropping those that
+// already completed once the list grows.
+func (u *UCX) pending(p *ucxPeer, op *ucxOp) {
+	if op == nil {
+		return
+	}
+	op.done = make(chan struct{})
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(p.nbi) >= 256 {
+		keep := p.nbi[:0]
+		for _, o := range p.nbi {
+			if !u.poll(o) {
+				keep = append(keep, o)
+			} else if o.st != stOK {
+				keep = append(keep, o) // Quiet reports it
+			}
+		}
+		clear(p.nbi[len(keep):])
+		p.nbi = keep
+	}
+	p.nbi = append(p.nbi, op)
+}
+
 // Get fills dst from pe's heap.
 func (u *UCX) Get(pe int, off uint64, dst []byte) error {
 	p, err := u.peer(pe)
@@ -519,18 +562,12 @@ func (u *UCX) GetNBI(pe int, off uint64, dst []byte) error {
 	if err != nil || len(dst) == 0 {
 		return err
 	}
-	var op *ucxOp
-	op, err = u.start(pe, dst, func() res {
+	op, err := u.start(pe, dst, func() res {
 		r := u.lib.get(p.e, unsafe.Pointer(&dst[0]), len(dst), off)
 		p.dirty = true
 		return r
 	})
-	if op != nil {
-		op.done = make(chan struct{})
-		u.mu.Lock()
-		p.nbi = append(p.nbi, op)
-		u.mu.Unlock()
-	}
+	u.pending(p, op)
 	return err
 }
 

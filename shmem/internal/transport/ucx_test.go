@@ -12,6 +12,7 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -104,12 +105,30 @@ func TestUCXRMA(t *testing.T) {
 		dst := make([]byte, size)
 		require.NoError(t, tr.Get(2, off, dst))
 		require.True(t, bytes.Equal(src, dst), "get of %d bytes", size)
+		// Non-blocking puts complete by Quiet.
+		back := append([]byte(nil), src...)
+		slices.Reverse(back)
+		require.NoError(t, tr.PutNBI(2, off, back))
+		require.NoError(t, tr.Quiet())
+		require.True(t, bytes.Equal(back, jobs[2].Heap[off:off+size]), "non-blocking put of %d bytes", size)
+		require.NoError(t, tr.Put(2, off, src))
 		nbi := make([]byte, size)
 		require.NoError(t, jobs[2].Transport.GetNBI(0, 0, make([]byte, 64)))
 		require.NoError(t, tr.GetNBI(2, off, nbi))
 		require.NoError(t, tr.Quiet())
 		require.True(t, bytes.Equal(src, nbi), "non-blocking get of %d bytes", size)
 		require.NoError(t, jobs[2].Transport.Quiet())
+	}
+	// Many non-blocking puts before one Quiet (the pending list is trimmed
+	// of completed ones on the way).
+	bufs := make([][]byte, 1000)
+	for i := range bufs {
+		bufs[i] = bytes.Repeat([]byte{byte(i)}, 64)
+		require.NoError(t, tr.PutNBI(2, uint64(2<<20+64*i), bufs[i]))
+	}
+	require.NoError(t, tr.Quiet())
+	for i := range bufs {
+		require.Equal(t, bufs[i], jobs[2].Heap[2<<20+64*i:2<<20+64*i+64], "put %d", i)
 	}
 	// Empty transfers are no-ops; a PE with no ucx route is refused.
 	require.NoError(t, tr.Put(2, 0, nil))
