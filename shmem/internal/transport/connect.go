@@ -45,7 +45,7 @@ type Job struct {
 	Transport *Multi
 	Heap      []byte   // this PE's heap
 	Node      []int    // node number of every PE (0-based, in order of first PE)
-	Kind      []string // "self", "shm" or "tcp", by PE
+	Kind      []string // "self", "shm", "tcp" or "ucx", by PE
 	Host      []string // each PE's host name (informational only)
 	TCPAddr   []string // each PE's tcp listener, "" where none
 	Lanes     []string // UCP's lanes to each PE reached over ucx, nil or "" where none

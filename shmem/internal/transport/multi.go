@@ -15,10 +15,10 @@ import (
 )
 
 // Multi routes each peer to the transport that reaches it: load/store
-// through a mapping of its heap for PEs on this node (shm), and the tcp
-// transport for the others. It also watches every peer's liveness: a
-// node-local peer through the unix socket its heap came over, a remote one
-// through its tcp connections. The first loss is sticky (Lost) and wakes
+// through a mapping of its heap for PEs on this node (shm), and the remote
+// transport (tcp or ucx) for the others. It also watches every peer's
+// liveness: a node-local peer through the unix socket its heap came over, a
+// remote one through its remote transport. The first loss is sticky (Lost) and wakes
 // this PE's waiters.
 type Multi struct {
 	me      int
