@@ -126,9 +126,12 @@ void gs_close(gs_t *g) {
 ucs_status_t gs_mem_map(gs_t *g, void *addr, size_t len, ucp_mem_h *memh) {
 	ucp_mem_map_params_t mp;
 	memset(&mp, 0, sizeof(mp));
-	mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+	mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
 	mp.address = addr;
 	mp.length = len;
+	// The heap is address space, touched on use: do not populate (or, where
+	// the device can fault pages in, pin) all of it up front.
+	mp.flags = UCP_MEM_MAP_NONBLOCK;
 	return ucp_mem_map(g->ctx, &mp, memh);
 }
 
