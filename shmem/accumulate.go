@@ -1,6 +1,7 @@
 package shmem
 
 import (
+	"errors"
 	"sync/atomic"
 
 	"github.com/gshmem/gshmem/internal/accops"
@@ -71,7 +72,11 @@ func (w *World) Accumulate(pe int, u *Update) error {
 	if !ok {
 		return errf(ErrUnsupported, "accumulate to PE %d over this transport", pe)
 	}
-	return acc.Accumulate(pe, a)
+	err := acc.Accumulate(pe, a)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return errf(ErrUnsupported, "%v", err)
+	}
+	return err
 }
 
 // accSize is the size of an element of typ, 0 when there is no such type

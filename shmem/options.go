@@ -44,6 +44,10 @@ type Options struct {
 	// an IP, IP:port or interface name; default: the first non-loopback
 	// IPv4 address of an interface that is up).
 	TCPAddr string
+	// RemoteTransport reaches PEs of other nodes (GSHMEM_REMOTE_TRANSPORT):
+	// "tcp" (the default, pure Go) or "ucx" (UCX's UCP API, for
+	// InfiniBand, RoCE and other fabrics; needs a build with -tags ucx).
+	RemoteTransport string
 	// PeerTimeout is how long a silent peer (remote, or a node-local
 	// process whose heartbeat stopped) is given before it is declared lost,
 	// and how long a wait may go on after a peer finalized
@@ -98,6 +102,7 @@ var Settings = []Setting{
 	{"GSHMEM_BOOTSTRAP_ADDR", "", "env bootstrap: host:port on rank 0's node where it listens and the other ranks connect"},
 	{"GSHMEM_NODE_ID", "", "node locality override (%r PE number, %h host): PEs with different ids never share memory"},
 	{"GSHMEM_TCP_ADDR", "auto", "where a PE listens for PEs of other nodes: IP, IP:port or interface (default: first non-loopback IPv4)"},
+	{"GSHMEM_REMOTE_TRANSPORT", "tcp", "transport to PEs of other nodes: tcp (built in) or ucx (UCX's UCP: InfiniBand, RoCE, ...; a build with -tags ucx; UCX_TLS, UCX_NET_DEVICES pick its fabric)"},
 	{"GSHMEM_PEER_TIMEOUT", "5s", "a peer silent this long is lost: a remote one without a heartbeat on its connection, a node-local process whose heartbeat word in shared memory stopped (SIGSTOP, a debugger, not scheduled); also how long a wait goes on after a peer finalized (a collective the others did not call)"},
 	{"GSHMEM_BOOTSTRAP_TIMEOUT", "60s", "bound on every setup wait (Go duration, or seconds)"},
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
@@ -144,6 +149,7 @@ func optionsFromEnv(getenv func(string) string) (Options, error) {
 	o.BootstrapAddr = getenv("GSHMEM_BOOTSTRAP_ADDR")
 	o.NodeID = getenv("GSHMEM_NODE_ID")
 	o.TCPAddr = getenv("GSHMEM_TCP_ADDR")
+	o.RemoteTransport = getenv("GSHMEM_REMOTE_TRANSPORT")
 	if v := getenv("GSHMEM_PEER_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil {

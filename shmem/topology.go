@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/gshmem/gshmem/shmem/internal/bootstrap"
+	"github.com/gshmem/gshmem/shmem/internal/transport"
 )
 
 // Topology says how a job was started and how this PE reaches each peer.
@@ -19,11 +20,19 @@ type Topology struct {
 	// Host is every PE's host name, as it reported it (informational:
 	// locality is never decided by name).
 	Host []string
-	// Transport is how this PE reaches each PE: "self", "shm" or "tcp".
+	// Transport is how this PE reaches each PE: "self", "shm", "tcp" or
+	// "ucx".
 	Transport []string
 	// TCPAddr is each PE's tcp listener ("" where it has none).
 	TCPAddr []string
+	// Lanes is, for each PE this PE reaches over ucx, the lanes UCX chose
+	// ("tcp/eth0 (am am_bw ...)"); "" for the other PEs.
+	Lanes []string
 }
+
+// UCXBuilt says whether this program can reach other nodes over UCX
+// (GSHMEM_REMOTE_TRANSPORT=ucx): a cgo build with -tags ucx.
+const UCXBuilt = transport.UCXBuilt
 
 // Topology returns how the job was started and how this PE reaches each
 // peer. Goroutine PEs (Run) all share one node and reach each other by shm.
@@ -34,12 +43,15 @@ func (w *World) Topology() Topology {
 		t.Host = append([]string(nil), j.Host...)
 		t.Transport = append([]string(nil), j.Kind...)
 		t.TCPAddr = append([]string(nil), j.TCPAddr...)
+		t.Lanes = make([]string, len(j.Node))
+		copy(t.Lanes, j.Lanes)
 		return t
 	}
 	t.Node = make([]int, w.npes)
 	t.Host = make([]string, w.npes)
 	t.Transport = make([]string, w.npes)
 	t.TCPAddr = make([]string, w.npes)
+	t.Lanes = make([]string, w.npes)
 	for pe := range t.Transport {
 		t.Transport[pe] = "shm"
 	}

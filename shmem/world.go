@@ -102,6 +102,12 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := transport.CheckRemote(o.RemoteTransport); err != nil {
+		if errors.Is(err, errors.ErrUnsupported) {
+			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
 	setup, cancelSetup := context.WithTimeout(ctx, o.BootstrapTimeout)
 	defer cancelSetup()
 	secret := []byte(os.Getenv("GSHMEM_JOB_SECRET"))
@@ -120,7 +126,7 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	job, err := transport.Connect(setup, transport.Config{
 		Rank: boot.Rank(), Size: boot.Size(), HeapSize: o.SymmetricSize, Allgather: boot.Allgather,
 		NodeID: nodeID, Secret: secret, TCPAddr: o.TCPAddr, PeerTimeout: o.PeerTimeout,
-		Log: tl.WithField("pe", boot.Rank()),
+		Remote: o.RemoteTransport, Log: tl.WithField("pe", boot.Rank()),
 	})
 	if err != nil {
 		_ = boot.Close()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,7 +26,7 @@ func infoCmd() *cobra.Command {
 a launcher (gshmem run -n 4 gshmem info, mpiexec.hydra -n 4 gshmem info,
 srun --mpi=pmi2 gshmem info, ...) it joins the job and PE 0 also prints the
 bootstrap in use, which node every PE is on and how each PE reaches each
-other PE (shm within a node, tcp across nodes). --no-join only says which
+other PE (shm within a node, tcp or ucx across nodes). --no-join only says which
 bootstrap would be used.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return info(cmd.OutOrStdout(), noJoin)
@@ -52,7 +53,11 @@ func info(out io.Writer, noJoin bool) error {
 	}
 	fmt.Fprintf(out, "gshmem (%s, %s/%s), %d CPUs\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	fmt.Fprintln(out, "bootstraps: local (gshmem run), pmi (PMI-1: PMI_FD or PMI_PORT+PMI_ID), pmi2 (PMI-2 over PMI_FD), env (launcher ranks + GSHMEM_BOOTSTRAP_ADDR), singleton")
-	fmt.Fprintln(out, "transports: shm (memfd shared by SCM_RIGHTS, load/store) within a node, tcp across nodes")
+	remote := "tcp across nodes (GSHMEM_REMOTE_TRANSPORT=tcp; ucx: not in this build, see -tags ucx)"
+	if shmem.UCXBuilt {
+		remote = "tcp or ucx across nodes (GSHMEM_REMOTE_TRANSPORT=tcp|ucx)"
+	}
+	fmt.Fprintln(out, "transports: shm (memfd shared by SCM_RIGHTS, load/store) within a node, "+remote)
 	fmt.Fprintln(out, "GPUs: not probed by this build (host backend)")
 	switch {
 	case derr != nil:
@@ -107,18 +112,20 @@ func info(out io.Writer, noJoin bool) error {
 // and, on PE 0, prints the PE-to-node map and the transport matrix.
 func topologyRows(w *shmem.World, out io.Writer) error {
 	n, me := w.NPEs(), w.MyPE()
-	const hostLen = 64
-	rows, err := shmem.Calloc[byte](w, n*(n+hostLen))
+	const hostLen, laneLen = 64, 192
+	const rowLen = hostLen + laneLen
+	rows, err := shmem.Calloc[byte](w, n*(n+rowLen))
 	if err != nil {
 		return err
 	}
 	t := w.Topology()
-	row := make([]byte, n+hostLen)
+	row := make([]byte, n+rowLen)
 	for pe, k := range t.Transport {
-		row[pe] = map[string]byte{"self": '.', "shm": 's', "tcp": 't'}[k]
+		row[pe] = map[string]byte{"self": '.', "shm": 's', "tcp": 't', "ucx": 'u'}[k]
 	}
 	copy(row[n:], t.Host[me])
-	if err := shmem.Put(rows.Slice(me*(n+hostLen), (me+1)*(n+hostLen)), row, 0); err != nil {
+	copy(row[n+hostLen:], distinctLanes(t.Lanes))
+	if err := shmem.Put(rows.Slice(me*(n+rowLen), (me+1)*(n+rowLen)), row, 0); err != nil {
 		return err
 	}
 	if err := w.BarrierAll(); err != nil {
@@ -133,13 +140,35 @@ func topologyRows(w *shmem.World, out io.Writer) error {
 		nodes = max(nodes, nd+1)
 	}
 	fmt.Fprintf(out, "PEs: %d on %d node(s)\n", n, nodes)
-	fmt.Fprintln(out, "PE  node  host              tcp listener           transport to PE 0..n-1 (. self, s shm, t tcp)")
+	fmt.Fprintln(out, "PE  node  host              tcp listener           transport to PE 0..n-1 (. self, s shm, t tcp, u ucx)")
+	var lanes []string
 	for pe := range n {
-		r := all[pe*(n+hostLen) : (pe+1)*(n+hostLen)]
-		host := strings.TrimRight(string(r[n:]), "\x00")
+		r := all[pe*(n+rowLen) : (pe+1)*(n+rowLen)]
+		host := strings.TrimRight(string(r[n:n+hostLen]), "\x00")
 		fmt.Fprintf(out, "%-3d %-5d %-17s %-22s %s\n", pe, t.Node[pe], host, orDash(t.TCPAddr[pe]), r[:n])
+		if l := strings.TrimRight(string(r[n+hostLen:]), "\x00"); l != "" {
+			lanes = append(lanes, fmt.Sprintf("PE %d: %s", pe, l))
+		}
+	}
+	if len(lanes) > 0 {
+		fmt.Fprintln(out, "ucx lanes to each PE's remote peers:")
+		for _, l := range lanes {
+			fmt.Fprintln(out, "  "+l)
+		}
 	}
 	return nil
+}
+
+// distinctLanes joins the distinct lane summaries of a PE's ucx peers
+// (usually one: every peer over the same fabric).
+func distinctLanes(lanes []string) string {
+	var seen []string
+	for _, l := range lanes {
+		if l != "" && !slices.Contains(seen, l) {
+			seen = append(seen, l)
+		}
+	}
+	return strings.Join(seen, " | ")
 }
 
 func orDash(s string) string {

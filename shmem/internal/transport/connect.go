@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -35,7 +34,10 @@ type Config struct {
 	TCPAddr string
 	// PeerTimeout is how long a silent peer is given before it is lost.
 	PeerTimeout time.Duration
-	Log         logrus.FieldLogger
+	// Remote (GSHMEM_REMOTE_TRANSPORT) names the transport to other
+	// nodes: "tcp" (also when empty) or "ucx".
+	Remote string
+	Log    logrus.FieldLogger
 }
 
 // Job is this PE's view of how it reaches every PE.
@@ -43,9 +45,10 @@ type Job struct {
 	Transport *Multi
 	Heap      []byte   // this PE's heap
 	Node      []int    // node number of every PE (0-based, in order of first PE)
-	Kind      []string // "self", "shm" or "tcp", by PE
+	Kind      []string // "self", "shm", "tcp" or "ucx", by PE
 	Host      []string // each PE's host name (informational only)
 	TCPAddr   []string // each PE's tcp listener, "" where none
+	Lanes     []string // UCP's lanes to each PE reached over ucx, nil or "" where none
 	LocalRank int
 	LocalSize int
 }
@@ -118,6 +121,9 @@ func Connect(ctx context.Context, c Config) (job *Job, err error) {
 	if c.PeerTimeout <= 0 {
 		c.PeerTimeout = 5 * time.Second
 	}
+	if err := CheckRemote(c.Remote); err != nil {
+		return nil, err
+	}
 	k, err := newConnector(c)
 	if err != nil {
 		return nil, err
@@ -143,7 +149,11 @@ func Connect(ctx context.Context, c Config) (job *Job, err error) {
 	if err != nil || !needTCP {
 		return k.job, err
 	}
-	if err := k.connectTCP(ctx, remote); err != nil {
+	connect := k.connectTCP
+	if c.Remote == RemoteUCX {
+		connect = k.connectUCX
+	}
+	if err := connect(ctx, remote); err != nil {
 		return nil, err
 	}
 	return k.job, nil
@@ -215,8 +225,8 @@ func (k *connector) abandon() {
 	m := k.m
 	m.h.closing.Store(true)
 	m.stopBeat()
-	if m.tcp != nil {
-		m.tcp.shutdown()
+	if m.rem != nil {
+		m.rem.shutdown()
 	}
 	for _, l := range m.links {
 		_ = l.c.Close()
@@ -382,11 +392,7 @@ func (k *connector) place(mutual func(a, b int) bool) (remote []bool, needTCP bo
 // hash, or else the one PE 0 drew and published through the bootstrap,
 // whose channel only the job's processes can read.
 func (k *connector) connectTCP(ctx context.Context, remote []bool) error {
-	secret := k.peers[0].secret
-	if len(k.c.Secret) > 0 {
-		s := sha256.Sum256(k.c.Secret)
-		secret = s[:]
-	}
+	secret := k.jobKey()
 	var tln net.Listener
 	addr := ""
 	if slices.Contains(remote, true) {
@@ -420,7 +426,7 @@ func (k *connector) connectTCP(ctx context.Context, remote []bool) error {
 		return err
 	}
 	k.m.tcpMu.Lock()
-	k.m.tcp = t
+	k.m.tcp, k.m.rem = t, t
 	k.m.tcpMu.Unlock()
 	return nil
 }

@@ -15,16 +15,17 @@ import (
 )
 
 // Multi routes each peer to the transport that reaches it: load/store
-// through a mapping of its heap for PEs on this node (shm), and the tcp
-// transport for the others. It also watches every peer's liveness: a
-// node-local peer through the unix socket its heap came over, a remote one
-// through its tcp connections. The first loss is sticky (Lost) and wakes
+// through a mapping of its heap for PEs on this node (shm), and the remote
+// transport (tcp or ucx) for the others. It also watches every peer's
+// liveness: a node-local peer through the unix socket its heap came over, a
+// remote one through its remote transport. The first loss is sticky (Lost) and wakes
 // this PE's waiters.
 type Multi struct {
 	me      int
 	heaps   [][]byte // nil where the PE is remote
 	shm     *Shm
-	tcp     *TCP // nil when every peer is on this node; set before Connect returns
+	tcp     *TCP   // the tcp transport, when it is rem (tests reach into it)
+	rem     remote // nil when every peer is on this node; set before Connect returns
 	tcpMu   sync.Mutex
 	h       *health
 	links   []*link
@@ -62,12 +63,16 @@ func (m *Multi) Put(pe int, off uint64, src []byte) error {
 		}
 		return m.shm.Put(pe, off, src)
 	}
-	return m.tcp.Put(pe, off, src)
+	return m.rem.Put(pe, off, src)
 }
 
-// PutNBI implements Transport. Over tcp, a put never waits for the target:
-// puts stream back to back and Quiet waits once per target.
-func (m *Multi) PutNBI(pe int, off uint64, src []byte) error { return m.Put(pe, off, src) }
+// PutNBI implements Transport.
+func (m *Multi) PutNBI(pe int, off uint64, src []byte) error {
+	if m.heaps[pe] != nil {
+		return m.shm.Put(pe, off, src)
+	}
+	return m.rem.PutNBI(pe, off, src)
+}
 
 // Get implements Transport.
 func (m *Multi) Get(pe int, off uint64, dst []byte) error {
@@ -79,7 +84,7 @@ func (m *Multi) Get(pe int, off uint64, dst []byte) error {
 		}
 		return m.shm.Get(pe, off, dst)
 	}
-	return m.tcp.Get(pe, off, dst)
+	return m.rem.Get(pe, off, dst)
 }
 
 // GetNBI implements Transport.
@@ -87,7 +92,7 @@ func (m *Multi) GetNBI(pe int, off uint64, dst []byte) error {
 	if m.heaps[pe] != nil {
 		return m.Get(pe, off, dst)
 	}
-	return m.tcp.GetNBI(pe, off, dst)
+	return m.rem.GetNBI(pe, off, dst)
 }
 
 // Atomic implements Transport.
@@ -103,7 +108,7 @@ func (m *Multi) Atomic(pe int, off uint64, width int, op AtomicOp, operand, comp
 	if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
 		return 0, fmt.Errorf("transport: atomic op %d of width %d", op, width)
 	}
-	return m.tcp.Atomic(pe, off, width, op, operand, compare)
+	return m.rem.Atomic(pe, off, width, op, operand, compare)
 }
 
 // Notify implements Transport. A remote peer is woken by its own progress
@@ -114,9 +119,14 @@ func (m *Multi) Notify(pe int) {
 	}
 }
 
-// Fence implements Transport: each target's requests travel one ordered
-// stream and shm stores are ordered already.
-func (m *Multi) Fence() error { return nil }
+// Fence implements Transport: shm stores are ordered already; the remote
+// transport orders its own.
+func (m *Multi) Fence() error {
+	if m.rem == nil {
+		return nil
+	}
+	return m.rem.Fence()
+}
 
 // Quiet implements Transport. Stores into a mapped peer completed when
 // they were made, but a peer that died since may not have seen them: once
@@ -124,8 +134,8 @@ func (m *Multi) Fence() error { return nil }
 // target that died with work outstanding.
 func (m *Multi) Quiet() error {
 	var err error
-	if m.tcp != nil {
-		err = m.tcp.Quiet()
+	if m.rem != nil {
+		err = m.rem.Quiet()
 	}
 	if err == nil && m.h.down.Load() != 0 {
 		err = m.h.err()
@@ -140,8 +150,8 @@ func (m *Multi) Close() error {
 	m.once.Do(func() {
 		m.h.closing.Store(true)
 		m.stopBeat()
-		if m.tcp != nil {
-			m.tcp.close(3 * time.Second)
+		if m.rem != nil {
+			m.rem.close(3 * time.Second)
 		}
 		for _, l := range m.links {
 			if l != nil {
@@ -174,7 +184,7 @@ func (m *Multi) spread(pe int) {
 		}
 	}
 	m.tcpMu.Lock()
-	t := m.tcp
+	t := m.rem
 	m.tcpMu.Unlock()
 	if t != nil {
 		t.tellLost(pe)
@@ -243,7 +253,7 @@ func (m *Multi) watch(l *link) {
 
 // SetLog replaces the logger (the World's, once it exists).
 func (m *Multi) SetLog(l logrus.FieldLogger) {
-	if m.tcp != nil {
-		m.tcp.setLog(l)
+	if m.rem != nil {
+		m.rem.setLog(l)
 	}
 }

@@ -1,6 +1,9 @@
 package transport
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Stream is an independent sequence of operations on the peers' heaps:
 // what a communication context (shmem.Ctx) issues through. Its Quiet
@@ -35,13 +38,24 @@ func (m *Multi) AtomicNBI(pe int, off uint64, width int, op AtomicOp, operand, c
 	if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
 		return fmt.Errorf("transport: atomic op %d of width %d", op, width)
 	}
+	if m.tcp == nil { // another remote transport (ucx): done at once
+		old, err := m.rem.Atomic(pe, off, width, op, operand, compare)
+		putBits(dst, old)
+		return err
+	}
 	return m.tcp.AtomicNBI(pe, off, width, op, operand, compare, dst)
 }
 
 // Accumulate implements Stream for the PE's own stream.
 func (m *Multi) Accumulate(pe int, a *Acc) error {
-	if m.heaps[pe] != nil || m.tcp == nil {
+	switch {
+	case m.heaps[pe] != nil:
 		return fmt.Errorf("transport: accumulate to PE %d, whose heap is mapped: apply it directly", pe)
+	case m.tcp == nil:
+		// The one-message accumulate is the tcp transport's; over ucx an
+		// element-wise emulation would not be atomic with the target's
+		// own hardware atomics.
+		return fmt.Errorf("transport: accumulate to PE %d over the ucx transport: %w", pe, errors.ErrUnsupported)
 	}
 	return m.tcp.Accumulate(pe, a)
 }

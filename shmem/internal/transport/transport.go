@@ -1,7 +1,7 @@
 // Package transport defines how bytes reach a peer's symmetric heap and
 // holds the implementations. The core (package shmem) addresses remote memory
 // only as (pe, offset) pairs through this interface, so the same RMA calls,
-// atomics and collectives run over load/store shared memory, TCP or CUDA.
+// atomics and collectives run over load/store shared memory, TCP, UCX or CUDA.
 package transport
 
 import "github.com/gshmem/gshmem/internal/atomicop"

@@ -1,0 +1,312 @@
+//go:build ucx && cgo
+
+package transport
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/sirupsen/logrus"
+	"golang.org/x/sys/unix"
+)
+
+// UCXBuilt says whether this program can reach remote peers over UCX.
+const UCXBuilt = true
+
+// UCX reaches the heaps of PEs on other nodes through UCP: the heap is
+// registered with ucp_mem_map, puts, gets and 4- and 8-byte atomics are
+// one-sided UCP operations on the peer's heap, and what UCP lacks (1- and
+// 2-byte atomics, atomic load and store) is built from its 4-byte
+// compare-and-swap and fetching or. UCP runs in its CPU atomic mode, so
+// that a remote atomic is atomic with the CPU atomics of the target's own
+// node: the same guarantee the TCP transport gives by applying atomics at
+// the target.
+//
+// One-sided writes do not involve the target's CPU, so nothing there would
+// ring its doorbell. After a put the issuer flushes the endpoint (at most
+// one flush per peer in flight, coalescing the puts behind it) and, once
+// the flush says the data landed, sends the peer a small active message
+// that makes the peer's progress goroutine ring its doorbell; after an
+// atomic (which has completed at the target when its old value returns)
+// the message goes at once. A waiter asleep on its bell is therefore woken
+// after every remote write that lands, one round trip later.
+//
+// Every call into UCP holds mu (the worker is single-threaded). One
+// progress goroutine per PE sleeps in poll(2) on the worker's event fd
+// when idle; an operation's issuer drives progress itself for a short
+// spin, then sleeps until the progress goroutine completes its request.
+// Liveness is UCP's peer error handling (an endpoint error callback) plus
+// a heartbeat message, as on tcp.
+type UCX struct {
+	me      int
+	heap    []byte
+	h       *health
+	logp    atomic.Pointer[logrus.FieldLogger]
+	timeout time.Duration
+	lib     *ucxLib
+	mem     ucxMem
+	efd     int // the worker's event fd
+	wake    int // an eventfd that interrupts the progress goroutine's poll
+
+	mu       sync.Mutex // every call into lib, and the fields below
+	peers    []*ucxPeer // by PE; nil for PEs reached otherwise
+	sleepers map[*ucxOp]struct{}
+	orphans  []*ucxOp // requests whose issuer gave up on a lost peer
+	events   []ucxEvent
+	down     bool
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+}
+
+type ucxPeer struct {
+	pe    int
+	e     *ucxEp
+	lanes string
+	// Guarded by UCX.mu:
+	dirty     bool           // puts or non-blocking gets since the last Quiet
+	ringReq   unsafe.Pointer // the flush a doorbell message waits for
+	ringAgain bool           // puts behind ringReq that need another message
+	failed    bool           // UCP reported the endpoint failed
+	bye       bool
+	lastSeen  time.Time
+	nbi       []*ucxOp
+}
+
+// ucxOp is a UCP request someone waits for.
+type ucxOp struct {
+	req      unsafe.Pointer
+	pe       int
+	st       int
+	pin      runtime.Pinner // the Go buffer UCP reads or writes
+	amo      amoBuf         // C memory for an atomic's operand and result
+	done     chan struct{}
+	finished bool
+	orphan   bool // freed by progress when it completes
+}
+
+// ucxSpin is how long an issuer drives progress itself before it sleeps:
+// a round trip on a fast network, so that latency does not pay for a
+// wake-up.
+var ucxSpin = 200 * time.Microsecond
+
+// startUCX exchanges worker addresses and heap keys through the bootstrap
+// (every PE of the job takes part, also one without remote peers, which
+// returns a nil transport) and connects to every remote peer. lanes[pe]
+// summarizes UCP's lanes to each remote PE.
+func startUCX(ctx context.Context, c ucxConfig) (rt remote, lanes []string, err error) {
+	need := false
+	for _, r := range c.Remote {
+		need = need || r
+	}
+	var u *UCX
+	var record []byte
+	if need {
+		if u, record, err = openUCXPE(c); err != nil {
+			return nil, nil, err
+		}
+		defer func() {
+			if err != nil {
+				u.shutdown()
+			}
+		}()
+	}
+	raw, err := c.Allgather(ctx, record)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !need {
+		return nil, nil, nil
+	}
+	lanes = make([]string, c.N)
+	for pe, r := range c.Remote {
+		if !r {
+			continue
+		}
+		rec, err := openRecord(c.Secret, pe, raw[pe])
+		if err != nil {
+			return nil, nil, err
+		}
+		if rec.size != uint64(len(c.Heap)) {
+			return nil, nil, fmt.Errorf("transport: PE %d has a %d-byte heap, PE %d one of %d bytes: %w", pe, rec.size, c.Me, len(c.Heap), errHeapSize)
+		}
+		e, err := u.lib.connect(pe, rec.addr, rec.rkey, rec.base)
+		if err != nil {
+			return nil, nil, err
+		}
+		p := &ucxPeer{pe: pe, e: e, lastSeen: time.Now()}
+		p.lanes = summarizeLanes(u.lib.info(e))
+		lanes[pe] = p.lanes
+		u.mu.Lock()
+		u.peers[pe] = p
+		u.mu.Unlock()
+	}
+	u.wg.Add(2)
+	go u.progressLoop()
+	go u.heartbeat()
+	// Finish every endpoint's wire-up now (a flush waits for it), so
+	// that a failure to reach a peer shows at setup and no endpoint is
+	// left half wired when the job ends.
+	if err := u.flushAll(ctx); err != nil {
+		return nil, nil, err
+	}
+	return u, lanes, nil
+}
+
+func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
+	lib, err := openUCX(fmt.Sprintf("gshmem-pe%d", c.Me))
+	if err != nil {
+		return nil, nil, err
+	}
+	u := &UCX{me: c.Me, heap: c.Heap, h: c.Health, timeout: c.Timeout, lib: lib, efd: -1, wake: -1,
+		peers: make([]*ucxPeer, c.N), sleepers: map[*ucxOp]struct{}{}, stop: make(chan struct{})}
+	u.setLog(c.Log)
+	fail := func(err error) (*UCX, []byte, error) {
+		u.shutdown()
+		return nil, nil, err
+	}
+	if u.mem, err = lib.memMap(c.Heap); err != nil {
+		lib.close()
+		u.down = true
+		return nil, nil, err
+	}
+	if u.efd, err = lib.eventFd(); err != nil {
+		return fail(err)
+	}
+	if u.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return fail(fmt.Errorf("transport: ucx: eventfd: %w", err))
+	}
+	addr, err := lib.address()
+	if err != nil {
+		return fail(err)
+	}
+	rkey, err := lib.rkeyPack(u.mem)
+	if err != nil {
+		return fail(err)
+	}
+	rec := ucxRecord{addr: addr, rkey: rkey, base: uint64(uintptr(unsafe.Pointer(&c.Heap[0]))), size: uint64(len(c.Heap))}
+	return u, rec.seal(c.Secret, c.Me), nil
+}
+
+func (u *UCX) setLog(l logrus.FieldLogger) { u.logp.Store(&l) }
+
+func (u *UCX) log() logrus.FieldLogger { return *u.logp.Load() }
+
+// ---- the exchanged record ------------------------------------------------------
+
+// ucxRecord is what a PE publishes through the bootstrap: its worker
+// address and its heap's address, size and remote key, sealed with an
+// HMAC under the job secret. UCP does not authenticate peers; the MAC
+// keeps a record that did not come from a holder of the secret from
+// steering this PE's puts.
+type ucxRecord struct {
+	addr, rkey []byte
+	base, size uint64
+}
+
+const ucxMagic = "GSUX"
+
+func (r ucxRecord) seal(secret []byte, pe int) []byte {
+	b := []byte(ucxMagic)
+	b = binary.LittleEndian.AppendUint64(b, r.base)
+	b = binary.LittleEndian.AppendUint64(b, r.size)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(r.addr)))
+	b = append(b, r.addr...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(r.rkey)))
+	b = append(b, r.rkey...)
+	return append(b, recordMAC(secret, pe, b)...)
+}
+
+func openRecord(secret []byte, pe int, b []byte) (ucxRecord, error) {
+	var r ucxRecord
+	bad := func(why string) (ucxRecord, error) {
+		return r, fmt.Errorf("transport: PE %d published a bad ucx record (%s): does it run with GSHMEM_REMOTE_TRANSPORT=ucx and the same job secret?", pe, why)
+	}
+	if len(b) < len(ucxMagic)+16+4+4+32 {
+		return bad(fmt.Sprintf("%d bytes", len(b)))
+	}
+	body, mac := b[:len(b)-32], b[len(b)-32:]
+	if !hmac.Equal(mac, recordMAC(secret, pe, body)) {
+		return bad("its MAC does not match the job secret")
+	}
+	if string(body[:4]) != ucxMagic {
+		return bad("wrong magic")
+	}
+	p := body[4:]
+	r.base, r.size = binary.LittleEndian.Uint64(p), binary.LittleEndian.Uint64(p[8:])
+	p = p[16:]
+	for _, f := range []*[]byte{&r.addr, &r.rkey} {
+		if len(p) < 4 {
+			return bad("truncated")
+		}
+		n := int(binary.LittleEndian.Uint32(p))
+		p = p[4:]
+		if n > len(p) {
+			return bad("truncated")
+		}
+		*f, p = p[:n:n], p[n:]
+	}
+	if len(r.addr) == 0 || len(r.rkey) == 0 {
+		return bad("empty address or key")
+	}
+	return r, nil
+}
+
+func recordMAC(secret []byte, pe int, body []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(pe))
+	m.Write(b[:])
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// summarizeLanes condenses ucp_ep_print_info's lane lines
+// ("lane[0]:  0:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] am am_bw#0 ...")
+// into "tcp/lo.0 (am am_bw ...)" entries, and says when UCP emulates
+// RMA or atomics over active messages for want of a lane for them.
+func summarizeLanes(info string) string {
+	var lanes []string
+	rma, amo := false, false
+	for _, line := range strings.Split(info, "\n") {
+		_, rest, ok := strings.Cut(line, "lane[")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			continue
+		}
+		_, tl, _ := strings.Cut(f[1], ":")
+		var roles []string
+		if _, after, ok := strings.Cut(rest, "->"); ok {
+			for _, r := range strings.Fields(after)[1:] {
+				r, _, _ = strings.Cut(r, "#")
+				roles = append(roles, r)
+				rma = rma || strings.HasPrefix(r, "rma")
+				amo = amo || strings.HasPrefix(r, "amo")
+			}
+		}
+		lanes = append(lanes, fmt.Sprintf("%s (%s)", tl, strings.Join(roles, " ")))
+	}
+	if len(lanes) == 0 {
+		return ""
+	}
+	if !rma {
+		lanes = append(lanes, "rma emulated over am")
+	}
+	if !amo {
+		lanes = append(lanes, "amo emulated over am")
+	}
+	return strings.Join(lanes, "; ")
+}

@@ -1,0 +1,322 @@
+//go:build ucx && cgo
+
+package transport
+
+// The Go side of the UCX transport's C shim (ucx_shim.c): thin wrappers that
+// fill UCP's parameter structs (unions and field masks are awkward from Go),
+// and the callbacks UCP calls during progress. The callbacks never call into Go:
+// they append events to a queue that the Go side drains after each
+// ucp_worker_progress, under the same lock, so no cgo callback (and no Go
+// pointer) is ever held by UCX.
+
+/*
+#cgo pkg-config: ucx
+#include <stdlib.h>
+#include "ucx_shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// ucxError is a UCS status of a setup step as a Go error.
+func ucxError(what string, st C.ucs_status_t) error {
+	return fmt.Errorf("transport: ucx: %s: %s (%d)", what, statusString(int(st)), int(st))
+}
+
+func isPeerStatus(st int) bool {
+	switch C.ucs_status_t(st) {
+	case C.UCS_ERR_CONNECTION_RESET, C.UCS_ERR_ENDPOINT_TIMEOUT, C.UCS_ERR_UNREACHABLE, C.UCS_ERR_CANCELED,
+		C.UCS_ERR_REJECTED, C.UCS_ERR_NOT_CONNECTED, C.UCS_ERR_TIMED_OUT, C.UCS_ERR_IO_ERROR:
+		return true
+	}
+	// UCS's link and endpoint failure ranges.
+	return st <= -40 && st >= -89
+}
+
+const (
+	evRing = C.GS_EV_RING
+	evPing = C.GS_EV_PING
+	evBye  = C.GS_EV_BYE
+	evLost = C.GS_EV_LOST
+	evErr  = C.GS_EV_ERR
+)
+
+// ringAll in a RING message's argument asks the target to wake its
+// runtime waiters too (after a runtime atomic).
+const ringAll = 1
+
+type ucxEvent struct {
+	typ, from uint32
+	arg       uint64
+}
+
+// drain returns the events the callbacks queued.
+func (g *ucxLib) drain(buf []ucxEvent) []ucxEvent {
+	var ev [64]C.gs_event
+	for {
+		k := int(C.gs_drain(g.g, &ev[0], C.size_t(len(ev))))
+		for _, e := range ev[:k] {
+			buf = append(buf, ucxEvent{typ: uint32(e._type), from: uint32(e.from), arg: uint64(e.arg)})
+		}
+		if k < len(ev) {
+			return buf
+		}
+	}
+}
+
+// ucxLib is one PE's UCP context and worker.
+type ucxLib struct {
+	g *C.gs_t
+}
+
+func openUCX(name string) (*ucxLib, error) {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	var g *C.gs_t
+	if st := C.gs_open(&g, cn); st != C.UCS_OK {
+		return nil, ucxError("initializing UCP (are UCX_TLS and UCX_NET_DEVICES right for this host?)", st)
+	}
+	return &ucxLib{g: g}, nil
+}
+
+func (g *ucxLib) close() { C.gs_close(g.g) }
+
+func (g *ucxLib) progress() bool { return C.ucp_worker_progress(g.g.worker) != 0 }
+
+// arm returns true when the worker's event fd will signal the next event,
+// false when there is work to progress first.
+func (g *ucxLib) arm() (bool, error) {
+	switch st := C.ucp_worker_arm(g.g.worker); st {
+	case C.UCS_OK:
+		return true, nil
+	case C.UCS_ERR_BUSY:
+		return false, nil
+	default:
+		return false, ucxError("arming the worker", st)
+	}
+}
+
+func (g *ucxLib) eventFd() (int, error) {
+	var fd C.int
+	if st := C.ucp_worker_get_efd(g.g.worker, &fd); st != C.UCS_OK {
+		return -1, ucxError("getting the worker's event fd", st)
+	}
+	return int(fd), nil
+}
+
+func (g *ucxLib) address() ([]byte, error) {
+	var a *C.ucp_address_t
+	var n C.size_t
+	if st := C.ucp_worker_get_address(g.g.worker, &a, &n); st != C.UCS_OK {
+		return nil, ucxError("getting the worker address", st)
+	}
+	defer C.ucp_worker_release_address(g.g.worker, a)
+	return C.GoBytes(unsafe.Pointer(a), C.int(n)), nil
+}
+
+type ucxMem struct{ h C.ucp_mem_h }
+
+func (g *ucxLib) memMap(heap []byte) (ucxMem, error) {
+	var h C.ucp_mem_h
+	if st := C.gs_mem_map(g.g, unsafe.Pointer(&heap[0]), C.size_t(len(heap)), &h); st != C.UCS_OK {
+		return ucxMem{}, ucxError(fmt.Sprintf("registering the %d-byte heap (ucp_mem_map)", len(heap)), st)
+	}
+	return ucxMem{h: h}, nil
+}
+
+func (g *ucxLib) memUnmap(m ucxMem) error {
+	if st := C.ucp_mem_unmap(g.g.ctx, m.h); st != C.UCS_OK {
+		return ucxError("ucp_mem_unmap", st)
+	}
+	return nil
+}
+
+func (g *ucxLib) rkeyPack(m ucxMem) ([]byte, error) {
+	var buf unsafe.Pointer
+	var n C.size_t
+	if st := C.ucp_rkey_pack(g.g.ctx, m.h, &buf, &n); st != C.UCS_OK {
+		return nil, ucxError("packing the heap's remote key", st)
+	}
+	defer C.ucp_rkey_buffer_release(buf)
+	return C.GoBytes(buf, C.int(n)), nil
+}
+
+// ucxEp is an endpoint to one peer, with the peer's heap key.
+type ucxEp struct {
+	ep   C.ucp_ep_h
+	ctx  *C.gs_epctx
+	rkey C.ucp_rkey_h
+	base uint64
+}
+
+func (g *ucxLib) connect(pe int, addr, rkey []byte, base uint64) (*ucxEp, error) {
+	ca := C.CBytes(addr)
+	defer C.free(ca)
+	e := &ucxEp{base: base}
+	if st := C.gs_ep_create(g.g, ca, C.uint32_t(pe), &e.ep, &e.ctx); st != C.UCS_OK {
+		return nil, ucxError(fmt.Sprintf("creating the endpoint to PE %d (UCX_TLS needs a transport with peer failure handling: tcp, rc, ud or dc; UCX 1.13's shared-memory ones have none)", pe), st)
+	}
+	ck := C.CBytes(rkey)
+	defer C.free(ck)
+	if st := C.ucp_ep_rkey_unpack(e.ep, ck, &e.rkey); st != C.UCS_OK {
+		g.release(e)
+		return nil, ucxError(fmt.Sprintf("unpacking PE %d's remote key", pe), st)
+	}
+	return e, nil
+}
+
+// release force-closes e (its peer may be dead) and returns the request to
+// wait for, if any. The endpoint's callback context is freed by forget,
+// once no callback can come.
+func (g *ucxLib) release(e *ucxEp) unsafe.Pointer {
+	if e.rkey != nil {
+		C.ucp_rkey_destroy(e.rkey)
+		e.rkey = nil
+	}
+	if e.ep == nil {
+		return nil
+	}
+	r := C.gs_ep_close(e.ep)
+	e.ep = nil
+	return r.req
+}
+
+func (g *ucxLib) forget(e *ucxEp) {
+	if e.ctx != nil {
+		C.free(unsafe.Pointer(e.ctx))
+		e.ctx = nil
+	}
+}
+
+// info is UCP's description of e's lanes.
+func (g *ucxLib) info(e *ucxEp) string {
+	if e.ep == nil {
+		return ""
+	}
+	p := C.gs_ep_info(e.ep)
+	if p == nil {
+		return ""
+	}
+	defer C.free(unsafe.Pointer(p))
+	return C.GoString(p)
+}
+
+// res is a started operation: req is nil when it finished at once (with
+// st).
+type res struct {
+	req unsafe.Pointer
+	st  int
+}
+
+func mkres(r C.gs_res) res { return res{req: r.req, st: int(r.st)} }
+
+func (g *ucxLib) put(e *ucxEp, src unsafe.Pointer, n int, off uint64) res {
+	if e.ep == nil {
+		return closedRes
+	}
+	return mkres(C.gs_put(e.ep, C.uintptr_t(uintptr(src)), C.size_t(n), C.uint64_t(e.base+off), e.rkey))
+}
+
+func (g *ucxLib) get(e *ucxEp, dst unsafe.Pointer, n int, off uint64) res {
+	if e.ep == nil {
+		return closedRes
+	}
+	return mkres(C.gs_get(e.ep, C.uintptr_t(uintptr(dst)), C.size_t(n), C.uint64_t(e.base+off), e.rkey))
+}
+
+// amoOp is a UCP atomic operation.
+type amoOp = C.ucp_atomic_op_t
+
+// The UCP atomic operations the transport uses.
+const (
+	amoAdd   = C.UCP_ATOMIC_OP_ADD
+	amoSwap  = C.UCP_ATOMIC_OP_SWAP
+	amoCswap = C.UCP_ATOMIC_OP_CSWAP
+	amoAnd   = C.UCP_ATOMIC_OP_AND
+	amoOr    = C.UCP_ATOMIC_OP_OR
+	amoXor   = C.UCP_ATOMIC_OP_XOR
+)
+
+// amoBuf is C memory for an atomic's operand and reply, which UCP may use
+// after the call returns.
+type amoBuf struct{ p *C.uint64_t }
+
+func newAmoBuf() amoBuf { return amoBuf{p: (*C.uint64_t)(C.calloc(2, 8))} }
+
+func (b amoBuf) free() { C.free(unsafe.Pointer(b.p)) }
+
+func (b amoBuf) words() *[2]uint64 { return (*[2]uint64)(unsafe.Pointer(b.p)) }
+
+// atomic starts op with operand v (the new value for CSWAP, which
+// stores it where the word equals cmp); the old value lands in the
+// buffer's second word.
+func (g *ucxLib) atomic(e *ucxEp, op amoOp, width int, off uint64, b amoBuf, v, cmp uint64) res {
+	if e.ep == nil {
+		return closedRes
+	}
+	w := b.words()
+	w[0], w[1] = v, cmp
+	if op == amoCswap {
+		// UCP compares the word with the operand buffer and swaps in the
+		// reply buffer's value.
+		w[0], w[1] = cmp, v
+	}
+	if width == 4 {
+		// The operand and reply are 4-byte values at the words' starts
+		// (little endian, so the low halves already are).
+		w[0], w[1] = w[0]&0xffffffff, w[1]&0xffffffff
+	}
+	return mkres(C.gs_atomic(e.ep, op, unsafe.Pointer(&w[0]), C.int(width), unsafe.Pointer(&w[1]), C.uint64_t(e.base+off), e.rkey))
+}
+
+func (g *ucxLib) flush(e *ucxEp) res {
+	if e.ep == nil {
+		return closedRes
+	}
+	return mkres(C.gs_ep_flush(e.ep))
+}
+
+// closedRes is the result of an operation on a released endpoint.
+var closedRes = res{st: int(C.UCS_ERR_NOT_CONNECTED)}
+
+func (g *ucxLib) fence() error {
+	if st := C.ucp_worker_fence(g.g.worker); st != C.UCS_OK {
+		return ucxError("ucp_worker_fence", st)
+	}
+	return nil
+}
+
+func (g *ucxLib) send(e *ucxEp, typ uint32, from int, arg uint64) error {
+	if e.ep == nil {
+		return opError("sending a message", closedRes.st)
+	}
+	if st := C.gs_am_send(e.ep, C.uint32_t(typ), C.uint32_t(from), C.uint64_t(arg)); st != C.UCS_OK {
+		return ucxError("sending a message", st)
+	}
+	return nil
+}
+
+// status polls a request: C.UCS_INPROGRESS while it runs.
+func status(req unsafe.Pointer) int { return int(C.ucp_request_check_status(req)) }
+
+func freeReq(req unsafe.Pointer) { C.ucp_request_free(req) }
+
+const (
+	stOK         = C.UCS_OK
+	stInProgress = C.UCS_INPROGRESS
+	errCanceled  = C.UCS_ERR_CANCELED
+)
+
+func statusString(st int) string { return C.GoString(C.ucs_status_string(C.ucs_status_t(st))) }
+
+// opError is the error of an operation that ended with status st: one
+// that means the peer or the connection to it failed wraps ErrPeerLost.
+func opError(what string, st int) error {
+	if isPeerStatus(st) {
+		return fmt.Errorf("%w: ucx: %s: %s", ErrPeerLost, what, statusString(st))
+	}
+	return ucxError(what, C.ucs_status_t(st))
+}

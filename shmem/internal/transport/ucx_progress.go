@@ -1,0 +1,435 @@
+//go:build ucx && cgo
+
+package transport
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gshmem/gshmem/shmem/internal/doorbell"
+)
+
+// ---- progress ----------------------------------------------------------------
+
+func (u *UCX) kick() {
+	if u.wake >= 0 {
+		var one [8]byte
+		one[0] = 1
+		_, _ = unix.Write(u.wake, one[:])
+	}
+}
+
+// progressLoop is the PE's one progress goroutine: it serves the peers'
+// messages, UCP's emulated operations aimed at this heap, and the issuers
+// asleep on their requests; idle, it sleeps in poll(2).
+func (u *UCX) progressLoop() {
+	defer u.wg.Done()
+	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
+	var buf [8]byte
+	armErr := false
+	for {
+		select {
+		case <-u.stop:
+			return
+		default:
+		}
+		u.mu.Lock()
+		u.progressLocked()
+		armed, err := u.lib.arm()
+		u.mu.Unlock()
+		if err != nil {
+			if !armErr {
+				u.log().Errorf("ucx transport: %v; progressing every 100 ms", err)
+				armErr = true
+			}
+			armed = true // poll with the timeout rather than spin
+		}
+		if !armed {
+			continue
+		}
+		// The timeout only bounds how late a missed event is served.
+		if _, err := unix.Poll(fds, 100); err != nil && err != unix.EINTR {
+			u.log().Errorf("ucx transport: poll: %v", err)
+			time.Sleep(10 * time.Millisecond)
+		}
+		if fds[1].Revents != 0 {
+			_, _ = unix.Read(u.wake, buf[:])
+		}
+	}
+}
+
+// progressLocked drives UCP until it is idle (or a while), then handles what the
+// callbacks queued, the doorbell messages due and the requests others
+// sleep on.
+func (u *UCX) progressLocked() {
+	if u.down {
+		return
+	}
+	// Bounded: under a steady stream UCP always has more to do, and the
+	// messages queued so far (heartbeats among them) must be seen.
+	for i := 0; i < 64 && u.lib.progress(); i++ {
+	}
+	u.events = u.lib.drain(u.events[:0])
+	for _, e := range u.events {
+		u.handle(e)
+	}
+	for _, p := range u.peers {
+		if p != nil {
+			u.serviceRing(p)
+		}
+	}
+	for op := range u.sleepers {
+		if u.poll(op) {
+			delete(u.sleepers, op)
+		}
+	}
+	if len(u.orphans) > 0 {
+		keep := u.orphans[:0]
+		for _, op := range u.orphans {
+			if !u.poll(op) {
+				keep = append(keep, op)
+			}
+		}
+		clear(u.orphans[len(keep):])
+		u.orphans = keep
+	}
+}
+
+func (u *UCX) handle(e ucxEvent) {
+	pe := int(e.from)
+	if pe < 0 || pe >= len(u.peers) || u.peers[pe] == nil {
+		return // not a peer of ours over UCX
+	}
+	p := u.peers[pe]
+	if e.typ != evErr {
+		p.lastSeen = time.Now()
+	}
+	switch e.typ {
+	case evRing:
+		doorbell.Ring(u.heap, e.arg&ringAll != 0)
+	case evBye:
+		p.bye = true
+		u.h.bye(pe)
+	case evLost:
+		u.h.peerLost(int(e.arg), fmt.Sprintf("was lost (reported by PE %d)", pe))
+	case evErr:
+		p.failed = true
+		if !u.h.isGone(pe) {
+			u.h.peerLost(pe, fmt.Sprintf("is unreachable: UCX failed its endpoint (%s)", statusString(int(int64(e.arg)))))
+		}
+	}
+}
+
+// serviceRing sends p its doorbell message once the flush behind its puts
+// is done, and starts the next flush when more puts came meanwhile.
+func (u *UCX) serviceRing(p *ucxPeer) {
+	if p.ringReq != nil {
+		st := status(p.ringReq)
+		if st == stInProgress {
+			return
+		}
+		freeReq(p.ringReq)
+		p.ringReq = nil
+		if st == stOK {
+			_ = u.lib.send(p.e, evRing, u.me, 0)
+		}
+	}
+	if p.ringAgain {
+		p.ringAgain = false
+		u.startRing(p)
+	}
+}
+
+// startRing flushes p's endpoint, then (in serviceRing) rings its bell.
+func (u *UCX) startRing(p *ucxPeer) {
+	if p.failed {
+		return
+	}
+	if p.ringReq != nil {
+		p.ringAgain = true
+		return
+	}
+	r := u.lib.flush(p.e)
+	switch {
+	case r.req != nil:
+		p.ringReq = r.req
+	case r.st == stOK:
+		_ = u.lib.send(p.e, evRing, u.me, 0)
+	}
+}
+
+// poll completes op when its request is done.
+func (u *UCX) poll(op *ucxOp) bool {
+	if op.finished {
+		return true
+	}
+	st := status(op.req)
+	if st == stInProgress {
+		return false
+	}
+	u.finish(op, st)
+	return true
+}
+
+func (u *UCX) finish(op *ucxOp, st int) {
+	if p := u.peers[op.pe]; st == stOK && p != nil {
+		p.lastSeen = time.Now() // a completed request is a sign of life
+	}
+	freeReq(op.req)
+	op.req, op.st, op.finished = nil, st, true
+	op.pin.Unpin()
+	if op.orphan && op.amo.p != nil {
+		op.amo.free()
+	}
+	close(op.done)
+}
+
+// wait returns when op completes, or with ErrPeerLost when its peer is
+// lost first (op is then left to the progress goroutine).
+func (u *UCX) wait(op *ucxOp, what string) error {
+	if op.done == nil {
+		op.done = make(chan struct{})
+	}
+	start := time.Now()
+	for i := 0; ; i++ {
+		u.mu.Lock()
+		u.progressLocked()
+		done := u.poll(op)
+		spun := !done && time.Since(start) > ucxSpin
+		if spun {
+			u.sleepers[op] = struct{}{}
+		}
+		u.mu.Unlock()
+		if done {
+			return u.opErr(op, what)
+		}
+		if spun {
+			break
+		}
+		if i&15 == 15 {
+			runtime.Gosched()
+		}
+	}
+	u.kick()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-op.done:
+			return u.opErr(op, what)
+		case <-tick.C:
+		}
+		err := u.h.check(op.pe)
+		if err == nil {
+			continue
+		}
+		u.mu.Lock()
+		if !op.finished {
+			delete(u.sleepers, op)
+			op.orphan = true
+			u.orphans = append(u.orphans, op)
+			u.mu.Unlock()
+			return err
+		}
+		u.mu.Unlock()
+		return u.opErr(op, what)
+	}
+}
+
+func (u *UCX) opErr(op *ucxOp, what string) error {
+	if op.st == stOK {
+		return nil
+	}
+	if err := u.h.check(op.pe); err != nil {
+		return err
+	}
+	return opError(fmt.Sprintf("%s PE %d", what, op.pe), op.st)
+}
+
+// ---- liveness and teardown ---------------------------------------------------
+
+func (u *UCX) heartbeat() {
+	defer u.wg.Done()
+	every := max(u.timeout/5, 50*time.Millisecond)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-u.stop:
+			return
+		case <-tick.C:
+		}
+		var silent []int
+		u.mu.Lock()
+		// Serve what arrived first: after this process was descheduled,
+		// the peers' heartbeats wait in its sockets.
+		u.progressLocked()
+		now := time.Now()
+		for _, p := range u.peers {
+			if p == nil || p.failed || p.bye || u.h.check(p.pe) != nil {
+				continue
+			}
+			_ = u.lib.send(p.e, evPing, u.me, 0)
+			if now.Sub(p.lastSeen) > u.timeout {
+				silent = append(silent, p.pe)
+			}
+		}
+		u.mu.Unlock()
+		for _, pe := range silent {
+			if !u.h.isGone(pe) {
+				u.h.peerLost(pe, "stopped answering over ucx (no heartbeat within the peer timeout)")
+			}
+		}
+	}
+}
+
+// tellLost tells every other peer that pe is lost.
+func (u *UCX) tellLost(pe int) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.down {
+		return
+	}
+	for _, p := range u.peers {
+		if p != nil && p.pe != pe && !p.failed {
+			_ = u.lib.send(p.e, evLost, u.me, uint64(pe))
+		}
+	}
+}
+
+// close says goodbye to every peer, waits (a bounded time) until its
+// goodbye has landed and every live peer has said goodbye too, then shuts
+// down.
+func (u *UCX) close(grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	var flushes []unsafe.Pointer
+	u.mu.Lock()
+	if u.down {
+		u.mu.Unlock()
+		return
+	}
+	for _, p := range u.peers {
+		if p != nil && !p.failed {
+			_ = u.lib.send(p.e, evBye, u.me, 0)
+			if r := u.lib.flush(p.e); r.req != nil {
+				flushes = append(flushes, r.req)
+			}
+		}
+	}
+	u.mu.Unlock()
+	for {
+		u.mu.Lock()
+		u.progressLocked()
+		done := true
+		for i, r := range flushes {
+			if r != nil && status(r) == stInProgress {
+				done = false
+			} else if r != nil {
+				freeReq(r)
+				flushes[i] = nil
+			}
+		}
+		for _, p := range u.peers {
+			if p != nil && !p.bye && !p.failed && u.h.check(p.pe) == nil {
+				done = false
+			}
+		}
+		if done || time.Now().After(deadline) {
+			for _, r := range flushes {
+				if r != nil {
+					freeReq(r)
+				}
+			}
+			u.mu.Unlock()
+			break
+		}
+		u.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	u.shutdown()
+}
+
+// shutdown stops the goroutines, closes the endpoints and releases UCP.
+// Requests still pending fail, and their issuers return.
+func (u *UCX) shutdown() {
+	u.stopOnce.Do(func() {
+		close(u.stop)
+		u.kick()
+		u.wg.Wait()
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if u.down {
+			return
+		}
+		var closing []unsafe.Pointer
+		for _, p := range u.peers {
+			if p == nil {
+				continue
+			}
+			if p.ringReq != nil {
+				freeReq(p.ringReq)
+				p.ringReq = nil
+			}
+			if r := u.lib.release(p.e); r != nil {
+				closing = append(closing, r)
+			}
+		}
+		for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+			u.progressLocked()
+			pending := false
+			for _, r := range closing {
+				pending = pending || status(r) == stInProgress
+			}
+			if !pending {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		for _, r := range closing {
+			freeReq(r)
+		}
+		var left []*ucxOp
+		for op := range u.sleepers {
+			left = append(left, op)
+		}
+		left = append(left, u.orphans...)
+		for _, p := range u.peers {
+			if p != nil {
+				left = append(left, p.nbi...)
+				p.nbi = nil
+			}
+		}
+		for _, op := range left {
+			if !op.finished {
+				st := status(op.req)
+				if st == stInProgress {
+					st = int(errCanceled)
+				}
+				op.orphan = true
+				u.finish(op, st)
+			}
+		}
+		clear(u.sleepers)
+		u.orphans = nil
+		if u.mem.h != nil {
+			if err := u.lib.memUnmap(u.mem); err != nil {
+				u.log().Errorf("ucx transport: %v", err)
+			}
+		}
+		u.lib.close()
+		for _, p := range u.peers {
+			if p != nil {
+				u.lib.forget(p.e)
+			}
+		}
+		u.down = true
+		if u.wake >= 0 {
+			_ = unix.Close(u.wake)
+			u.wake = -1
+		}
+	})
+}

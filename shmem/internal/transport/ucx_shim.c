@@ -1,0 +1,263 @@
+//go:build ucx && cgo
+
+// The C side of gshmem's UCX transport: see ucx_cgo.go.
+#include "ucx_shim.h"
+
+static void gs_push(gs_t *g, uint32_t type, uint32_t from, uint64_t arg) {
+	pthread_mutex_lock(&g->mu);
+	if (g->nev == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 64;
+		gs_event *ev = realloc(g->ev, cap * sizeof(*ev));
+		if (ev == NULL) {
+			g->dropped++;
+			pthread_mutex_unlock(&g->mu);
+			return;
+		}
+		g->ev = ev;
+		g->cap = cap;
+	}
+	g->ev[g->nev].type = type;
+	g->ev[g->nev].from = from;
+	g->ev[g->nev].arg = arg;
+	g->nev++;
+	pthread_mutex_unlock(&g->mu);
+}
+
+// gs_drain copies up to max queued events into out and returns how many.
+size_t gs_drain(gs_t *g, gs_event *out, size_t max) {
+	pthread_mutex_lock(&g->mu);
+	size_t k = g->nev < max ? g->nev : max;
+	memcpy(out, g->ev, k * sizeof(*out));
+	memmove(g->ev, g->ev + k, (g->nev - k) * sizeof(*out));
+	g->nev -= k;
+	pthread_mutex_unlock(&g->mu);
+	return k;
+}
+
+static ucs_status_t gs_am_cb(void *arg, const void *header, size_t header_length, void *data,
+                             size_t length, const ucp_am_recv_param_t *param) {
+	gs_t *g = arg;
+	(void)header; (void)header_length;
+	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || length != 16) {
+		return UCS_OK; // not ours: our messages are 16 bytes, always eager
+	}
+	uint32_t type, from;
+	uint64_t a;
+	memcpy(&type, data, 4);
+	memcpy(&from, (char *)data + 4, 4);
+	memcpy(&a, (char *)data + 8, 8);
+	if (type >= GS_EV_RING && type <= GS_EV_LOST) {
+		gs_push(g, type, from, a);
+	}
+	return UCS_OK;
+}
+
+static void gs_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status) {
+	gs_epctx *c = arg;
+	(void)ep;
+	gs_push(c->g, GS_EV_ERR, c->pe, (uint64_t)(int64_t)status);
+}
+
+ucs_status_t gs_open(gs_t **out, const char *name) {
+	ucp_config_t *cfg;
+	ucs_status_t st = ucp_config_read(NULL, NULL, &cfg);
+	if (st != UCS_OK) {
+		return st;
+	}
+	// Remote atomics must be atomic with the CPU atomics of the PEs on the
+	// target's node (and of the target itself): NIC atomics are not.
+	st = ucp_config_modify(cfg, "ATOMIC_MODE", "cpu");
+	if (st != UCS_OK) {
+		ucp_config_release(cfg);
+		return st;
+	}
+	gs_t *g = calloc(1, sizeof(*g));
+	if (g == NULL) {
+		ucp_config_release(cfg);
+		return UCS_ERR_NO_MEMORY;
+	}
+	pthread_mutex_init(&g->mu, NULL);
+	ucp_params_t p;
+	memset(&p, 0, sizeof(p));
+	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
+	p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+	p.name = name;
+	st = ucp_init(&p, cfg, &g->ctx);
+	ucp_config_release(cfg);
+	if (st != UCS_OK) {
+		free(g);
+		return st;
+	}
+	ucp_worker_params_t wp;
+	memset(&wp, 0, sizeof(wp));
+	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; // the Go side holds a lock around every call
+	st = ucp_worker_create(g->ctx, &wp, &g->worker);
+	if (st != UCS_OK) {
+		ucp_cleanup(g->ctx);
+		free(g);
+		return st;
+	}
+	ucp_am_handler_param_t ap;
+	memset(&ap, 0, sizeof(ap));
+	ap.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+	ap.id = GS_AM_ID;
+	ap.cb = gs_am_cb;
+	ap.arg = g;
+	st = ucp_worker_set_am_recv_handler(g->worker, &ap);
+	if (st != UCS_OK) {
+		ucp_worker_destroy(g->worker);
+		ucp_cleanup(g->ctx);
+		free(g);
+		return st;
+	}
+	*out = g;
+	return UCS_OK;
+}
+
+void gs_close(gs_t *g) {
+	ucp_worker_destroy(g->worker);
+	ucp_cleanup(g->ctx);
+	pthread_mutex_destroy(&g->mu);
+	free(g->ev);
+	free(g);
+}
+
+ucs_status_t gs_mem_map(gs_t *g, void *addr, size_t len, ucp_mem_h *memh) {
+	ucp_mem_map_params_t mp;
+	memset(&mp, 0, sizeof(mp));
+	mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+	mp.address = addr;
+	mp.length = len;
+	// The heap is address space, touched on use: do not populate (or, where
+	// the device can fault pages in, pin) all of it up front.
+	mp.flags = UCP_MEM_MAP_NONBLOCK;
+	return ucp_mem_map(g->ctx, &mp, memh);
+}
+
+ucs_status_t gs_ep_create(gs_t *g, const void *addr, uint32_t pe, ucp_ep_h *ep, gs_epctx **ctxp) {
+	gs_epctx *c = malloc(sizeof(*c));
+	if (c == NULL) {
+		return UCS_ERR_NO_MEMORY;
+	}
+	c->g = g;
+	c->pe = pe;
+	ucp_ep_params_t ep_params;
+	memset(&ep_params, 0, sizeof(ep_params));
+	ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+	                       UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep_params.address = addr;
+	ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep_params.err_handler.cb = gs_err_cb;
+	ep_params.err_handler.arg = c;
+	ucs_status_t st = ucp_ep_create(g->worker, &ep_params, ep);
+	if (st != UCS_OK) {
+		free(c);
+		return st;
+	}
+	*ctxp = c;
+	return UCS_OK;
+}
+
+static gs_res gs_result(ucs_status_ptr_t p) {
+	gs_res r = {NULL, UCS_OK};
+	if (p == NULL) {
+		return r;
+	}
+	if (UCS_PTR_IS_ERR(p)) {
+		r.st = UCS_PTR_STATUS(p);
+		return r;
+	}
+	r.req = p;
+	r.st = UCS_INPROGRESS;
+	return r;
+}
+
+// The local buffers of puts and gets come as integers: they are often
+// views into Go objects that hold pointers elsewhere, which cgo's pointer
+// check would refuse although UCP reads or writes only the bytes given.
+// The Go side pins them until the request completes.
+gs_res gs_put(ucp_ep_h ep, uintptr_t buf, size_t len, uint64_t raddr, ucp_rkey_h rkey) {
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof(p));
+	return gs_result(ucp_put_nbx(ep, (const void *)buf, len, raddr, rkey, &p));
+}
+
+gs_res gs_get(ucp_ep_h ep, uintptr_t buf, size_t len, uint64_t raddr, ucp_rkey_h rkey) {
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof(p));
+	return gs_result(ucp_get_nbx(ep, (void *)buf, len, raddr, rkey, &p));
+}
+
+// gs_atomic runs a fetching atomic: *val holds the operand (and, for
+// CSWAP, *reply the compare value); *reply receives the old value.
+gs_res gs_atomic(ucp_ep_h ep, ucp_atomic_op_t op, const void *val, int width, void *reply,
+                        uint64_t raddr, ucp_rkey_h rkey) {
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+	p.datatype = ucp_dt_make_contig(width);
+	p.reply_buffer = reply;
+	return gs_result(ucp_atomic_op_nbx(ep, op, val, 1, raddr, rkey, &p));
+}
+
+gs_res gs_ep_flush(ucp_ep_h ep) {
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof(p));
+	return gs_result(ucp_ep_flush_nbx(ep, &p));
+}
+
+gs_res gs_ep_close(ucp_ep_h ep) {
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+	p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+	return gs_result(ucp_ep_close_nbx(ep, &p));
+}
+
+static void gs_am_sent(void *req, ucs_status_t st, void *user_data) {
+	(void)req; (void)st;
+	free(user_data);
+}
+
+// gs_am_send sends one 16-byte message and forgets it: the buffer is
+// freed when UCP is done with it.
+ucs_status_t gs_am_send(ucp_ep_h ep, uint32_t type, uint32_t from, uint64_t arg) {
+	char *buf = malloc(16);
+	if (buf == NULL) {
+		return UCS_ERR_NO_MEMORY;
+	}
+	memcpy(buf, &type, 4);
+	memcpy(buf + 4, &from, 4);
+	memcpy(buf + 8, &arg, 8);
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+	p.cb.send = gs_am_sent;
+	p.user_data = buf;
+	p.flags = UCP_AM_SEND_FLAG_EAGER;
+	ucs_status_ptr_t r = ucp_am_send_nbx(ep, GS_AM_ID, NULL, 0, buf, 16, &p);
+	if (r == NULL) {
+		free(buf);
+		return UCS_OK;
+	}
+	if (UCS_PTR_IS_ERR(r)) {
+		free(buf);
+		return UCS_PTR_STATUS(r);
+	}
+	ucp_request_free(r); // the callback still runs, and frees buf
+	return UCS_OK;
+}
+
+// gs_ep_info returns ucp_ep_print_info's text (malloc'ed; the caller frees).
+char *gs_ep_info(ucp_ep_h ep) {
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (f == NULL) {
+		return NULL;
+	}
+	ucp_ep_print_info(ep, f);
+	fclose(f);
+	return text;
+}

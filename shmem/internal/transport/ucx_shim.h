@@ -1,0 +1,58 @@
+//go:build ucx && cgo
+
+// The C side of gshmem's UCX transport (ucx_cgo.go says why it exists).
+#ifndef GSHMEM_UCX_SHIM_H
+#define GSHMEM_UCX_SHIM_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <ucp/api/ucp.h>
+
+enum { GS_AM_ID = 0x6773 };
+
+// Event types: the first four are messages from peers (the AM header's
+// type), GS_EV_ERR is UCP's endpoint error callback.
+enum { GS_EV_RING = 1, GS_EV_PING = 2, GS_EV_BYE = 3, GS_EV_LOST = 4, GS_EV_ERR = 5 };
+
+typedef struct {
+	uint32_t type;
+	uint32_t from;
+	uint64_t arg;
+} gs_event;
+
+typedef struct {
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	pthread_mutex_t mu; // guards the queue: an error callback may come from UCX's async thread
+	gs_event *ev;
+	size_t nev, cap;
+	uint64_t dropped;
+} gs_t;
+
+typedef struct {
+	gs_t *g;
+	uint32_t pe;
+} gs_epctx;
+
+// Results of a non-blocking call: a request to poll, or a final status.
+typedef struct {
+	void *req;
+	ucs_status_t st;
+} gs_res;
+
+size_t gs_drain(gs_t *g, gs_event *out, size_t max);
+ucs_status_t gs_open(gs_t **out, const char *name);
+void gs_close(gs_t *g);
+ucs_status_t gs_mem_map(gs_t *g, void *addr, size_t len, ucp_mem_h *memh);
+ucs_status_t gs_ep_create(gs_t *g, const void *addr, uint32_t pe, ucp_ep_h *ep, gs_epctx **ctxp);
+gs_res gs_put(ucp_ep_h ep, uintptr_t buf, size_t len, uint64_t raddr, ucp_rkey_h rkey);
+gs_res gs_get(ucp_ep_h ep, uintptr_t buf, size_t len, uint64_t raddr, ucp_rkey_h rkey);
+gs_res gs_atomic(ucp_ep_h ep, ucp_atomic_op_t op, const void *val, int width, void *reply, uint64_t raddr, ucp_rkey_h rkey);
+gs_res gs_ep_flush(ucp_ep_h ep);
+gs_res gs_ep_close(ucp_ep_h ep);
+ucs_status_t gs_am_send(ucp_ep_h ep, uint32_t type, uint32_t from, uint64_t arg);
+char *gs_ep_info(ucp_ep_h ep);
+
+#endif
