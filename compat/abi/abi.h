@@ -1,0 +1,18 @@
+/* abi.h: what the C files of libmpi_abi.so.1 share: the public header, the
+ * shared state layout, the prototypes of the C implementations and the
+ * trampolines into user code (callbacks.c). Go files include it in their
+ * cgo preamble; it holds declarations only. */
+#ifndef GSHMEM_ABI_H
+#define GSHMEM_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "include/mpi.h"
+#include "state.h"
+#include "zprotos.h"
+
+/* Calls a user's communicator (or window, file, session: the same shape)
+ * error handler: fn(&handle, &code). */
+void abi_call_errhandler(uintptr_t fn, uintptr_t handle, int code);
+
+#endif

@@ -1,0 +1,16 @@
+//go:build cgo
+
+/* Calls from the library into user code. Go cannot call a C function
+ * pointer, and a user's error handler is variadic in type, so each call
+ * goes through a trampoline here. */
+
+#include "abi.h"
+
+void abi_call_errhandler(uintptr_t fn, uintptr_t handle, int code)
+{
+    /* Comm, Win, File and Session handlers share one shape: a pointer to
+     * the handle and a pointer to the code, then implementation-defined
+     * arguments (none here). */
+    MPI_Comm h = (MPI_Comm)handle;
+    ((MPI_Comm_errhandler_function *)fn)(&h, &code);
+}

@@ -1,0 +1,80 @@
+//go:build cgo
+
+/* The environment calls that run in C: no Go, no lock, since they are
+ * either hot (MPI_Wtime, MPI_Comm_rank/size) or cannot be Go (the variadic
+ * MPI_Pcontrol, calls returning a handle or an address). */
+
+#include <time.h>
+#include "abi.h"
+#include "_cgo_export.h"
+
+abi_state abi_global;
+
+double abic_Wtime(void)
+{
+    /* CLOCK_MONOTONIC: MPI_WTIME_IS_GLOBAL is false, so a local clock
+     * that never steps is what MPI asks for. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double abic_Wtick(void)
+{
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0 || (ts.tv_sec == 0 && ts.tv_nsec == 0))
+        return 1e-9;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int abic_Pcontrol(const int level)
+{
+    /* MPI leaves the meaning to the implementation and to profilers, which
+     * interpose MPI_Pcontrol; the library itself does nothing. */
+    (void)level;
+    return MPI_SUCCESS;
+}
+
+MPI_Aint abic_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+MPI_Aint abic_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+
+/* The object behind a communicator handle, or NULL when it is not a live
+ * one (the Go path then reports the error). */
+static abi_comm *comm_state(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return abi_global.comm_world;
+    if (comm == MPI_COMM_SELF)
+        return abi_global.comm_self;
+    if ((uintptr_t)comm < ABI_ID_BASE)
+        return NULL;
+    abi_comm *c = (abi_comm *)comm;
+    if (c->hdr.magic != ABI_MAGIC || c->hdr.kind != ABI_KIND_COMM)
+        return NULL;
+    return c;
+}
+
+int abic_Comm_rank(MPI_Comm comm, int *rank)
+{
+    abi_comm *c = comm_state(comm);
+    if (c == NULL || rank == NULL || abi_global.finalized)
+        return abigo_Comm_rank((uintptr_t)comm, rank);
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int abic_Comm_size(MPI_Comm comm, int *size)
+{
+    abi_comm *c = comm_state(comm);
+    if (c == NULL || size == NULL || abi_global.finalized)
+        return abigo_Comm_size((uintptr_t)comm, size);
+    *size = c->size;
+    return MPI_SUCCESS;
+}
