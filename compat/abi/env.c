@@ -7,6 +7,7 @@
 #include <time.h>
 #include "abi.h"
 #include "_cgo_export.h"
+#include "include/mpi-ext.h"
 
 abi_state abi_global;
 
@@ -77,4 +78,83 @@ int abic_Comm_size(MPI_Comm comm, int *size)
         return abigo_Comm_size((uintptr_t)comm, size);
     *size = c->size;
     return MPI_SUCCESS;
+}
+
+/* Status accessors: plain reads and writes of the 32-byte status. */
+
+int abic_Status_get_source(const MPI_Status *status, int *source)
+{
+    if (status == NULL || source == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_get_source");
+    *source = status->MPI_SOURCE;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    if (status == NULL || tag == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_get_tag");
+    *tag = status->MPI_TAG;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_get_error(const MPI_Status *status, int *error)
+{
+    if (status == NULL || error == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_get_error");
+    *error = status->MPI_ERROR;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_set_source(MPI_Status *status, int source)
+{
+    if (status == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_set_source");
+    status->MPI_SOURCE = source;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_set_tag(MPI_Status *status, int tag)
+{
+    if (status == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_set_tag");
+    status->MPI_TAG = tag;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_set_error(MPI_Status *status, int error)
+{
+    if (status == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_set_error");
+    status->MPI_ERROR = error;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (status == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_set_cancelled");
+    status->MPI_internal[ABI_STATUS_CANCELLED] = flag != 0;
+    return MPI_SUCCESS;
+}
+
+int abic_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (status == NULL || flag == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Test_cancelled");
+    *flag = status->MPI_internal[ABI_STATUS_CANCELLED] != 0;
+    return MPI_SUCCESS;
+}
+
+int abic_Get_address(const void *location, MPI_Aint *address)
+{
+    if (address == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Get_address");
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+
+int MPIX_Query_cuda_support(void)
+{
+    return MPIX_CUDA_AWARE_SUPPORT;
 }

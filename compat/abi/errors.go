@@ -152,7 +152,7 @@ func handlerOf(kind int, h uintptr) (eh, obj uintptr) {
 			case *commObj:
 				return v.errhandler(), h
 			case *winObj:
-				return v.errh, h
+				return uintptr(v.ws.errhandler), h
 			}
 		}
 	}

@@ -31,19 +31,20 @@ type object struct {
 	val  any            // *commObj, *winObj, compat.Datatype, ...
 }
 
-var table struct {
+// table is initialized in its declaration: other files' init functions
+// define predefined handles, and package initialization runs variable
+// declarations before any init.
+var table = struct {
 	mu     sync.Mutex
 	predef map[uintptr]*object
 	byAddr map[uintptr]*object
 	byID   []*object // user handles by id - ABI_ID_BASE
 	freeID []int32
 	spare  map[int][]unsafe.Pointer // freed C structs by kind
-}
-
-func init() {
-	table.predef = map[uintptr]*object{}
-	table.byAddr = map[uintptr]*object{}
-	table.spare = map[int][]unsafe.Pointer{}
+}{
+	predef: map[uintptr]*object{},
+	byAddr: map[uintptr]*object{},
+	spare:  map[int][]unsafe.Pointer{},
 }
 
 // cSize is the size of the C struct behind a handle of kind k.
@@ -51,6 +52,8 @@ func cSize(k int) C.size_t {
 	switch k {
 	case C.ABI_KIND_COMM:
 		return C.sizeof_abi_comm
+	case C.ABI_KIND_WIN:
+		return C.sizeof_abi_win
 	default:
 		return C.sizeof_abi_obj
 	}

@@ -64,6 +64,21 @@ typedef struct abi_comm {
     uintptr_t errhandler;   /* the MPI_Errhandler attached */
 } abi_comm;
 
+/* A window. The attribute values live here because MPI_Win_get_attr
+ * returns pointers to them (MPI_WIN_SIZE is an MPI_Aint *). The RMA hot
+ * paths will add each target's mapped base and the lock words after
+ * these fields. */
+typedef struct abi_win {
+    abi_obj hdr;
+    uintptr_t errhandler;   /* the MPI_Errhandler attached */
+    void *base;             /* MPI_WIN_BASE */
+    intptr_t size;          /* MPI_WIN_SIZE */
+    int32_t disp_unit;      /* MPI_WIN_DISP_UNIT */
+    int32_t flavor;         /* MPI_WIN_CREATE_FLAVOR */
+    int32_t model;          /* MPI_WIN_MODEL */
+    int32_t pad;
+} abi_win;
+
 /* The process's MPI state. */
 typedef struct abi_state {
     int32_t initialized;    /* MPI_Init has returned */

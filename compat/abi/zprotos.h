@@ -6,7 +6,16 @@
 
 int abic_Comm_rank(MPI_Comm comm, int *rank);
 int abic_Comm_size(MPI_Comm comm, int *size);
+int abic_Get_address(const void *location, MPI_Aint *address);
 int abic_Pcontrol(const int level);
+int abic_Status_get_error(const MPI_Status *status, int *error);
+int abic_Status_get_source(const MPI_Status *status, int *source);
+int abic_Status_get_tag(const MPI_Status *status, int *tag);
+int abic_Status_set_cancelled(MPI_Status *status, int flag);
+int abic_Status_set_error(MPI_Status *status, int error);
+int abic_Status_set_source(MPI_Status *status, int source);
+int abic_Status_set_tag(MPI_Status *status, int tag);
+int abic_Test_cancelled(const MPI_Status *status, int *flag);
 MPI_Aint abic_Aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint abic_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 double abic_Wtick(void);

@@ -2365,18 +2365,13 @@ int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
-    (void)location;
-    (void)address;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_address");
+    return abic_Get_address(location, address);
 }
 int MPI_Get_address(const void *location, MPI_Aint *address) __attribute__((weak, alias("PMPI_Get_address")));
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_count");
+    return abigo_Get_count((MPI_Status*)status, (uintptr_t)datatype, (int*)count);
 }
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) __attribute__((weak, alias("PMPI_Get_count")));
 
@@ -2391,10 +2386,7 @@ int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_elements");
+    return abigo_Get_elements((MPI_Status*)status, (uintptr_t)datatype, (int*)count);
 }
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) __attribute__((weak, alias("PMPI_Get_elements")));
 
@@ -3249,25 +3241,13 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) __
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)flag;
-    (void)status;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iprobe");
+    return abigo_Iprobe((int)source, (int)tag, (uintptr_t)comm, (int*)flag, (MPI_Status*)status);
 }
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Iprobe")));
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Irecv");
+    return abigo_Irecv((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)source, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Irecv")));
 
@@ -3366,14 +3346,7 @@ int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Irsend");
+    return abigo_Irsend((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Irsend")));
 
@@ -3487,14 +3460,7 @@ int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Isend");
+    return abigo_Isend((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isend")));
 
@@ -3579,14 +3545,7 @@ int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, i
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Issend");
+    return abigo_Issend((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Issend")));
 
@@ -4168,11 +4127,7 @@ int MPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype da
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)status;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Probe");
+    return abigo_Probe((int)source, (int)tag, (uintptr_t)comm, (MPI_Status*)status);
 }
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Probe")));
 
@@ -4283,14 +4238,7 @@ int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)status;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Recv");
+    return abigo_Recv((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)source, (int)tag, (uintptr_t)comm, (MPI_Status*)status);
 }
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Recv")));
 
@@ -4309,14 +4257,7 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, in
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Recv_init");
+    return abigo_Recv_init((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)source, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Recv_init")));
 
@@ -4560,17 +4501,13 @@ int MPI_Remove_error_string(int errorcode) __attribute__((weak, alias("PMPI_Remo
 
 int PMPI_Request_free(MPI_Request *request)
 {
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Request_free");
+    return abigo_Request_free((uintptr_t*)request);
 }
 int MPI_Request_free(MPI_Request *request) __attribute__((weak, alias("PMPI_Request_free")));
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    (void)request;
-    (void)flag;
-    (void)status;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Request_get_status");
+    return abigo_Request_get_status((uintptr_t)request, (int*)flag, (MPI_Status*)status);
 }
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Request_get_status")));
 
@@ -4706,13 +4643,7 @@ int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rsend");
+    return abigo_Rsend((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm);
 }
 int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Rsend")));
 
@@ -4730,14 +4661,7 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rsend_init");
+    return abigo_Rsend_init((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Rsend_init")));
 
@@ -4932,13 +4856,7 @@ int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Send");
+    return abigo_Send((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm);
 }
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Send")));
 
@@ -4956,14 +4874,7 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Send_init");
+    return abigo_Send_init((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Send_init")));
 
@@ -4982,19 +4893,7 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)dest;
-    (void)sendtag;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)status;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Sendrecv");
+    return abigo_Sendrecv((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (int)dest, (int)sendtag, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (int)source, (int)recvtag, (uintptr_t)comm, (MPI_Status*)status);
 }
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Sendrecv")));
 
@@ -5018,16 +4917,7 @@ int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)sendtag;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)status;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Sendrecv_replace");
+    return abigo_Sendrecv_replace((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)sendtag, (int)source, (int)recvtag, (uintptr_t)comm, (MPI_Status*)status);
 }
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Sendrecv_replace")));
 
@@ -5184,13 +5074,7 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) _
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ssend");
+    return abigo_Ssend((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm);
 }
 int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Ssend")));
 
@@ -5208,14 +5092,7 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ssend_init");
+    return abigo_Ssend_init((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ssend_init")));
 
@@ -5234,57 +5111,43 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Start(MPI_Request *request)
 {
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Start");
+    return abigo_Start((uintptr_t*)request);
 }
 int MPI_Start(MPI_Request *request) __attribute__((weak, alias("PMPI_Start")));
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    (void)count;
-    (void)array_of_requests;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Startall");
+    return abigo_Startall((int)count, (uintptr_t*)array_of_requests);
 }
 int MPI_Startall(int count, MPI_Request array_of_requests[]) __attribute__((weak, alias("PMPI_Startall")));
 
 int PMPI_Status_get_error(const MPI_Status *status, int *error)
 {
-    (void)status;
-    (void)error;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_get_error");
+    return abic_Status_get_error(status, error);
 }
 int MPI_Status_get_error(const MPI_Status *status, int *error) __attribute__((weak, alias("PMPI_Status_get_error")));
 
 int PMPI_Status_get_source(const MPI_Status *status, int *source)
 {
-    (void)status;
-    (void)source;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_get_source");
+    return abic_Status_get_source(status, source);
 }
 int MPI_Status_get_source(const MPI_Status *status, int *source) __attribute__((weak, alias("PMPI_Status_get_source")));
 
 int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
 {
-    (void)status;
-    (void)tag;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_get_tag");
+    return abic_Status_get_tag(status, tag);
 }
 int MPI_Status_get_tag(const MPI_Status *status, int *tag) __attribute__((weak, alias("PMPI_Status_get_tag")));
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
-    (void)status;
-    (void)flag;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_set_cancelled");
+    return abic_Status_set_cancelled(status, flag);
 }
 int MPI_Status_set_cancelled(MPI_Status *status, int flag) __attribute__((weak, alias("PMPI_Status_set_cancelled")));
 
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_set_elements");
+    return abigo_Status_set_elements((MPI_Status*)status, (uintptr_t)datatype, (int)count);
 }
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) __attribute__((weak, alias("PMPI_Status_set_elements")));
 
@@ -5308,74 +5171,49 @@ int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 
 int PMPI_Status_set_error(MPI_Status *status, int error)
 {
-    (void)status;
-    (void)error;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_set_error");
+    return abic_Status_set_error(status, error);
 }
 int MPI_Status_set_error(MPI_Status *status, int error) __attribute__((weak, alias("PMPI_Status_set_error")));
 
 int PMPI_Status_set_source(MPI_Status *status, int source)
 {
-    (void)status;
-    (void)source;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_set_source");
+    return abic_Status_set_source(status, source);
 }
 int MPI_Status_set_source(MPI_Status *status, int source) __attribute__((weak, alias("PMPI_Status_set_source")));
 
 int PMPI_Status_set_tag(MPI_Status *status, int tag)
 {
-    (void)status;
-    (void)tag;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_set_tag");
+    return abic_Status_set_tag(status, tag);
 }
 int MPI_Status_set_tag(MPI_Status *status, int tag) __attribute__((weak, alias("PMPI_Status_set_tag")));
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    (void)request;
-    (void)flag;
-    (void)status;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Test");
+    return abigo_Test((uintptr_t*)request, (int*)flag, (MPI_Status*)status);
 }
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Test")));
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    (void)status;
-    (void)flag;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Test_cancelled");
+    return abic_Test_cancelled(status, flag);
 }
 int MPI_Test_cancelled(const MPI_Status *status, int *flag) __attribute__((weak, alias("PMPI_Test_cancelled")));
 
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
-    (void)count;
-    (void)array_of_requests;
-    (void)flag;
-    (void)array_of_statuses;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Testall");
+    return abigo_Testall((int)count, (uintptr_t*)array_of_requests, (int*)flag, (MPI_Status*)array_of_statuses);
 }
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) __attribute__((weak, alias("PMPI_Testall")));
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
 {
-    (void)count;
-    (void)array_of_requests;
-    (void)indx;
-    (void)flag;
-    (void)status;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Testany");
+    return abigo_Testany((int)count, (uintptr_t*)array_of_requests, (int*)indx, (int*)flag, (MPI_Status*)status);
 }
 int MPI_Testany(int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Testany")));
 
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
-    (void)incount;
-    (void)array_of_requests;
-    (void)outcount;
-    (void)array_of_indices;
-    (void)array_of_statuses;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Testsome");
+    return abigo_Testsome((int)incount, (uintptr_t*)array_of_requests, (int*)outcount, (int*)array_of_indices, (MPI_Status*)array_of_statuses);
 }
 int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) __attribute__((weak, alias("PMPI_Testsome")));
 
@@ -5389,17 +5227,13 @@ int MPI_Topo_test(MPI_Comm comm, int *status) __attribute__((weak, alias("PMPI_T
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
-    (void)datatype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_commit");
+    return abigo_Type_commit((uintptr_t*)datatype);
 }
 int MPI_Type_commit(MPI_Datatype *datatype) __attribute__((weak, alias("PMPI_Type_commit")));
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_contiguous");
+    return abigo_Type_contiguous((int)count, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_contiguous")));
 
@@ -5516,12 +5350,7 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)blocklength;
-    (void)stride;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_hvector");
+    return abigo_Type_create_hvector((int)count, (int)blocklength, (MPI_Aint)stride, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hvector")));
 
@@ -5646,16 +5475,13 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) __attribute__((
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_dup");
+    return abigo_Type_dup((uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_dup")));
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
-    (void)datatype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_free");
+    return abigo_Type_free((uintptr_t*)datatype);
 }
 int MPI_Type_free(MPI_Datatype *datatype) __attribute__((weak, alias("PMPI_Type_free")));
 
@@ -5729,10 +5555,7 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    (void)datatype;
-    (void)lb;
-    (void)extent;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_extent");
+    return abigo_Type_get_extent((uintptr_t)datatype, (MPI_Aint*)lb, (MPI_Aint*)extent);
 }
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) __attribute__((weak, alias("PMPI_Type_get_extent")));
 
@@ -5756,19 +5579,13 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exten
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-    (void)datatype;
-    (void)type_name;
-    (void)resultlen;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_name");
+    return abigo_Type_get_name((uintptr_t)datatype, (char*)type_name, (int*)resultlen);
 }
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) __attribute__((weak, alias("PMPI_Type_get_name")));
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    (void)datatype;
-    (void)true_lb;
-    (void)true_extent;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_true_extent");
+    return abigo_Type_get_true_extent((uintptr_t)datatype, (MPI_Aint*)true_lb, (MPI_Aint*)true_extent);
 }
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) __attribute__((weak, alias("PMPI_Type_get_true_extent")));
 
@@ -5841,25 +5658,19 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
-    (void)datatype;
-    (void)type_name;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_set_name");
+    return abigo_Type_set_name((uintptr_t)datatype, (char*)type_name);
 }
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name) __attribute__((weak, alias("PMPI_Type_set_name")));
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    (void)datatype;
-    (void)size;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_size");
+    return abigo_Type_size((uintptr_t)datatype, (int*)size);
 }
 int MPI_Type_size(MPI_Datatype datatype, int *size) __attribute__((weak, alias("PMPI_Type_size")));
 
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
-    (void)datatype;
-    (void)size;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_size_c");
+    return abigo_Type_size_c((uintptr_t)datatype, (MPI_Count*)size);
 }
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) __attribute__((weak, alias("PMPI_Type_size_c")));
 
@@ -5873,12 +5684,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) __attribute__((weak,
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)blocklength;
-    (void)stride;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_vector");
+    return abigo_Type_vector((int)count, (int)blocklength, (int)stride, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_vector")));
 
@@ -5956,39 +5762,25 @@ int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    (void)request;
-    (void)status;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Wait");
+    return abigo_Wait((uintptr_t*)request, (MPI_Status*)status);
 }
 int MPI_Wait(MPI_Request *request, MPI_Status *status) __attribute__((weak, alias("PMPI_Wait")));
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
-    (void)count;
-    (void)array_of_requests;
-    (void)array_of_statuses;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Waitall");
+    return abigo_Waitall((int)count, (uintptr_t*)array_of_requests, (MPI_Status*)array_of_statuses);
 }
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) __attribute__((weak, alias("PMPI_Waitall")));
 
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status)
 {
-    (void)count;
-    (void)array_of_requests;
-    (void)indx;
-    (void)status;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Waitany");
+    return abigo_Waitany((int)count, (uintptr_t*)array_of_requests, (int*)indx, (MPI_Status*)status);
 }
 int MPI_Waitany(int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status) __attribute__((weak, alias("PMPI_Waitany")));
 
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
-    (void)incount;
-    (void)array_of_requests;
-    (void)outcount;
-    (void)array_of_indices;
-    (void)array_of_statuses;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Waitsome");
+    return abigo_Waitsome((int)incount, (uintptr_t*)array_of_requests, (int*)outcount, (int*)array_of_indices, (MPI_Status*)array_of_statuses);
 }
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) __attribute__((weak, alias("PMPI_Waitsome")));
 

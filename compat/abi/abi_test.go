@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The tests build gshmem and the library once per test binary (gshmem abi
+// install into a temporary prefix), compile the C programs of testdata
+// with the installed mpicc and mpicxx, and run them under gshmem run.
+
+var tool struct {
+	once   sync.Once
+	prefix string // the installation
+	bin    string // compiled test programs
+	skip   string
+	err    error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tool.prefix != "" {
+		os.RemoveAll(filepath.Dir(tool.prefix))
+	}
+	os.Exit(code)
+}
+
+// cgoAvailable says why the library cannot be built here, or "".
+func cgoAvailable() string {
+	out, err := exec.Command("go", "env", "CGO_ENABLED").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "1" {
+		return "cgo is disabled (CGO_ENABLED=0): libmpi_abi.so.1 needs cgo"
+	}
+	for _, cc := range []string{"cc", "c++"} {
+		if _, err := exec.LookPath(cc); err != nil {
+			return "no " + cc + " on PATH: libmpi_abi.so.1 and its C tests need a C and C++ compiler"
+		}
+	}
+	return ""
+}
+
+func setup(t *testing.T) {
+	t.Helper()
+	tool.once.Do(func() {
+		if tool.skip = cgoAvailable(); tool.skip != "" {
+			return
+		}
+		dir, err := os.MkdirTemp("", "abi-test-")
+		if err != nil {
+			tool.err = err
+			return
+		}
+		tool.prefix, tool.bin = filepath.Join(dir, "prefix"), filepath.Join(dir, "bin")
+		if err := os.MkdirAll(tool.bin, 0o755); err != nil {
+			tool.err = err
+			return
+		}
+		gshmem := filepath.Join(dir, "gshmem")
+		if out, err := exec.Command("go", "build", "-o", gshmem, "../../cmd/gshmem").CombinedOutput(); err != nil {
+			tool.err = fmt.Errorf("building gshmem: %v\n%s", err, out)
+			return
+		}
+		if out, err := exec.Command(gshmem, "abi", "install", "--prefix", tool.prefix, "--src", "../..").CombinedOutput(); err != nil {
+			tool.err = fmt.Errorf("gshmem abi install: %v\n%s", err, out)
+		}
+	})
+	if tool.skip != "" {
+		t.Skip(tool.skip)
+	}
+	require.NoError(t, tool.err)
+}
+
+// compile builds testdata/src (C, or C++ for .cpp) with the installed
+// wrapper and returns the executable.
+func compile(t *testing.T, src string, extra ...string) string {
+	t.Helper()
+	setup(t)
+	wrapper := "mpicc"
+	if strings.HasSuffix(src, ".cpp") {
+		wrapper = "mpicxx"
+	}
+	exe := filepath.Join(tool.bin, strings.TrimSuffix(src, filepath.Ext(src)))
+	args := append([]string{"-Wall", "-Wextra", "-Werror", "-o", exe, filepath.Join("testdata", src)}, extra...)
+	out, err := exec.Command(filepath.Join(tool.prefix, "bin", wrapper), args...).CombinedOutput()
+	require.NoError(t, err, "%s %s\n%s", wrapper, strings.Join(args, " "), out)
+	return exe
+}
+
+// result is a finished job.
+type result struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+// run starts exe as n processes under gshmem run (mpiexec), or alone when
+// n is 0 (an MPI singleton).
+func run(t *testing.T, n int, exe string, env ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var cmd *exec.Cmd
+	if n == 0 {
+		cmd = exec.CommandContext(ctx, exe)
+	} else {
+		cmd = exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "mpiexec"), "-np", fmt.Sprint(n), exe)
+	}
+	cmd.Env = append(append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1"), env...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "%s timed out\nstdout:\n%s\nstderr:\n%s", exe, so.String(), se.String())
+	r := result{stdout: so.String(), stderr: se.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return r
+}
+
+// runOK runs a test program that must succeed and print want on every
+// rank.
+func runOK(t *testing.T, n int, exe, want string) {
+	t.Helper()
+	r := run(t, n, exe)
+	require.Equal(t, 0, r.code, "exit status of %s on %d\nstdout:\n%s\nstderr:\n%s", exe, n, r.stdout, r.stderr)
+	ranks := max(n, 1)
+	require.Equal(t, ranks, strings.Count(r.stdout, want), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+}
+
+func TestEnvironment(t *testing.T) {
+	exe := compile(t, "env.c")
+	runOK(t, 0, exe, "env ok 0/1") // alone: a singleton job
+	runOK(t, 2, exe, "env ok")
+}
