@@ -146,3 +146,28 @@ func TestEnvironment(t *testing.T) {
 	runOK(t, 0, exe, "env ok 0/1") // alone: a singleton job
 	runOK(t, 2, exe, "env ok")
 }
+
+func TestPointToPoint(t *testing.T) {
+	exe := compile(t, "p2p.c")
+	runOK(t, 2, exe, "p2p ok")
+	runOK(t, 3, exe, "p2p ok")
+}
+
+func TestCommunicatorsAndGroups(t *testing.T) {
+	exe := compile(t, "comm.c")
+	runOK(t, 4, exe, "comm ok")
+	runOK(t, 1, exe, "comm ok")
+}
+
+func TestCollectives(t *testing.T) {
+	exe := compile(t, "coll.c")
+	runOK(t, 1, exe, "coll ok")
+	runOK(t, 3, exe, "coll ok")
+	runOK(t, 4, exe, "coll ok")
+}
+
+func TestRMA(t *testing.T) {
+	exe := compile(t, "rma.c")
+	runOK(t, 2, exe, "rma ok")
+	runOK(t, 3, exe, "rma ok")
+}

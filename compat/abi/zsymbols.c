@@ -60,16 +60,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode) __attribute__((weak, alias("PMPI_Abo
 
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)op;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Accumulate");
+    return abigo_Accumulate((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)op, (uintptr_t)win);
 }
 int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Accumulate")));
 
@@ -113,14 +104,7 @@ int MPI_Add_error_string(int errorcode, const char *string) __attribute__((weak,
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allgather");
+    return abigo_Allgather((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allgather")));
 
@@ -169,15 +153,7 @@ int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allgatherv");
+    return abigo_Allgatherv((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)displs, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allgatherv")));
 
@@ -238,13 +214,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) __attribute__((we
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allreduce");
+    return abigo_Allreduce((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int)count, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm);
 }
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allreduce")));
 
@@ -290,14 +260,7 @@ int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MP
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoall");
+    return abigo_Alltoall((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoall")));
 
@@ -346,16 +309,7 @@ int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoallv");
+    return abigo_Alltoallv((uintptr_t)sendbuf, (int*)sendcounts, (int*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoallv")));
 
@@ -501,8 +455,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __attribute__((
 
 int PMPI_Barrier(MPI_Comm comm)
 {
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Barrier");
+    return abigo_Barrier((uintptr_t)comm);
 }
 int MPI_Barrier(MPI_Comm comm) __attribute__((weak, alias("PMPI_Barrier")));
 
@@ -517,12 +470,7 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) __attri
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    (void)buffer;
-    (void)count;
-    (void)datatype;
-    (void)root;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Bcast");
+    return abigo_Bcast((uintptr_t)buffer, (int)count, (uintptr_t)datatype, (int)root, (uintptr_t)comm);
 }
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Bcast")));
 
@@ -1100,14 +1048,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag) __attribute__((weak, alias("PM
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-    (void)origin_addr;
-    (void)compare_addr;
-    (void)result_addr;
-    (void)datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Compare_and_swap");
+    return abigo_Compare_and_swap((uintptr_t)origin_addr, (uintptr_t)compare_addr, (uintptr_t)result_addr, (uintptr_t)datatype, (int)target_rank, (MPI_Aint)target_disp, (uintptr_t)win);
 }
 int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) __attribute__((weak, alias("PMPI_Compare_and_swap")));
 
@@ -1194,13 +1135,7 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) __attribute__(
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Exscan");
+    return abigo_Exscan((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int)count, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm);
 }
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Exscan")));
 
@@ -1246,14 +1181,7 @@ int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    (void)origin_addr;
-    (void)result_addr;
-    (void)datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)op;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Fetch_and_op");
+    return abigo_Fetch_and_op((uintptr_t)origin_addr, (uintptr_t)result_addr, (uintptr_t)datatype, (int)target_rank, (MPI_Aint)target_disp, (uintptr_t)op, (uintptr_t)win);
 }
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Fetch_and_op")));
 
@@ -2177,15 +2105,7 @@ int MPI_Free_mem(void *base) __attribute__((weak, alias("PMPI_Free_mem")));
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Gather");
+    return abigo_Gather((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (int)root, (uintptr_t)comm);
 }
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Gather")));
 
@@ -2237,16 +2157,7 @@ int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Gatherv");
+    return abigo_Gatherv((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)displs, (uintptr_t)recvtype, (int)root, (uintptr_t)comm);
 }
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Gatherv")));
 
@@ -2301,15 +2212,7 @@ int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get");
+    return abigo_Get((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)win);
 }
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Get")));
 
@@ -2329,19 +2232,7 @@ int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)result_addr;
-    (void)result_count;
-    (void)result_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)op;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_accumulate");
+    return abigo_Get_accumulate((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (uintptr_t)result_addr, (int)result_count, (uintptr_t)result_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)op, (uintptr_t)win);
 }
 int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Get_accumulate")));
 
@@ -4172,15 +4063,7 @@ int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_n
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Put");
+    return abigo_Put((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)win);
 }
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Put")));
 
@@ -4206,17 +4089,7 @@ int MPI_Query_thread(int *provided) __attribute__((weak, alias("PMPI_Query_threa
 
 int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)op;
-    (void)win;
-    (void)request;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Raccumulate");
+    return abigo_Raccumulate((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)op, (uintptr_t)win, (uintptr_t*)request);
 }
 int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Raccumulate")));
 
@@ -4276,14 +4149,7 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int sourc
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)root;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce");
+    return abigo_Reduce((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int)count, (uintptr_t)datatype, (uintptr_t)op, (int)root, (uintptr_t)comm);
 }
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce")));
 
@@ -4354,13 +4220,7 @@ int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_D
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_scatter");
+    return abigo_Reduce_scatter((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int*)recvcounts, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm);
 }
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_scatter")));
 
@@ -4378,13 +4238,7 @@ int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count rec
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_scatter_block");
+    return abigo_Reduce_scatter_block((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm);
 }
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_scatter_block")));
 
@@ -4545,16 +4399,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
 
 int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)win;
-    (void)request;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rget");
+    return abigo_Rget((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)win, (uintptr_t*)request);
 }
 int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rget")));
 
@@ -4613,16 +4458,7 @@ int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
 
 int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)win;
-    (void)request;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rput");
+    return abigo_Rput((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)win, (uintptr_t*)request);
 }
 int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rput")));
 
@@ -4680,13 +4516,7 @@ int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scan");
+    return abigo_Scan((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int)count, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm);
 }
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scan")));
 
@@ -4732,15 +4562,7 @@ int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scatter");
+    return abigo_Scatter((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (int)root, (uintptr_t)comm);
 }
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scatter")));
 
@@ -4792,16 +4614,7 @@ int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)displs;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scatterv");
+    return abigo_Scatterv((uintptr_t)sendbuf, (int*)sendcounts, (int*)displs, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (int)root, (uintptr_t)comm);
 }
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scatterv")));
 
@@ -5786,13 +5599,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    (void)size;
-    (void)disp_unit;
-    (void)info;
-    (void)comm;
-    (void)baseptr;
-    (void)win;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_allocate");
+    return abigo_Win_allocate((MPI_Aint)size, (int)disp_unit, (uintptr_t)info, (uintptr_t)comm, (uintptr_t)baseptr, (uintptr_t*)win);
 }
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_allocate")));
 
@@ -5810,13 +5617,7 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    (void)size;
-    (void)disp_unit;
-    (void)info;
-    (void)comm;
-    (void)baseptr;
-    (void)win;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_allocate_shared");
+    return abigo_Win_allocate_shared((MPI_Aint)size, (int)disp_unit, (uintptr_t)info, (uintptr_t)comm, (uintptr_t)baseptr, (uintptr_t*)win);
 }
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_allocate_shared")));
 
@@ -5834,37 +5635,25 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    (void)win;
-    (void)base;
-    (void)size;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_attach");
+    return abigo_Win_attach((uintptr_t)win, (uintptr_t)base, (MPI_Aint)size);
 }
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) __attribute__((weak, alias("PMPI_Win_attach")));
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    (void)win;
-    (void)errorcode;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_call_errhandler");
+    return abigo_Win_call_errhandler((uintptr_t)win, (int)errorcode);
 }
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode) __attribute__((weak, alias("PMPI_Win_call_errhandler")));
 
 int PMPI_Win_complete(MPI_Win win)
 {
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_complete");
+    return abigo_Win_complete((uintptr_t)win);
 }
 int MPI_Win_complete(MPI_Win win) __attribute__((weak, alias("PMPI_Win_complete")));
 
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    (void)base;
-    (void)size;
-    (void)disp_unit;
-    (void)info;
-    (void)comm;
-    (void)win;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_create");
+    return abigo_Win_create((uintptr_t)base, (MPI_Aint)size, (int)disp_unit, (uintptr_t)info, (uintptr_t)comm, (uintptr_t*)win);
 }
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_create")));
 
@@ -5882,10 +5671,7 @@ int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    (void)info;
-    (void)comm;
-    (void)win;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_create_dynamic");
+    return abigo_Win_create_dynamic((uintptr_t)info, (uintptr_t)comm, (uintptr_t*)win);
 }
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_create_dynamic")));
 
@@ -5915,54 +5701,43 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval) __attribute__((weak, alias(
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
-    (void)win;
-    (void)base;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_detach");
+    return abigo_Win_detach((uintptr_t)win, (uintptr_t)base);
 }
 int MPI_Win_detach(MPI_Win win, const void *base) __attribute__((weak, alias("PMPI_Win_detach")));
 
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
-    (void)assert;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_fence");
+    return abigo_Win_fence((int)assert, (uintptr_t)win);
 }
 int MPI_Win_fence(int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_fence")));
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-    (void)rank;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_flush");
+    return abigo_Win_flush((int)rank, (uintptr_t)win);
 }
 int MPI_Win_flush(int rank, MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush")));
 
 int PMPI_Win_flush_all(MPI_Win win)
 {
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_flush_all");
+    return abigo_Win_flush_all((uintptr_t)win);
 }
 int MPI_Win_flush_all(MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush_all")));
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
-    (void)rank;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_flush_local");
+    return abigo_Win_flush_local((int)rank, (uintptr_t)win);
 }
 int MPI_Win_flush_local(int rank, MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush_local")));
 
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_flush_local_all");
+    return abigo_Win_flush_local_all((uintptr_t)win);
 }
 int MPI_Win_flush_local_all(MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush_local_all")));
 
 int PMPI_Win_free(MPI_Win *win)
 {
-    (void)win;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_free");
+    return abigo_Win_free((uintptr_t*)win);
 }
 int MPI_Win_free(MPI_Win *win) __attribute__((weak, alias("PMPI_Win_free")));
 
@@ -5975,27 +5750,19 @@ int MPI_Win_free_keyval(int *win_keyval) __attribute__((weak, alias("PMPI_Win_fr
 
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
-    (void)win;
-    (void)win_keyval;
-    (void)attribute_val;
-    (void)flag;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_get_attr");
+    return abigo_Win_get_attr((uintptr_t)win, (int)win_keyval, (uintptr_t)attribute_val, (int*)flag);
 }
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) __attribute__((weak, alias("PMPI_Win_get_attr")));
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    (void)win;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_get_errhandler");
+    return abigo_Win_get_errhandler((uintptr_t)win, (uintptr_t*)errhandler);
 }
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Win_get_errhandler")));
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-    (void)win;
-    (void)group;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_get_group");
+    return abigo_Win_get_group((uintptr_t)win, (uintptr_t*)group);
 }
 int MPI_Win_get_group(MPI_Win win, MPI_Group *group) __attribute__((weak, alias("PMPI_Win_get_group")));
 
@@ -6009,37 +5776,25 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) __attribute__((weak, alia
 
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
-    (void)win;
-    (void)win_name;
-    (void)resultlen;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_get_name");
+    return abigo_Win_get_name((uintptr_t)win, (char*)win_name, (int*)resultlen);
 }
 int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) __attribute__((weak, alias("PMPI_Win_get_name")));
 
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-    (void)lock_type;
-    (void)rank;
-    (void)assert;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_lock");
+    return abigo_Win_lock((int)lock_type, (int)rank, (int)assert, (uintptr_t)win);
 }
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_lock")));
 
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
-    (void)assert;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_lock_all");
+    return abigo_Win_lock_all((int)assert, (uintptr_t)win);
 }
 int MPI_Win_lock_all(int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_lock_all")));
 
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
-    (void)group;
-    (void)assert;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_post");
+    return abigo_Win_post((uintptr_t)group, (int)assert, (uintptr_t)win);
 }
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_post")));
 
@@ -6054,9 +5809,7 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) __attribu
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    (void)win;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_set_errhandler");
+    return abigo_Win_set_errhandler((uintptr_t)win, (uintptr_t)errhandler);
 }
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_Win_set_errhandler")));
 
@@ -6070,20 +5823,13 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info) __attribute__((weak, alias("PMP
 
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
-    (void)win;
-    (void)win_name;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_set_name");
+    return abigo_Win_set_name((uintptr_t)win, (char*)win_name);
 }
 int MPI_Win_set_name(MPI_Win win, const char *win_name) __attribute__((weak, alias("PMPI_Win_set_name")));
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    (void)win;
-    (void)rank;
-    (void)size;
-    (void)disp_unit;
-    (void)baseptr;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_shared_query");
+    return abigo_Win_shared_query((uintptr_t)win, (int)rank, (MPI_Aint*)size, (int*)disp_unit, (uintptr_t)baseptr);
 }
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) __attribute__((weak, alias("PMPI_Win_shared_query")));
 
@@ -6100,47 +5846,37 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp
 
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
-    (void)group;
-    (void)assert;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_start");
+    return abigo_Win_start((uintptr_t)group, (int)assert, (uintptr_t)win);
 }
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_start")));
 
 int PMPI_Win_sync(MPI_Win win)
 {
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_sync");
+    return abigo_Win_sync((uintptr_t)win);
 }
 int MPI_Win_sync(MPI_Win win) __attribute__((weak, alias("PMPI_Win_sync")));
 
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
-    (void)win;
-    (void)flag;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_test");
+    return abigo_Win_test((uintptr_t)win, (int*)flag);
 }
 int MPI_Win_test(MPI_Win win, int *flag) __attribute__((weak, alias("PMPI_Win_test")));
 
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
-    (void)rank;
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_unlock");
+    return abigo_Win_unlock((int)rank, (uintptr_t)win);
 }
 int MPI_Win_unlock(int rank, MPI_Win win) __attribute__((weak, alias("PMPI_Win_unlock")));
 
 int PMPI_Win_unlock_all(MPI_Win win)
 {
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_unlock_all");
+    return abigo_Win_unlock_all((uintptr_t)win);
 }
 int MPI_Win_unlock_all(MPI_Win win) __attribute__((weak, alias("PMPI_Win_unlock_all")));
 
 int PMPI_Win_wait(MPI_Win win)
 {
-    (void)win;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_wait");
+    return abigo_Win_wait((uintptr_t)win);
 }
 int MPI_Win_wait(MPI_Win win) __attribute__((weak, alias("PMPI_Win_wait")));
 

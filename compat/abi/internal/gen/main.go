@@ -123,12 +123,17 @@ func implementations(dir string) (goImpl, cImpl map[string]bool, err error) {
 	return goImpl, cImpl, nil
 }
 
-func generate(dir string) (map[string][]byte, error) {
+// parseTablesFile reads dir/internal/gen/abi.txt.
+func parseTablesFile(dir string) (*tables, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "internal", "gen", "abi.txt"))
 	if err != nil {
 		return nil, err
 	}
-	t, err := parseTables(data)
+	return parseTables(data)
+}
+
+func generate(dir string) (map[string][]byte, error) {
+	t, err := parseTablesFile(dir)
 	if err != nil {
 		return nil, err
 	}
