@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 import (
@@ -8,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -170,4 +173,141 @@ func TestRMA(t *testing.T) {
 	exe := compile(t, "rma.c")
 	runOK(t, 2, exe, "rma ok")
 	runOK(t, 3, exe, "rma ok")
+}
+
+func TestErrorClassesAndHandlers(t *testing.T) {
+	exe := compile(t, "errors.c")
+	runOK(t, 2, exe, "errors ok")
+}
+
+func TestErrorsAreFatal(t *testing.T) {
+	exe := compile(t, "fatal.c")
+	r := run(t, 2, exe)
+	require.Equal(t, 6, r.code, "exit status: MPI_ERR_RANK\nstderr:\n%s", r.stderr)
+	require.Contains(t, r.stderr, "MPI_Send: rank 1:")
+	require.Contains(t, r.stderr, "MPI_ERR_RANK")
+	require.NotContains(t, r.stdout, "still running")
+}
+
+func TestAbort(t *testing.T) {
+	exe := compile(t, "abort.c")
+	r := run(t, 3, exe)
+	require.Equal(t, 7, r.code, "stderr:\n%s", r.stderr)
+	require.Contains(t, r.stderr, "MPI_Abort called by rank 1 with error code 7")
+	require.NotContains(t, r.stdout, "not aborted")
+}
+
+func TestPMPIInterposition(t *testing.T) {
+	setup(t)
+	lib := filepath.Join(tool.bin, "libprof.so")
+	out, err := exec.Command(filepath.Join(tool.prefix, "bin", "mpicc"), "-Wall", "-Werror", "-shared", "-fPIC",
+		"-o", lib, filepath.Join("testdata", "prof.c")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	exe := compile(t, "pmpi.c", "-L"+tool.bin, "-Wl,-rpath,"+tool.bin, "-lprof")
+	runOK(t, 2, exe, "pmpi ok")
+}
+
+func TestCxx(t *testing.T) {
+	exe := compile(t, "hello.cpp")
+	runOK(t, 2, exe, "cxx ok")
+}
+
+// TestStateLayout checks that state.go mirrors state.h: every field at
+// the C compiler's offset with its size, every C field mirrored, the
+// structs of one size.
+func TestStateLayout(t *testing.T) {
+	if cgoAvailable() != "" {
+		t.Skip(cgoAvailable())
+	}
+	c := cLayout()
+	seen := map[string]bool{}
+	for _, m := range []struct {
+		name string
+		typ  reflect.Type
+	}{
+		{"abi_obj", reflect.TypeFor[objHeader]()},
+		{"abi_comm", reflect.TypeFor[commState]()},
+		{"abi_win", reflect.TypeFor[winState]()},
+		{"abi_state", reflect.TypeFor[globalState]()},
+	} {
+		seen[m.name] = true
+		require.Equal(t, c[m.name].size, m.typ.Size(), "size of %s", m.name)
+		for i := range m.typ.NumField() {
+			f := m.typ.Field(i)
+			key := m.name + "." + f.Tag.Get("c")
+			cf, ok := c[key]
+			require.True(t, ok, "%s.%s: no C field %s", m.typ.Name(), f.Name, key)
+			require.Equal(t, cf.off, f.Offset, "offset of %s", key)
+			require.Equal(t, cf.size, f.Type.Size(), "size of %s", key)
+			seen[key] = true
+		}
+	}
+	for k := range c {
+		require.True(t, seen[k], "C field %s has no Go mirror", k)
+	}
+}
+
+// abiFunctions is the list of entry points in the ABI tables.
+func abiFunctions(t *testing.T) []string {
+	data, err := os.ReadFile("internal/gen/abi.txt")
+	require.NoError(t, err)
+	var names []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "func "); ok {
+			_, sig, _ := strings.Cut(rest, " ")
+			name, _, _ := strings.Cut(sig, "(")
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// TestExportedSymbols checks with nm -D that the library exports every
+// entry point of the standard ABI: PMPI_X strong (T), MPI_X weak (W).
+func TestExportedSymbols(t *testing.T) {
+	setup(t)
+	if _, err := exec.LookPath("nm"); err != nil {
+		t.Skip("no nm on PATH")
+	}
+	out, err := exec.Command("nm", "-D", "--defined-only", filepath.Join(tool.prefix, "lib", "libmpi_abi.so.1")).Output()
+	require.NoError(t, err)
+	kind := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) == 3 {
+			kind[f[2]] = f[1]
+		}
+	}
+	names := abiFunctions(t)
+	require.Len(t, names, 664)
+	for _, n := range names {
+		require.Equal(t, "T", kind["PMPI_"+n], "PMPI_%s", n)
+		require.Equal(t, "W", kind["MPI_"+n], "MPI_%s", n)
+	}
+	require.Equal(t, "T", kind["MPIX_Query_cuda_support"])
+	soname, err := exec.Command("readelf", "-d", filepath.Join(tool.prefix, "lib", "libmpi_abi.so.1")).Output()
+	if err == nil {
+		require.Contains(t, string(soname), "[libmpi_abi.so.1]")
+	}
+}
+
+// TestWrapperShow checks mpicc -show: the include path, the library and
+// its rpath, and no linker flags when only compiling.
+func TestWrapperShow(t *testing.T) {
+	setup(t)
+	mpicc := filepath.Join(tool.prefix, "bin", "mpicc")
+	out, err := exec.Command(mpicc, "-show", "-o", "x", "x.c").Output()
+	require.NoError(t, err)
+	lib := filepath.Join(tool.prefix, "lib")
+	require.Equal(t, fmt.Sprintf("cc -I%s -o x x.c -L%s -Wl,-rpath,%s -lmpi_abi\n", filepath.Join(tool.prefix, "include"), lib, lib), string(out))
+	out, err = exec.Command(mpicc, "-show", "-c", "x.c").Output()
+	require.NoError(t, err)
+	require.NotContains(t, string(out), "-lmpi_abi")
+	out, err = exec.Command(filepath.Join(tool.prefix, "bin", "mpicxx"), "-show", "y.cpp").Output()
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(out), "c++ "), "%s", out)
+	pc, err := os.ReadFile(filepath.Join(lib, "pkgconfig", "mpi.pc"))
+	require.NoError(t, err)
+	require.Contains(t, string(pc), "-lmpi_abi")
+	_, err = os.Stat(filepath.Join(lib, "libmpi_abi.so"))
+	require.NoError(t, err)
 }

@@ -6,8 +6,6 @@ package main
 import "C"
 
 import (
-	"unsafe"
-
 	"github.com/gshmem/gshmem/compat"
 )
 
@@ -17,13 +15,11 @@ import (
 
 type commObj struct {
 	c    *compat.Comm
-	cs   *C.abi_comm
+	cs   *commState
 	name string // set by MPI_Comm_set_name
 }
 
-func (o *commObj) state() *C.abi_comm { return o.cs }
-
-func (o *commObj) errhandler() uintptr { return uintptr(o.cs.errhandler) }
+func (o *commObj) errhandler() uintptr { return o.cs.Errhandler }
 
 // newCommObj publishes c under the predefined handle h (MPI_COMM_WORLD,
 // MPI_COMM_SELF) or, when h is 0, under a new user handle, which it
@@ -31,27 +27,25 @@ func (o *commObj) errhandler() uintptr { return uintptr(o.cs.errhandler) }
 func newCommObj(c *compat.Comm, h uintptr) *commObj {
 	o := &commObj{c: c}
 	if h != 0 {
-		o.cs = (*C.abi_comm)(newCState(C.ABI_KIND_COMM))
-		o.cs.hdr.magic = C.ABI_MAGIC
-		o.cs.hdr.kind = C.ABI_KIND_COMM
-		o.cs.hdr.id = C.int32_t(h)
+		o.cs = (*commState)(newCState(C.ABI_KIND_COMM))
+		o.cs.Hdr = objHeader{Magic: C.ABI_MAGIC, Kind: C.ABI_KIND_COMM, ID: int32(h)}
 		definePredef(h, C.ABI_KIND_COMM, o, nil)
 	} else {
 		_, obj := newHandle(C.ABI_KIND_COMM, o)
-		o.cs = (*C.abi_comm)(obj.c)
+		o.cs = (*commState)(obj.c)
 	}
-	o.cs.rank = C.int32_t(c.Rank())
-	o.cs.size = C.int32_t(c.Size())
-	o.cs.errhandler = 0x141 // MPI_ERRORS_ARE_FATAL
+	o.cs.Rank = int32(c.Rank())
+	o.cs.Size = int32(c.Size())
+	o.cs.Errhandler = 0x141 // MPI_ERRORS_ARE_FATAL
 	return o
 }
 
 // handleOf is the handle of a user communicator object.
-func (o *commObj) handle() C.uintptr_t { return C.uintptr_t(uintptr(unsafe.Pointer(o.cs))) }
+func (o *commObj) handle() C.uintptr_t { return C.uintptr_t(o.cs.handle()) }
 
 // commOf returns the communicator behind h, or raises MPI_ERR_COMM on it.
 func commOf(h C.uintptr_t, call string) (*commObj, C.int) {
-	if C.abi_global.initialized == 0 || C.abi_global.finalized != 0 {
+	if global.Initialized == 0 || global.Finalized != 0 {
 		return nil, failCode(h, call, C.MPI_ERR_OTHER, "MPI is not initialized (or finalized)")
 	}
 	o, ok := lookup(uintptr(h), C.ABI_KIND_COMM)
@@ -116,7 +110,7 @@ func abigo_Comm_rank(comm C.uintptr_t, rank *C.int) C.int {
 	if rank == nil {
 		return failCode(comm, "MPI_Comm_rank", C.MPI_ERR_ARG, "rank is NULL")
 	}
-	*rank = C.int(o.cs.rank)
+	*rank = C.int(o.cs.Rank)
 	return C.MPI_SUCCESS
 }
 
@@ -129,7 +123,7 @@ func abigo_Comm_size(comm C.uintptr_t, size *C.int) C.int {
 	if size == nil {
 		return failCode(comm, "MPI_Comm_size", C.MPI_ERR_ARG, "size is NULL")
 	}
-	*size = C.int(o.cs.size)
+	*size = C.int(o.cs.Size)
 	return C.MPI_SUCCESS
 }
 
@@ -142,7 +136,7 @@ func newComm(parent *commObj, c *compat.Comm, out *C.uintptr_t) {
 		return
 	}
 	o := newCommObj(c, 0)
-	o.cs.errhandler = parent.cs.errhandler
+	o.cs.Errhandler = parent.cs.Errhandler
 	*out = o.handle()
 }
 

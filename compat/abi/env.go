@@ -26,14 +26,17 @@ var env struct {
 	finalized bool
 }
 
+// global is abi_global, the state the C side reads (state.h).
+var global = (*globalState)(unsafe.Pointer(&C.abi_global))
+
 // providedLevel is the thread level the layer gives: compat takes calls
 // from several threads but blocking calls from one at a time.
 const providedLevel = C.MPI_THREAD_SERIALIZED
 
 // worldRank is this process's rank in MPI_COMM_WORLD, -1 before MPI_Init.
 func worldRank() int {
-	if w := C.abi_global.comm_world; w != nil && C.abi_global.initialized != 0 {
-		return int(w.rank)
+	if w := global.CommWorld; w != nil && global.Initialized != 0 {
+		return int(w.Rank)
 	}
 	return -1
 }
@@ -65,8 +68,8 @@ func initialize(call string, required C.int, provided *C.int) C.int {
 	env.e = e
 	env.world = newCommObj(e.CommWorld(), 0x101)
 	env.self = newCommObj(e.CommSelf(), 0x102)
-	C.abi_global.comm_world = env.world.cs
-	C.abi_global.comm_self = env.self.cs
+	global.CommWorld = env.world.cs
+	global.CommSelf = env.self.cs
 	level := required
 	if level > providedLevel {
 		level = providedLevel
@@ -74,11 +77,11 @@ func initialize(call string, required C.int, provided *C.int) C.int {
 	if level < C.MPI_THREAD_SINGLE {
 		level = C.MPI_THREAD_SINGLE
 	}
-	C.abi_global.thread_level = C.int32_t(level)
+	global.ThreadLevel = int32(level)
 	if provided != nil {
 		*provided = level
 	}
-	C.abi_global.initialized = 1
+	global.Initialized = 1
 	return C.MPI_SUCCESS
 }
 
@@ -105,7 +108,7 @@ func abigo_Initialized(flag *C.int) C.int {
 	if flag == nil {
 		return failCode(0, "MPI_Initialized", C.MPI_ERR_ARG, "flag is NULL")
 	}
-	*flag = C.int(C.abi_global.initialized)
+	*flag = C.int(global.Initialized)
 	return C.MPI_SUCCESS
 }
 
@@ -114,7 +117,7 @@ func abigo_Finalized(flag *C.int) C.int {
 	if flag == nil {
 		return failCode(0, "MPI_Finalized", C.MPI_ERR_ARG, "flag is NULL")
 	}
-	*flag = C.int(C.abi_global.finalized)
+	*flag = C.int(global.Finalized)
 	return C.MPI_SUCCESS
 }
 
@@ -131,7 +134,7 @@ func abigo_Finalize() C.int {
 	env.mu.Lock()
 	env.finalized = true
 	env.mu.Unlock()
-	C.abi_global.finalized = 1
+	global.Finalized = 1
 	if err != nil {
 		return failCode(0, "MPI_Finalize", codeOf(err), "%v", err)
 	}
@@ -186,7 +189,7 @@ func abigo_Query_thread(provided *C.int) C.int {
 	if provided == nil {
 		return failCode(0, "MPI_Query_thread", C.MPI_ERR_ARG, "provided is NULL")
 	}
-	*provided = C.int(C.abi_global.thread_level)
+	*provided = C.int(global.ThreadLevel)
 	return C.MPI_SUCCESS
 }
 

@@ -152,7 +152,7 @@ func handlerOf(kind int, h uintptr) (eh, obj uintptr) {
 			case *commObj:
 				return v.errhandler(), h
 			case *winObj:
-				return uintptr(v.ws.errhandler), h
+				return v.ws.Errhandler, h
 			}
 		}
 	}
@@ -299,7 +299,7 @@ func abigo_Comm_set_errhandler(comm C.uintptr_t, eh C.uintptr_t) C.int {
 	if !validHandler(uintptr(eh), C.ABI_KIND_COMM) {
 		return failCode(comm, "MPI_Comm_set_errhandler", C.MPI_ERR_ARG, "not a communicator error handler")
 	}
-	o.val.(*commObj).state().errhandler = eh
+	o.val.(*commObj).cs.Errhandler = uintptr(eh)
 	return C.MPI_SUCCESS
 }
 

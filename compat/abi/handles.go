@@ -107,10 +107,7 @@ func newHandle(kind int, val any) (uintptr, *object) {
 		table.byID = append(table.byID, o)
 	}
 	o.id = C.ABI_ID_BASE + i
-	hdr := (*C.abi_obj)(p)
-	hdr.magic = C.ABI_MAGIC
-	hdr.kind = C.uint32_t(kind)
-	hdr.id = C.int32_t(o.id)
+	*(*objHeader)(p) = objHeader{Magic: C.ABI_MAGIC, Kind: uint32(kind), ID: o.id}
 	table.byAddr[uintptr(p)] = o
 	return uintptr(p), o
 }
@@ -141,7 +138,7 @@ func release(h uintptr) {
 	i := o.id - C.ABI_ID_BASE
 	table.byID[i] = nil
 	table.freeID = append(table.freeID, i)
-	(*C.abi_obj)(o.c).magic = 0
+	(*objHeader)(o.c).Magic = 0
 	table.spare[o.kind] = append(table.spare[o.kind], o.c)
 }
 

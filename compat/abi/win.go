@@ -23,7 +23,7 @@ import (
 
 type winObj struct {
 	w    *windows.Win
-	ws   *C.abi_win // errhandler: the MPI_Errhandler attached
+	ws   *winState // Errhandler: the MPI_Errhandler attached
 	name string
 }
 
@@ -52,18 +52,18 @@ func winDone(h C.uintptr_t, call string, err error) C.int {
 func newWin(w *windows.Win, out *C.uintptr_t, base unsafe.Pointer) {
 	o := &winObj{w: w}
 	h, obj := newHandle(C.ABI_KIND_WIN, o)
-	o.ws = (*C.abi_win)(obj.c)
-	o.ws.errhandler = 0x141
-	o.ws.base = base
-	o.ws.size = C.intptr_t(w.Size())
-	o.ws.disp_unit = C.int32_t(w.DispUnit())
-	o.ws.flavor = map[windows.Flavor]C.int32_t{
+	o.ws = (*winState)(obj.c)
+	o.ws.Errhandler = 0x141
+	o.ws.Base = uintptr(base)
+	o.ws.Size = w.Size()
+	o.ws.DispUnit = int32(w.DispUnit())
+	o.ws.Flavor = map[windows.Flavor]int32{
 		windows.FlavorCreate: C.MPI_WIN_FLAVOR_CREATE, windows.FlavorAllocate: C.MPI_WIN_FLAVOR_ALLOCATE,
 		windows.FlavorDynamic: C.MPI_WIN_FLAVOR_DYNAMIC, windows.FlavorShared: C.MPI_WIN_FLAVOR_SHARED,
 	}[w.Flavor()]
-	o.ws.model = C.MPI_WIN_SEPARATE
+	o.ws.Model = C.MPI_WIN_SEPARATE
 	if w.Model() == windows.Unified {
-		o.ws.model = C.MPI_WIN_UNIFIED
+		o.ws.Model = C.MPI_WIN_UNIFIED
 	}
 	*out = C.uintptr_t(h)
 }
@@ -257,15 +257,15 @@ func abigo_Win_get_attr(win C.uintptr_t, key C.int, val C.uintptr_t, flag *C.int
 	var p unsafe.Pointer
 	switch key {
 	case C.MPI_WIN_BASE:
-		p = o.ws.base // the base itself, not a pointer to it
+		p = cptr(C.uintptr_t(o.ws.Base)) // the base itself, not a pointer to it
 	case C.MPI_WIN_SIZE:
-		p = unsafe.Pointer(&o.ws.size)
+		p = unsafe.Pointer(&o.ws.Size)
 	case C.MPI_WIN_DISP_UNIT:
-		p = unsafe.Pointer(&o.ws.disp_unit)
+		p = unsafe.Pointer(&o.ws.DispUnit)
 	case C.MPI_WIN_CREATE_FLAVOR:
-		p = unsafe.Pointer(&o.ws.flavor)
+		p = unsafe.Pointer(&o.ws.Flavor)
 	case C.MPI_WIN_MODEL:
-		p = unsafe.Pointer(&o.ws.model)
+		p = unsafe.Pointer(&o.ws.Model)
 	default:
 		// No user window attributes yet (MPI_Win_create_keyval is a stub).
 		return raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_KEYVAL, call, nil)
@@ -429,7 +429,7 @@ func abigo_Win_set_errhandler(win C.uintptr_t, eh C.uintptr_t) C.int {
 	if !validHandler(uintptr(eh), C.ABI_KIND_WIN) {
 		return raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_ARG, "MPI_Win_set_errhandler", nil)
 	}
-	o.ws.errhandler = eh
+	o.ws.Errhandler = uintptr(eh)
 	return C.MPI_SUCCESS
 }
 
@@ -442,7 +442,7 @@ func abigo_Win_get_errhandler(win C.uintptr_t, eh *C.uintptr_t) C.int {
 	if eh == nil {
 		return raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_ARG, "MPI_Win_get_errhandler", nil)
 	}
-	*eh = o.ws.errhandler
+	*eh = C.uintptr_t(o.ws.Errhandler)
 	return C.MPI_SUCCESS
 }
 
