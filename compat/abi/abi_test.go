@@ -311,3 +311,9 @@ func TestWrapperShow(t *testing.T) {
 	_, err = os.Stat(filepath.Join(lib, "libmpi_abi.so"))
 	require.NoError(t, err)
 }
+
+func TestTopologiesAttributesAllocMem(t *testing.T) {
+	exe := compile(t, "topo.c")
+	runOK(t, 4, exe, "topo ok")
+	runOK(t, 3, exe, "topo ok")
+}

@@ -17,6 +17,7 @@ type commObj struct {
 	c    *compat.Comm
 	cs   *commState
 	name string // set by MPI_Comm_set_name
+	cart *cart  // a Cartesian topology (MPI_Cart_create), or nil
 }
 
 func (o *commObj) errhandler() uintptr { return o.cs.Errhandler }
@@ -154,6 +155,9 @@ func abigo_Comm_dup(comm C.uintptr_t, out *C.uintptr_t) C.int {
 		return fail(comm, "MPI_Comm_dup", err)
 	}
 	newComm(o, d, out)
+	if n, ok := lookup(uintptr(*out), C.ABI_KIND_COMM); ok {
+		n.val.(*commObj).cart = o.cart // a duplicate keeps the topology
+	}
 	return C.MPI_SUCCESS
 }
 
@@ -309,4 +313,14 @@ func abigo_Comm_set_name(comm C.uintptr_t, name *C.char) C.int {
 	}
 	o.name = s
 	return C.MPI_SUCCESS
+}
+
+//export abigo_Comm_dup_with_info
+func abigo_Comm_dup_with_info(comm, info C.uintptr_t, out *C.uintptr_t) C.int {
+	// No communicator info keys change anything here: the info is checked
+	// and otherwise ignored, as MPI allows.
+	if _, ok := infoOf(info); !ok {
+		return failCode(comm, "MPI_Comm_dup_with_info", C.MPI_ERR_INFO, "invalid info")
+	}
+	return abigo_Comm_dup(comm, out)
 }

@@ -158,3 +158,51 @@ int MPIX_Query_cuda_support(void)
 {
     return MPIX_CUDA_AWARE_SUPPORT;
 }
+
+/* Predefined communicator attributes (MPI_TAG_UB, ...). The value of each
+ * is a pointer to an int that lives as long as the library. User keyvals
+ * (MPI_Comm_create_keyval) are stubs, so any other key is invalid. */
+static int attr_tag_ub = 0x7fffffff; /* compat's tags: non-negative int32 */
+static int attr_host = MPI_PROC_NULL;
+static int attr_io = MPI_ANY_SOURCE; /* every process can do I/O */
+static int attr_wtime_is_global = 0;
+static int attr_universe_size;
+static int attr_lastusedcode = MPI_ERR_ABI;
+
+static int comm_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *call)
+{
+    if (comm_state(comm) == NULL || abi_global.finalized)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_COMM, (char *)call);
+    if (attribute_val == NULL || flag == NULL)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_ARG, (char *)call);
+    int *v;
+    switch (keyval) {
+    case MPI_TAG_UB: v = &attr_tag_ub; break;
+    case MPI_HOST: v = &attr_host; break;
+    case MPI_IO: v = &attr_io; break;
+    case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_is_global; break;
+    case MPI_UNIVERSE_SIZE:
+        attr_universe_size = abi_global.comm_world->size;
+        v = &attr_universe_size;
+        break;
+    case MPI_LASTUSEDCODE: v = &attr_lastusedcode; break;
+    case MPI_APPNUM: /* not started by MPI_Comm_spawn_multiple: unset */
+        *flag = 0;
+        return MPI_SUCCESS;
+    default:
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_KEYVAL, (char *)call);
+    }
+    *(int **)attribute_val = v;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    return comm_attr(comm, comm_keyval, attribute_val, flag, "MPI_Comm_get_attr");
+}
+
+int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return comm_attr(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+}

@@ -241,3 +241,29 @@ func abigo_Raccumulate(buf C.uintptr_t, ocount C.int, otype C.uintptr_t, rank C.
 	r, err := windows.RaccumulateTyped(a.w, a.ob, int(ocount), a.ot, rankIn(rank), int(disp), int(tcount), a.tt, o)
 	return rmaRequest(win, call, r, err, req)
 }
+
+//export abigo_Rget_accumulate
+func abigo_Rget_accumulate(buf C.uintptr_t, ocount C.int, otype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t,
+	rank C.int, disp C.MPI_Aint, tcount C.int, ttype, op, win C.uintptr_t, req *C.uintptr_t) C.int {
+	const call = "MPI_Rget_accumulate"
+	o, rc := rmaOp(win, call, op)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if o == compat.OpNoOp && buf < minAddr {
+		ocount, otype = 0, rtype
+	}
+	a, rc := rmaCheck(call, win, buf, ocount, otype, ttype)
+	if a.w == nil {
+		return rc
+	}
+	rb, rt, rc := origin(win, call, rbuf, rcount, rtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if req == nil {
+		return raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_ARG, call, nil)
+	}
+	r, err := windows.RgetAccumulateTyped(a.w, a.ob, int(ocount), a.ot, rb, int(rcount), rt, rankIn(rank), int(disp), int(tcount), a.tt, o)
+	return rmaRequest(win, call, r, err, req)
+}

@@ -4,6 +4,8 @@
 
 #include "include/mpi.h"
 
+int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
 int abic_Comm_rank(MPI_Comm comm, int *rank);
 int abic_Comm_size(MPI_Comm comm, int *size);
 int abic_Get_address(const void *location, MPI_Aint *address);

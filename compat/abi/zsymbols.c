@@ -205,10 +205,7 @@ int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    (void)size;
-    (void)info;
-    (void)baseptr;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alloc_mem");
+    return abigo_Alloc_mem((MPI_Aint)size, (uintptr_t)info, (uintptr_t)baseptr);
 }
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) __attribute__((weak, alias("PMPI_Alloc_mem")));
 
@@ -436,11 +433,7 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval) __attribute__((weak, alias("PMPI_
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    (void)comm;
-    (void)keyval;
-    (void)attribute_val;
-    (void)flag;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Attr_get");
+    return abic_Attr_get(comm, keyval, attribute_val, flag);
 }
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) __attribute__((weak, alias("PMPI_Attr_get")));
 
@@ -615,34 +608,19 @@ int MPI_Cancel(MPI_Request *request) __attribute__((weak, alias("PMPI_Cancel")))
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
-    (void)comm;
-    (void)rank;
-    (void)maxdims;
-    (void)coords;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cart_coords");
+    return abigo_Cart_coords((uintptr_t)comm, (int)rank, (int)maxdims, (int*)coords);
 }
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) __attribute__((weak, alias("PMPI_Cart_coords")));
 
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
-    (void)comm_old;
-    (void)ndims;
-    (void)dims;
-    (void)periods;
-    (void)reorder;
-    (void)comm_cart;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm_old, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cart_create");
+    return abigo_Cart_create((uintptr_t)comm_old, (int)ndims, (int*)dims, (int*)periods, (int)reorder, (uintptr_t*)comm_cart);
 }
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) __attribute__((weak, alias("PMPI_Cart_create")));
 
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    (void)comm;
-    (void)maxdims;
-    (void)dims;
-    (void)periods;
-    (void)coords;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cart_get");
+    return abigo_Cart_get((uintptr_t)comm, (int)maxdims, (int*)dims, (int*)periods, (int*)coords);
 }
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) __attribute__((weak, alias("PMPI_Cart_get")));
 
@@ -659,38 +637,25 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
 
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
-    (void)comm;
-    (void)coords;
-    (void)rank;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cart_rank");
+    return abigo_Cart_rank((uintptr_t)comm, (int*)coords, (int*)rank);
 }
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) __attribute__((weak, alias("PMPI_Cart_rank")));
 
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
-    (void)comm;
-    (void)direction;
-    (void)disp;
-    (void)rank_source;
-    (void)rank_dest;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cart_shift");
+    return abigo_Cart_shift((uintptr_t)comm, (int)direction, (int)disp, (int*)rank_source, (int*)rank_dest);
 }
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) __attribute__((weak, alias("PMPI_Cart_shift")));
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    (void)comm;
-    (void)remain_dims;
-    (void)newcomm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cart_sub");
+    return abigo_Cart_sub((uintptr_t)comm, (int*)remain_dims, (uintptr_t*)newcomm);
 }
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Cart_sub")));
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
-    (void)comm;
-    (void)ndims;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cartdim_get");
+    return abigo_Cartdim_get((uintptr_t)comm, (int*)ndims);
 }
 int MPI_Cartdim_get(MPI_Comm comm, int *ndims) __attribute__((weak, alias("PMPI_Cartdim_get")));
 
@@ -837,10 +802,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) __attribute__((weak, alias("P
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    (void)comm;
-    (void)info;
-    (void)newcomm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_dup_with_info");
+    return abigo_Comm_dup_with_info((uintptr_t)comm, (uintptr_t)info, (uintptr_t*)newcomm);
 }
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_dup_with_info")));
 
@@ -866,11 +828,7 @@ int MPI_Comm_free_keyval(int *comm_keyval) __attribute__((weak, alias("PMPI_Comm
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    (void)comm;
-    (void)comm_keyval;
-    (void)attribute_val;
-    (void)flag;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_get_attr");
+    return abic_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
 }
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) __attribute__((weak, alias("PMPI_Comm_get_attr")));
 
@@ -1054,10 +1012,7 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
-    (void)nnodes;
-    (void)ndims;
-    (void)dims;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Dims_create");
+    return abigo_Dims_create((int)nnodes, (int)ndims, (int*)dims);
 }
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) __attribute__((weak, alias("PMPI_Dims_create")));
 
@@ -2098,8 +2053,7 @@ int MPI_Finalized(int *flag) __attribute__((weak, alias("PMPI_Finalized")));
 
 int PMPI_Free_mem(void *base)
 {
-    (void)base;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Free_mem");
+    return abigo_Free_mem((uintptr_t)base);
 }
 int MPI_Free_mem(void *base) __attribute__((weak, alias("PMPI_Free_mem")));
 
@@ -4420,20 +4374,7 @@ int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 
 int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)result_addr;
-    (void)result_count;
-    (void)result_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)op;
-    (void)win;
-    (void)request;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rget_accumulate");
+    return abigo_Rget_accumulate((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (uintptr_t)result_addr, (int)result_count, (uintptr_t)result_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)op, (uintptr_t)win, (uintptr_t*)request);
 }
 int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rget_accumulate")));
 
@@ -5032,9 +4973,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, in
 
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
-    (void)comm;
-    (void)status;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Topo_test");
+    return abigo_Topo_test((uintptr_t)comm, (int*)status);
 }
 int MPI_Topo_test(MPI_Comm comm, int *status) __attribute__((weak, alias("PMPI_Topo_test")));
 
