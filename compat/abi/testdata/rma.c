@@ -82,16 +82,16 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     CHECK(base[3] == 4242);
     CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
-    long rd = -1, rg = -1, add = 8;
+    long rd = -1, rgot = -1, add = 8;
     CHECK_RC(MPI_Raccumulate(&add, 1, MPI_LONG, right, 3, 1, MPI_LONG, MPI_SUM, win, &rq));
     CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     CHECK_RC(MPI_Win_flush(right, win));
     CHECK_RC(MPI_Rget_accumulate(NULL, 0, MPI_LONG, &rd, 1, MPI_LONG, right, 3, 1, MPI_LONG, MPI_NO_OP, win, &rq));
     CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-    CHECK_RC(MPI_Rget(&rg, 1, MPI_LONG, right, 3, 1, MPI_LONG, win, &rq));
+    CHECK_RC(MPI_Rget(&rgot, 1, MPI_LONG, right, 3, 1, MPI_LONG, win, &rq));
     CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     CHECK_RC(MPI_Win_unlock(right, win));
-    CHECK(rd == 4250 && rg == 4250);
+    CHECK(rd == 4250 && rgot == 4250);
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
 
     /* Group of the window; PSCW between neighbours. */
