@@ -81,6 +81,7 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Win_unlock(right, win));
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     CHECK(base[3] == 4242);
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD)); /* every rank has read its base[3] */
     CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
     long rd = -1, rgot = -1, add = 8;
     CHECK_RC(MPI_Raccumulate(&add, 1, MPI_LONG, right, 3, 1, MPI_LONG, MPI_SUM, win, &rq));
