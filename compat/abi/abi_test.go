@@ -317,3 +317,16 @@ func TestTopologiesAttributesAllocMem(t *testing.T) {
 	runOK(t, 4, exe, "topo ok")
 	runOK(t, 3, exe, "topo ok")
 }
+
+// TestExampleHello builds and runs examples/c/hello.c as the README's C
+// quick start does.
+func TestExampleHello(t *testing.T) {
+	setup(t)
+	exe := filepath.Join(tool.bin, "hello")
+	out, err := exec.Command(filepath.Join(tool.prefix, "bin", "mpicc"), "-o", exe, "../../examples/c/hello.c").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	r := run(t, 4, exe)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "hello from rank 0 of 4")
+	require.Contains(t, r.stdout, "token 4, sum of ranks 6")
+}
