@@ -15,4 +15,8 @@
  * error handler: fn(&handle, &code). */
 void abi_call_errhandler(uintptr_t fn, uintptr_t handle, int code);
 
+/* Calls a user's reduction function (MPI_Op_create): fn(in, inout, &len,
+ * &datatype), which combines in into inout. */
+void abi_call_user_op(uintptr_t fn, void *in, void *inout, int len, uintptr_t datatype);
+
 #endif

@@ -330,3 +330,9 @@ func TestExampleHello(t *testing.T) {
 	require.Contains(t, r.stdout, "hello from rank 0 of 4")
 	require.Contains(t, r.stdout, "token 4, sum of ranks 6")
 }
+
+func TestUserOps(t *testing.T) {
+	exe := compile(t, "userop.c")
+	runOK(t, 3, exe, "userop ok")
+	runOK(t, 1, exe, "userop ok")
+}

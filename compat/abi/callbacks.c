@@ -14,3 +14,9 @@ void abi_call_errhandler(uintptr_t fn, uintptr_t handle, int code)
     MPI_Comm h = (MPI_Comm)handle;
     ((MPI_Comm_errhandler_function *)fn)(&h, &code);
 }
+
+void abi_call_user_op(uintptr_t fn, void *in, void *inout, int len, uintptr_t datatype)
+{
+    MPI_Datatype dt = (MPI_Datatype)datatype;
+    ((MPI_User_function *)fn)(in, inout, &len, &dt);
+}

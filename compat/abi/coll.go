@@ -122,7 +122,7 @@ func abigo_Bcast(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, co
 func reduceBufs(comm C.uintptr_t, call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, recvUsed bool) (s, r []byte, dt compat.Datatype, o compat.Op, rc C.int) {
 	o, ok := opOf(op)
 	if !ok {
-		return nil, nil, dt, o, failCode(comm, call, C.MPI_ERR_OP, "invalid or user op (user ops are not supported yet)")
+		return nil, nil, dt, o, failCode(comm, call, C.MPI_ERR_OP, "invalid op")
 	}
 	s, dt, rc = sendOrInPlace(comm, call, sbuf, count, dtype)
 	if rc != C.MPI_SUCCESS {
@@ -143,6 +143,9 @@ func abigo_Reduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, ro
 	if c == nil {
 		return rc
 	}
+	if u, ok := userOpOf(op); ok {
+		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, int(root), false, false)
+	}
 	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, int(root) == c.Rank())
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -156,6 +159,9 @@ func abigo_Allreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t,
 	c, rc := collComm(comm, call)
 	if c == nil {
 		return rc
+	}
+	if u, ok := userOpOf(op); ok {
+		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, false, false)
 	}
 	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, true)
 	if rc != C.MPI_SUCCESS {
@@ -171,6 +177,9 @@ func abigo_Scan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm
 	if c == nil {
 		return rc
 	}
+	if u, ok := userOpOf(op); ok {
+		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, true, false)
+	}
 	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, true)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -184,6 +193,9 @@ func abigo_Exscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, co
 	c, rc := collComm(comm, call)
 	if c == nil {
 		return rc
+	}
+	if u, ok := userOpOf(op); ok {
+		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, true, true)
 	}
 	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, true)
 	if rc != C.MPI_SUCCESS {
@@ -199,9 +211,12 @@ func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op 
 	if c == nil {
 		return rc
 	}
+	if _, ok := userOpOf(op); ok {
+		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%s with a user op", call)
+	}
 	o, ok := opOf(op)
 	if !ok {
-		return failCode(comm, call, C.MPI_ERR_OP, "invalid or user op")
+		return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
 	}
 	s, dt, rc := sendOrInPlace(comm, call, sbuf, rcount*C.int(c.Size()), dtype)
 	if rc != C.MPI_SUCCESS {
@@ -225,9 +240,12 @@ func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.ui
 	if c == nil {
 		return rc
 	}
+	if _, ok := userOpOf(op); ok {
+		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%s with a user op", call)
+	}
 	o, ok := opOf(op)
 	if !ok {
-		return failCode(comm, call, C.MPI_ERR_OP, "invalid or user op")
+		return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
 	}
 	if rcounts == nil {
 		return failCode(comm, call, C.MPI_ERR_ARG, "recvcounts is NULL")

@@ -4,6 +4,7 @@
  * either hot (MPI_Wtime, MPI_Comm_rank/size) or cannot be Go (the variadic
  * MPI_Pcontrol, calls returning a handle or an address). */
 
+#include <pthread.h>
 #include <time.h>
 #include "abi.h"
 #include "_cgo_export.h"
@@ -205,4 +206,38 @@ int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     return comm_attr(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+}
+
+/* The thread that called MPI_Init (MPI_Is_thread_main), recorded here
+ * before Go sets MPI up. */
+static pthread_t main_thread;
+
+int abic_Init(int *argc, char ***argv)
+{
+    main_thread = pthread_self();
+    return abigo_Init(argc, argv);
+}
+
+int abic_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    main_thread = pthread_self();
+    return abigo_Init_thread(argc, argv, required, provided);
+}
+
+int abic_Is_thread_main(int *flag)
+{
+    if (flag == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Is_thread_main");
+    if (!abi_global.initialized)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_OTHER, (char *)"MPI_Is_thread_main");
+    *flag = pthread_equal(main_thread, pthread_self()) != 0;
+    return MPI_SUCCESS;
+}
+
+int abic_Comm_get_parent(MPI_Comm *parent)
+{
+    if (parent == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Comm_get_parent");
+    *parent = MPI_COMM_NULL; /* never spawned: MPI_Comm_spawn is a stub */
+    return MPI_SUCCESS;
 }

@@ -483,3 +483,29 @@ func abigo_Win_get_name(win C.uintptr_t, name *C.char, n *C.int) C.int {
 	*n = putString(name, o.name, C.MPI_MAX_OBJECT_NAME)
 	return C.MPI_SUCCESS
 }
+
+//export abigo_Win_get_info
+func abigo_Win_get_info(win C.uintptr_t, info *C.uintptr_t) C.int {
+	o, rc := winOf(win, "MPI_Win_get_info")
+	if o == nil {
+		return rc
+	}
+	if info == nil {
+		return raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_ARG, "MPI_Win_get_info", nil)
+	}
+	*info = C.uintptr_t(newInfo(o.w.Info()))
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Win_set_info
+func abigo_Win_set_info(win, info C.uintptr_t) C.int {
+	o, rc := winOf(win, "MPI_Win_set_info")
+	if o == nil {
+		return rc
+	}
+	i, ok := infoOf(info)
+	if !ok {
+		return raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_INFO, "MPI_Win_set_info", nil)
+	}
+	return winDone(win, "MPI_Win_set_info", o.w.SetInfo(i))
+}

@@ -6,9 +6,13 @@
 
 int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
+int abic_Comm_get_parent(MPI_Comm *parent);
 int abic_Comm_rank(MPI_Comm comm, int *rank);
 int abic_Comm_size(MPI_Comm comm, int *size);
 int abic_Get_address(const void *location, MPI_Aint *address);
+int abic_Init(int *argc, char ***argv);
+int abic_Init_thread(int *argc, char ***argv, int required, int *provided);
+int abic_Is_thread_main(int *flag);
 int abic_Pcontrol(const int level);
 int abic_Status_get_error(const MPI_Status *status, int *error);
 int abic_Status_get_source(const MPI_Status *status, int *source);

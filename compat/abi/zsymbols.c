@@ -854,8 +854,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) __attribut
 
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
-    (void)parent;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_get_parent");
+    return abic_Comm_get_parent(parent);
 }
 int MPI_Comm_get_parent(MPI_Comm *parent) __attribute__((weak, alias("PMPI_Comm_get_parent")));
 
@@ -3033,13 +3032,13 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value) __attribute_
 
 int PMPI_Init(int *argc, char ***argv)
 {
-    return abigo_Init((int*)argc, (char***)argv);
+    return abic_Init(argc, argv);
 }
 int MPI_Init(int *argc, char ***argv) __attribute__((weak, alias("PMPI_Init")));
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    return abigo_Init_thread((int*)argc, (char***)argv, (int)required, (int*)provided);
+    return abic_Init_thread(argc, argv, required, provided);
 }
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) __attribute__((weak, alias("PMPI_Init_thread")));
 
@@ -3210,8 +3209,7 @@ int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int PMPI_Is_thread_main(int *flag)
 {
-    (void)flag;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Is_thread_main");
+    return abic_Is_thread_main(flag);
 }
 int MPI_Is_thread_main(int *flag) __attribute__((weak, alias("PMPI_Is_thread_main")));
 
@@ -3768,18 +3766,13 @@ int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcount
 
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
-    (void)op;
-    (void)commute;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Op_commutative");
+    return abigo_Op_commutative((uintptr_t)op, (int*)commute);
 }
 int MPI_Op_commutative(MPI_Op op, int *commute) __attribute__((weak, alias("PMPI_Op_commutative")));
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-    (void)user_fn;
-    (void)commute;
-    (void)op;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Op_create");
+    return abigo_Op_create((uintptr_t)user_fn, (int)commute, (uintptr_t*)op);
 }
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) __attribute__((weak, alias("PMPI_Op_create")));
 
@@ -3794,8 +3787,7 @@ int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) __att
 
 int PMPI_Op_free(MPI_Op *op)
 {
-    (void)op;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Op_free");
+    return abigo_Op_free((uintptr_t*)op);
 }
 int MPI_Op_free(MPI_Op *op) __attribute__((weak, alias("PMPI_Op_free")));
 
@@ -4152,12 +4144,7 @@ int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
-    (void)inbuf;
-    (void)inoutbuf;
-    (void)count;
-    (void)datatype;
-    (void)op;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_local");
+    return abigo_Reduce_local((uintptr_t)inbuf, (uintptr_t)inoutbuf, (int)count, (uintptr_t)datatype, (uintptr_t)op);
 }
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) __attribute__((weak, alias("PMPI_Reduce_local")));
 
@@ -5707,9 +5694,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group *group) __attribute__((weak, alias(
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    (void)win;
-    (void)info_used;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_get_info");
+    return abigo_Win_get_info((uintptr_t)win, (uintptr_t*)info_used);
 }
 int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) __attribute__((weak, alias("PMPI_Win_get_info")));
 
@@ -5754,9 +5739,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) __attribute__
 
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    (void)win;
-    (void)info;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_set_info");
+    return abigo_Win_set_info((uintptr_t)win, (uintptr_t)info);
 }
 int MPI_Win_set_info(MPI_Win win, MPI_Info info) __attribute__((weak, alias("PMPI_Win_set_info")));
 

@@ -30,6 +30,15 @@ int main(int argc, char **argv)
     CHECK(*flavor == MPI_WIN_FLAVOR_ALLOCATE);
     CHECK_RC(MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag));
     CHECK(*model == MPI_WIN_UNIFIED);
+    MPI_Info winfo;
+    CHECK_RC(MPI_Win_get_info(win, &winfo));
+    CHECK_RC(MPI_Info_free(&winfo));
+    CHECK_RC(MPI_Win_set_info(win, MPI_INFO_NULL));
+    char wname[MPI_MAX_OBJECT_NAME];
+    int wlen;
+    CHECK_RC(MPI_Win_set_name(win, "halo"));
+    CHECK_RC(MPI_Win_get_name(win, wname, &wlen));
+    CHECK(strcmp(wname, "halo") == 0 && wlen == 4);
 
     CHECK_RC(MPI_Win_fence(0, win));
     long v = 100 + rank;
