@@ -336,3 +336,8 @@ func TestUserOps(t *testing.T) {
 	runOK(t, 3, exe, "userop ok")
 	runOK(t, 1, exe, "userop ok")
 }
+
+func TestCommAttributes(t *testing.T) {
+	exe := compile(t, "attr.c")
+	runOK(t, 2, exe, "attr ok")
+}

@@ -17,7 +17,8 @@ type commObj struct {
 	c    *compat.Comm
 	cs   *commState
 	name string // set by MPI_Comm_set_name
-	cart *cart  // a Cartesian topology (MPI_Cart_create), or nil
+	cart  *cart           // a Cartesian topology (MPI_Cart_create), or nil
+	attrs map[int]uintptr // user attributes by keyval (attr.go)
 }
 
 func (o *commObj) errhandler() uintptr { return o.cs.Errhandler }
@@ -155,8 +156,11 @@ func abigo_Comm_dup(comm C.uintptr_t, out *C.uintptr_t) C.int {
 		return fail(comm, "MPI_Comm_dup", err)
 	}
 	newComm(o, d, out)
-	if n, ok := lookup(uintptr(*out), C.ABI_KIND_COMM); ok {
-		n.val.(*commObj).cart = o.cart // a duplicate keeps the topology
+	n, _ := lookup(uintptr(*out), C.ABI_KIND_COMM)
+	dup := n.val.(*commObj)
+	dup.cart = o.cart // a duplicate keeps the topology and copies attributes
+	if rc := copyAttrs(comm, o, dup); rc != C.MPI_SUCCESS {
+		return failCode(comm, "MPI_Comm_dup", rc, "an attribute copy function failed")
 	}
 	return C.MPI_SUCCESS
 }
@@ -235,6 +239,9 @@ func abigo_Comm_free(comm *C.uintptr_t) C.int {
 	o, rc := commOf(h, "MPI_Comm_free")
 	if o == nil {
 		return rc
+	}
+	if rc := deleteAttrs(h, o); rc != C.MPI_SUCCESS {
+		return failCode(h, "MPI_Comm_free", rc, "an attribute delete function failed")
 	}
 	if err := o.c.Free(); err != nil {
 		return fail(h, "MPI_Comm_free", err)

@@ -162,7 +162,7 @@ int MPIX_Query_cuda_support(void)
 
 /* Predefined communicator attributes (MPI_TAG_UB, ...). The value of each
  * is a pointer to an int that lives as long as the library. User keyvals
- * (MPI_Comm_create_keyval) are stubs, so any other key is invalid. */
+ * are attr.go's. */
 static int attr_tag_ub = 0x7fffffff; /* compat's tags: non-negative int32 */
 static int attr_host = MPI_PROC_NULL;
 static int attr_io = MPI_ANY_SOURCE; /* every process can do I/O */
@@ -190,8 +190,8 @@ static int comm_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, 
     case MPI_APPNUM: /* not started by MPI_Comm_spawn_multiple: unset */
         *flag = 0;
         return MPI_SUCCESS;
-    default:
-        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_KEYVAL, (char *)call);
+    default: /* a user keyval: attr.go */
+        return abigo_Comm_get_attr((uintptr_t)comm, keyval, (uintptr_t)attribute_val, flag);
     }
     *(int **)attribute_val = v;
     *flag = 1;

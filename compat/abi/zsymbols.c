@@ -753,19 +753,13 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
-    (void)comm_copy_attr_fn;
-    (void)comm_delete_attr_fn;
-    (void)comm_keyval;
-    (void)extra_state;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_create_keyval");
+    return abigo_Comm_create_keyval((uintptr_t)comm_copy_attr_fn, (uintptr_t)comm_delete_attr_fn, (int*)comm_keyval, (uintptr_t)extra_state);
 }
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state) __attribute__((weak, alias("PMPI_Comm_create_keyval")));
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    (void)comm;
-    (void)comm_keyval;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_delete_attr");
+    return abigo_Comm_delete_attr((uintptr_t)comm, (int)comm_keyval);
 }
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) __attribute__((weak, alias("PMPI_Comm_delete_attr")));
 
@@ -821,8 +815,7 @@ int MPI_Comm_free(MPI_Comm *comm) __attribute__((weak, alias("PMPI_Comm_free")))
 
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
-    (void)comm_keyval;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_free_keyval");
+    return abigo_Comm_free_keyval((int*)comm_keyval);
 }
 int MPI_Comm_free_keyval(int *comm_keyval) __attribute__((weak, alias("PMPI_Comm_free_keyval")));
 
@@ -923,10 +916,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int *size) __attribute__((weak, alias("P
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    (void)comm;
-    (void)comm_keyval;
-    (void)attribute_val;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_set_attr");
+    return abigo_Comm_set_attr((uintptr_t)comm, (int)comm_keyval, (uintptr_t)attribute_val);
 }
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) __attribute__((weak, alias("PMPI_Comm_set_attr")));
 
