@@ -14,9 +14,9 @@ import (
 // the *compat.Comm.
 
 type commObj struct {
-	c    *compat.Comm
-	cs   *commState
-	name string // set by MPI_Comm_set_name
+	c     *compat.Comm
+	cs    *commState
+	name  string          // set by MPI_Comm_set_name
 	cart  *cart           // a Cartesian topology (MPI_Cart_create), or nil
 	attrs map[int]uintptr // user attributes by keyval (attr.go)
 }
