@@ -45,10 +45,8 @@ func cgoAvailable() string {
 	if err != nil || strings.TrimSpace(string(out)) != "1" {
 		return "cgo is disabled (CGO_ENABLED=0): libmpi_abi.so.1 needs cgo"
 	}
-	for _, cc := range []string{"cc", "c++"} {
-		if _, err := exec.LookPath(cc); err != nil {
-			return "no " + cc + " on PATH: libmpi_abi.so.1 and its C tests need a C and C++ compiler"
-		}
+	if _, err := exec.LookPath("cc"); err != nil {
+		return "no cc on PATH: libmpi_abi.so.1 and its C tests need a C compiler"
 	}
 	return ""
 }
@@ -208,6 +206,9 @@ func TestPMPIInterposition(t *testing.T) {
 }
 
 func TestCxx(t *testing.T) {
+	if _, err := exec.LookPath("c++"); err != nil {
+		t.Skip("no c++ on PATH: the C++ test needs a C++ compiler")
+	}
 	exe := compile(t, "hello.cpp")
 	runOK(t, 2, exe, "cxx ok")
 }

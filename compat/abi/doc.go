@@ -67,22 +67,23 @@
 //	state.go, layout.go Go's mirror of state.h; the C layout for its test
 //	handles.go         the handle table, MPI_X_toint/fromint
 //	errors.go          error classes, strings and handlers
-//	callbacks.c        calls into user code (error handlers)
+//	callbacks.c        calls into user code (error handlers, user ops, attribute copy/delete)
 //	env.go, env.c      MPI_Init ... MPI_Finalize, versions, MPI_Abort; Wtime, statuses, attributes in C
 //	comm.go, group.go, topo.go, info.go   communicators, groups, Cartesian topologies, info
+//	attr.go                               communicator attributes with user keyvals
 //	datatype.go, buffers.go               datatypes, buffers and statuses at the C boundary
-//	p2p.go, request.go                    point-to-point, requests
-//	coll.go                               collectives
+//	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
+//	coll.go, userop.go                    collectives; user reduction ops
 //	win.go, rma.go, mem.go                windows and their synchronization, RMA, MPI_Alloc_mem
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)
 //
 // # Not yet
 //
-// compat has no indexed or struct datatypes, no user reduction ops, no
-// nonblocking collectives and no message cancellation, so MPI_Type_indexed,
-// MPI_Type_create_struct, MPI_Op_create, MPI_Ibarrier and the other
-// nonblocking and persistent collectives, MPI_Cancel and MPI_Bsend are
+// compat has no indexed or struct datatypes, no nonblocking collectives
+// and no message cancellation, so MPI_Type_indexed,
+// MPI_Type_create_struct, MPI_Ibarrier and the other
+// nonblocking and persistent collectives, MPI_Cancel and MPI_Ibsend are
 // stubs; porting-guide/abi-status.md lists every entry point. The C hot
 // paths of the "Speed" section (RMA into mapped peers, flush,
 // lock, eager sends) are marked where they go in win.go, p2p.go and

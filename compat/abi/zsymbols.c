@@ -506,13 +506,7 @@ int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int r
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Bsend");
+    return abigo_Bsend((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm);
 }
 int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Bsend")));
 
@@ -556,9 +550,7 @@ int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, in
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
-    (void)buffer;
-    (void)size;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Buffer_attach");
+    return abigo_Buffer_attach((uintptr_t)buffer, (int)size);
 }
 int MPI_Buffer_attach(void *buffer, int size) __attribute__((weak, alias("PMPI_Buffer_attach")));
 
@@ -572,9 +564,7 @@ int MPI_Buffer_attach_c(void *buffer, MPI_Count size) __attribute__((weak, alias
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
-    (void)buffer_addr;
-    (void)size;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Buffer_detach");
+    return abigo_Buffer_detach((uintptr_t)buffer_addr, (int*)size);
 }
 int MPI_Buffer_detach(void *buffer_addr, int *size) __attribute__((weak, alias("PMPI_Buffer_detach")));
 

@@ -161,6 +161,29 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Type_free(&con));
     CHECK(col == MPI_DATATYPE_NULL);
 
+    /* Buffered sends complete before the receive is posted. */
+    char tiny[100];
+    void *back;
+    int bsz;
+    CHECK_RC(MPI_Buffer_attach(tiny, sizeof tiny));
+    CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK(MPI_Bsend(&rank, 1, MPI_INT, right, 12, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+    CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    CHECK_RC(MPI_Buffer_detach(&back, &bsz));
+    CHECK(back == tiny && bsz == sizeof tiny);
+    bsz = BIG + sizeof(int) + 2 * MPI_BSEND_OVERHEAD;
+    char *bbuf = malloc(bsz);
+    CHECK_RC(MPI_Buffer_attach(bbuf, bsz));
+    CHECK_RC(MPI_Bsend(big, BIG, MPI_CHAR, right, 11, MPI_COMM_WORLD));
+    CHECK_RC(MPI_Bsend(&rank, 1, MPI_INT, right, 12, MPI_COMM_WORLD));
+    CHECK_RC(MPI_Recv(&v, 1, MPI_INT, left, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(v == left);
+    CHECK_RC(MPI_Recv(bigin, BIG, MPI_CHAR, left, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(bigin[5] == (char)(5 * 7 + left));
+    CHECK_RC(MPI_Buffer_detach(&back, &bsz));
+    CHECK(back == bbuf && bsz == BIG + (int)sizeof(int) + 2 * MPI_BSEND_OVERHEAD);
+    free(bbuf);
+
     free(big);
     free(bigin);
     CHECK_RC(MPI_Finalize());
