@@ -342,3 +342,9 @@ func TestCommAttributes(t *testing.T) {
 	exe := compile(t, "attr.c")
 	runOK(t, 2, exe, "attr ok")
 }
+
+func TestPackAttributesInfoGroups(t *testing.T) {
+	exe := compile(t, "misc.c")
+	runOK(t, 3, exe, "misc ok")
+	runOK(t, 1, exe, "misc ok")
+}

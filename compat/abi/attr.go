@@ -175,3 +175,21 @@ func deleteAttrs(comm C.uintptr_t, o *commObj) C.int {
 	}
 	return C.MPI_SUCCESS
 }
+
+// The MPI-1 names of the same calls.
+
+//export abigo_Keyval_create
+func abigo_Keyval_create(copyFn, deleteFn C.uintptr_t, key *C.int, extra C.uintptr_t) C.int {
+	return abigo_Comm_create_keyval(copyFn, deleteFn, key, extra)
+}
+
+//export abigo_Keyval_free
+func abigo_Keyval_free(key *C.int) C.int { return abigo_Comm_free_keyval(key) }
+
+//export abigo_Attr_put
+func abigo_Attr_put(comm C.uintptr_t, key C.int, val C.uintptr_t) C.int {
+	return abigo_Comm_set_attr(comm, key, val)
+}
+
+//export abigo_Attr_delete
+func abigo_Attr_delete(comm C.uintptr_t, key C.int) C.int { return abigo_Comm_delete_attr(comm, key) }

@@ -365,3 +365,26 @@ func abigo_Get_elements(st *C.MPI_Status, h C.uintptr_t, count *C.int) C.int {
 	}
 	return C.MPI_SUCCESS
 }
+
+//export abigo_Type_match_size
+func abigo_Type_match_size(class, size C.int, out *C.uintptr_t) C.int {
+	if out == nil {
+		return failCode(0, "MPI_Type_match_size", C.MPI_ERR_ARG, "datatype is NULL")
+	}
+	var h uintptr
+	switch {
+	case class == C.MPI_TYPECLASS_INTEGER:
+		h = map[C.int]uintptr{1: 0x240, 2: 0x248, 4: 0x250, 8: 0x258}[size] // MPI_INTn_T
+	case class == C.MPI_TYPECLASS_REAL:
+		h = map[C.int]uintptr{4: 0x210, 8: 0x214}[size] // MPI_FLOAT, MPI_DOUBLE
+	case class == C.MPI_TYPECLASS_COMPLEX:
+		h = map[C.int]uintptr{8: 0x212, 16: 0x216}[size]
+	default:
+		return failCode(0, "MPI_Type_match_size", C.MPI_ERR_ARG, "type class %d", int(class))
+	}
+	if h == 0 {
+		return failCode(0, "MPI_Type_match_size", C.MPI_ERR_ARG, "no type of class %d with %d bytes", int(class), int(size))
+	}
+	*out = C.uintptr_t(h)
+	return C.MPI_SUCCESS
+}

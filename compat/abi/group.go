@@ -226,3 +226,49 @@ func abigo_Group_free(group *C.uintptr_t) C.int {
 	*group = 0x108
 	return C.MPI_SUCCESS
 }
+
+// ranges expands n (first, last, stride) triples into ranks.
+func ranges(p *C.int, n C.int) ([]int, bool) {
+	t := intsIn(p, 3*n)
+	var out []int
+	for i := 0; i+2 < len(t); i += 3 {
+		first, last, stride := t[i], t[i+1], t[i+2]
+		if stride == 0 || (last-first)/stride < 0 {
+			return nil, false
+		}
+		for r := first; (stride > 0 && r <= last) || (stride < 0 && r >= last); r += stride {
+			out = append(out, r)
+		}
+	}
+	return out, true
+}
+
+func groupRange(call string, group C.uintptr_t, n C.int, rs *C.int, out *C.uintptr_t, f func(*compat.Group, []int) (*compat.Group, error)) C.int {
+	g, rc := groupArgs(group, unsafe.Pointer(out), call)
+	if g == nil {
+		return rc
+	}
+	if n < 0 || (n > 0 && rs == nil) {
+		return failCode(0, call, C.MPI_ERR_ARG, "n %d", int(n))
+	}
+	ranks, ok := ranges(rs, n)
+	if !ok {
+		return failCode(0, call, C.MPI_ERR_ARG, "a range with stride 0 or pointing away from its end")
+	}
+	h, err := f(g, ranks)
+	if err != nil {
+		return fail(0, call, err)
+	}
+	*out = newGroupHandle(h)
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Group_range_incl
+func abigo_Group_range_incl(group C.uintptr_t, n C.int, rs *C.int, out *C.uintptr_t) C.int {
+	return groupRange("MPI_Group_range_incl", group, n, rs, out, (*compat.Group).Incl)
+}
+
+//export abigo_Group_range_excl
+func abigo_Group_range_excl(group C.uintptr_t, n C.int, rs *C.int, out *C.uintptr_t) C.int {
+	return groupRange("MPI_Group_range_excl", group, n, rs, out, (*compat.Group).Excl)
+}

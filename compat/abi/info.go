@@ -177,3 +177,65 @@ func abigo_Info_free(info *C.uintptr_t) C.int {
 	*info = 0x130
 	return C.MPI_SUCCESS
 }
+
+//export abigo_Info_get
+func abigo_Info_get(info C.uintptr_t, key *C.char, valuelen C.int, value *C.char, flag *C.int) C.int {
+	i, rc := userInfo(info, "MPI_Info_get")
+	if i == nil {
+		return rc
+	}
+	if key == nil || value == nil || flag == nil || valuelen < 0 {
+		return failCode(0, "MPI_Info_get", C.MPI_ERR_ARG, "NULL argument or negative valuelen")
+	}
+	v, ok := i[C.GoString(key)]
+	*flag = 0
+	if ok {
+		*flag = 1
+		putString(value, v, int(valuelen)+1) // valuelen excludes the NUL
+	}
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Info_get_valuelen
+func abigo_Info_get_valuelen(info C.uintptr_t, key *C.char, valuelen, flag *C.int) C.int {
+	i, rc := userInfo(info, "MPI_Info_get_valuelen")
+	if i == nil {
+		return rc
+	}
+	if key == nil || valuelen == nil || flag == nil {
+		return failCode(0, "MPI_Info_get_valuelen", C.MPI_ERR_ARG, "NULL argument")
+	}
+	v, ok := i[C.GoString(key)]
+	*flag = 0
+	if ok {
+		*flag = 1
+		*valuelen = C.int(len(v))
+	}
+	return C.MPI_SUCCESS
+}
+
+// Communicators take no info keys that change anything: MPI_Comm_set_info
+// checks the info, MPI_Comm_get_info returns an empty one.
+
+//export abigo_Comm_set_info
+func abigo_Comm_set_info(comm, info C.uintptr_t) C.int {
+	if o, rc := commOf(comm, "MPI_Comm_set_info"); o == nil {
+		return rc
+	}
+	if _, ok := infoOf(info); !ok {
+		return failCode(comm, "MPI_Comm_set_info", C.MPI_ERR_INFO, "invalid info")
+	}
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Comm_get_info
+func abigo_Comm_get_info(comm C.uintptr_t, info *C.uintptr_t) C.int {
+	if o, rc := commOf(comm, "MPI_Comm_get_info"); o == nil {
+		return rc
+	}
+	if info == nil {
+		return failCode(comm, "MPI_Comm_get_info", C.MPI_ERR_ARG, "info_used is NULL")
+	}
+	*info = C.uintptr_t(newInfo(compat.Info{}))
+	return C.MPI_SUCCESS
+}

@@ -425,9 +425,7 @@ int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
-    (void)comm;
-    (void)keyval;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Attr_delete");
+    return abigo_Attr_delete((uintptr_t)comm, (int)keyval);
 }
 int MPI_Attr_delete(MPI_Comm comm, int keyval) __attribute__((weak, alias("PMPI_Attr_delete")));
 
@@ -439,10 +437,7 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) __at
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    (void)comm;
-    (void)keyval;
-    (void)attribute_val;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Attr_put");
+    return abigo_Attr_put((uintptr_t)comm, (int)keyval, (uintptr_t)attribute_val);
 }
 int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __attribute__((weak, alias("PMPI_Attr_put")));
 
@@ -823,9 +818,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) __attribu
 
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    (void)comm;
-    (void)info_used;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_get_info");
+    return abigo_Comm_get_info((uintptr_t)comm, (uintptr_t*)info_used);
 }
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) __attribute__((weak, alias("PMPI_Comm_get_info")));
 
@@ -918,9 +911,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) __attribut
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    (void)comm;
-    (void)info;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_set_info");
+    return abigo_Comm_set_info((uintptr_t)comm, (uintptr_t)info);
 }
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) __attribute__((weak, alias("PMPI_Comm_set_info")));
 
@@ -2384,21 +2375,13 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgro
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    (void)group;
-    (void)n;
-    (void)ranges;
-    (void)newgroup;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Group_range_excl");
+    return abigo_Group_range_excl((uintptr_t)group, (int)n, (int*)ranges, (uintptr_t*)newgroup);
 }
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_range_excl")));
 
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    (void)group;
-    (void)n;
-    (void)ranges;
-    (void)newgroup;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Group_range_incl");
+    return abigo_Group_range_incl((uintptr_t)group, (int)n, (int*)ranges, (uintptr_t*)newgroup);
 }
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_range_incl")));
 
@@ -2967,12 +2950,7 @@ int MPI_Info_free(MPI_Info *info) __attribute__((weak, alias("PMPI_Info_free")))
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
-    (void)info;
-    (void)key;
-    (void)valuelen;
-    (void)value;
-    (void)flag;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Info_get");
+    return abigo_Info_get((uintptr_t)info, (char*)key, (int)valuelen, (char*)value, (int*)flag);
 }
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) __attribute__((weak, alias("PMPI_Info_get")));
 
@@ -2996,11 +2974,7 @@ int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
-    (void)info;
-    (void)key;
-    (void)valuelen;
-    (void)flag;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Info_get_valuelen");
+    return abigo_Info_get_valuelen((uintptr_t)info, (char*)key, (int*)valuelen, (int*)flag);
 }
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) __attribute__((weak, alias("PMPI_Info_get_valuelen")));
 
@@ -3387,18 +3361,13 @@ int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
 
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
-    (void)copy_fn;
-    (void)delete_fn;
-    (void)keyval;
-    (void)extra_state;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Keyval_create");
+    return abigo_Keyval_create((uintptr_t)copy_fn, (uintptr_t)delete_fn, (int*)keyval, (uintptr_t)extra_state);
 }
 int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state) __attribute__((weak, alias("PMPI_Keyval_create")));
 
 int PMPI_Keyval_free(int *keyval)
 {
-    (void)keyval;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Keyval_free");
+    return abigo_Keyval_free((int*)keyval);
 }
 int MPI_Keyval_free(int *keyval) __attribute__((weak, alias("PMPI_Keyval_free")));
 
@@ -3781,14 +3750,7 @@ int MPI_Open_port(MPI_Info info, char *port_name) __attribute__((weak, alias("PM
 
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
-    (void)inbuf;
-    (void)incount;
-    (void)datatype;
-    (void)outbuf;
-    (void)outsize;
-    (void)position;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack");
+    return abigo_Pack((uintptr_t)inbuf, (int)incount, (uintptr_t)datatype, (uintptr_t)outbuf, (int)outsize, (int*)position, (uintptr_t)comm);
 }
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm) __attribute__((weak, alias("PMPI_Pack")));
 
@@ -3853,11 +3815,7 @@ int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatyp
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    (void)incount;
-    (void)datatype;
-    (void)comm;
-    (void)size;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack_size");
+    return abigo_Pack_size((int)incount, (uintptr_t)datatype, (uintptr_t)comm, (int*)size);
 }
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) __attribute__((weak, alias("PMPI_Pack_size")));
 
@@ -5359,10 +5317,7 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
-    (void)typeclass;
-    (void)size;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_match_size");
+    return abigo_Type_match_size((int)typeclass, (int)size, (uintptr_t*)datatype);
 }
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) __attribute__((weak, alias("PMPI_Type_match_size")));
 
@@ -5420,14 +5375,7 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
 
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    (void)inbuf;
-    (void)insize;
-    (void)position;
-    (void)outbuf;
-    (void)outcount;
-    (void)datatype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Unpack");
+    return abigo_Unpack((uintptr_t)inbuf, (int)insize, (int*)position, (uintptr_t)outbuf, (int)outcount, (uintptr_t)datatype, (uintptr_t)comm);
 }
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Unpack")));
 
