@@ -348,3 +348,9 @@ func TestPackAttributesInfoGroups(t *testing.T) {
 	runOK(t, 3, exe, "misc ok")
 	runOK(t, 1, exe, "misc ok")
 }
+
+func TestDerivedDatatypes(t *testing.T) {
+	exe := compile(t, "dtypes.c")
+	runOK(t, 3, exe, "dtypes ok")
+	runOK(t, 1, exe, "dtypes ok")
+}

@@ -6,6 +6,8 @@ package main
 import "C"
 
 import (
+	"unsafe"
+
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
@@ -13,8 +15,9 @@ import (
 // Datatypes: the ABI's predefined datatypes map onto compat's basic types
 // by size and kind on this platform (LP64: MPI_LONG is 64-bit, MPI_WCHAR
 // 32-bit); user datatypes are handles over a compat.Datatype. compat has
-// contiguous and vector layouts; MPI_Type_indexed, create_struct and
-// create_resized need layouts it lacks and are stubs.
+// contiguous and vector layouts, and internal/mpitype block lists (the
+// indexed types and structs of one basic type, displacements not
+// negative) and resized types (lower bound 0).
 
 // predefType maps the ABI's predefined datatype handles.
 var predefType = map[uintptr]struct {
@@ -159,12 +162,16 @@ func abigo_Type_create_hvector(count, blocklen C.int, stride C.MPI_Aint, old C.u
 	if count < 0 || blocklen < 0 {
 		return failCode(0, call, C.MPI_ERR_COUNT, "count %d, blocklength %d", int(count), int(blocklen))
 	}
-	// compat's vectors stride in whole extents of the old type.
-	ext := C.MPI_Aint(o.Extent())
-	if ext == 0 || stride%ext != 0 {
-		return failCode(0, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "a byte stride of %d that is not a multiple of the old type's extent %d", int(stride), int(ext))
+	// compat's vectors stride in whole extents of the old type; other
+	// strides are blocks at byte displacements.
+	if ext := C.MPI_Aint(o.Extent()); ext > 0 && stride%ext == 0 && stride > 0 {
+		return newType(0, call, compat.Vector(int(count), int(blocklen), int(stride/ext), o), out)
 	}
-	return newType(0, call, compat.Vector(int(count), int(blocklen), int(stride/ext), o), out)
+	bs := make([]mpitype.Block, count)
+	for i := range bs {
+		bs[i] = mpitype.Block{Disp: i * int(stride), Count: int(blocklen), Old: o}
+	}
+	return newType(0, call, mpitype.BlocksOf(bs), out)
 }
 
 func userType(h *C.uintptr_t, call string) (*typeObj, C.int) {
@@ -387,4 +394,122 @@ func abigo_Type_match_size(class, size C.int, out *C.uintptr_t) C.int {
 	}
 	*out = C.uintptr_t(h)
 	return C.MPI_SUCCESS
+}
+
+// blocks builds the blocks of the indexed and struct constructors: count
+// blocks, blocklen(i) copies of old(i) at disp(i) bytes.
+func blocks(call string, count C.int, blocklen func(int) int, disp func(int) int, old func(int) C.uintptr_t, out *C.uintptr_t) C.int {
+	if count < 0 {
+		return failCode(0, call, C.MPI_ERR_COUNT, "count %d", int(count))
+	}
+	bs := make([]mpitype.Block, count)
+	for i := range bs {
+		o, ok := typeOf(old(i), false)
+		if !ok {
+			return failCode(0, call, C.MPI_ERR_TYPE, "block %d: invalid datatype", i)
+		}
+		if blocklen(i) < 0 {
+			return failCode(0, call, C.MPI_ERR_COUNT, "block %d: length %d", i, blocklen(i))
+		}
+		bs[i] = mpitype.Block{Disp: disp(i), Count: blocklen(i), Old: o}
+	}
+	d := mpitype.BlocksOf(bs)
+	if d.Err() != nil && count > 0 {
+		// What compat's maps cannot describe (mixed basic types, negative
+		// displacements) is unsupported, not invalid.
+		if _, ok := typeOf(old(0), false); ok {
+			return failCode(0, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%v", d.Err())
+		}
+	}
+	return newType(0, call, d, out)
+}
+
+func intAt(p *C.int, n C.int) func(int) int {
+	s := intsIn(p, n)
+	return func(i int) int { return s[i] }
+}
+
+func aintAt(p *C.MPI_Aint, n C.int) func(int) int {
+	if n <= 0 || p == nil {
+		return func(int) int { return 0 }
+	}
+	s := unsafe.Slice(p, int(n))
+	return func(i int) int { return int(s[i]) }
+}
+
+func same[T any](v T) func(int) T { return func(int) T { return v } }
+
+// extentOf scales element displacements of old into bytes.
+func extentOf(old C.uintptr_t) int {
+	if o, ok := typeOf(old, false); ok {
+		return o.Extent()
+	}
+	return 0
+}
+
+func arraysOK(count C.int, ps ...unsafe.Pointer) bool {
+	if count <= 0 {
+		return true
+	}
+	for _, p := range ps {
+		if p == nil {
+			return false
+		}
+	}
+	return true
+}
+
+//export abigo_Type_indexed
+func abigo_Type_indexed(count C.int, blocklens, displs *C.int, old C.uintptr_t, out *C.uintptr_t) C.int {
+	if !arraysOK(count, unsafe.Pointer(blocklens), unsafe.Pointer(displs)) {
+		return failCode(0, "MPI_Type_indexed", C.MPI_ERR_ARG, "NULL array")
+	}
+	ext, d := extentOf(old), intAt(displs, count)
+	return blocks("MPI_Type_indexed", count, intAt(blocklens, count), func(i int) int { return d(i) * ext }, same(old), out)
+}
+
+//export abigo_Type_create_hindexed
+func abigo_Type_create_hindexed(count C.int, blocklens *C.int, displs *C.MPI_Aint, old C.uintptr_t, out *C.uintptr_t) C.int {
+	if !arraysOK(count, unsafe.Pointer(blocklens), unsafe.Pointer(displs)) {
+		return failCode(0, "MPI_Type_create_hindexed", C.MPI_ERR_ARG, "NULL array")
+	}
+	return blocks("MPI_Type_create_hindexed", count, intAt(blocklens, count), aintAt(displs, count), same(old), out)
+}
+
+//export abigo_Type_create_indexed_block
+func abigo_Type_create_indexed_block(count, blocklen C.int, displs *C.int, old C.uintptr_t, out *C.uintptr_t) C.int {
+	if !arraysOK(count, unsafe.Pointer(displs)) {
+		return failCode(0, "MPI_Type_create_indexed_block", C.MPI_ERR_ARG, "NULL array")
+	}
+	ext, d := extentOf(old), intAt(displs, count)
+	return blocks("MPI_Type_create_indexed_block", count, same(int(blocklen)), func(i int) int { return d(i) * ext }, same(old), out)
+}
+
+//export abigo_Type_create_hindexed_block
+func abigo_Type_create_hindexed_block(count, blocklen C.int, displs *C.MPI_Aint, old C.uintptr_t, out *C.uintptr_t) C.int {
+	if !arraysOK(count, unsafe.Pointer(displs)) {
+		return failCode(0, "MPI_Type_create_hindexed_block", C.MPI_ERR_ARG, "NULL array")
+	}
+	return blocks("MPI_Type_create_hindexed_block", count, same(int(blocklen)), aintAt(displs, count), same(old), out)
+}
+
+//export abigo_Type_create_struct
+func abigo_Type_create_struct(count C.int, blocklens *C.int, displs *C.MPI_Aint, types *C.uintptr_t, out *C.uintptr_t) C.int {
+	if !arraysOK(count, unsafe.Pointer(blocklens), unsafe.Pointer(displs), unsafe.Pointer(types)) {
+		return failCode(0, "MPI_Type_create_struct", C.MPI_ERR_ARG, "NULL array")
+	}
+	ts := reqArray(count, types) // an array of handles
+	return blocks("MPI_Type_create_struct", count, intAt(blocklens, count), aintAt(displs, count), func(i int) C.uintptr_t { return ts[i] }, out)
+}
+
+//export abigo_Type_create_resized
+func abigo_Type_create_resized(old C.uintptr_t, lb, extent C.MPI_Aint, out *C.uintptr_t) C.int {
+	o, ok := typeOf(old, false)
+	if !ok {
+		return failCode(0, "MPI_Type_create_resized", C.MPI_ERR_TYPE, "invalid datatype")
+	}
+	if lb != 0 {
+		return failCode(0, "MPI_Type_create_resized", C.MPI_ERR_UNSUPPORTED_OPERATION, "lower bound %d: only 0 is supported", int(lb))
+	}
+	return newType(0, "MPI_Type_create_resized", mpitype.ResizedOf(o, int(lb), int(extent)), out)
 }

@@ -80,11 +80,12 @@
 //
 // # Not yet
 //
-// compat has no indexed or struct datatypes, no nonblocking collectives
-// and no message cancellation, so MPI_Type_indexed,
-// MPI_Type_create_struct, MPI_Ibarrier and the other
-// nonblocking and persistent collectives, MPI_Cancel and MPI_Ibsend are
-// stubs; porting-guide/abi-status.md lists every entry point. The C hot
+// compat has no nonblocking collectives and no message cancellation, and
+// its datatypes are of one basic type with their lower bound at 0, so
+// MPI_Ibarrier and the other nonblocking and persistent collectives,
+// MPI_Cancel, MPI_Ibsend and MPI_Type_create_darray/subarray are stubs,
+// and structs of mixed types, negative displacements and resized lower
+// bounds other than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md lists every entry point. The C hot
 // paths of the "Speed" section (RMA into mapped peers, flush,
 // lock, eager sends) are marked where they go in win.go, p2p.go and
 // coll.go.

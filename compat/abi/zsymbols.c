@@ -4983,12 +4983,7 @@ int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) __attribute__(
 
 int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_hindexed");
+    return abigo_Type_create_hindexed((int)count, (int*)array_of_blocklengths, (MPI_Aint*)array_of_displacements, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hindexed")));
 
@@ -5005,12 +5000,7 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)blocklength;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_hindexed_block");
+    return abigo_Type_create_hindexed_block((int)count, (int)blocklength, (MPI_Aint*)array_of_displacements, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hindexed_block")));
 
@@ -5044,12 +5034,7 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)blocklength;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_indexed_block");
+    return abigo_Type_create_indexed_block((int)count, (int)blocklength, (int*)array_of_displacements, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_indexed_block")));
 
@@ -5076,11 +5061,7 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_T
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
-    (void)oldtype;
-    (void)lb;
-    (void)extent;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_resized");
+    return abigo_Type_create_resized((uintptr_t)oldtype, (MPI_Aint)lb, (MPI_Aint)extent, (uintptr_t*)newtype);
 }
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_resized")));
 
@@ -5096,12 +5077,7 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
 
 int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)array_of_types;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_struct");
+    return abigo_Type_create_struct((int)count, (int*)array_of_blocklengths, (MPI_Aint*)array_of_displacements, (uintptr_t*)array_of_types, (uintptr_t*)newtype);
 }
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_struct")));
 
@@ -5295,12 +5271,7 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, M
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_indexed");
+    return abigo_Type_indexed((int)count, (int*)array_of_blocklengths, (int*)array_of_displacements, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_indexed")));
 
