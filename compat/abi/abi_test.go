@@ -354,3 +354,10 @@ func TestDerivedDatatypes(t *testing.T) {
 	runOK(t, 3, exe, "dtypes ok")
 	runOK(t, 1, exe, "dtypes ok")
 }
+
+func TestNonblockingCollectives(t *testing.T) {
+	exe := compile(t, "nbc.c")
+	runOK(t, 1, exe, "nbc ok")
+	runOK(t, 3, exe, "nbc ok")
+	runOK(t, 4, exe, "nbc ok")
+}

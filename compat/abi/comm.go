@@ -19,6 +19,11 @@ type commObj struct {
 	name  string          // set by MPI_Comm_set_name
 	cart  *cart           // a Cartesian topology (MPI_Cart_create), or nil
 	attrs map[int]uintptr // user attributes by keyval (attr.go)
+
+	// The private duplicate of nonblocking collectives and their count
+	// (nbc.go).
+	nbc    *compat.Comm
+	nbcSeq uint32
 }
 
 func (o *commObj) errhandler() uintptr { return o.cs.Errhandler }
@@ -242,6 +247,11 @@ func abigo_Comm_free(comm *C.uintptr_t) C.int {
 	}
 	if rc := deleteAttrs(h, o); rc != C.MPI_SUCCESS {
 		return failCode(h, "MPI_Comm_free", rc, "an attribute delete function failed")
+	}
+	if o.nbc != nil {
+		if err := o.nbc.Free(); err != nil {
+			return fail(h, "MPI_Comm_free", err)
+		}
 	}
 	if err := o.c.Free(); err != nil {
 		return fail(h, "MPI_Comm_free", err)

@@ -11,14 +11,16 @@ import (
 	"github.com/gshmem/gshmem/compat"
 )
 
-// Requests: user handles over a compat request. A persistent request
-// (MPI_Send_init, ...) keeps a start function and is inactive (r nil)
-// between a completion and the next MPI_Start.
+// Requests: user handles over a compat request (point-to-point, RMA) or
+// a schedule (a nonblocking collective, nbc.go). A persistent request
+// (MPI_Send_init, ...) keeps a start function and is inactive between a
+// completion and the next MPI_Start.
 
 type reqObj struct {
-	r     *compat.Request
-	owner C.uintptr_t // the communicator or window whose error handler reports its errors
-	kind  int         // the owner's kind
+	r     *compat.Request // a compat operation in flight, or nil
+	sched *schedule       // a nonblocking collective in flight, or nil
+	owner C.uintptr_t     // the communicator or window whose error handler reports its errors
+	kind  int             // the owner's kind
 	start func() (*compat.Request, C.int)
 }
 
@@ -36,6 +38,34 @@ func (q *reqObj) fail(call string, err error) C.int {
 	return raise(q.kind, uintptr(q.owner), codeOf(err), call, err)
 }
 
+// active reports whether an operation is in flight (not a null or an
+// inactive persistent request).
+func (q *reqObj) active() bool { return q != nil && (q.r != nil || q.sched != nil) }
+
+// test makes progress and reports completion.
+func (q *reqObj) test() (bool, compat.Status, error) {
+	if q.sched != nil {
+		return q.sched.test()
+	}
+	return q.r.Test()
+}
+
+// wait blocks until the operation completes.
+func (q *reqObj) wait() (compat.Status, error) {
+	if q.sched != nil {
+		return q.sched.wait()
+	}
+	return q.r.Wait()
+}
+
+// inner is what the operation now waits on, for a wait over several.
+func (q *reqObj) inner() []*compat.Request {
+	if q.sched != nil {
+		return q.sched.cur
+	}
+	return []*compat.Request{q.r}
+}
+
 func reqOf(h C.uintptr_t) (*reqObj, bool) {
 	o, ok := lookup(uintptr(h), C.ABI_KIND_REQUEST)
 	if !ok {
@@ -48,11 +78,24 @@ func reqOf(h C.uintptr_t) (*reqObj, bool) {
 // and set to MPI_REQUEST_NULL, a persistent one becomes inactive.
 func finish(h *C.uintptr_t, q *reqObj) {
 	if q.start != nil {
-		q.r = nil
+		q.r, q.sched = nil, nil
 		return
 	}
 	release(uintptr(*h))
 	*h = 0x180
+}
+
+// complete reports a completed request's status and error and retires it.
+func complete(call string, h *C.uintptr_t, q *reqObj, st *C.MPI_Status, s compat.Status, err error) C.int {
+	setStatus(st, s)
+	finish(h, q)
+	if err != nil {
+		if st != nil {
+			st.MPI_ERROR = codeOf(err)
+		}
+		return q.fail(call, err)
+	}
+	return C.MPI_SUCCESS
 }
 
 //export abigo_Wait
@@ -68,20 +111,12 @@ func abigo_Wait(h *C.uintptr_t, st *C.MPI_Status) C.int {
 	if !ok {
 		return failCode(0, "MPI_Wait", C.MPI_ERR_REQUEST, "invalid request")
 	}
-	if q.r == nil { // inactive persistent request
+	if !q.active() {
 		setEmpty(st)
 		return C.MPI_SUCCESS
 	}
-	s, err := q.r.Wait()
-	setStatus(st, s)
-	finish(h, q)
-	if err != nil {
-		if st != nil {
-			st.MPI_ERROR = codeOf(err)
-		}
-		return q.fail("MPI_Wait", err)
-	}
-	return C.MPI_SUCCESS
+	s, err := q.wait()
+	return complete("MPI_Wait", h, q, st, s, err)
 }
 
 //export abigo_Test
@@ -89,8 +124,8 @@ func abigo_Test(h *C.uintptr_t, flag *C.int, st *C.MPI_Status) C.int {
 	if h == nil || flag == nil {
 		return failCode(0, "MPI_Test", C.MPI_ERR_ARG, "request or flag is NULL")
 	}
+	*flag = 1
 	if *h == 0x180 {
-		*flag = 1
 		setEmpty(st)
 		return C.MPI_SUCCESS
 	}
@@ -98,26 +133,16 @@ func abigo_Test(h *C.uintptr_t, flag *C.int, st *C.MPI_Status) C.int {
 	if !ok {
 		return failCode(0, "MPI_Test", C.MPI_ERR_REQUEST, "invalid request")
 	}
-	if q.r == nil {
-		*flag = 1
+	if !q.active() {
 		setEmpty(st)
 		return C.MPI_SUCCESS
 	}
-	done, s, err := q.r.Test()
+	done, s, err := q.test()
 	if !done {
 		*flag = 0
 		return C.MPI_SUCCESS
 	}
-	*flag = 1
-	setStatus(st, s)
-	finish(h, q)
-	if err != nil {
-		if st != nil {
-			st.MPI_ERROR = codeOf(err)
-		}
-		return q.fail("MPI_Test", err)
-	}
-	return C.MPI_SUCCESS
+	return complete("MPI_Test", h, q, st, s, err)
 }
 
 // reqArray is the C array of count request handles.
@@ -128,10 +153,9 @@ func reqArray(count C.int, reqs *C.uintptr_t) []C.uintptr_t {
 	return unsafe.Slice(reqs, int(count))
 }
 
-// active returns the compat request of each handle (nil for null and
-// inactive ones) or the index of an invalid handle.
-func active(hs []C.uintptr_t) ([]*compat.Request, []*reqObj, int) {
-	rs := make([]*compat.Request, len(hs))
+// requests returns the object of each handle (nil for null ones) or the
+// index of an invalid handle.
+func requests(hs []C.uintptr_t) ([]*reqObj, int) {
 	qs := make([]*reqObj, len(hs))
 	for i, h := range hs {
 		if h == 0x180 {
@@ -139,53 +163,78 @@ func active(hs []C.uintptr_t) ([]*compat.Request, []*reqObj, int) {
 		}
 		q, ok := reqOf(h)
 		if !ok {
-			return nil, nil, i
+			return nil, i
 		}
-		rs[i], qs[i] = q.r, q
+		qs[i] = q
 	}
-	return rs, qs, -1
+	return qs, -1
+}
+
+// waitSome blocks until one of the operations in flight moves on; it
+// returns an error only when the wait itself fails (the job aborted).
+func waitSome(qs []*reqObj) error {
+	var in []*compat.Request
+	for _, q := range qs {
+		if q.active() {
+			in = append(in, q.inner()...)
+		}
+	}
+	if len(in) == 0 {
+		return nil // a schedule between rounds: its test moves it on
+	}
+	if _, _, err := compat.Waitany(in); err != nil && compat.ClassOf(err) == compat.ClassOther {
+		return err
+	}
+	return nil
+}
+
+func arrayArgs(call string, count C.int, reqs *C.uintptr_t) ([]C.uintptr_t, []*reqObj, C.int) {
+	if count < 0 || (count > 0 && reqs == nil) {
+		return nil, nil, failCode(0, call, C.MPI_ERR_ARG, "count %d", int(count))
+	}
+	hs := reqArray(count, reqs)
+	qs, bad := requests(hs)
+	if bad >= 0 {
+		return nil, nil, failCode(0, call, C.MPI_ERR_REQUEST, "request %d is invalid", bad)
+	}
+	return hs, qs, C.MPI_SUCCESS
 }
 
 // completeAll waits for (or, when test, tests) every request; with errors
 // each status's MPI_ERROR says which, and the call returns
 // MPI_ERR_IN_STATUS.
 func completeAll(call string, count C.int, reqs *C.uintptr_t, sts *C.MPI_Status, flag *C.int, test bool) C.int {
-	if count < 0 || (count > 0 && reqs == nil) {
-		return failCode(0, call, C.MPI_ERR_ARG, "count %d", int(count))
-	}
-	hs := reqArray(count, reqs)
-	rs, qs, bad := active(hs)
-	if bad >= 0 {
-		return failCode(0, call, C.MPI_ERR_REQUEST, "request %d is invalid", bad)
+	hs, qs, rc := arrayArgs(call, count, reqs)
+	if rc != C.MPI_SUCCESS {
+		return rc
 	}
 	if test {
-		for _, r := range rs {
-			if r == nil {
-				continue
-			}
-			if done, _, _ := r.Test(); !done {
-				*flag = 0
-				return C.MPI_SUCCESS
+		for _, q := range qs {
+			if q.active() {
+				if done, _, _ := q.test(); !done {
+					*flag = 0
+					return C.MPI_SUCCESS
+				}
 			}
 		}
 		*flag = 1
 	}
 	var failed *reqObj
-	for i, r := range rs {
+	for i, q := range qs {
 		st := statusAt(sts, i)
-		if r == nil {
+		if !q.active() {
 			setEmpty(st)
 			continue
 		}
-		s, err := r.Wait()
+		s, err := q.wait()
 		setStatus(st, s)
 		if st != nil {
 			st.MPI_ERROR = codeOf(err)
 		}
 		if err != nil && failed == nil {
-			failed = qs[i]
+			failed = q
 		}
-		finish(&hs[i], qs[i])
+		finish(&hs[i], q)
 	}
 	if failed != nil {
 		return raise(failed.kind, uintptr(failed.owner), C.MPI_ERR_IN_STATUS, call, nil)
@@ -206,54 +255,50 @@ func abigo_Testall(count C.int, reqs *C.uintptr_t, flag *C.int, sts *C.MPI_Statu
 	return completeAll("MPI_Testall", count, reqs, sts, flag, true)
 }
 
+func noneActive(qs []*reqObj) bool {
+	for _, q := range qs {
+		if q.active() {
+			return false
+		}
+	}
+	return true
+}
+
 // completeAny waits (or tests) for one request of the array.
 func completeAny(call string, count C.int, reqs *C.uintptr_t, index, flag *C.int, st *C.MPI_Status, test bool) C.int {
-	if index == nil || count < 0 || (count > 0 && reqs == nil) {
-		return failCode(0, call, C.MPI_ERR_ARG, "NULL index or bad count %d", int(count))
+	if index == nil {
+		return failCode(0, call, C.MPI_ERR_ARG, "index is NULL")
 	}
-	hs := reqArray(count, reqs)
-	rs, qs, bad := active(hs)
-	if bad >= 0 {
-		return failCode(0, call, C.MPI_ERR_REQUEST, "request %d is invalid", bad)
+	hs, qs, rc := arrayArgs(call, count, reqs)
+	if rc != C.MPI_SUCCESS {
+		return rc
 	}
-	none := true
-	for _, r := range rs {
-		none = none && r == nil
+	if flag != nil {
+		*flag = 1
 	}
-	if none {
-		*index = C.MPI_UNDEFINED
-		if flag != nil {
-			*flag = 1
-		}
+	*index = C.MPI_UNDEFINED
+	if noneActive(qs) {
 		setEmpty(st)
 		return C.MPI_SUCCESS
 	}
-	var i int
-	var s compat.Status
-	var err error
-	if test {
-		var ok bool
-		i, ok, s, err = compat.Testany(rs)
-		*flag = 0
-		if !ok {
-			*index = C.MPI_UNDEFINED
+	for {
+		for i, q := range qs {
+			if !q.active() {
+				continue
+			}
+			if done, s, err := q.test(); done {
+				*index = C.int(i)
+				return complete(call, &hs[i], q, st, s, err)
+			}
+		}
+		if test {
+			*flag = 0
 			return C.MPI_SUCCESS
 		}
-		*flag = 1
-	} else {
-		i, s, err = compat.Waitany(rs)
+		if err := waitSome(qs); err != nil {
+			return fail(0, call, err)
+		}
 	}
-	if i < 0 || i >= len(rs) { // the wait itself failed (job aborted)
-		return fail(0, call, err)
-	}
-	*index = C.int(i)
-	setStatus(st, s)
-	q := qs[i]
-	finish(&hs[i], q)
-	if err != nil {
-		return q.fail(call, err)
-	}
-	return C.MPI_SUCCESS
 }
 
 //export abigo_Waitany
@@ -272,55 +317,52 @@ func abigo_Testany(count C.int, reqs *C.uintptr_t, index, flag *C.int, st *C.MPI
 // completeSome completes every request already done, after waiting for
 // one when wait is set.
 func completeSome(call string, count C.int, reqs *C.uintptr_t, outcount, indices *C.int, sts *C.MPI_Status, wait bool) C.int {
-	if outcount == nil || count < 0 || (count > 0 && (reqs == nil || indices == nil)) {
-		return failCode(0, call, C.MPI_ERR_ARG, "NULL argument or bad count %d", int(count))
+	if outcount == nil || (count > 0 && indices == nil) {
+		return failCode(0, call, C.MPI_ERR_ARG, "NULL argument")
 	}
-	hs := reqArray(count, reqs)
-	rs, qs, bad := active(hs)
-	if bad >= 0 {
-		return failCode(0, call, C.MPI_ERR_REQUEST, "request %d is invalid", bad)
+	hs, qs, rc := arrayArgs(call, count, reqs)
+	if rc != C.MPI_SUCCESS {
+		return rc
 	}
-	none := true
-	for _, r := range rs {
-		none = none && r == nil
-	}
-	if none {
+	if noneActive(qs) {
 		*outcount = C.MPI_UNDEFINED
 		return C.MPI_SUCCESS
 	}
-	if wait {
-		if _, _, err := compat.Waitany(rs); err != nil && compat.ClassOf(err) == compat.ClassOther {
+	idx := unsafe.Slice(indices, int(count))
+	for {
+		n := 0
+		var failed *reqObj
+		for i, q := range qs {
+			if !q.active() {
+				continue
+			}
+			done, s, err := q.test()
+			if !done {
+				continue
+			}
+			idx[n] = C.int(i)
+			st := statusAt(sts, n)
+			setStatus(st, s)
+			if st != nil {
+				st.MPI_ERROR = codeOf(err)
+			}
+			if err != nil && failed == nil {
+				failed = q
+			}
+			finish(&hs[i], q)
+			n++
+		}
+		*outcount = C.int(n)
+		if failed != nil {
+			return raise(failed.kind, uintptr(failed.owner), C.MPI_ERR_IN_STATUS, call, nil)
+		}
+		if n > 0 || !wait {
+			return C.MPI_SUCCESS
+		}
+		if err := waitSome(qs); err != nil {
 			return fail(0, call, err)
 		}
 	}
-	idx := unsafe.Slice(indices, int(count))
-	n := 0
-	var failed *reqObj
-	for i, r := range rs {
-		if r == nil {
-			continue
-		}
-		done, s, err := r.Test()
-		if !done {
-			continue
-		}
-		idx[n] = C.int(i)
-		st := statusAt(sts, n)
-		setStatus(st, s)
-		if st != nil {
-			st.MPI_ERROR = codeOf(err)
-		}
-		if err != nil && failed == nil {
-			failed = qs[i]
-		}
-		finish(&hs[i], qs[i])
-		n++
-	}
-	*outcount = C.int(n)
-	if failed != nil {
-		return raise(failed.kind, uintptr(failed.owner), C.MPI_ERR_IN_STATUS, call, nil)
-	}
-	return C.MPI_SUCCESS
 }
 
 //export abigo_Waitsome
@@ -338,11 +380,19 @@ func abigo_Request_free(h *C.uintptr_t) C.int {
 	if h == nil {
 		return failCode(0, "MPI_Request_free", C.MPI_ERR_ARG, "request is NULL")
 	}
-	if _, ok := reqOf(*h); !ok {
+	q, ok := reqOf(*h)
+	if !ok {
 		return failCode(0, "MPI_Request_free", C.MPI_ERR_REQUEST, "invalid request")
 	}
-	// An operation in flight goes on and completes in a later progress
-	// call; only the handle goes, as MPI allows.
+	if q.sched != nil && q.start == nil {
+		// A collective must still run to its end for the other members:
+		// finish it here rather than drop it half done.
+		if _, err := q.wait(); err != nil {
+			return q.fail("MPI_Request_free", err)
+		}
+	}
+	// A point-to-point operation in flight goes on and completes in a later
+	// progress call; only the handle goes, as MPI allows.
 	release(uintptr(*h))
 	*h = 0x180
 	return C.MPI_SUCCESS
@@ -353,8 +403,8 @@ func abigo_Request_get_status(h C.uintptr_t, flag *C.int, st *C.MPI_Status) C.in
 	if flag == nil {
 		return failCode(0, "MPI_Request_get_status", C.MPI_ERR_ARG, "flag is NULL")
 	}
+	*flag = 1
 	if h == 0x180 {
-		*flag = 1
 		setEmpty(st)
 		return C.MPI_SUCCESS
 	}
@@ -362,19 +412,18 @@ func abigo_Request_get_status(h C.uintptr_t, flag *C.int, st *C.MPI_Status) C.in
 	if !ok {
 		return failCode(0, "MPI_Request_get_status", C.MPI_ERR_REQUEST, "invalid request")
 	}
-	if q.r == nil {
-		*flag = 1
+	if !q.active() {
 		setEmpty(st)
 		return C.MPI_SUCCESS
 	}
-	done, s, err := q.r.Test()
-	*flag = 0
-	if done {
-		*flag = 1
-		setStatus(st, s)
-		if err != nil {
-			return q.fail("MPI_Request_get_status", err)
-		}
+	done, s, err := q.test()
+	if !done {
+		*flag = 0
+		return C.MPI_SUCCESS
+	}
+	setStatus(st, s)
+	if err != nil {
+		return q.fail("MPI_Request_get_status", err)
 	}
 	return C.MPI_SUCCESS
 }
@@ -384,7 +433,7 @@ func start(call string, h C.uintptr_t) C.int {
 	if !ok || q.start == nil {
 		return failCode(0, call, C.MPI_ERR_REQUEST, "not a persistent request")
 	}
-	if q.r != nil {
+	if q.active() {
 		return raise(q.kind, uintptr(q.owner), C.MPI_ERR_REQUEST, call, nil)
 	}
 	r, rc := q.start()

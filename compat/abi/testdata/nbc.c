@@ -1,0 +1,110 @@
+/* Nonblocking collectives, alone, mixed with point-to-point in Waitall,
+ * and in the NBX pattern (Issend, Iprobe, Ibarrier, Test). */
+#include <string.h>
+#include "check.h"
+
+static void maxabs(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    int *a = in, *b = inout;
+    for (int i = 0; i < *len; i++) {
+        int x = a[i] < 0 ? -a[i] : a[i], y = b[i] < 0 ? -b[i] : b[i];
+        b[i] = x > y ? x : y;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, flag;
+    CHECK_RC(MPI_Init(&argc, &argv));
+    CHECK_RC(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CHECK_RC(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    MPI_Request rq[8];
+
+    CHECK_RC(MPI_Ibarrier(MPI_COMM_WORLD, &rq[0]));
+    CHECK_RC(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    CHECK(rq[0] == MPI_REQUEST_NULL);
+
+    int b[3] = {0};
+    if (rank == 0) { b[0] = 5; b[1] = 6; b[2] = 7; }
+    double x = rank + 1, sum = 0, mx = -1;
+    int v = (rank % 2 ? -1 : 1) * rank, am = 0;
+    MPI_Op op;
+    CHECK_RC(MPI_Op_create(maxabs, 1, &op));
+    CHECK_RC(MPI_Ibcast(b, 3, MPI_INT, 0, MPI_COMM_WORLD, &rq[0]));
+    CHECK_RC(MPI_Iallreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq[1]));
+    CHECK_RC(MPI_Ireduce(&x, &mx, 1, MPI_DOUBLE, MPI_MAX, size - 1, MPI_COMM_WORLD, &rq[2]));
+    CHECK_RC(MPI_Iallreduce(&v, &am, 1, MPI_INT, op, MPI_COMM_WORLD, &rq[3]));
+    int pv = -1, right = (rank + 1) % size, left = (rank + size - 1) % size;
+    CHECK_RC(MPI_Irecv(&pv, 1, MPI_INT, left, 0, MPI_COMM_WORLD, &rq[4]));
+    CHECK_RC(MPI_Isend(&rank, 1, MPI_INT, right, 0, MPI_COMM_WORLD, &rq[5]));
+    MPI_Status sts[6];
+    CHECK_RC(MPI_Waitall(6, rq, sts));
+    CHECK(b[0] == 5 && b[2] == 7);
+    CHECK(sum == size * (size + 1) / 2.0);
+    if (rank == size - 1)
+        CHECK(mx == size);
+    CHECK(am == size - 1);
+    CHECK(pv == left && sts[4].MPI_SOURCE == left);
+
+    /* Gather, scatter, allgather, alltoall; completed with Testany. */
+    int *all = malloc(sizeof(int) * size), *sc = malloc(sizeof(int) * size), *aa = malloc(sizeof(int) * size);
+    int *ta = malloc(sizeof(int) * size), *tb = malloc(sizeof(int) * size);
+    for (int i = 0; i < size; i++) {
+        sc[i] = 100 + i;
+        ta[i] = rank * 10 + i;
+    }
+    int got = -1, mine = rank * 3;
+    CHECK_RC(MPI_Igather(&mine, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq[0]));
+    CHECK_RC(MPI_Iscatter(sc, 1, MPI_INT, &got, 1, MPI_INT, size - 1, MPI_COMM_WORLD, &rq[1]));
+    CHECK_RC(MPI_Iallgather(&mine, 1, MPI_INT, aa, 1, MPI_INT, MPI_COMM_WORLD, &rq[2]));
+    CHECK_RC(MPI_Ialltoall(ta, 1, MPI_INT, tb, 1, MPI_INT, MPI_COMM_WORLD, &rq[3]));
+    int left4 = 4, idx;
+    while (left4 > 0) {
+        CHECK_RC(MPI_Testany(4, rq, &idx, &flag, MPI_STATUS_IGNORE));
+        if (flag && idx != MPI_UNDEFINED)
+            left4--;
+    }
+    CHECK_RC(MPI_Testany(4, rq, &idx, &flag, MPI_STATUS_IGNORE));
+    CHECK(flag == 1 && idx == MPI_UNDEFINED);
+    if (rank == 0)
+        for (int i = 0; i < size; i++)
+            CHECK(all[i] == i * 3);
+    CHECK(got == 100 + rank);
+    for (int i = 0; i < size; i++) {
+        CHECK(aa[i] == i * 3);
+        CHECK(tb[i] == i * 10 + rank);
+    }
+
+    /* NBX: synchronous sends to the right, probe-and-receive until the
+     * barrier that starts once this rank's sends are done completes. */
+    MPI_Request sreq, breq = MPI_REQUEST_NULL;
+    int payload = rank, received = 0, barrier_on = 0, done = 0;
+    CHECK_RC(MPI_Issend(&payload, 1, MPI_INT, right, 9, MPI_COMM_WORLD, &sreq));
+    while (!done) {
+        MPI_Status st;
+        CHECK_RC(MPI_Iprobe(MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &flag, &st));
+        if (flag) {
+            int in;
+            CHECK_RC(MPI_Recv(&in, 1, MPI_INT, st.MPI_SOURCE, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(in == left);
+            received++;
+        }
+        if (!barrier_on) {
+            CHECK_RC(MPI_Test(&sreq, &flag, MPI_STATUS_IGNORE));
+            if (flag) {
+                CHECK_RC(MPI_Ibarrier(MPI_COMM_WORLD, &breq));
+                barrier_on = 1;
+            }
+        } else {
+            CHECK_RC(MPI_Test(&breq, &done, MPI_STATUS_IGNORE));
+        }
+    }
+    CHECK(received == 1);
+
+    CHECK_RC(MPI_Op_free(&op));
+    free(all); free(sc); free(aa); free(ta); free(tb);
+    CHECK_RC(MPI_Finalize());
+    printf("nbc ok %d\n", rank);
+    return 0;
+}
