@@ -73,7 +73,7 @@
 //	attr.go                               communicator attributes with user keyvals
 //	datatype.go, buffers.go               datatypes, buffers and statuses at the C boundary
 //	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
-//	nbc.go                                nonblocking collectives as schedules of point-to-point rounds
+//	nbc.go, nbcv.go                       nonblocking collectives as schedules of point-to-point rounds
 //	coll.go, userop.go                    collectives; user reduction ops
 //	win.go, rma.go, mem.go                windows and their synchronization, RMA, MPI_Alloc_mem
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
@@ -83,7 +83,7 @@
 //
 // compat has no message cancellation, and its datatypes are of one basic
 // type with their lower bound at 0, so MPI_Cancel, MPI_Ibsend, the v and
-// w forms of the nonblocking collectives, the persistent collectives and
+// w forms of Igatherv/Iscatterv/Ireduce_scatter and Ialltoallw, the persistent collectives and
 // MPI_Type_create_darray/subarray are stubs,
 // and structs of mixed types, negative displacements and resized lower
 // bounds other than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md lists every entry point. The C hot

@@ -76,6 +76,38 @@ int main(int argc, char **argv)
         CHECK(tb[i] == i * 10 + rank);
     }
 
+    /* v forms and scans: rank i contributes i+1 ints. */
+    int *cnt = malloc(sizeof(int) * size), *dsp = malloc(sizeof(int) * size), tot = 0;
+    for (int i = 0; i < size; i++) {
+        cnt[i] = i + 1;
+        dsp[i] = tot;
+        tot += cnt[i];
+    }
+    int *vin = malloc(sizeof(int) * (rank + 1)), *vall = malloc(sizeof(int) * tot);
+    for (int k = 0; k <= rank; k++)
+        vin[k] = rank * 100 + k;
+    CHECK_RC(MPI_Iallgatherv(vin, rank + 1, MPI_INT, vall, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &rq[0]));
+    int *s1 = malloc(sizeof(int) * size), *sd = malloc(sizeof(int) * size), *r1 = malloc(sizeof(int) * size), *rd = malloc(sizeof(int) * size);
+    int *sv = malloc(sizeof(int) * size), *rv = malloc(sizeof(int) * size);
+    for (int i = 0; i < size; i++) {
+        s1[i] = r1[i] = 1;
+        sd[i] = rd[i] = size - 1 - i;
+        sv[size - 1 - i] = rank * 1000 + i;
+    }
+    CHECK_RC(MPI_Ialltoallv(sv, s1, sd, MPI_INT, rv, r1, rd, MPI_INT, MPI_COMM_WORLD, &rq[1]));
+    int sc1 = -1, ex1 = -9;
+    CHECK_RC(MPI_Iscan(&rank, &sc1, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[2]));
+    CHECK_RC(MPI_Iexscan(&rank, &ex1, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[3]));
+    CHECK_RC(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < size; i++)
+        for (int k = 0; k <= i; k++)
+            CHECK(vall[dsp[i] + k] == i * 100 + k);
+    for (int i = 0; i < size; i++)
+        CHECK(rv[size - 1 - i] == i * 1000 + rank);
+    CHECK(sc1 == rank * (rank + 1) / 2);
+    CHECK(rank == 0 ? ex1 == -9 : ex1 == rank * (rank - 1) / 2);
+    free(cnt); free(dsp); free(vin); free(vall); free(s1); free(sd); free(r1); free(rd); free(sv); free(rv);
+
     /* NBX: synchronous sends to the right, probe-and-receive until the
      * barrier that starts once this rank's sends are done completes. */
     MPI_Request sreq, breq = MPI_REQUEST_NULL;
