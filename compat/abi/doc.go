@@ -82,12 +82,12 @@
 // # Not yet
 //
 // compat has no message cancellation, and its datatypes are of one basic
-// type with their lower bound at 0, so MPI_Cancel, MPI_Ibsend, the v and
-// w forms of Igatherv/Iscatterv/Ireduce_scatter and Ialltoallw, the persistent collectives and
-// MPI_Type_create_darray/subarray are stubs,
-// and structs of mixed types, negative displacements and resized lower
-// bounds other than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md lists every entry point. The C hot
-// paths of the "Speed" section (RMA into mapped peers, flush,
-// lock, eager sends) are marked where they go in win.go, p2p.go and
-// coll.go.
+// type with their lower bound at 0. So MPI_Cancel, MPI_Ibsend, Igatherv,
+// Iscatterv, Ireduce_scatter(_block), the w forms, the persistent
+// collectives and MPI_Type_create_darray/subarray are stubs, and structs
+// of mixed types, negative displacements and resized lower bounds other
+// than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md
+// lists every entry point. The C hot paths of the "Speed" section
+// (RMA into mapped peers, flush, lock, eager sends) are marked where they
+// go in win.go, p2p.go and coll.go.
 package main
