@@ -82,9 +82,9 @@
 // # Not yet
 //
 // compat has no message cancellation, and its datatypes are of one basic
-// type with their lower bound at 0. So MPI_Cancel, MPI_Ibsend, Igatherv,
-// Iscatterv, Ireduce_scatter(_block), the w forms, the persistent
-// collectives and MPI_Type_create_darray/subarray are stubs, and structs
+// type with their lower bound at 0. So MPI_Cancel, MPI_Ibsend, the w
+// forms of the collectives, the persistent collectives and
+// MPI_Type_create_darray/subarray are stubs, and structs
 // of mixed types, negative displacements and resized lower bounds other
 // than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md
 // lists every entry point. The C hot paths of the "Speed" section

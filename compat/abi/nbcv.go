@@ -163,3 +163,186 @@ func abigo_Iscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_
 func abigo_Iexscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
 	return iscan("MPI_Iexscan", sbuf, rbuf, count, dtype, op, comm, req, true)
 }
+
+//export abigo_Igatherv
+func abigo_Igatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	const call = "MPI_Igatherv"
+	_, c, tag, rc := nbcArgs(comm, call, req)
+	if c == nil {
+		return rc
+	}
+	n, me, rt := c.Size(), c.Rank(), int(root)
+	if rt < 0 || rt >= n {
+		return failCode(comm, call, C.MPI_ERR_ROOT, "root %d of %d", rt, n)
+	}
+	var mine []byte
+	if sbuf != 1 {
+		s, sdt, rc := msgBuf(comm, call, sbuf, scount, stype)
+		if rc != C.MPI_SUCCESS {
+			return rc
+		}
+		mine = packed(s, sdt, int(scount))
+	}
+	sched := &schedule{}
+	if me != rt {
+		sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
+			q, err := nbSend(c, mine, rt, tag)
+			return []*compat.Request{q}, err
+		})
+		return startNBC(comm, call, sched, req)
+	}
+	cs, ds, rc := countsIn(comm, call, n, rcounts, displs)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	r, rdt, rc := vBuf(comm, call, rbuf, cs, ds, rtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	in := make([][]byte, n)
+	for i := range in {
+		in[i] = make([]byte, cs[i]*rdt.Size())
+	}
+	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, nil, in) })
+	sched.finish = func() error {
+		for i := range in {
+			if i == rt {
+				if sbuf == 1 {
+					continue
+				}
+				copy(in[i], mine)
+			}
+			unpack(vslot(r, rdt, ds[i], cs[i]), rdt, cs[i], in[i])
+		}
+		return nil
+	}
+	return startNBC(comm, call, sched, req)
+}
+
+//export abigo_Iscatterv
+func abigo_Iscatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	const call = "MPI_Iscatterv"
+	_, c, tag, rc := nbcArgs(comm, call, req)
+	if c == nil {
+		return rc
+	}
+	n, me, rt := c.Size(), c.Rank(), int(root)
+	if rt < 0 || rt >= n {
+		return failCode(comm, call, C.MPI_ERR_ROOT, "root %d of %d", rt, n)
+	}
+	var r []byte
+	rdt, _ := typeOf(rtype, true)
+	if rbuf != 1 {
+		if r, rdt, rc = msgBuf(comm, call, rbuf, rcount, rtype); rc != C.MPI_SUCCESS {
+			return rc
+		}
+	}
+	mine := make([]byte, int(rcount)*rdt.Size())
+	sched := &schedule{}
+	if me != rt {
+		sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
+			q, err := nbRecv(c, mine, rt, tag)
+			return []*compat.Request{q}, err
+		})
+	} else {
+		cs, ds, rc := countsIn(comm, call, n, scounts, displs)
+		if rc != C.MPI_SUCCESS {
+			return rc
+		}
+		s, sdt, rc := vBuf(comm, call, sbuf, cs, ds, stype)
+		if rc != C.MPI_SUCCESS {
+			return rc
+		}
+		sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
+			out := make([][]byte, n)
+			for i := range out {
+				out[i] = packed(vslot(s, sdt, ds[i], cs[i]), sdt, cs[i])
+			}
+			copy(mine, out[rt])
+			return exchange(c, tag, out, nil)
+		})
+	}
+	sched.finish = func() error {
+		if rbuf != 1 {
+			unpack(r, rdt, int(rcount), mine)
+		}
+		return nil
+	}
+	return startNBC(comm, call, sched, req)
+}
+
+// ireduceScatter reduces every member's full vector at every member and
+// keeps this member's block (counts[i] instances for member i).
+func ireduceScatter(call string, sbuf, rbuf C.uintptr_t, counts []int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	_, c, tag, rc := nbcArgs(comm, call, req)
+	if c == nil {
+		return rc
+	}
+	n, me := c.Size(), c.Rank()
+	total, before := 0, 0
+	for i, k := range counts {
+		if k < 0 {
+			return failCode(comm, call, C.MPI_ERR_COUNT, "count %d for rank %d", k, i)
+		}
+		if i < me {
+			before += k
+		}
+		total += k
+	}
+	// The input is total instances (in place: in the receive buffer); the
+	// result is this member's counts[me] of them.
+	var in C.uintptr_t = sbuf
+	if sbuf == 1 {
+		in = rbuf
+	}
+	rd, mine, _, rc := reduceSetup(comm, call, in, 0, C.int(total), dtype, op, false)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	r, _, rc := msgBuf(comm, call, rbuf, C.int(counts[me]), dtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	all, out := make([][]byte, n), make([][]byte, n)
+	for i := range all {
+		all[i] = make([]byte, len(mine))
+		out[i] = mine
+	}
+	sched := &schedule{}
+	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, out, all) })
+	sched.finish = func() error {
+		all[me] = mine
+		if err := rd.fold(all); err != nil {
+			return err
+		}
+		sz := rd.dt.Size()
+		unpack(r, rd.dt, counts[me], rd.result[before*sz:(before+counts[me])*sz])
+		return nil
+	}
+	return startNBC(comm, call, sched, req)
+}
+
+//export abigo_Ireduce_scatter_block
+func abigo_Ireduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	o, rc := commOf(comm, "MPI_Ireduce_scatter_block")
+	if o == nil {
+		return rc
+	}
+	counts := make([]int, o.c.Size())
+	for i := range counts {
+		counts[i] = int(rcount)
+	}
+	return ireduceScatter("MPI_Ireduce_scatter_block", sbuf, rbuf, counts, dtype, op, comm, req)
+}
+
+//export abigo_Ireduce_scatter
+func abigo_Ireduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	o, rc := commOf(comm, "MPI_Ireduce_scatter")
+	if o == nil {
+		return rc
+	}
+	if rcounts == nil {
+		return failCode(comm, "MPI_Ireduce_scatter", C.MPI_ERR_ARG, "recvcounts is NULL")
+	}
+	return ireduceScatter("MPI_Ireduce_scatter", sbuf, rbuf, intsIn(rcounts, C.int(o.c.Size())), dtype, op, comm, req)
+}

@@ -2635,17 +2635,7 @@ int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Igatherv");
+    return abigo_Igatherv((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)displs, (uintptr_t)recvtype, (int)root, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Igatherv")));
 
@@ -3018,14 +3008,7 @@ int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ireduce_scatter");
+    return abigo_Ireduce_scatter((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int*)recvcounts, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_scatter")));
 
@@ -3044,14 +3027,7 @@ int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ireduce_scatter_block");
+    return abigo_Ireduce_scatter_block((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_scatter_block")));
 
@@ -3135,17 +3111,7 @@ int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)displs;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iscatterv");
+    return abigo_Iscatterv((uintptr_t)sendbuf, (int*)sendcounts, (int*)displs, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (int)root, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscatterv")));
 

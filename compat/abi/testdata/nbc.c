@@ -106,6 +106,31 @@ int main(int argc, char **argv)
         CHECK(rv[size - 1 - i] == i * 1000 + rank);
     CHECK(sc1 == rank * (rank + 1) / 2);
     CHECK(rank == 0 ? ex1 == -9 : ex1 == rank * (rank - 1) / 2);
+    /* Igatherv at the last rank, Iscatterv from it, reduce-scatters. */
+    memset(vall, 0, sizeof(int) * tot);
+    CHECK_RC(MPI_Igatherv(vin, rank + 1, MPI_INT, vall, cnt, dsp, MPI_INT, size - 1, MPI_COMM_WORLD, &rq[0]));
+    CHECK_RC(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    if (rank == size - 1)
+        for (int i = 0; i < size; i++)
+            CHECK(vall[dsp[i] + i] == i * 100 + i);
+    int *back = malloc(sizeof(int) * (rank + 1));
+    CHECK_RC(MPI_Iscatterv(vall, cnt, dsp, MPI_INT, back, rank + 1, MPI_INT, size - 1, MPI_COMM_WORLD, &rq[0]));
+    CHECK_RC(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    for (int k = 0; k <= rank; k++)
+        CHECK(back[k] == rank * 100 + k);
+    free(back);
+    int *row = malloc(sizeof(int) * tot), blk = -1, *mine_v = malloc(sizeof(int) * (rank + 1));
+    for (int i = 0; i < tot; i++)
+        row[i] = rank + i;
+    for (int i = 0; i < size; i++)
+        s1[i] = 1;
+    CHECK_RC(MPI_Ireduce_scatter_block(row, &blk, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[0]));
+    CHECK_RC(MPI_Ireduce_scatter(row, mine_v, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[1]));
+    CHECK_RC(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    CHECK(blk == size * (size - 1) / 2 + size * rank);
+    for (int k = 0; k <= rank; k++)
+        CHECK(mine_v[k] == size * (size - 1) / 2 + size * (dsp[rank] + k));
+    free(row); free(mine_v);
     free(cnt); free(dsp); free(vin); free(vall); free(s1); free(sd); free(r1); free(rd); free(sv); free(rv);
 
     /* NBX: synchronous sends to the right, probe-and-receive until the
