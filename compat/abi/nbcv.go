@@ -346,3 +346,79 @@ func abigo_Ireduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op, co
 	}
 	return ireduceScatter("MPI_Ireduce_scatter", sbuf, rbuf, intsIn(rcounts, C.int(o.c.Size())), dtype, op, comm, req)
 }
+
+// alltoallw is MPI_Alltoallw's schedule: per-member counts, byte
+// displacements and datatypes on both sides.
+func alltoallw(call string, sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm C.uintptr_t) (*schedule, C.int) {
+	_, c, tag, rc := nbcArgs(comm, call, new(C.uintptr_t))
+	if c == nil {
+		return nil, rc
+	}
+	if sbuf == 1 {
+		return nil, failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "MPI_IN_PLACE")
+	}
+	n, me := c.Size(), c.Rank()
+	scs, sds, rc := countsIn(comm, call, n, scounts, sdispls)
+	if rc != C.MPI_SUCCESS {
+		return nil, rc
+	}
+	rcs, rds, rc := countsIn(comm, call, n, rcounts, rdispls)
+	if rc != C.MPI_SUCCESS {
+		return nil, rc
+	}
+	if stypes == nil || rtypes == nil {
+		return nil, failCode(comm, call, C.MPI_ERR_ARG, "datatype arrays are NULL")
+	}
+	sts, rts := reqArray(C.int(n), stypes), reqArray(C.int(n), rtypes)
+	in, out := make([][]byte, n), make([][]byte, n)
+	rdts, rbs := make([]compat.Datatype, n), make([][]byte, n)
+	for i := range n {
+		sdt, ok1 := typeOf(sts[i], true)
+		rdt, ok2 := typeOf(rts[i], true)
+		if !ok1 || !ok2 {
+			return nil, failCode(comm, call, C.MPI_ERR_TYPE, "datatype for rank %d", i)
+		}
+		sb, ok1 := cbuf(sbuf+C.uintptr_t(sds[i]), span(sdt, scs[i]))
+		rb, ok2 := cbuf(rbuf+C.uintptr_t(rds[i]), span(rdt, rcs[i]))
+		if !ok1 || !ok2 {
+			return nil, failCode(comm, call, C.MPI_ERR_BUFFER, "buffer for rank %d", i)
+		}
+		out[i] = packed(sb, sdt, scs[i])
+		in[i] = make([]byte, rcs[i]*rdt.Size())
+		rdts[i], rbs[i] = rdt, rb
+	}
+	sched := &schedule{}
+	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, out, in) })
+	sched.finish = func() error {
+		copy(in[me], out[me])
+		for i := range in {
+			unpack(rbs[i], rdts[i], rcs[i], in[i])
+		}
+		return nil
+	}
+	return sched, C.MPI_SUCCESS
+}
+
+//export abigo_Ialltoallw
+func abigo_Ialltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if req == nil {
+		return failCode(comm, "MPI_Ialltoallw", C.MPI_ERR_ARG, "request is NULL")
+	}
+	s, rc := alltoallw("MPI_Ialltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm)
+	if s == nil {
+		return rc
+	}
+	return startNBC(comm, "MPI_Ialltoallw", s, req)
+}
+
+//export abigo_Alltoallw
+func abigo_Alltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm C.uintptr_t) C.int {
+	s, rc := alltoallw("MPI_Alltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm)
+	if s == nil {
+		return rc
+	}
+	if _, err := s.wait(); err != nil {
+		return fail(comm, "MPI_Alltoallw", err)
+	}
+	return C.MPI_SUCCESS
+}

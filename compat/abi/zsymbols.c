@@ -361,16 +361,7 @@ int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoallw");
+    return abigo_Alltoallw((uintptr_t)sendbuf, (int*)sendcounts, (int*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (int*)recvcounts, (int*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm);
 }
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoallw")));
 
@@ -2513,17 +2504,7 @@ int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
 
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ialltoallw");
+    return abigo_Ialltoallw((uintptr_t)sendbuf, (int*)sendcounts, (int*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (int*)recvcounts, (int*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoallw")));
 

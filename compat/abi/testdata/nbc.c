@@ -133,6 +133,27 @@ int main(int argc, char **argv)
     free(row); free(mine_v);
     free(cnt); free(dsp); free(vin); free(vall); free(s1); free(sd); free(r1); free(rd); free(sv); free(rv);
 
+    /* Alltoallw: one int to each rank, byte displacements, reversed. */
+    {
+        int *wc = malloc(sizeof(int) * size), *wd = malloc(sizeof(int) * size), *ws = malloc(sizeof(int) * size), *wr = malloc(sizeof(int) * size);
+        MPI_Datatype *wt = malloc(sizeof(MPI_Datatype) * size);
+        for (int i = 0; i < size; i++) {
+            wc[i] = 1;
+            wd[i] = (size - 1 - i) * (int)sizeof(int);
+            wt[i] = MPI_INT;
+            ws[size - 1 - i] = rank * 10 + i;
+        }
+        CHECK_RC(MPI_Alltoallw(ws, wc, wd, wt, wr, wc, wd, wt, MPI_COMM_WORLD));
+        for (int i = 0; i < size; i++)
+            CHECK(wr[size - 1 - i] == i * 10 + rank);
+        memset(wr, 0, sizeof(int) * size);
+        CHECK_RC(MPI_Ialltoallw(ws, wc, wd, wt, wr, wc, wd, wt, MPI_COMM_WORLD, &rq[0]));
+        CHECK_RC(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+        for (int i = 0; i < size; i++)
+            CHECK(wr[size - 1 - i] == i * 10 + rank);
+        free(wc); free(wd); free(ws); free(wr); free(wt);
+    }
+
     /* NBX: synchronous sends to the right, probe-and-receive until the
      * barrier that starts once this rank's sends are done completes. */
     MPI_Request sreq, breq = MPI_REQUEST_NULL;
