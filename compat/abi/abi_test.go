@@ -107,17 +107,23 @@ type result struct {
 
 // run starts exe as n processes under gshmem run (mpiexec), or alone when
 // n is 0 (an MPI singleton).
-func run(t *testing.T, n int, exe string, env ...string) result {
+func run(t *testing.T, n int, exe string) result {
+	t.Helper()
+	return runArgs(t, n, exe)
+}
+
+// runArgs is run with arguments for the program.
+func runArgs(t *testing.T, n int, exe string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var cmd *exec.Cmd
 	if n == 0 {
-		cmd = exec.CommandContext(ctx, exe)
+		cmd = exec.CommandContext(ctx, exe, args...)
 	} else {
-		cmd = exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "mpiexec"), "-np", fmt.Sprint(n), exe)
+		cmd = exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "mpiexec"), append([]string{"-np", fmt.Sprint(n), exe}, args...)...)
 	}
-	cmd.Env = append(append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1"), env...)
+	cmd.Env = append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1")
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
@@ -360,4 +366,42 @@ func TestNonblockingCollectives(t *testing.T) {
 	runOK(t, 1, exe, "nbc ok")
 	runOK(t, 3, exe, "nbc ok")
 	runOK(t, 4, exe, "nbc ok")
+}
+
+// TestOSU builds the OSU micro-benchmarks from OSU_SRC_DIR (an unpacked
+// OMB 7.x source tree, not part of this repository) with ./configure
+// CC=mpicc, the way an existing autotools project is built against
+// gshmem, and runs each benchmark briefly on 2 processes. It is skipped
+// when OSU_SRC_DIR is unset.
+func TestOSU(t *testing.T) {
+	src := os.Getenv("OSU_SRC_DIR")
+	if src == "" {
+		t.Skip("OSU_SRC_DIR is unset: set it to an OSU micro-benchmarks source tree to build and run it against libmpi_abi")
+	}
+	setup(t)
+	dir := filepath.Join(tool.bin, "osu")
+	// cp -a keeps the timestamps, so make does not rerun the autotools.
+	out, err := exec.Command("cp", "-a", src, dir).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	bin := filepath.Join(tool.prefix, "bin")
+	for _, step := range [][]string{
+		{"./configure", "CC=" + filepath.Join(bin, "mpicc"), "CXX=" + filepath.Join(bin, "mpicxx")},
+		{"make", "-j2"},
+	} {
+		cmd := exec.Command(step[0], step[1:]...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s\n%s", strings.Join(step, " "), out)
+	}
+	for _, b := range []string{
+		"startup/osu_init", "startup/osu_hello",
+		"pt2pt/standard/osu_latency", "pt2pt/standard/osu_bw", "pt2pt/persistent/osu_latency_persistent",
+		"one-sided/osu_put_latency", "one-sided/osu_get_latency", "one-sided/osu_acc_latency",
+		"one-sided/osu_fop_latency", "one-sided/osu_cas_latency", "one-sided/osu_put_bw",
+		"collective/blocking/osu_barrier", "collective/blocking/osu_allreduce", "collective/blocking/osu_alltoallw",
+		"collective/non_blocking/osu_iallreduce", "collective/non_blocking/osu_ibarrier",
+	} {
+		r := runArgs(t, 2, filepath.Join(dir, "c", "mpi", b), "-m", "1:1024", "-i", "20", "-x", "2")
+		require.Equal(t, 0, r.code, "%s\nstdout:\n%s\nstderr:\n%s", b, r.stdout, r.stderr)
+	}
 }
