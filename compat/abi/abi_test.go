@@ -405,3 +405,9 @@ func TestOSU(t *testing.T) {
 		require.Equal(t, 0, r.code, "%s\nstdout:\n%s\nstderr:\n%s", b, r.stdout, r.stderr)
 	}
 }
+
+func TestMatchedProbeAndIsendrecv(t *testing.T) {
+	exe := compile(t, "mprobe.c")
+	runOK(t, 2, exe, "mprobe ok")
+	runOK(t, 3, exe, "mprobe ok")
+}

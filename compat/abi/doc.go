@@ -73,6 +73,7 @@
 //	attr.go                               communicator attributes with user keyvals
 //	datatype.go, buffers.go               datatypes, buffers and statuses at the C boundary
 //	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
+//	mprobe.go                             matched probes, MPI_Isendrecv(_replace)
 //	nbc.go, nbcv.go                       nonblocking collectives as schedules of point-to-point rounds
 //	coll.go, userop.go                    collectives; user reduction ops
 //	win.go, rma.go, mem.go                windows and their synchronization, RMA, MPI_Alloc_mem

@@ -31,6 +31,7 @@ type schedule struct {
 	next   int
 	done   bool
 	err    error
+	status *compat.Status // what the request reports; nil: an empty status
 }
 
 // advance runs rounds whose predecessors have completed.
@@ -64,18 +65,25 @@ func (s *schedule) advance() {
 // status is what a completed collective reports: an empty status.
 var collStatus = compat.Status{Source: compat.AnySource, Tag: compat.AnyTag}
 
+func (s *schedule) st() compat.Status {
+	if s.status != nil {
+		return *s.status
+	}
+	return collStatus
+}
+
 func (s *schedule) test() (bool, compat.Status, error) {
 	s.advance()
-	return s.done, collStatus, s.err
+	return s.done, s.st(), s.err
 }
 
 func (s *schedule) wait() (compat.Status, error) {
 	for s.advance(); !s.done; s.advance() {
 		if err := compat.Waitall(s.cur, nil); err != nil && compat.ClassOf(err) == compat.ClassOther {
-			return collStatus, err
+			return s.st(), err
 		}
 	}
-	return collStatus, s.err
+	return s.st(), s.err
 }
 
 // nbcComm returns the private communicator of o's nonblocking collectives

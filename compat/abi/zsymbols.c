@@ -2638,24 +2638,13 @@ int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)flag;
-    (void)message;
-    (void)status;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Improbe");
+    return abigo_Improbe((int)source, (int)tag, (uintptr_t)comm, (int*)flag, (uintptr_t*)message, (MPI_Status*)status);
 }
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) __attribute__((weak, alias("PMPI_Improbe")));
 
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)message;
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Imrecv");
+    return abigo_Imrecv((uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)message, (uintptr_t*)request);
 }
 int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) __attribute__((weak, alias("PMPI_Imrecv")));
 
@@ -3133,19 +3122,7 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)dest;
-    (void)sendtag;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Isendrecv");
+    return abigo_Isendrecv((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (int)dest, (int)sendtag, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (int)source, (int)recvtag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isendrecv")));
 
@@ -3169,16 +3146,7 @@ int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 
 int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)sendtag;
-    (void)source;
-    (void)recvtag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Isendrecv_replace");
+    return abigo_Isendrecv_replace((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)sendtag, (int)source, (int)recvtag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isendrecv_replace")));
 
@@ -3239,23 +3207,13 @@ int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) __
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    (void)source;
-    (void)tag;
-    (void)comm;
-    (void)message;
-    (void)status;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Mprobe");
+    return abigo_Mprobe((int)source, (int)tag, (uintptr_t)comm, (uintptr_t*)message, (MPI_Status*)status);
 }
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) __attribute__((weak, alias("PMPI_Mprobe")));
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)message;
-    (void)status;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Mrecv");
+    return abigo_Mrecv((uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)message, (MPI_Status*)status);
 }
 int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) __attribute__((weak, alias("PMPI_Mrecv")));
 
