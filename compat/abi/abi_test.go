@@ -411,3 +411,8 @@ func TestMatchedProbeAndIsendrecv(t *testing.T) {
 	runOK(t, 2, exe, "mprobe ok")
 	runOK(t, 3, exe, "mprobe ok")
 }
+
+func TestLargeCountForms(t *testing.T) {
+	exe := compile(t, "largecount.c")
+	runOK(t, 2, exe, "largecount ok")
+}

@@ -22,6 +22,8 @@
 //     the hot paths of RMA and eager messages belong here too);
 //   - abigo_X, a Go function exported with //export abigo_X, over compat
 //     and windows;
+//   - for a large-count form X_c whose X is implemented and whose counts
+//     are scalars, a generated shim over PMPI_X (internal/gen/shim.go);
 //   - a stub that raises MPI_ERR_UNSUPPORTED_OPERATION through the error
 //     handler of the call's communicator, window, file or session (or of
 //     MPI_COMM_SELF), so that every standard-ABI binary links and loads.

@@ -31,3 +31,19 @@ func TestTables(t *testing.T) {
 	_, err = parseTables([]byte("nonsense line\n"))
 	require.Error(t, err)
 }
+
+func TestShims(t *testing.T) {
+	tb, err := parseTablesFile("../..")
+	require.NoError(t, err)
+	by := map[string]*function{}
+	for _, f := range tb.funcs {
+		by[f.name] = f
+	}
+	require.True(t, shimmable(by["Send_c"], by["Send"]))
+	require.True(t, shimmable(by["Pack_c"], by["Pack"]))
+	require.False(t, shimmable(by["Allgatherv_c"], by["Allgatherv"]), "count arrays are not shimmed")
+	body := shim(by["Get_count_c"], by["Get_count"])
+	require.Contains(t, body, "int t_count = 0;")
+	require.NotContains(t, body, "*count > INT_MAX", "an output is not read")
+	require.Contains(t, shim(by["Send_c"], by["Send"]), "count > INT_MAX")
+}

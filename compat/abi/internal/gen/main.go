@@ -83,6 +83,7 @@ const (
 	stub impl = iota
 	inGo
 	inC
+	inShim // X_c, the large-count form, over an implemented X (shim.go)
 )
 
 var (
@@ -154,6 +155,15 @@ func generate(dir string) (map[string][]byte, error) {
 			return nil, fmt.Errorf("MPI_%s returns %s: it cannot be a stub; implement abic_%s or abigo_%s", f.name, f.ret, f.name, f.name)
 		}
 	}
+	byName := map[string]*function{}
+	for _, f := range t.funcs {
+		byName[f.name] = f
+	}
+	for _, f := range t.funcs {
+		if base, ok := strings.CutSuffix(f.name, "_c"); ok && where[f.name] == stub && where[base] != stub && shimmable(f, byName[base]) {
+			where[f.name] = inShim
+		}
+	}
 	for n := range goImpl {
 		if !known[n] {
 			return nil, fmt.Errorf("//export abigo_%s: no MPI_%s in the ABI tables", n, n)
@@ -167,7 +177,7 @@ func generate(dir string) (map[string][]byte, error) {
 	return map[string][]byte{
 		"include/mpi.h": header(t),
 		"zprotos.h":     protos(t, where),
-		"zsymbols.c":    symbols(t, where),
+		"zsymbols.c":    symbols(t, where, byName),
 		filepath.Join("..", "..", "porting-guide", "abi-status.md"): status(t, where),
 	}, nil
 }

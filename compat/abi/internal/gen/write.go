@@ -152,7 +152,7 @@ func errObject(f *function) (kind, arg string) {
 }
 
 // symbols writes every PMPI_X with its weak MPI_X alias.
-func symbols(t *tables, where map[string]impl) []byte {
+func symbols(t *tables, where map[string]impl, byName map[string]*function) []byte {
 	var b bytes.Buffer
 	p := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
 	p("//go:build cgo\n\n")
@@ -160,12 +160,14 @@ func symbols(t *tables, where map[string]impl) []byte {
 	p(" * standard ABI as a strong PMPI_X and a weak MPI_X alias, so that a\n")
 	p(" * profiling library that defines MPI_X and calls PMPI_X interposes.\n")
 	p(" * %s */\n", banner)
-	p("#include \"abi.h\"\n#include \"_cgo_export.h\"\n")
+	p("#include <limits.h>\n#include \"abi.h\"\n#include \"_cgo_export.h\"\n")
 	for _, f := range t.funcs {
 		p("\n%s PMPI_%s(%s)\n{\n", f.ret, f.name, paramList(f, false))
 		switch where[f.name] {
 		case inC:
 			p("    return abic_%s(%s);\n", f.name, paramList(f, true))
+		case inShim:
+			b.WriteString(shim(f, byName[strings.TrimSuffix(f.name, "_c")]))
 		case inGo:
 			var args []string
 			for _, q := range f.params {
@@ -211,11 +213,13 @@ func status(t *tables, where map[string]impl) []byte {
 	p("Every entry point of the MPI-5.0 standard ABI is exported (as `PMPI_X`, with a weak\n")
 	p("`MPI_X`), so every standard-ABI binary links and loads. Of the %d entry points,\n", len(t.funcs))
 	p("%d are implemented in Go (`compat/abi/*.go`, over `compat` and `windows`), %d in C\n", n[inGo], n[inC])
-	p("(`compat/abi/*.c`), and %d are stubs that raise `MPI_ERR_UNSUPPORTED_OPERATION`\n", n[stub])
-	p("through the error handler (`MPI_T_*` stubs return `MPI_T_ERR_NOT_SUPPORTED`).\n\n")
+	p("(`compat/abi/*.c`), %d are large-count `_c` forms over the int form (a count past\n", n[inShim])
+	p("INT_MAX raises `MPI_ERR_UNSUPPORTED_OPERATION`), and %d are stubs that raise\n", n[stub])
+	p("`MPI_ERR_UNSUPPORTED_OPERATION`")
+	p(" through the error handler (`MPI_T_*` stubs return `MPI_T_ERR_NOT_SUPPORTED`).\n\n")
 	p("| Entry point | Status |\n|---|---|\n")
 	for _, f := range t.funcs {
-		s := map[impl]string{stub: "stub", inGo: "Go", inC: "C"}[where[f.name]]
+		s := map[impl]string{stub: "stub", inGo: "Go", inC: "C", inShim: "`MPI_" + strings.TrimSuffix(f.name, "_c") + "` (counts up to INT_MAX)"}[where[f.name]]
 		if f.deprecated {
 			s += " (deprecated)"
 		}
