@@ -10,7 +10,7 @@
 #include "_cgo_export.h"
 #include "include/mpi-ext.h"
 
-abi_state abi_global;
+abi_state abi_global = {.last_used_code = MPI_ERR_ABI};
 
 double abic_Wtime(void)
 {
@@ -168,7 +168,6 @@ static int attr_host = MPI_PROC_NULL;
 static int attr_io = MPI_ANY_SOURCE; /* every process can do I/O */
 static int attr_wtime_is_global = 0;
 static int attr_universe_size;
-static int attr_lastusedcode = MPI_ERR_ABI;
 
 static int comm_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *call)
 {
@@ -186,7 +185,7 @@ static int comm_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, 
         attr_universe_size = abi_global.comm_world->size;
         v = &attr_universe_size;
         break;
-    case MPI_LASTUSEDCODE: v = &attr_lastusedcode; break;
+    case MPI_LASTUSEDCODE: v = &abi_global.last_used_code; break;
     case MPI_APPNUM: /* not started by MPI_Comm_spawn_multiple: unset */
         *flag = 0;
         return MPI_SUCCESS;

@@ -203,21 +203,127 @@ func abiint_raise(kind C.int, h C.uintptr_t, code C.int, call *C.char) C.int {
 	return raise(int(kind), uintptr(h), code, C.GoString(call), nil)
 }
 
+// User error classes and codes (MPI_Add_error_class, ...): numbered past
+// MPI_ERR_LASTCODE, each code with its class and maybe a string.
+var userErrors = struct {
+	class map[C.int]C.int // code (or class) -> its class
+	text  map[C.int]string
+	next  C.int
+}{class: map[C.int]C.int{}, text: map[C.int]string{}, next: C.MPI_ERR_LASTCODE + 1}
+
+// classOf returns the class of an error code, predefined or added.
+func classOf(code C.int) (C.int, bool) {
+	if _, ok := classText[code]; ok {
+		return code, true
+	}
+	c, ok := userErrors.class[code]
+	return c, ok
+}
+
+func addError(class C.int) C.int {
+	code := userErrors.next
+	userErrors.next++
+	if class < 0 {
+		class = code
+	}
+	userErrors.class[code] = class
+	global.LastUsed = int32(code)
+	return code
+}
+
+//export abigo_Add_error_class
+func abigo_Add_error_class(class *C.int) C.int {
+	if class == nil {
+		return failCode(0, "MPI_Add_error_class", C.MPI_ERR_ARG, "errorclass is NULL")
+	}
+	*class = addError(-1)
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Add_error_code
+func abigo_Add_error_code(class C.int, code *C.int) C.int {
+	c, ok := classOf(class)
+	if code == nil || !ok || c != class {
+		return failCode(0, "MPI_Add_error_code", C.MPI_ERR_ARG, "%d is not an error class, or errorcode is NULL", int(class))
+	}
+	*code = addError(class)
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Add_error_string
+func abigo_Add_error_string(code C.int, s *C.char) C.int {
+	if _, ok := userErrors.class[code]; !ok || s == nil {
+		return failCode(0, "MPI_Add_error_string", C.MPI_ERR_ARG, "%d is not an added error code (predefined strings are fixed), or the string is NULL", int(code))
+	}
+	t := C.GoString(s)
+	if len(t) >= C.MPI_MAX_ERROR_STRING {
+		return failCode(0, "MPI_Add_error_string", C.MPI_ERR_ARG, "a string of %d bytes", len(t))
+	}
+	userErrors.text[code] = t
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Remove_error_string
+func abigo_Remove_error_string(code C.int) C.int {
+	if _, ok := userErrors.text[code]; !ok {
+		return failCode(0, "MPI_Remove_error_string", C.MPI_ERR_ARG, "no string added for %d", int(code))
+	}
+	delete(userErrors.text, code)
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Remove_error_code
+func abigo_Remove_error_code(code C.int) C.int {
+	c, ok := userErrors.class[code]
+	if !ok || c == code {
+		return failCode(0, "MPI_Remove_error_code", C.MPI_ERR_ARG, "%d is not an added error code", int(code))
+	}
+	if _, ok := userErrors.text[code]; ok {
+		return failCode(0, "MPI_Remove_error_code", C.MPI_ERR_ARG, "code %d still has a string", int(code))
+	}
+	delete(userErrors.class, code)
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Remove_error_class
+func abigo_Remove_error_class(class C.int) C.int {
+	c, ok := userErrors.class[class]
+	if !ok || c != class {
+		return failCode(0, "MPI_Remove_error_class", C.MPI_ERR_ARG, "%d is not an added error class", int(class))
+	}
+	for code, cl := range userErrors.class {
+		if cl == class && code != class {
+			return failCode(0, "MPI_Remove_error_class", C.MPI_ERR_ARG, "class %d still has code %d", int(class), int(code))
+		}
+	}
+	if _, ok := userErrors.text[class]; ok {
+		return failCode(0, "MPI_Remove_error_class", C.MPI_ERR_ARG, "class %d still has a string", int(class))
+	}
+	delete(userErrors.class, class)
+	return C.MPI_SUCCESS
+}
+
 //export abigo_Error_class
 func abigo_Error_class(code C.int, class *C.int) C.int {
 	if class == nil {
 		return failCode(0, "MPI_Error_class", C.MPI_ERR_ARG, "errorclass is NULL")
 	}
-	if _, ok := classText[code]; !ok {
+	c, ok := classOf(code)
+	if !ok {
 		return failCode(0, "MPI_Error_class", C.MPI_ERR_ARG, "%d is not an error code", int(code))
 	}
-	*class = code
+	*class = c
 	return C.MPI_SUCCESS
 }
 
 //export abigo_Error_string
 func abigo_Error_string(code C.int, s *C.char, n *C.int) C.int {
 	t, ok := classText[code]
+	if !ok {
+		if _, ok = userErrors.class[code]; ok {
+			t = userErrors.text[code] // "" until MPI_Add_error_string
+		}
+	}
 	if !ok {
 		return failCode(0, "MPI_Error_string", C.MPI_ERR_ARG, "%d is not an error code", int(code))
 	}

@@ -41,7 +41,7 @@ type globalState struct {
 	Initialized int32      `c:"initialized"`
 	Finalized   int32      `c:"finalized"`
 	ThreadLevel int32      `c:"thread_level"`
-	Pad         int32      `c:"pad"`
+	LastUsed    int32      `c:"last_used_code"`
 	CommWorld   *commState `c:"comm_world"`
 	CommSelf    *commState `c:"comm_self"`
 }

@@ -84,7 +84,7 @@ typedef struct abi_state {
     int32_t initialized;    /* MPI_Init has returned */
     int32_t finalized;      /* MPI_Finalize has returned */
     int32_t thread_level;   /* the level MPI_Init_thread provided */
-    int32_t pad;
+    int32_t last_used_code; /* the MPI_LASTUSEDCODE attribute */
     abi_comm *comm_world;   /* the object behind MPI_COMM_WORLD */
     abi_comm *comm_self;    /* the object behind MPI_COMM_SELF */
 } abi_state;

@@ -78,24 +78,19 @@ int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Dataty
 
 int PMPI_Add_error_class(int *errorclass)
 {
-    (void)errorclass;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Add_error_class");
+    return abigo_Add_error_class((int*)errorclass);
 }
 int MPI_Add_error_class(int *errorclass) __attribute__((weak, alias("PMPI_Add_error_class")));
 
 int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
-    (void)errorclass;
-    (void)errorcode;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Add_error_code");
+    return abigo_Add_error_code((int)errorclass, (int*)errorcode);
 }
 int MPI_Add_error_code(int errorclass, int *errorcode) __attribute__((weak, alias("PMPI_Add_error_code")));
 
 int PMPI_Add_error_string(int errorcode, const char *string)
 {
-    (void)errorcode;
-    (void)string;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Add_error_string");
+    return abigo_Add_error_string((int)errorcode, (char*)string);
 }
 int MPI_Add_error_string(int errorcode, const char *string) __attribute__((weak, alias("PMPI_Add_error_string")));
 
@@ -3916,22 +3911,19 @@ int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_
 
 int PMPI_Remove_error_class(int errorclass)
 {
-    (void)errorclass;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Remove_error_class");
+    return abigo_Remove_error_class((int)errorclass);
 }
 int MPI_Remove_error_class(int errorclass) __attribute__((weak, alias("PMPI_Remove_error_class")));
 
 int PMPI_Remove_error_code(int errorcode)
 {
-    (void)errorcode;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Remove_error_code");
+    return abigo_Remove_error_code((int)errorcode);
 }
 int MPI_Remove_error_code(int errorcode) __attribute__((weak, alias("PMPI_Remove_error_code")));
 
 int PMPI_Remove_error_string(int errorcode)
 {
-    (void)errorcode;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Remove_error_string");
+    return abigo_Remove_error_string((int)errorcode);
 }
 int MPI_Remove_error_string(int errorcode) __attribute__((weak, alias("PMPI_Remove_error_string")));
 

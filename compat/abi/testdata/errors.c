@@ -83,6 +83,30 @@ int main(int argc, char **argv)
     CHECK(handled == 1 && handled_code == MPI_ERR_RANK && handled_comm == dup);
     CHECK_RC(MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER));
     CHECK(handled == 2 && handled_code == MPI_ERR_OTHER);
+    /* User error classes, codes and strings. */
+    int ecls, ecode, *last;
+    CHECK_RC(MPI_Add_error_class(&ecls));
+    CHECK_RC(MPI_Add_error_code(ecls, &ecode));
+    CHECK(ecls > MPI_ERR_LASTCODE && ecode > ecls);
+    CHECK_RC(MPI_Add_error_string(ecode, "my library failed"));
+    CHECK_RC(MPI_Error_class(ecode, &cls));
+    CHECK(cls == ecls);
+    CHECK_RC(MPI_Error_string(ecode, msg, &len));
+    CHECK(strcmp(msg, "my library failed") == 0);
+    CHECK_RC(MPI_Error_string(ecls, msg, &len));
+    CHECK(len == 0);
+    CHECK_RC(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &v));
+    CHECK(v == 1 && *last == ecode);
+    CHECK_RC(MPI_Comm_call_errhandler(dup, ecode));
+    CHECK(handled_code == ecode);
+    CHECK(MPI_Add_error_string(MPI_ERR_RANK, "no") == MPI_ERR_ARG);
+    CHECK(MPI_Remove_error_class(ecls) == MPI_ERR_ARG); /* a code is still in it */
+    CHECK_RC(MPI_Remove_error_string(ecode));
+    CHECK_RC(MPI_Remove_error_code(ecode));
+    CHECK_RC(MPI_Remove_error_class(ecls));
+    CHECK(MPI_Error_class(ecode, &cls) == MPI_ERR_ARG);
+    handled = 2; /* as before this block, for the count checked below */
+
     CHECK_RC(MPI_Errhandler_free(&mine));
     CHECK(mine == MPI_ERRHANDLER_NULL);
     CHECK(MPI_Send(buf, 1, MPI_INT, size + 3, 0, dup) == MPI_ERR_RANK && handled == 3);
