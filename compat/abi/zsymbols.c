@@ -2178,10 +2178,11 @@ int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_elements_x");
+    int t_count = 0;
+    int rc = PMPI_Get_elements(status, datatype, count == NULL ? NULL : &t_count);
+    if (count != NULL)
+        *count = (MPI_Count)t_count;
+    return rc;
 }
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((weak, alias("PMPI_Get_elements_x")));
 
@@ -4482,10 +4483,10 @@ int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    (void)status;
-    (void)datatype;
-    (void)count;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_set_elements_x");
+    if (count < INT_MIN || count > INT_MAX)
+        return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_set_elements_x");
+    int rc = PMPI_Status_set_elements(status, datatype, (int)count);
+    return rc;
 }
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) __attribute__((weak, alias("PMPI_Status_set_elements_x")));
 
@@ -4865,10 +4866,14 @@ int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exten
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    (void)datatype;
-    (void)lb;
-    (void)extent;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_extent_x");
+    MPI_Aint t_lb = 0;
+    MPI_Aint t_extent = 0;
+    int rc = PMPI_Type_get_extent(datatype, lb == NULL ? NULL : &t_lb, extent == NULL ? NULL : &t_extent);
+    if (lb != NULL)
+        *lb = (MPI_Count)t_lb;
+    if (extent != NULL)
+        *extent = (MPI_Count)t_extent;
+    return rc;
 }
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) __attribute__((weak, alias("PMPI_Type_get_extent_x")));
 
@@ -4899,10 +4904,14 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Co
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    (void)datatype;
-    (void)true_lb;
-    (void)true_extent;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_true_extent_x");
+    MPI_Aint t_true_lb = 0;
+    MPI_Aint t_true_extent = 0;
+    int rc = PMPI_Type_get_true_extent(datatype, true_lb == NULL ? NULL : &t_true_lb, true_extent == NULL ? NULL : &t_true_extent);
+    if (true_lb != NULL)
+        *true_lb = (MPI_Count)t_true_lb;
+    if (true_extent != NULL)
+        *true_extent = (MPI_Count)t_true_extent;
+    return rc;
 }
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) __attribute__((weak, alias("PMPI_Type_get_true_extent_x")));
 
@@ -4967,9 +4976,11 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) __attribute__((weak,
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    (void)datatype;
-    (void)size;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_size_x");
+    int t_size = 0;
+    int rc = PMPI_Type_size(datatype, size == NULL ? NULL : &t_size);
+    if (size != NULL)
+        *size = (MPI_Count)t_size;
+    return rc;
 }
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) __attribute__((weak, alias("PMPI_Type_size_x")));
 

@@ -83,7 +83,7 @@ const (
 	stub impl = iota
 	inGo
 	inC
-	inShim // X_c, the large-count form, over an implemented X (shim.go)
+	inShim // X_c (or MPI-3's X_x), a large-count form, over an implemented X (shim.go)
 )
 
 var (
@@ -160,7 +160,7 @@ func generate(dir string) (map[string][]byte, error) {
 		byName[f.name] = f
 	}
 	for _, f := range t.funcs {
-		if base, ok := strings.CutSuffix(f.name, "_c"); ok && where[f.name] == stub && where[base] != stub && shimmable(f, byName[base]) {
+		if base, ok := largeCountBase(f.name); ok && where[f.name] == stub && where[base] != stub && shimmable(f, byName[base]) {
 			where[f.name] = inShim
 		}
 	}

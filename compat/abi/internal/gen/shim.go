@@ -13,6 +13,15 @@ import (
 // MPI_ERR_UNSUPPORTED_OPERATION; forms with count arrays (the v
 // collectives) are not shimmed and stay stubs.
 
+// largeCountBase is the int form a large-count form (X_c, or MPI-3's
+// deprecated X_x) stands beside.
+func largeCountBase(name string) (string, bool) {
+	if b, ok := strings.CutSuffix(name, "_c"); ok {
+		return b, true
+	}
+	return strings.CutSuffix(name, "_x")
+}
+
 // narrow reports whether a parameter of the _c form maps onto the int
 // form's: the same, or a wider integer (or a pointer to one).
 func narrow(c, b param) (same, ok bool) {

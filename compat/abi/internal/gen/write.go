@@ -167,7 +167,8 @@ func symbols(t *tables, where map[string]impl, byName map[string]*function) []by
 		case inC:
 			p("    return abic_%s(%s);\n", f.name, paramList(f, true))
 		case inShim:
-			b.WriteString(shim(f, byName[strings.TrimSuffix(f.name, "_c")]))
+			base, _ := largeCountBase(f.name)
+			b.WriteString(shim(f, byName[base]))
 		case inGo:
 			var args []string
 			for _, q := range f.params {
@@ -213,13 +214,14 @@ func status(t *tables, where map[string]impl) []byte {
 	p("Every entry point of the MPI-5.0 standard ABI is exported (as `PMPI_X`, with a weak\n")
 	p("`MPI_X`), so every standard-ABI binary links and loads. Of the %d entry points,\n", len(t.funcs))
 	p("%d are implemented in Go (`compat/abi/*.go`, over `compat` and `windows`), %d in C\n", n[inGo], n[inC])
-	p("(`compat/abi/*.c`), %d are large-count `_c` forms over the int form (a count past\n", n[inShim])
+	p("(`compat/abi/*.c`), %d are large-count `_c` (and `_x`) forms over the int form (a count past\n", n[inShim])
 	p("INT_MAX raises `MPI_ERR_UNSUPPORTED_OPERATION`), and %d are stubs that raise\n", n[stub])
 	p("`MPI_ERR_UNSUPPORTED_OPERATION`")
 	p(" through the error handler (`MPI_T_*` stubs return `MPI_T_ERR_NOT_SUPPORTED`).\n\n")
 	p("| Entry point | Status |\n|---|---|\n")
 	for _, f := range t.funcs {
-		s := map[impl]string{stub: "stub", inGo: "Go", inC: "C", inShim: "`MPI_" + strings.TrimSuffix(f.name, "_c") + "` (counts up to INT_MAX)"}[where[f.name]]
+		base, _ := largeCountBase(f.name)
+		s := map[impl]string{stub: "stub", inGo: "Go", inC: "C", inShim: "over `MPI_" + base + "` (counts up to INT_MAX)"}[where[f.name]]
 		if f.deprecated {
 			s += " (deprecated)"
 		}
