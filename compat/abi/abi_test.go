@@ -416,3 +416,8 @@ func TestLargeCountForms(t *testing.T) {
 	exe := compile(t, "largecount.c")
 	runOK(t, 2, exe, "largecount ok")
 }
+
+func TestPersistentCollectives(t *testing.T) {
+	exe := compile(t, "pcoll.c")
+	runOK(t, 3, exe, "pcoll ok")
+}

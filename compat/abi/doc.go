@@ -76,7 +76,7 @@
 //	datatype.go, buffers.go               datatypes, buffers and statuses at the C boundary
 //	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
 //	mprobe.go                             matched probes, MPI_Isendrecv(_replace)
-//	nbc.go, nbcv.go                       nonblocking collectives as schedules of point-to-point rounds
+//	nbc.go, nbcv.go, pcoll.go             nonblocking and persistent collectives as schedules of point-to-point rounds
 //	coll.go, userop.go                    collectives; user reduction ops
 //	win.go, rma.go, mem.go                windows and their synchronization, RMA, MPI_Alloc_mem
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
@@ -85,8 +85,7 @@
 // # Not yet
 //
 // compat has no message cancellation, and its datatypes are of one basic
-// type with their lower bound at 0. So MPI_Cancel, MPI_Ibsend, the w
-// forms of the collectives, the persistent collectives and
+// type with their lower bound at 0. So MPI_Cancel, MPI_Ibsend and
 // MPI_Type_create_darray/subarray are stubs, and structs
 // of mixed types, negative displacements and resized lower bounds other
 // than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md

@@ -21,8 +21,14 @@ type reqObj struct {
 	sched *schedule       // a nonblocking collective in flight, or nil
 	owner C.uintptr_t     // the communicator or window whose error handler reports its errors
 	kind  int             // the owner's kind
-	start func() (*compat.Request, C.int)
+
+	// A persistent request's start: a point-to-point operation, or a
+	// collective's schedule (MPI_Allreduce_init, ...).
+	start      func() (*compat.Request, C.int)
+	startSched func() (*schedule, C.int)
 }
+
+func (q *reqObj) persistent() bool { return q.start != nil || q.startSched != nil }
 
 func newRequest(r *compat.Request, comm C.uintptr_t, start func() (*compat.Request, C.int)) C.uintptr_t {
 	return newOwnedRequest(r, comm, C.ABI_KIND_COMM, start)
@@ -77,7 +83,7 @@ func reqOf(h C.uintptr_t) (*reqObj, bool) {
 // finish retires a completed request: a nonblocking one's handle is freed
 // and set to MPI_REQUEST_NULL, a persistent one becomes inactive.
 func finish(h *C.uintptr_t, q *reqObj) {
-	if q.start != nil {
+	if q.persistent() {
 		q.r, q.sched = nil, nil
 		return
 	}
@@ -384,7 +390,7 @@ func abigo_Request_free(h *C.uintptr_t) C.int {
 	if !ok {
 		return failCode(0, "MPI_Request_free", C.MPI_ERR_REQUEST, "invalid request")
 	}
-	if q.sched != nil && q.start == nil {
+	if q.sched != nil {
 		// A collective must still run to its end for the other members:
 		// finish it here rather than drop it half done.
 		if _, err := q.wait(); err != nil {
@@ -430,11 +436,19 @@ func abigo_Request_get_status(h C.uintptr_t, flag *C.int, st *C.MPI_Status) C.in
 
 func start(call string, h C.uintptr_t) C.int {
 	q, ok := reqOf(h)
-	if !ok || q.start == nil {
+	if !ok || !q.persistent() {
 		return failCode(0, call, C.MPI_ERR_REQUEST, "not a persistent request")
 	}
 	if q.active() {
 		return raise(q.kind, uintptr(q.owner), C.MPI_ERR_REQUEST, call, nil)
+	}
+	if q.startSched != nil {
+		s, rc := q.startSched()
+		if s == nil {
+			return rc
+		}
+		q.sched = s
+		return C.MPI_SUCCESS
 	}
 	r, rc := q.start()
 	if r == nil {
