@@ -84,6 +84,7 @@ type typeObj struct {
 	dt        compat.Datatype
 	name      string
 	committed bool
+	env       envelope // how it was made (envelope.go)
 }
 
 func init() {
@@ -137,7 +138,8 @@ func abigo_Type_contiguous(count C.int, old C.uintptr_t, out *C.uintptr_t) C.int
 	if count < 0 {
 		return failCode(0, "MPI_Type_contiguous", C.MPI_ERR_COUNT, "count %d", int(count))
 	}
-	return newType(0, "MPI_Type_contiguous", compat.Contiguous(int(count), o), out)
+	return withEnvelope(newType(0, "MPI_Type_contiguous", compat.Contiguous(int(count), o), out), out,
+		envelope{combiner: C.MPI_COMBINER_CONTIGUOUS, ints: []int{int(count)}, olds: []typeRef{refOf(old)}})
 }
 
 //export abigo_Type_vector
@@ -149,7 +151,8 @@ func abigo_Type_vector(count, blocklen, stride C.int, old C.uintptr_t, out *C.ui
 	if count < 0 || blocklen < 0 {
 		return failCode(0, "MPI_Type_vector", C.MPI_ERR_COUNT, "count %d, blocklength %d", int(count), int(blocklen))
 	}
-	return newType(0, "MPI_Type_vector", compat.Vector(int(count), int(blocklen), int(stride), o), out)
+	return withEnvelope(newType(0, "MPI_Type_vector", compat.Vector(int(count), int(blocklen), int(stride), o), out), out,
+		envelope{combiner: C.MPI_COMBINER_VECTOR, ints: []int{int(count), int(blocklen), int(stride)}, olds: []typeRef{refOf(old)}})
 }
 
 //export abigo_Type_create_hvector
@@ -162,16 +165,17 @@ func abigo_Type_create_hvector(count, blocklen C.int, stride C.MPI_Aint, old C.u
 	if count < 0 || blocklen < 0 {
 		return failCode(0, call, C.MPI_ERR_COUNT, "count %d, blocklength %d", int(count), int(blocklen))
 	}
+	e := envelope{combiner: C.MPI_COMBINER_HVECTOR, ints: []int{int(count), int(blocklen)}, aints: []int{int(stride)}, olds: []typeRef{refOf(old)}}
 	// compat's vectors stride in whole extents of the old type; other
 	// strides are blocks at byte displacements.
 	if ext := C.MPI_Aint(o.Extent()); ext > 0 && stride%ext == 0 && stride > 0 {
-		return newType(0, call, compat.Vector(int(count), int(blocklen), int(stride/ext), o), out)
+		return withEnvelope(newType(0, call, compat.Vector(int(count), int(blocklen), int(stride/ext), o), out), out, e)
 	}
 	bs := make([]mpitype.Block, count)
 	for i := range bs {
 		bs[i] = mpitype.Block{Disp: i * int(stride), Count: int(blocklen), Old: o}
 	}
-	return newType(0, call, mpitype.BlocksOf(bs), out)
+	return withEnvelope(newType(0, call, mpitype.BlocksOf(bs), out), out, e)
 }
 
 func userType(h *C.uintptr_t, call string) (*typeObj, C.int) {
@@ -230,7 +234,8 @@ func abigo_Type_dup(old C.uintptr_t, out *C.uintptr_t) C.int {
 	if out == nil {
 		return failCode(0, "MPI_Type_dup", C.MPI_ERR_ARG, "newtype is NULL")
 	}
-	h, _ := newHandle(C.ABI_KIND_DATATYPE, &typeObj{dt: compat.Contiguous(1, o), committed: true})
+	h, _ := newHandle(C.ABI_KIND_DATATYPE, &typeObj{dt: compat.Contiguous(1, o), committed: true,
+		env: envelope{combiner: C.MPI_COMBINER_DUP, olds: []typeRef{refOf(old)}}})
 	*out = C.uintptr_t(h)
 	return C.MPI_SUCCESS
 }
@@ -398,7 +403,7 @@ func abigo_Type_match_size(class, size C.int, out *C.uintptr_t) C.int {
 
 // blocks builds the blocks of the indexed and struct constructors: count
 // blocks, blocklen(i) copies of old(i) at disp(i) bytes.
-func blocks(call string, count C.int, blocklen func(int) int, disp func(int) int, old func(int) C.uintptr_t, out *C.uintptr_t) C.int {
+func blocks(call string, count C.int, blocklen func(int) int, disp func(int) int, old func(int) C.uintptr_t, out *C.uintptr_t, e envelope) C.int {
 	if count < 0 {
 		return failCode(0, call, C.MPI_ERR_COUNT, "count %d", int(count))
 	}
@@ -421,7 +426,7 @@ func blocks(call string, count C.int, blocklen func(int) int, disp func(int) int
 			return failCode(0, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%v", d.Err())
 		}
 	}
-	return newType(0, call, d, out)
+	return withEnvelope(newType(0, call, d, out), out, e)
 }
 
 func intAt(p *C.int, n C.int) func(int) int {
@@ -465,7 +470,8 @@ func abigo_Type_indexed(count C.int, blocklens, displs *C.int, old C.uintptr_t, 
 		return failCode(0, "MPI_Type_indexed", C.MPI_ERR_ARG, "NULL array")
 	}
 	ext, d := extentOf(old), intAt(displs, count)
-	return blocks("MPI_Type_indexed", count, intAt(blocklens, count), func(i int) int { return d(i) * ext }, same(old), out)
+	e := envelope{combiner: C.MPI_COMBINER_INDEXED, ints: append(append([]int{int(count)}, intsIn(blocklens, count)...), intsIn(displs, count)...), olds: []typeRef{refOf(old)}}
+	return blocks("MPI_Type_indexed", count, intAt(blocklens, count), func(i int) int { return d(i) * ext }, same(old), out, e)
 }
 
 //export abigo_Type_create_hindexed
@@ -473,7 +479,8 @@ func abigo_Type_create_hindexed(count C.int, blocklens *C.int, displs *C.MPI_Ain
 	if !arraysOK(count, unsafe.Pointer(blocklens), unsafe.Pointer(displs)) {
 		return failCode(0, "MPI_Type_create_hindexed", C.MPI_ERR_ARG, "NULL array")
 	}
-	return blocks("MPI_Type_create_hindexed", count, intAt(blocklens, count), aintAt(displs, count), same(old), out)
+	e := envelope{combiner: C.MPI_COMBINER_HINDEXED, ints: append([]int{int(count)}, intsIn(blocklens, count)...), aints: aintsIn(displs, count), olds: []typeRef{refOf(old)}}
+	return blocks("MPI_Type_create_hindexed", count, intAt(blocklens, count), aintAt(displs, count), same(old), out, e)
 }
 
 //export abigo_Type_create_indexed_block
@@ -482,7 +489,8 @@ func abigo_Type_create_indexed_block(count, blocklen C.int, displs *C.int, old C
 		return failCode(0, "MPI_Type_create_indexed_block", C.MPI_ERR_ARG, "NULL array")
 	}
 	ext, d := extentOf(old), intAt(displs, count)
-	return blocks("MPI_Type_create_indexed_block", count, same(int(blocklen)), func(i int) int { return d(i) * ext }, same(old), out)
+	e := envelope{combiner: C.MPI_COMBINER_INDEXED_BLOCK, ints: append([]int{int(count), int(blocklen)}, intsIn(displs, count)...), olds: []typeRef{refOf(old)}}
+	return blocks("MPI_Type_create_indexed_block", count, same(int(blocklen)), func(i int) int { return d(i) * ext }, same(old), out, e)
 }
 
 //export abigo_Type_create_hindexed_block
@@ -490,7 +498,8 @@ func abigo_Type_create_hindexed_block(count, blocklen C.int, displs *C.MPI_Aint,
 	if !arraysOK(count, unsafe.Pointer(displs)) {
 		return failCode(0, "MPI_Type_create_hindexed_block", C.MPI_ERR_ARG, "NULL array")
 	}
-	return blocks("MPI_Type_create_hindexed_block", count, same(int(blocklen)), aintAt(displs, count), same(old), out)
+	e := envelope{combiner: C.MPI_COMBINER_HINDEXED_BLOCK, ints: []int{int(count), int(blocklen)}, aints: aintsIn(displs, count), olds: []typeRef{refOf(old)}}
+	return blocks("MPI_Type_create_hindexed_block", count, same(int(blocklen)), aintAt(displs, count), same(old), out, e)
 }
 
 //export abigo_Type_create_struct
@@ -499,7 +508,11 @@ func abigo_Type_create_struct(count C.int, blocklens *C.int, displs *C.MPI_Aint,
 		return failCode(0, "MPI_Type_create_struct", C.MPI_ERR_ARG, "NULL array")
 	}
 	ts := reqArray(count, types) // an array of handles
-	return blocks("MPI_Type_create_struct", count, intAt(blocklens, count), aintAt(displs, count), func(i int) C.uintptr_t { return ts[i] }, out)
+	e := envelope{combiner: C.MPI_COMBINER_STRUCT, ints: append([]int{int(count)}, intsIn(blocklens, count)...), aints: aintsIn(displs, count)}
+	for _, t := range ts {
+		e.olds = append(e.olds, refOf(t))
+	}
+	return blocks("MPI_Type_create_struct", count, intAt(blocklens, count), aintAt(displs, count), func(i int) C.uintptr_t { return ts[i] }, out, e)
 }
 
 //export abigo_Type_create_resized
@@ -511,5 +524,17 @@ func abigo_Type_create_resized(old C.uintptr_t, lb, extent C.MPI_Aint, out *C.ui
 	if lb != 0 {
 		return failCode(0, "MPI_Type_create_resized", C.MPI_ERR_UNSUPPORTED_OPERATION, "lower bound %d: only 0 is supported", int(lb))
 	}
-	return newType(0, "MPI_Type_create_resized", mpitype.ResizedOf(o, int(lb), int(extent)), out)
+	return withEnvelope(newType(0, "MPI_Type_create_resized", mpitype.ResizedOf(o, int(lb), int(extent)), out), out,
+		envelope{combiner: C.MPI_COMBINER_RESIZED, aints: []int{int(lb), int(extent)}, olds: []typeRef{refOf(old)}})
+}
+
+func aintsIn(p *C.MPI_Aint, n C.int) []int {
+	if n <= 0 || p == nil {
+		return nil
+	}
+	out := make([]int, n)
+	for i, v := range unsafe.Slice(p, int(n)) {
+		out[i] = int(v)
+	}
+	return out
 }

@@ -73,7 +73,8 @@
 //	env.go, env.c      MPI_Init ... MPI_Finalize, versions, MPI_Abort; Wtime, statuses, attributes in C
 //	comm.go, group.go, topo.go, info.go   communicators, groups, Cartesian topologies, info
 //	attr.go                               communicator attributes with user keyvals
-//	datatype.go, buffers.go               datatypes, buffers and statuses at the C boundary
+//	datatype.go, envelope.go, pack.go     datatypes, their decoding, MPI_Pack/Unpack
+//	buffers.go                            buffers and statuses at the C boundary
 //	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
 //	mprobe.go                             matched probes, MPI_Isendrecv(_replace)
 //	nbc.go, nbcv.go, pcoll.go             nonblocking and persistent collectives as schedules of point-to-point rounds

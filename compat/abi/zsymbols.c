@@ -4597,14 +4597,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
 
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
-    (void)datatype;
-    (void)max_integers;
-    (void)max_addresses;
-    (void)max_datatypes;
-    (void)array_of_integers;
-    (void)array_of_addresses;
-    (void)array_of_datatypes;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_contents");
+    return abigo_Type_get_contents((uintptr_t)datatype, (int)max_integers, (int)max_addresses, (int)max_datatypes, (int*)array_of_integers, (MPI_Aint*)array_of_addresses, (uintptr_t*)array_of_datatypes);
 }
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) __attribute__((weak, alias("PMPI_Type_get_contents")));
 
@@ -4625,12 +4618,7 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
 
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
-    (void)datatype;
-    (void)num_integers;
-    (void)num_addresses;
-    (void)num_datatypes;
-    (void)combiner;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_envelope");
+    return abigo_Type_get_envelope((uintptr_t)datatype, (int*)num_integers, (int*)num_addresses, (int*)num_datatypes, (int*)combiner);
 }
 int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) __attribute__((weak, alias("PMPI_Type_get_envelope")));
 

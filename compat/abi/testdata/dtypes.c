@@ -80,6 +80,26 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         CHECK(col[i] == i * n + rank);
 
+    /* Decoding: envelopes and contents. */
+    int ni, na, nd, comb, ci[8];
+    MPI_Aint ca[4];
+    MPI_Datatype ct[4];
+    CHECK_RC(MPI_Type_get_envelope(MPI_INT, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_NAMED && ni == 0 && nd == 0);
+    CHECK_RC(MPI_Type_get_envelope(tri, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_INDEXED && ni == 7 && na == 0 && nd == 1);
+    CHECK_RC(MPI_Type_get_contents(tri, 8, 4, 4, ci, ca, ct));
+    CHECK(ci[0] == 3 && ci[1] == 1 && ci[3] == 3 && ci[4] == 0 && ci[6] == 6 && ct[0] == MPI_INT);
+    CHECK_RC(MPI_Type_get_envelope(cr, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_RESIZED && na == 2 && nd == 1);
+    CHECK_RC(MPI_Type_get_contents(cr, 8, 4, 4, ci, ca, ct));
+    CHECK(ca[0] == 0 && ca[1] == sizeof(int));
+    CHECK_RC(MPI_Type_get_envelope(ct[0], &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_VECTOR && ni == 3);
+    CHECK_RC(MPI_Type_free(&ct[0])); /* a new handle for a derived old type */
+    CHECK_RC(MPI_Type_get_envelope(pt, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_STRUCT && ni == 3 && na == 2 && nd == 2);
+
     CHECK_RC(MPI_Type_free(&tri));
     CHECK_RC(MPI_Type_free(&hi));
     CHECK_RC(MPI_Type_free(&ib));
