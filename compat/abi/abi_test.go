@@ -421,3 +421,10 @@ func TestPersistentCollectives(t *testing.T) {
 	exe := compile(t, "pcoll.c")
 	runOK(t, 3, exe, "pcoll ok")
 }
+
+func TestNeighborhoodCollectives(t *testing.T) {
+	exe := compile(t, "neighbor.c")
+	runOK(t, 1, exe, "neighbor ok")
+	runOK(t, 2, exe, "neighbor ok")
+	runOK(t, 4, exe, "neighbor ok")
+}

@@ -18,6 +18,7 @@ type commObj struct {
 	cs    *commState
 	name  string          // set by MPI_Comm_set_name
 	cart  *cart           // a Cartesian topology (MPI_Cart_create), or nil
+	graph *distGraph      // a distributed graph topology, or nil
 	attrs map[int]uintptr // user attributes by keyval (attr.go)
 
 	// The private duplicate of nonblocking collectives and their count
@@ -163,7 +164,7 @@ func abigo_Comm_dup(comm C.uintptr_t, out *C.uintptr_t) C.int {
 	newComm(o, d, out)
 	n, _ := lookup(uintptr(*out), C.ABI_KIND_COMM)
 	dup := n.val.(*commObj)
-	dup.cart = o.cart // a duplicate keeps the topology and copies attributes
+	dup.cart, dup.graph = o.cart, o.graph // a duplicate keeps the topology and copies attributes
 	if rc := copyAttrs(comm, o, dup); rc != C.MPI_SUCCESS {
 		return failCode(comm, "MPI_Comm_dup", rc, "an attribute copy function failed")
 	}

@@ -72,6 +72,7 @@
 //	callbacks.c        calls into user code (error handlers, user ops, attribute copy/delete)
 //	env.go, env.c      MPI_Init ... MPI_Finalize, versions, MPI_Abort; Wtime, statuses, attributes in C
 //	comm.go, group.go, topo.go, info.go   communicators, groups, Cartesian topologies, info
+//	neighbor.go                           distributed graphs, neighborhood collectives
 //	attr.go                               communicator attributes with user keyvals
 //	datatype.go, envelope.go, pack.go     datatypes, their decoding, MPI_Pack/Unpack
 //	buffers.go                            buffers and statuses at the C boundary

@@ -163,9 +163,13 @@ func abigo_Topo_test(comm C.uintptr_t, status *C.int) C.int {
 	if status == nil {
 		return failCode(comm, "MPI_Topo_test", C.MPI_ERR_ARG, "status is NULL")
 	}
-	*status = C.MPI_UNDEFINED
-	if o.cart != nil {
+	switch {
+	case o.cart != nil:
 		*status = C.MPI_CART
+	case o.graph != nil:
+		*status = C.MPI_DIST_GRAPH
+	default:
+		*status = C.MPI_UNDEFINED
 	}
 	return C.MPI_SUCCESS
 }

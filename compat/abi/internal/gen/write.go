@@ -80,7 +80,7 @@ func paramList(f *function, bare bool) string {
 		if bare {
 			s = append(s, q.name)
 		} else {
-			s = append(s, q.text)
+			s = append(s, declText(q))
 		}
 	}
 	if f.variadic && !bare {
@@ -92,18 +92,29 @@ func paramList(f *function, bare bool) string {
 	return strings.Join(s, ", ")
 }
 
+// declText is a parameter's declaration. Weight arrays are declared as
+// pointers, the same type: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are
+// small integers cast to int *, which GCC (-Wstringop-overread, on by
+// default) refuses to see passed where an array is declared.
+func declText(q param) string {
+	if strings.Contains(q.name, "weights") && strings.HasSuffix(q.text, "[]") {
+		return strings.TrimSuffix(strings.TrimSuffix(q.text, "[]"), q.name) + "*" + q.name
+	}
+	return q.text
+}
+
 // goType is the C type the Go side takes a parameter as. Handles,
 // callbacks and untyped buffers travel as uintptr_t: their values may be
 // small integers (MPI_COMM_WORLD is 0x101, MPI_IN_PLACE is 1, MPI_DUP_FN
 // is 1, MPI_UNWEIGHTED is 10) that Go must never hold in a pointer type.
 func (t *tables) goType(q param) string {
-	word := t.handles[q.base] || q.base == "void" || t.callbacks[q.base] ||
-		(q.base == "int" && strings.Contains(q.name, "weights"))
+	weights := q.base == "int" && strings.Contains(q.name, "weights")
+	word := t.handles[q.base] || q.base == "void" || t.callbacks[q.base] || weights
 	if !word {
 		return q.base + strings.Repeat("*", q.stars)
 	}
 	depth := q.stars
-	if q.base == "void" || t.callbacks[q.base] {
+	if q.base == "void" || t.callbacks[q.base] || weights {
 		depth-- // the pointer itself is the word
 	}
 	if depth < 0 {
