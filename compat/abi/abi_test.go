@@ -193,6 +193,15 @@ func TestErrorsAreFatal(t *testing.T) {
 	require.NotContains(t, r.stdout, "still running")
 }
 
+func TestErrorsWithoutCommunicator(t *testing.T) {
+	exe := compile(t, "errworld.c")
+	r := run(t, 1, exe)
+	require.Contains(t, r.stdout, "errworld ok", "stderr:\n%s", r.stderr)
+	require.NotContains(t, r.stdout, "not fatal")
+	require.Equal(t, 2, r.code, "MPI_ERR_COUNT\nstderr:\n%s", r.stderr)
+	require.Contains(t, r.stderr, "MPI_Type_contiguous: rank 0:")
+}
+
 func TestAbort(t *testing.T) {
 	exe := compile(t, "abort.c")
 	r := run(t, 3, exe)

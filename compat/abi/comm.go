@@ -14,12 +14,13 @@ import (
 // the *compat.Comm.
 
 type commObj struct {
-	c     *compat.Comm
-	cs    *commState
-	name  string          // set by MPI_Comm_set_name
-	cart  *cart           // a Cartesian topology (MPI_Cart_create), or nil
-	graph *distGraph      // a distributed graph topology, or nil
-	attrs map[int]uintptr // user attributes by keyval (attr.go)
+	c       *compat.Comm
+	cs      *commState
+	name    string          // set by MPI_Comm_set_name
+	errhSet bool            // MPI_Comm_set_errhandler was called on it
+	cart    *cart           // a Cartesian topology (MPI_Cart_create), or nil
+	graph   *distGraph      // a distributed graph topology, or nil
+	attrs   map[int]uintptr // user attributes by keyval (attr.go)
 
 	// The private duplicate of nonblocking collectives and their count
 	// (nbc.go).

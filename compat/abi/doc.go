@@ -54,7 +54,9 @@
 // is what MPI_Comm_rank reads).
 //
 // Every error is an MPI error class at the ABI's value (errors.go maps
-// compat's classes) raised through the object's error handler:
+// compat's classes) raised through the object's error handler (for calls
+// without one, MPI_COMM_SELF's once one is set there, else
+// MPI_COMM_WORLD's, which is where MPI-3 codes set theirs):
 // MPI_ERRORS_ARE_FATAL by default (prints the call, the rank and the
 // message, then ends the job with the class as exit status),
 // MPI_ERRORS_RETURN, or a user handler called through callbacks.c. Ranks,

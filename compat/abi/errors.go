@@ -144,7 +144,8 @@ type errhandler struct {
 }
 
 // handlerOf returns the error handler attached to the object (kind, h),
-// or MPI_COMM_SELF's when h is not a live object of that kind.
+// or, when h is not a live object of that kind, MPI_COMM_SELF's (MPI_COMM_WORLD's
+// while none was set on MPI_COMM_SELF), and the object it is called with.
 func handlerOf(kind int, h uintptr) (eh, obj uintptr) {
 	if kind != C.ABI_KIND_NONE {
 		if o, ok := lookup(h, kind); ok {
@@ -156,8 +157,14 @@ func handlerOf(kind int, h uintptr) (eh, obj uintptr) {
 			}
 		}
 	}
-	if o, ok := lookup(uintptr(0x102), C.ABI_KIND_COMM); ok {
+	// MPI-4 raises such errors on MPI_COMM_SELF; MPI-3 raised them on
+	// MPI_COMM_WORLD, where older codes set MPI_ERRORS_RETURN. Until a
+	// handler is set on MPI_COMM_SELF, MPI_COMM_WORLD's applies.
+	if o, ok := lookup(uintptr(0x102), C.ABI_KIND_COMM); ok && o.val.(*commObj).errhSet {
 		return o.val.(*commObj).errhandler(), 0x102
+	}
+	if o, ok := lookup(uintptr(0x101), C.ABI_KIND_COMM); ok {
+		return o.val.(*commObj).errhandler(), 0x101
 	}
 	return 0x141, 0x102 // before MPI_Init: fatal
 }
@@ -406,6 +413,7 @@ func abigo_Comm_set_errhandler(comm C.uintptr_t, eh C.uintptr_t) C.int {
 		return failCode(comm, "MPI_Comm_set_errhandler", C.MPI_ERR_ARG, "not a communicator error handler")
 	}
 	o.val.(*commObj).cs.Errhandler = uintptr(eh)
+	o.val.(*commObj).errhSet = true
 	return C.MPI_SUCCESS
 }
 
