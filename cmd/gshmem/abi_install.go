@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// gshmem abi install: build libmpi_abi.so.1 from the module's source with
+// the go toolchain and install it as an MPI installation.
+
+func abiCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "abi",
+		Short: "the MPI-5.0 standard ABI library (libmpi_abi.so.1) for C and C++ programs",
+	}
+	c.AddCommand(abiInstallCmd())
+	return c
+}
+
+func abiInstallCmd() *cobra.Command {
+	var prefix, src string
+	c := &cobra.Command{
+		Use:   "install --prefix DIR [--src DIR]",
+		Short: "build libmpi_abi.so.1 and install mpi.h, the library, pkg-config and mpicc/mpicxx/mpiexec under DIR",
+		Long: `install builds compat/abi with the go toolchain (cgo and a C compiler needed)
+into DIR/lib/libmpi_abi.so.1 (+ the libmpi_abi.so link), and installs
+DIR/include/mpi.h and mpi-ext.h, DIR/lib/pkgconfig/mpi.pc, a copy of this
+gshmem binary as DIR/bin/gshmem, and DIR/bin/mpicc, mpicxx and mpiexec (gshmem
+run), so that PATH=DIR/bin:$PATH or make MPICC=DIR/bin/mpicc builds existing
+MPI projects. --src is the gshmem source tree (default: the module of the
+current directory).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if prefix == "" {
+				return fmt.Errorf("--prefix is required")
+			}
+			return installABI(cmd, prefix, src)
+		},
+	}
+	c.Flags().StringVar(&prefix, "prefix", "", "installation directory")
+	c.Flags().StringVar(&src, "src", "", "gshmem source tree (default: found from the current directory)")
+	return c
+}
+
+// moduleRoot finds the gshmem module's source directory.
+func moduleRoot(src string) (string, error) {
+	if src == "" {
+		out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gshmem/gshmem").Output()
+		if err != nil {
+			return "", fmt.Errorf("finding the gshmem source (run inside it or pass --src): %w", err)
+		}
+		src = strings.TrimSpace(string(out))
+	}
+	if _, err := os.Stat(filepath.Join(src, "compat", "abi", "include", "mpi.h")); err != nil {
+		return "", fmt.Errorf("%s is not the gshmem source tree: %w", src, err)
+	}
+	return filepath.Abs(src)
+}
+
+func installABI(cmd *cobra.Command, prefix, src string) error {
+	root, err := moduleRoot(src)
+	if err != nil {
+		return err
+	}
+	prefix, err = filepath.Abs(prefix)
+	if err != nil {
+		return err
+	}
+	for _, d := range []string{"bin", "include", "lib/pkgconfig"} {
+		if err := os.MkdirAll(filepath.Join(prefix, d), 0o755); err != nil {
+			return err
+		}
+	}
+	lib := filepath.Join(prefix, "lib", abiLib)
+	build := exec.Command("go", "build", "-buildmode=c-shared",
+		"-ldflags=-extldflags=-Wl,-soname,"+abiLib, "-o", lib, "./compat/abi")
+	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	build.Stdout, build.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building %s: %w", abiLib, err)
+	}
+	// cgo writes its export header beside the library: internal, not an
+	// MPI header.
+	_ = os.Remove(strings.TrimSuffix(lib, filepath.Ext(lib)) + ".h")
+	link := filepath.Join(prefix, "lib", "libmpi_abi.so")
+	_ = os.Remove(link)
+	if err := os.Symlink(abiLib, link); err != nil {
+		return err
+	}
+	for _, h := range []string{"mpi.h", "mpi-ext.h"} {
+		if err := copyFile(filepath.Join(root, "compat", "abi", "include", h), filepath.Join(prefix, "include", h), 0o644); err != nil {
+			return err
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	self := filepath.Join(prefix, "bin", "gshmem")
+	if same, _ := sameFile(exe, self); !same {
+		if err := copyFile(exe, self, 0o755); err != nil {
+			return err
+		}
+	}
+	scripts := map[string]string{
+		"mpicc":  `exec "` + self + `" mpicc --prefix "` + prefix + `" "$@"`,
+		"mpicxx": `exec "` + self + `" mpicxx --prefix "` + prefix + `" "$@"`,
+		// mpiexec takes MPI's -np as well as -n.
+		"mpiexec": `for a in "$@"; do
+  if [ "$a" = "-np" ]; then a="-n"; fi
+  set -- "$@" "$a"
+  shift
+done
+exec "` + self + `" run "$@"`,
+	}
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(prefix, "bin", name), []byte("#!/bin/sh\n# gshmem's "+name+" (gshmem abi install)\n"+body+"\n"), 0o755); err != nil {
+			return err
+		}
+	}
+	pc := fmt.Sprintf(`prefix=%s
+libdir=${prefix}/lib
+includedir=${prefix}/include
+
+Name: mpi
+Description: gshmem's MPI-5.0 standard ABI library (libmpi_abi)
+Version: 5.0
+Cflags: -I${includedir}
+Libs: -L${libdir} -Wl,-rpath,${libdir} -lmpi_abi
+`, prefix)
+	if err := os.WriteFile(filepath.Join(prefix, "lib", "pkgconfig", "mpi.pc"), []byte(pc), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "installed %s under %s\n", abiLib, prefix)
+	return nil
+}
+
+func copyFile(from, to string, mode os.FileMode) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if old, err := os.ReadFile(to); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	tmp := to + ".tmp"
+	if err := os.WriteFile(tmp, b, mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, to)
+}
+
+func sameFile(a, b string) (bool, error) {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	sb, err := os.Stat(b)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(sa, sb), nil
+}

@@ -1,0 +1,111 @@
+package main
+
+/*
+#include "abi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gshmem/gshmem/compat"
+)
+
+// Buffers and statuses at the C boundary.
+
+// cptr turns an address C passed as a word into a pointer. The memory is
+// the C program's, which Go never moves or frees; the reinterpretation
+// (instead of a conversion from uintptr) says so to vet.
+func cptr(u C.uintptr_t) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&u)) }
+
+// minAddr is below any address C memory can have; the ABI's special
+// buffer values (MPI_BOTTOM 0, MPI_IN_PLACE 1) are under it.
+const minAddr = 4096
+
+// cbuf is the n bytes at u; ok is false when n > 0 and u is not an
+// address.
+func cbuf(u C.uintptr_t, n int) ([]byte, bool) {
+	if n <= 0 {
+		return []byte{}, true
+	}
+	if u < minAddr {
+		return nil, false
+	}
+	return unsafe.Slice((*byte)(cptr(u)), n), true
+}
+
+// msgBuf checks a message buffer argument (buf, count, datatype) and
+// returns the bytes count instances span.
+func msgBuf(comm C.uintptr_t, call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t) ([]byte, compat.Datatype, C.int) {
+	dt, ok := typeOf(dtype, true)
+	if !ok {
+		return nil, dt, failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
+	}
+	if count < 0 {
+		return nil, dt, failCode(comm, call, C.MPI_ERR_COUNT, "count %d", int(count))
+	}
+	b, ok := cbuf(buf, span(dt, int(count)))
+	if !ok {
+		return nil, dt, failCode(comm, call, C.MPI_ERR_BUFFER, "buffer %#x for %d elements", uintptr(buf), int(count))
+	}
+	return b, dt, C.MPI_SUCCESS
+}
+
+// setStatus fills a C status from compat's: source and tag in the ABI's
+// values, the byte count and the cancelled flag in the private words.
+// MPI_ERROR is left alone: only the multiple-completion calls set it.
+func setStatus(st *C.MPI_Status, s compat.Status) {
+	if st == nil {
+		return
+	}
+	st.MPI_SOURCE = rankOut(s.Source)
+	st.MPI_TAG = tagOut(s.Tag)
+	n := uint64(s.Bytes())
+	st.MPI_internal[C.ABI_STATUS_COUNT_LO] = C.int(uint32(n))
+	st.MPI_internal[C.ABI_STATUS_COUNT_HI] = C.int(uint32(n >> 32))
+	st.MPI_internal[C.ABI_STATUS_CANCELLED] = 0
+}
+
+// setEmpty fills the empty status MPI gives for null or inactive
+// requests.
+func setEmpty(st *C.MPI_Status) {
+	if st == nil {
+		return
+	}
+	st.MPI_SOURCE = C.MPI_ANY_SOURCE
+	st.MPI_TAG = C.MPI_ANY_TAG
+	st.MPI_ERROR = C.MPI_SUCCESS
+	for i := range st.MPI_internal {
+		st.MPI_internal[i] = 0
+	}
+}
+
+func statusBytes(st *C.MPI_Status) int64 {
+	return int64(uint32(st.MPI_internal[C.ABI_STATUS_COUNT_LO])) | int64(st.MPI_internal[C.ABI_STATUS_COUNT_HI])<<32
+}
+
+// statusAt is the i-th of an array of statuses, nil for MPI_STATUSES_IGNORE.
+func statusAt(sts *C.MPI_Status, i int) *C.MPI_Status {
+	if sts == nil {
+		return nil
+	}
+	return (*C.MPI_Status)(unsafe.Add(unsafe.Pointer(sts), uintptr(i)*unsafe.Sizeof(*sts)))
+}
+
+//export abigo_Status_set_elements
+func abigo_Status_set_elements(st *C.MPI_Status, h C.uintptr_t, count C.int) C.int {
+	dt, rc := typeArg(h, "MPI_Status_set_elements")
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	if st == nil || count < 0 {
+		return failCode(0, "MPI_Status_set_elements", C.MPI_ERR_ARG, "NULL status or negative count")
+	}
+	n := uint64(count) * uint64(dt.Basic().Size())
+	st.MPI_internal[C.ABI_STATUS_COUNT_LO] = C.int(uint32(n))
+	st.MPI_internal[C.ABI_STATUS_COUNT_HI] = C.int(uint32(n >> 32))
+	return C.MPI_SUCCESS
+}
+
+// ptrOf is the address of a non-empty buffer's first byte.
+func ptrOf(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }

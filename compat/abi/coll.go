@@ -1,0 +1,454 @@
+package main
+
+/*
+#include "abi.h"
+*/
+import "C"
+
+import (
+	"github.com/gshmem/gshmem/compat"
+)
+
+// Collectives over compat's, buffers as bytes. MPI_IN_PLACE becomes
+// compat.InPlace; buffers a rank does not use (a non-root's receive
+// buffer) may be anything, as MPI says.
+//
+// Hot path to come: MPI_Barrier and the 8-byte MPI_Allreduce of the
+// issue's targets run the team collectives of shmem; their C form would
+// read a published team state from abi_comm.
+
+// predefOp maps the ABI's predefined ops.
+var predefOp = map[C.uintptr_t]compat.Op{
+	0x21: compat.OpSum, 0x22: compat.OpMin, 0x23: compat.OpMax, 0x24: compat.OpProd,
+	0x28: compat.OpBand, 0x29: compat.OpBor, 0x2a: compat.OpBxor,
+	0x30: compat.OpLand, 0x31: compat.OpLor, 0x32: compat.OpLxor,
+	0x38: compat.OpMinloc, 0x39: compat.OpMaxloc,
+	0x3c: compat.OpReplace, 0x3d: compat.OpNoOp,
+}
+
+func opOf(h C.uintptr_t) (compat.Op, bool) {
+	op, ok := predefOp[h]
+	return op, ok
+}
+
+// collArgs is what every collective checks first: the communicator.
+func collComm(comm C.uintptr_t, call string) (*compat.Comm, C.int) {
+	o, rc := commOf(comm, call)
+	if o == nil {
+		return nil, rc
+	}
+	return o.c, C.MPI_SUCCESS
+}
+
+// sendOrInPlace is a send buffer that may be MPI_IN_PLACE.
+func sendOrInPlace(comm C.uintptr_t, call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t) ([]byte, compat.Datatype, C.int) {
+	if buf == 1 { // MPI_IN_PLACE
+		dt, _ := typeOf(dtype, true)
+		return compat.InPlace[byte](), dt, C.MPI_SUCCESS
+	}
+	return msgBuf(comm, call, buf, count, dtype)
+}
+
+// optBuf is a buffer this rank may not use: when it is no address, an
+// empty slice, which compat reads only where MPI says it matters.
+func optBuf(comm C.uintptr_t, call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t) ([]byte, compat.Datatype, C.int) {
+	if buf < minAddr && buf != 1 {
+		dt, ok := typeOf(dtype, true)
+		if !ok && dtype != 0x200 {
+			return nil, dt, failCode(comm, call, C.MPI_ERR_TYPE, "invalid datatype")
+		}
+		return []byte{}, dt, C.MPI_SUCCESS
+	}
+	return sendOrInPlace(comm, call, buf, count, dtype)
+}
+
+// vBuf is the buffer of a v-collective: its length reaches the farthest
+// block, counts[i] instances at displs[i] extents.
+func vBuf(comm C.uintptr_t, call string, buf C.uintptr_t, counts, displs []int, dtype C.uintptr_t) ([]byte, compat.Datatype, C.int) {
+	if buf == 1 {
+		dt, _ := typeOf(dtype, true)
+		return compat.InPlace[byte](), dt, C.MPI_SUCCESS
+	}
+	dt, ok := typeOf(dtype, true)
+	if !ok {
+		if buf < minAddr && counts == nil {
+			return []byte{}, dt, C.MPI_SUCCESS // not significant here
+		}
+		return nil, dt, failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
+	}
+	n := 0
+	for i := range counts {
+		if i < len(displs) && counts[i] > 0 && displs[i] >= 0 {
+			n = max(n, displs[i]*dt.Extent()+span(dt, counts[i]))
+		}
+	}
+	b, ok := cbuf(buf, n)
+	if !ok {
+		return nil, dt, failCode(comm, call, C.MPI_ERR_BUFFER, "buffer %#x", uintptr(buf))
+	}
+	return b, dt, C.MPI_SUCCESS
+}
+
+func done(comm C.uintptr_t, call string, err error) C.int {
+	if err != nil {
+		return fail(comm, call, err)
+	}
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Barrier
+func abigo_Barrier(comm C.uintptr_t) C.int {
+	c, rc := collComm(comm, "MPI_Barrier")
+	if c == nil {
+		return rc
+	}
+	return done(comm, "MPI_Barrier", c.Barrier())
+}
+
+//export abigo_Bcast
+func abigo_Bcast(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	const call = "MPI_Bcast"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	b, dt, rc := msgBuf(comm, call, buf, count, dtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Bcast(c, b, int(count), dt, int(root)))
+}
+
+func reduceBufs(comm C.uintptr_t, call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, recvUsed bool) (s, r []byte, dt compat.Datatype, o compat.Op, rc C.int) {
+	o, ok := opOf(op)
+	if !ok {
+		return nil, nil, dt, o, failCode(comm, call, C.MPI_ERR_OP, "invalid op")
+	}
+	s, dt, rc = sendOrInPlace(comm, call, sbuf, count, dtype)
+	if rc != C.MPI_SUCCESS {
+		return
+	}
+	if recvUsed {
+		r, _, rc = msgBuf(comm, call, rbuf, count, dtype)
+	} else {
+		r, _, rc = optBuf(comm, call, rbuf, count, dtype)
+	}
+	return
+}
+
+//export abigo_Reduce
+func abigo_Reduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	const call = "MPI_Reduce"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	if u, ok := userOpOf(op); ok {
+		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, int(root), false, false)
+	}
+	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, int(root) == c.Rank())
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Reduce(c, s, r, int(count), dt, o, int(root)))
+}
+
+//export abigo_Allreduce
+func abigo_Allreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	const call = "MPI_Allreduce"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	if u, ok := userOpOf(op); ok {
+		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, false, false)
+	}
+	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, true)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Allreduce(c, s, r, int(count), dt, o))
+}
+
+//export abigo_Scan
+func abigo_Scan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	const call = "MPI_Scan"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	if u, ok := userOpOf(op); ok {
+		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, true, false)
+	}
+	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, true)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Scan(c, s, r, int(count), dt, o))
+}
+
+//export abigo_Exscan
+func abigo_Exscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	const call = "MPI_Exscan"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	if u, ok := userOpOf(op); ok {
+		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, true, true)
+	}
+	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, true)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Exscan(c, s, r, int(count), dt, o))
+}
+
+//export abigo_Reduce_scatter_block
+func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	const call = "MPI_Reduce_scatter_block"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	if _, ok := userOpOf(op); ok {
+		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%s with a user op", call)
+	}
+	o, ok := opOf(op)
+	if !ok {
+		return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
+	}
+	s, dt, rc := sendOrInPlace(comm, call, sbuf, rcount*C.int(c.Size()), dtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	n := rcount
+	if sbuf == 1 {
+		n = rcount * C.int(c.Size()) // in place: the input is the receive buffer
+	}
+	r, _, rc := msgBuf(comm, call, rbuf, n, dtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.ReduceScatterBlock(c, s, r, int(rcount), dt, o))
+}
+
+//export abigo_Reduce_scatter
+func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	const call = "MPI_Reduce_scatter"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	if _, ok := userOpOf(op); ok {
+		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%s with a user op", call)
+	}
+	o, ok := opOf(op)
+	if !ok {
+		return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
+	}
+	if rcounts == nil {
+		return failCode(comm, call, C.MPI_ERR_ARG, "recvcounts is NULL")
+	}
+	counts := intsIn(rcounts, C.int(c.Size()))
+	total := 0
+	for _, k := range counts {
+		total += k
+	}
+	s, dt, rc := sendOrInPlace(comm, call, sbuf, C.int(total), dtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	n := C.int(counts[c.Rank()])
+	if sbuf == 1 {
+		n = C.int(total)
+	}
+	r, _, rc := msgBuf(comm, call, rbuf, n, dtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.ReduceScatter(c, s, r, counts, dt, o))
+}
+
+//export abigo_Gather
+func abigo_Gather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	const call = "MPI_Gather"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	s, sdt, rc := sendOrInPlace(comm, call, sbuf, scount, stype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	var r []byte
+	var rdt compat.Datatype
+	if int(root) == c.Rank() {
+		r, rdt, rc = msgBuf(comm, call, rbuf, rcount*C.int(c.Size()), rtype)
+	} else {
+		r, rdt, rc = optBuf(comm, call, rbuf, 0, rtype)
+	}
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Gather(c, s, int(scount), sdt, r, int(rcount), rdt, int(root)))
+}
+
+//export abigo_Gatherv
+func abigo_Gatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	const call = "MPI_Gatherv"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	s, sdt, rc := sendOrInPlace(comm, call, sbuf, scount, stype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	var counts, ds []int
+	if int(root) == c.Rank() {
+		if rcounts == nil || displs == nil {
+			return failCode(comm, call, C.MPI_ERR_ARG, "recvcounts or displs is NULL at the root")
+		}
+		counts, ds = intsIn(rcounts, C.int(c.Size())), intsIn(displs, C.int(c.Size()))
+	}
+	r, rdt, rc := vBuf(comm, call, rbuf, counts, ds, rtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Gatherv(c, s, int(scount), sdt, r, counts, ds, rdt, int(root)))
+}
+
+//export abigo_Scatter
+func abigo_Scatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	const call = "MPI_Scatter"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	var s []byte
+	var sdt compat.Datatype
+	if int(root) == c.Rank() {
+		s, sdt, rc = msgBuf(comm, call, sbuf, scount*C.int(c.Size()), stype)
+	} else {
+		s, sdt, rc = optBuf(comm, call, sbuf, 0, stype)
+	}
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	r, rdt, rc := sendOrInPlace(comm, call, rbuf, rcount, rtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Scatter(c, s, int(scount), sdt, r, int(rcount), rdt, int(root)))
+}
+
+//export abigo_Scatterv
+func abigo_Scatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	const call = "MPI_Scatterv"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	var counts, ds []int
+	if int(root) == c.Rank() {
+		if scounts == nil || displs == nil {
+			return failCode(comm, call, C.MPI_ERR_ARG, "sendcounts or displs is NULL at the root")
+		}
+		counts, ds = intsIn(scounts, C.int(c.Size())), intsIn(displs, C.int(c.Size()))
+	}
+	s, sdt, rc := vBuf(comm, call, sbuf, counts, ds, stype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	r, rdt, rc := sendOrInPlace(comm, call, rbuf, rcount, rtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Scatterv(c, s, counts, ds, sdt, r, int(rcount), rdt, int(root)))
+}
+
+//export abigo_Allgather
+func abigo_Allgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t) C.int {
+	const call = "MPI_Allgather"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	s, sdt, rc := sendOrInPlace(comm, call, sbuf, scount, stype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	r, rdt, rc := msgBuf(comm, call, rbuf, rcount*C.int(c.Size()), rtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Allgather(c, s, int(scount), sdt, r, int(rcount), rdt))
+}
+
+//export abigo_Allgatherv
+func abigo_Allgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, comm C.uintptr_t) C.int {
+	const call = "MPI_Allgatherv"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	if rcounts == nil || displs == nil {
+		return failCode(comm, call, C.MPI_ERR_ARG, "recvcounts or displs is NULL")
+	}
+	s, sdt, rc := sendOrInPlace(comm, call, sbuf, scount, stype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	counts, ds := intsIn(rcounts, C.int(c.Size())), intsIn(displs, C.int(c.Size()))
+	r, rdt, rc := vBuf(comm, call, rbuf, counts, ds, rtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Allgatherv(c, s, int(scount), sdt, r, counts, ds, rdt))
+}
+
+//export abigo_Alltoall
+func abigo_Alltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t) C.int {
+	const call = "MPI_Alltoall"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	s, sdt, rc := sendOrInPlace(comm, call, sbuf, scount*C.int(c.Size()), stype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	r, rdt, rc := msgBuf(comm, call, rbuf, rcount*C.int(c.Size()), rtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Alltoall(c, s, int(scount), sdt, r, int(rcount), rdt))
+}
+
+//export abigo_Alltoallv
+func abigo_Alltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtype C.uintptr_t, comm C.uintptr_t) C.int {
+	const call = "MPI_Alltoallv"
+	c, rc := collComm(comm, call)
+	if c == nil {
+		return rc
+	}
+	if rcounts == nil || rdispls == nil || (sbuf != 1 && (scounts == nil || sdispls == nil)) {
+		return failCode(comm, call, C.MPI_ERR_ARG, "counts or displacements are NULL")
+	}
+	n := C.int(c.Size())
+	var sc, sd []int
+	if sbuf != 1 {
+		sc, sd = intsIn(scounts, n), intsIn(sdispls, n)
+	}
+	s, sdt, rc := vBuf(comm, call, sbuf, sc, sd, stype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	rcs, rds := intsIn(rcounts, n), intsIn(rdispls, n)
+	r, rdt, rc := vBuf(comm, call, rbuf, rcs, rds, rtype)
+	if rc != C.MPI_SUCCESS {
+		return rc
+	}
+	return done(comm, call, compat.Alltoallv(c, s, sc, sd, sdt, r, rcs, rds, rdt))
+}

@@ -1,0 +1,99 @@
+// Command abi is libmpi_abi.so.1: gshmem's implementation of the MPI-5.0
+// standard ABI (ABI version 1.0), so that unmodified C and C++ MPI
+// programs run on gshmem by relinking. It is built, not run:
+//
+//	go build -buildmode=c-shared -ldflags=-extldflags=-Wl,-soname,libmpi_abi.so.1 \
+//	    -o libmpi_abi.so.1 ./compat/abi
+//
+// or, with the header, pkg-config file and compiler wrappers around it,
+// `gshmem abi install --prefix DIR`; then `DIR/bin/mpicc` compiles and
+// links programs and `DIR/bin/mpiexec` (gshmem run) starts them. A program
+// started alone is a job of one process (an MPI singleton).
+//
+// # How a call flows
+//
+// include/mpi.h declares every entry point of the standard ABI. The
+// generated zsymbols.c defines each as a strong PMPI_X with a weak MPI_X
+// alias (so a profiling library's MPI_X interposes) that calls, in order
+// of preference:
+//
+//   - abic_X, a C implementation in a hand-written .c file of this package
+//     (env.c: MPI_Wtime, MPI_Comm_rank/size, status accessors, attributes;
+//     the hot paths of RMA and eager messages belong here too);
+//   - abigo_X, a Go function exported with //export abigo_X, over compat
+//     and windows;
+//   - for a large-count form X_c whose X is implemented and whose counts
+//     are scalars, a generated shim over PMPI_X (internal/gen/shim.go);
+//   - a stub that raises MPI_ERR_UNSUPPORTED_OPERATION through the error
+//     handler of the call's communicator, window, file or session (or of
+//     MPI_COMM_SELF), so that every standard-ABI binary links and loads.
+//
+// The generator (internal/gen, run by go generate ./compat/abi) finds the
+// implementations by those names: adding a call is writing abigo_X (or
+// abic_X) and running go generate. It also writes include/mpi.h from the
+// tables in internal/gen/abi.txt and porting-guide/abi-status.md, the
+// table of what is implemented; internal/gen's test fails when a
+// generated file is not current.
+//
+// # Conventions of the Go side
+//
+// Handles, callbacks and untyped buffers cross as uintptr_t (C.uintptr_t
+// in Go): the ABI's predefined handles and MPI_IN_PLACE are small
+// integers that Go must never hold in a pointer type. cptr turns a buffer
+// address into a pointer; cbuf and msgBuf into a byte slice, which fits
+// every compat datatype.
+//
+// A user handle is the address of a C struct from state.h (abi_obj first,
+// then what C reads of that kind), allocated with malloc and recycled,
+// never freed, so a stale handle reads as invalid; handles.go maps it to
+// the Go object (*commObj, *winObj, *reqObj, compat.Datatype, ...).
+// Predefined handles are the ABI's constants, mapped at init (datatypes,
+// info) or at MPI_Init (communicators, MPI_GROUP_EMPTY). state.go mirrors
+// state.h field by field for Go's writes, checked by TestStateLayout:
+// this is how Go publishes state for C hot paths (abi_global.comm_world
+// is what MPI_Comm_rank reads).
+//
+// Every error is an MPI error class at the ABI's value (errors.go maps
+// compat's classes) raised through the object's error handler (for calls
+// without one, MPI_COMM_SELF's once one is set there, else
+// MPI_COMM_WORLD's, which is where MPI-3 codes set theirs):
+// MPI_ERRORS_ARE_FATAL by default (prints the call, the rank and the
+// message, then ends the job with the class as exit status),
+// MPI_ERRORS_RETURN, or a user handler called through callbacks.c. Ranks,
+// tags and comparison results differ between compat and the ABI: rankIn,
+// rankOut, tagIn, tagOut and compareOut translate.
+//
+// # Files
+//
+//	doc.go, gen.go     this, and the go:generate line
+//	main.go            the empty main a c-shared build needs (main_nocgo.go without cgo)
+//	abi.h, state.h     the C side's shared declarations; the published state layout
+//	state.go, layout.go Go's mirror of state.h; the C layout for its test
+//	handles.go         the handle table, MPI_X_toint/fromint
+//	errors.go          error classes, strings and handlers
+//	callbacks.c        calls into user code (error handlers, user ops, attribute copy/delete)
+//	env.go, env.c      MPI_Init ... MPI_Finalize, versions, MPI_Abort; Wtime, statuses, attributes in C
+//	comm.go, group.go, topo.go, info.go   communicators, groups, Cartesian topologies, info
+//	neighbor.go                           distributed graphs, neighborhood collectives
+//	attr.go                               communicator attributes with user keyvals
+//	datatype.go, envelope.go, pack.go     datatypes, their decoding, MPI_Pack/Unpack
+//	buffers.go                            buffers and statuses at the C boundary
+//	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
+//	mprobe.go                             matched probes, MPI_Isendrecv(_replace)
+//	nbc.go, nbcv.go, pcoll.go             nonblocking and persistent collectives as schedules of point-to-point rounds
+//	coll.go, userop.go                    collectives; user reduction ops
+//	win.go, rma.go, mem.go                windows and their synchronization, RMA, MPI_Alloc_mem
+//	zsymbols.c, zprotos.h, include/mpi.h  generated
+//	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)
+//
+// # Not yet
+//
+// compat has no message cancellation, and its datatypes are of one basic
+// type with their lower bound at 0. So MPI_Cancel, MPI_Ibsend and
+// MPI_Type_create_darray/subarray are stubs, and structs
+// of mixed types, negative displacements and resized lower bounds other
+// than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md
+// lists every entry point. The C hot paths of the issue's "Speed" section
+// (RMA into mapped peers, flush, lock, eager sends) are marked where they
+// go in win.go, p2p.go and coll.go.
+package main

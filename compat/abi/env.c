@@ -1,0 +1,242 @@
+//go:build cgo
+
+/* The environment calls that run in C: no Go, no lock, since they are
+ * either hot (MPI_Wtime, MPI_Comm_rank/size) or cannot be Go (the variadic
+ * MPI_Pcontrol, calls returning a handle or an address). */
+
+#include <pthread.h>
+#include <time.h>
+#include "abi.h"
+#include "_cgo_export.h"
+#include "include/mpi-ext.h"
+
+abi_state abi_global = {.last_used_code = MPI_ERR_ABI};
+
+double abic_Wtime(void)
+{
+    /* CLOCK_MONOTONIC: MPI_WTIME_IS_GLOBAL is false, so a local clock
+     * that never steps is what MPI asks for. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double abic_Wtick(void)
+{
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0 || (ts.tv_sec == 0 && ts.tv_nsec == 0))
+        return 1e-9;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int abic_Pcontrol(const int level)
+{
+    /* MPI leaves the meaning to the implementation and to profilers, which
+     * interpose MPI_Pcontrol; the library itself does nothing. */
+    (void)level;
+    return MPI_SUCCESS;
+}
+
+MPI_Aint abic_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+MPI_Aint abic_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+
+/* The object behind a communicator handle, or NULL when it is not a live
+ * one (the Go path then reports the error). */
+static abi_comm *comm_state(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return abi_global.comm_world;
+    if (comm == MPI_COMM_SELF)
+        return abi_global.comm_self;
+    if ((uintptr_t)comm < ABI_ID_BASE)
+        return NULL;
+    abi_comm *c = (abi_comm *)comm;
+    if (c->hdr.magic != ABI_MAGIC || c->hdr.kind != ABI_KIND_COMM)
+        return NULL;
+    return c;
+}
+
+int abic_Comm_rank(MPI_Comm comm, int *rank)
+{
+    abi_comm *c = comm_state(comm);
+    if (c == NULL || rank == NULL || abi_global.finalized)
+        return abigo_Comm_rank((uintptr_t)comm, rank);
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int abic_Comm_size(MPI_Comm comm, int *size)
+{
+    abi_comm *c = comm_state(comm);
+    if (c == NULL || size == NULL || abi_global.finalized)
+        return abigo_Comm_size((uintptr_t)comm, size);
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+/* Status accessors: plain reads and writes of the 32-byte status. */
+
+int abic_Status_get_source(const MPI_Status *status, int *source)
+{
+    if (status == NULL || source == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_get_source");
+    *source = status->MPI_SOURCE;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_get_tag(const MPI_Status *status, int *tag)
+{
+    if (status == NULL || tag == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_get_tag");
+    *tag = status->MPI_TAG;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_get_error(const MPI_Status *status, int *error)
+{
+    if (status == NULL || error == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_get_error");
+    *error = status->MPI_ERROR;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_set_source(MPI_Status *status, int source)
+{
+    if (status == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_set_source");
+    status->MPI_SOURCE = source;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_set_tag(MPI_Status *status, int tag)
+{
+    if (status == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_set_tag");
+    status->MPI_TAG = tag;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_set_error(MPI_Status *status, int error)
+{
+    if (status == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_set_error");
+    status->MPI_ERROR = error;
+    return MPI_SUCCESS;
+}
+
+int abic_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    if (status == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Status_set_cancelled");
+    status->MPI_internal[ABI_STATUS_CANCELLED] = flag != 0;
+    return MPI_SUCCESS;
+}
+
+int abic_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (status == NULL || flag == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Test_cancelled");
+    *flag = status->MPI_internal[ABI_STATUS_CANCELLED] != 0;
+    return MPI_SUCCESS;
+}
+
+int abic_Get_address(const void *location, MPI_Aint *address)
+{
+    if (address == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Get_address");
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+
+int MPIX_Query_cuda_support(void)
+{
+    return MPIX_CUDA_AWARE_SUPPORT;
+}
+
+/* Predefined communicator attributes (MPI_TAG_UB, ...). The value of each
+ * is a pointer to an int that lives as long as the library. User keyvals
+ * are attr.go's. */
+static int attr_tag_ub = 0x7fffffff; /* compat's tags: non-negative int32 */
+static int attr_host = MPI_PROC_NULL;
+static int attr_io = MPI_ANY_SOURCE; /* every process can do I/O */
+static int attr_wtime_is_global = 0;
+static int attr_universe_size;
+
+static int comm_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *call)
+{
+    if (comm_state(comm) == NULL || abi_global.finalized)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_COMM, (char *)call);
+    if (attribute_val == NULL || flag == NULL)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_ARG, (char *)call);
+    int *v;
+    switch (keyval) {
+    case MPI_TAG_UB: v = &attr_tag_ub; break;
+    case MPI_HOST: v = &attr_host; break;
+    case MPI_IO: v = &attr_io; break;
+    case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_is_global; break;
+    case MPI_UNIVERSE_SIZE:
+        attr_universe_size = abi_global.comm_world->size;
+        v = &attr_universe_size;
+        break;
+    case MPI_LASTUSEDCODE: v = &abi_global.last_used_code; break;
+    case MPI_APPNUM: /* not started by MPI_Comm_spawn_multiple: unset */
+        *flag = 0;
+        return MPI_SUCCESS;
+    default: /* a user keyval: attr.go */
+        return abigo_Comm_get_attr((uintptr_t)comm, keyval, (uintptr_t)attribute_val, flag);
+    }
+    *(int **)attribute_val = v;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    return comm_attr(comm, comm_keyval, attribute_val, flag, "MPI_Comm_get_attr");
+}
+
+int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return comm_attr(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+}
+
+/* The thread that called MPI_Init (MPI_Is_thread_main), recorded here
+ * before Go sets MPI up. */
+static pthread_t main_thread;
+
+int abic_Init(int *argc, char ***argv)
+{
+    main_thread = pthread_self();
+    return abigo_Init(argc, argv);
+}
+
+int abic_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    main_thread = pthread_self();
+    return abigo_Init_thread(argc, argv, required, provided);
+}
+
+int abic_Is_thread_main(int *flag)
+{
+    if (flag == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Is_thread_main");
+    if (!abi_global.initialized)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_OTHER, (char *)"MPI_Is_thread_main");
+    *flag = pthread_equal(main_thread, pthread_self()) != 0;
+    return MPI_SUCCESS;
+}
+
+int abic_Comm_get_parent(MPI_Comm *parent)
+{
+    if (parent == NULL)
+        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Comm_get_parent");
+    *parent = MPI_COMM_NULL; /* never spawned: MPI_Comm_spawn is a stub */
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,184 @@
+package main
+
+/*
+#include "abi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/mpitype"
+)
+
+// User reduction ops (MPI_Op_create). compat reduces only with its
+// predefined ops, so a reduction with a user op gathers every member's
+// contribution and applies the user's function here, in rank order: the
+// result is x0 op (x1 op (... op xn-1)), which is MPI's order whether the
+// op commutes or not. It costs a gather of count elements per member;
+// datatypes must be contiguous (the function sees the elements packed).
+
+type userOp struct {
+	fn      uintptr
+	commute bool
+}
+
+func userOpOf(h C.uintptr_t) (*userOp, bool) {
+	o, ok := lookup(uintptr(h), C.ABI_KIND_OP)
+	if !ok {
+		return nil, false
+	}
+	u, ok := o.val.(*userOp)
+	return u, ok
+}
+
+//export abigo_Op_create
+func abigo_Op_create(fn C.uintptr_t, commute C.int, op *C.uintptr_t) C.int {
+	if fn == 0 || op == nil {
+		return failCode(0, "MPI_Op_create", C.MPI_ERR_ARG, "NULL function or op")
+	}
+	h, _ := newHandle(C.ABI_KIND_OP, &userOp{fn: uintptr(fn), commute: commute != 0})
+	*op = C.uintptr_t(h)
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Op_free
+func abigo_Op_free(op *C.uintptr_t) C.int {
+	if op == nil {
+		return failCode(0, "MPI_Op_free", C.MPI_ERR_ARG, "op is NULL")
+	}
+	if _, ok := userOpOf(*op); !ok {
+		return failCode(0, "MPI_Op_free", C.MPI_ERR_OP, "not a user op (predefined ops cannot be freed)")
+	}
+	release(uintptr(*op))
+	*op = 0x20
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Op_commutative
+func abigo_Op_commutative(op C.uintptr_t, commute *C.int) C.int {
+	if commute == nil {
+		return failCode(0, "MPI_Op_commutative", C.MPI_ERR_ARG, "commute is NULL")
+	}
+	if u, ok := userOpOf(op); ok {
+		*commute = 0
+		if u.commute {
+			*commute = 1
+		}
+		return C.MPI_SUCCESS
+	}
+	if _, ok := opOf(op); !ok {
+		return failCode(0, "MPI_Op_commutative", C.MPI_ERR_OP, "invalid op")
+	}
+	*commute = 1 // every predefined op commutes
+	return C.MPI_SUCCESS
+}
+
+// apply combines in into inout with the user's function.
+func (u *userOp) apply(in, inout []byte, count int, dtype C.uintptr_t) {
+	if count == 0 {
+		return
+	}
+	C.abi_call_user_op(C.uintptr_t(u.fn), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int(count), dtype)
+}
+
+// userReduce runs a reduction with a user op: every member's count
+// elements of dtype are gathered (to root, or to all when root < 0) and
+// folded in rank order into rbuf at the ranks that get a result. scan
+// folds only the members up to this one (exclusive: below it).
+func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, rbuf C.uintptr_t, count C.int, dtype C.uintptr_t, root int, scan, exclusive bool) C.int {
+	dt, ok := typeOf(dtype, true)
+	if !ok {
+		return failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
+	}
+	if count < 0 {
+		return failCode(comm, call, C.MPI_ERR_COUNT, "count %d", int(count))
+	}
+	if !mpitype.MapOf(dt).Contiguous() {
+		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "a user op over a non-contiguous datatype")
+	}
+	n, me := c.Size(), c.Rank()
+	bytes := int(count) * dt.Size()
+	var mine []byte
+	if sbuf == 1 { // MPI_IN_PLACE: the input is in the receive buffer
+		b, ok := cbuf(rbuf, bytes)
+		if !ok {
+			return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
+		}
+		mine = append([]byte(nil), b...)
+	} else {
+		b, ok := cbuf(sbuf, bytes)
+		if !ok {
+			return failCode(comm, call, C.MPI_ERR_BUFFER, "send buffer")
+		}
+		mine = b
+	}
+	all := make([]byte, n*bytes)
+	var err error
+	if root >= 0 {
+		var into []byte
+		if me == root {
+			into = all
+		}
+		err = compat.Gather(c, mine, bytes, compat.Byte, into, bytes, compat.Byte, root)
+	} else {
+		err = compat.Allgather(c, mine, bytes, compat.Byte, all, bytes, compat.Byte)
+	}
+	if err != nil {
+		return fail(comm, call, err)
+	}
+	if root >= 0 && me != root {
+		return C.MPI_SUCCESS
+	}
+	last := n - 1
+	if scan {
+		last = me
+		if exclusive {
+			last = me - 1
+		}
+	}
+	if last < 0 { // Exscan at rank 0: no result, as MPI says
+		return C.MPI_SUCCESS
+	}
+	out, ok := cbuf(rbuf, bytes)
+	if !ok {
+		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
+	}
+	acc := append([]byte(nil), all[last*bytes:(last+1)*bytes]...)
+	for i := last - 1; i >= 0; i-- {
+		u.apply(all[i*bytes:(i+1)*bytes], acc, int(count), dtype)
+	}
+	copy(out, acc)
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Reduce_local
+func abigo_Reduce_local(in, inout C.uintptr_t, count C.int, dtype, op C.uintptr_t) C.int {
+	const call = "MPI_Reduce_local"
+	dt, ok := typeOf(dtype, true)
+	if !ok {
+		return failCode(0, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
+	}
+	if count < 0 {
+		return failCode(0, call, C.MPI_ERR_COUNT, "count %d", int(count))
+	}
+	n := span(dt, int(count))
+	ib, ok1 := cbuf(in, n)
+	ob, ok2 := cbuf(inout, n)
+	if !ok1 || !ok2 {
+		return failCode(0, call, C.MPI_ERR_BUFFER, "NULL buffer")
+	}
+	if u, ok := userOpOf(op); ok {
+		if !mpitype.MapOf(dt).Contiguous() {
+			return failCode(0, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "a user op over a non-contiguous datatype")
+		}
+		u.apply(ib, ob, int(count), dtype)
+		return C.MPI_SUCCESS
+	}
+	o, ok := opOf(op)
+	if !ok {
+		return failCode(0, call, C.MPI_ERR_OP, "invalid op")
+	}
+	return done(0, call, compat.ReduceLocal(ib, ob, int(count), dt, o))
+}

@@ -1,0 +1,46 @@
+package mpitype
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestBlocksOf(t *testing.T) {
+	i32 := Predefined(BasicInt32)
+	// Indexed: 2 ints at element 0, 1 int at element 4 (bytes 0 and 16).
+	d := BlocksOf([]Block{{0, 2, i32}, {16, 1, i32}})
+	require.NoError(t, d.Err())
+	m := MapOf(d)
+	require.Equal(t, 12, m.Size())
+	require.Equal(t, 20, m.Extent())
+	require.Equal(t, 3, m.Elems())
+	require.False(t, m.Overlap())
+	src := []byte{1, 1, 1, 1, 2, 2, 2, 2, 9, 9, 9, 9, 9, 9, 9, 9, 3, 3, 3, 3}
+	dst := make([]byte, 12)
+	m.Pack(dst, src, 1)
+	require.Equal(t, []byte{1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}, dst)
+	// Out of order blocks pack in type-map order.
+	d2 := BlocksOf([]Block{{16, 1, i32}, {0, 1, i32}})
+	require.NoError(t, d2.Err())
+	m.Pack(dst, src, 1)
+	MapOf(d2).Pack(dst[:8], src, 1)
+	require.Equal(t, []byte{3, 3, 3, 3, 1, 1, 1, 1}, dst[:8])
+	require.True(t, MapOf(BlocksOf([]Block{{0, 2, i32}, {4, 1, i32}})).Overlap())
+	require.Error(t, BlocksOf([]Block{{0, 1, i32}, {8, 1, Predefined(BasicFloat64)}}).Err())
+	require.Error(t, BlocksOf([]Block{{-4, 1, i32}}).Err())
+	require.Error(t, BlocksOf([]Block{{0, -1, i32}}).Err())
+	require.Error(t, BlocksOf([]Block{{0, 1, Datatype{}}}).Err())
+}
+
+func TestResizedOf(t *testing.T) {
+	col := VectorOf(3, 1, 4, Predefined(BasicFloat64)) // a column of a 3x4 matrix
+	r := ResizedOf(col, 0, 8)
+	require.NoError(t, r.Err())
+	m := MapOf(r)
+	require.Equal(t, 8, m.Extent())
+	require.Equal(t, 24, m.Size())
+	require.Equal(t, 8+8*8+8, m.Span(2)) // two interleaved columns
+	require.Error(t, ResizedOf(col, 8, 8).Err())
+	require.Error(t, ResizedOf(col, 0, 0).Err())
+}
