@@ -22,7 +22,7 @@ static void on_win_error(MPI_Win *win, int *code, ...)
 
 int main(int argc, char **argv)
 {
-    int rank, size, v, buf[4] = {0};
+    int rank, size, v, buf[4] = {0}, in[4] = {0};
     CHECK_RC(MPI_Init(&argc, &argv));
     CHECK_RC(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     CHECK_RC(MPI_Comm_size(MPI_COMM_WORLD, &size));
@@ -56,7 +56,9 @@ int main(int argc, char **argv)
 
     /* Truncation: a message longer than the receive buffer. */
     MPI_Status st;
-    CHECK_RC(MPI_Sendrecv(buf, 4, MPI_INT, rank, 1, buf, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, &st));
+    /* MPI requires disjoint send and receive buffers (MPI_ERR_BUFFER otherwise). */
+    CHECK(MPI_Sendrecv(buf, 4, MPI_INT, rank, 1, buf, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, &st) == MPI_ERR_BUFFER);
+    CHECK_RC(MPI_Sendrecv(buf, 4, MPI_INT, rank, 1, in, 4, MPI_INT, rank, 1, MPI_COMM_WORLD, &st));
     MPI_Request rq;
     CHECK_RC(MPI_Isend(buf, 4, MPI_INT, rank, 2, MPI_COMM_WORLD, &rq));
     rc = MPI_Recv(buf, 2, MPI_INT, rank, 2, MPI_COMM_WORLD, &st);
