@@ -8,7 +8,9 @@ import (
 )
 
 // WaitPolicy is how a World's waits wait: Spin polls of the condition
-// (every YieldEvery-th after letting the process's other goroutines run),
+// (every YieldEvery-th after letting the process's other goroutines run;
+// up to MaxSpin after waits whose sleep a peer ended within a few
+// scheduler slices, as when another process shares the peer's CPU),
 // then Yields polls each after letting them run, then OSYields polls each
 // after giving the CPU to another process, then
 // sleeps on a futex in the watched heap until a writer rings it (each sleep
@@ -21,6 +23,9 @@ type WaitPolicy struct {
 	Yields     int
 	OSYields   int
 	MaxSleep   time.Duration
+	// MaxSpin, when above Spin, lets the spin grow to MaxSpin polls while
+	// this PE's sleeps keep ending soon, and shrink back after long ones.
+	MaxSpin int
 }
 
 // The policies ChooseWaitPolicy picks from, measured on the point-to-point
@@ -52,6 +57,17 @@ const (
 	// on a crowded node by a few context switches' worth before it sleeps.
 	osYieldsCrowded = 100
 	maxSleep        = 50 * time.Millisecond
+	// spinShared bounds the spin of a process PE with a CPU of its own
+	// when that CPU turns out to be shared (about 20 ms of polls): with a
+	// busy process beside each PE, a peer is off its CPU for one or more
+	// scheduler slices at a time, and a waiter that sleeps through such a
+	// gap hands its own CPU to the busy process, whose slice (0.75-3 ms)
+	// its wake-up then waits out: in a barrier loop that was 5-36 us per
+	// barrier on average against MPI's 0.2-2 us (issue 19). Polling on
+	// keeps the PE running when its peer returns, as MPI's ranks do. PEs
+	// that outnumber the CPUs never grow their spin: there the peer
+	// needs this PE's CPU.
+	spinShared = 1 << 22
 )
 
 // ChooseWaitPolicy returns the policy for a PE of a node running nodePEs
@@ -67,10 +83,10 @@ func ChooseWaitPolicy(nodePEs, cpus int, process bool, spin int) WaitPolicy {
 			p.OSYields = osYieldsCrowded
 		}
 	case process:
-		p.Spin = spinProcess
+		p.Spin, p.MaxSpin = spinProcess, spinShared
 	}
 	if spin > 0 {
-		p.Spin = spin
+		p.Spin, p.MaxSpin = spin, 0
 	}
 	return p
 }
@@ -79,19 +95,23 @@ func ChooseWaitPolicy(nodePEs, cpus int, process bool, spin int) WaitPolicy {
 // from the PEs and CPUs of this PE's node and GSHMEM_SPIN.
 func (w *World) WaitPolicy() WaitPolicy {
 	d := w.waiter
-	return WaitPolicy{Spin: d.Spin, YieldEvery: d.YieldEvery, Yields: d.Yields, OSYields: d.OSYields, MaxSleep: d.MaxSleep}
+	p := WaitPolicy{Spin: d.Spin, YieldEvery: d.YieldEvery, Yields: d.Yields, OSYields: d.OSYields, MaxSleep: d.MaxSleep}
+	if d.Adapt != nil {
+		p.MaxSpin = d.Adapt.Max
+	}
+	return p
 }
 
 // SetWaitPolicy replaces this PE's wait policy, for tuning and for tests
 // (a MaxSleep of an hour and no spin show whether a write path wakes a
 // sleeper). It must be called before other goroutines of this PE wait.
-// Spin, Yields and OSYields must be at least 0, YieldEvery a power of two (0 means
+// Spin, Yields, OSYields and MaxSpin must be at least 0, YieldEvery a power of two (0 means
 // 1) and MaxSleep positive.
 func (w *World) SetWaitPolicy(p WaitPolicy) error {
 	if p.YieldEvery == 0 {
 		p.YieldEvery = 1
 	}
-	if p.Spin < 0 || p.Yields < 0 || p.OSYields < 0 || p.YieldEvery < 0 || p.YieldEvery&(p.YieldEvery-1) != 0 || p.MaxSleep <= 0 {
+	if p.Spin < 0 || p.MaxSpin < 0 || p.Yields < 0 || p.OSYields < 0 || p.YieldEvery < 0 || p.YieldEvery&(p.YieldEvery-1) != 0 || p.MaxSleep <= 0 {
 		return errf(ErrInvalid, "wait policy %+v", p)
 	}
 	w.waiter = p.waiter()
@@ -99,7 +119,11 @@ func (w *World) SetWaitPolicy(p WaitPolicy) error {
 }
 
 func (p WaitPolicy) waiter() doorbell.Waiter {
-	return doorbell.Waiter{Spin: p.Spin, YieldEvery: p.YieldEvery, Yields: p.Yields, OSYields: p.OSYields, MaxSleep: p.MaxSleep}
+	d := doorbell.Waiter{Spin: p.Spin, YieldEvery: p.YieldEvery, Yields: p.Yields, OSYields: p.OSYields, MaxSleep: p.MaxSleep}
+	if p.MaxSpin > p.Spin {
+		d.Adapt = &doorbell.Adapt{Max: p.MaxSpin}
+	}
+	return d
 }
 
 // AnyPE in a wait stands for "whichever PE writes": the words are in this
