@@ -43,7 +43,8 @@
 #   BUILD_ONLY=1    build OSU and gshmem in WORK, run nothing
 #   RUN_TIMEOUT=S   seconds before one run is stopped and counted as failed
 #                   (default 120)
-#   MAXLOAD=L       before each load's runs, wait (up to 10 minutes) for the
+#   MAXLOAD=L       before each load's runs, wait (up to WAIT_MAX seconds,
+#                   default 600) for the
 #                   1-minute load average, less our own busy loops, to fall
 #                   below L (default 3), so that others' jobs do not skew
 #                   the table; the load average is printed with each table
@@ -132,7 +133,7 @@ trap stop_busy EXIT
 
 wait_quiet() { # own busy count: wait until others' load is below MAXLOAD
 	local own=$1 t
-	for t in $(seq 1 60); do
+	for t in $(seq 1 $((${WAIT_MAX:-600} / 10 + 1))); do
 		if python3 -c "import sys; l=float(open('/proc/loadavg').read().split()[0]); sys.exit(0 if l - $own < $MAXLOAD else 1)"; then
 			return 0
 		fi
