@@ -12,7 +12,8 @@
 #
 #   barrier, 2 and 4 PEs          gshmem perf barrier        osu_barrier
 #   allreduce 8 B, 2 and 4 PEs    gshmem perf mpi_allreduce  osu_allreduce -T mpi_float -m 8:8
-#                                 and reduction (float64 sum)
+#   (reduce2, reduce4: not run unless named in ROWS: the core's Reduce,
+#   float64 sum, beside the MPIs' allreduce figures)
 #   Send/Recv 8 B                 gshmem perf pt2pt_latency  osu_latency -m 8:8
 #   win put 8 B, flush / fence    win_put_latency --sync ... osu_put_latency -w allocate -s ...
 #   put+quiet 8 B                 gshmem perf put_latency    osu_put_latency -s flush
@@ -183,6 +184,9 @@ row_gshmem() {
 	put) echo "put_latency --min_size 8 --max_size 8" ;;
 	esac
 }
+# runtimes row -> who runs it: the core's Reduce rows are gshmem's only
+# (compared with the MPIs' allreduce rows).
+runtimes() { case $1 in reduce*) echo gshmem ;; *) echo gshmem openmpi mpich ;; esac; }
 # The timed loop of one iteration spans this many reported latencies (a
 # ping-pong reports half its round trip).
 row_per_iter() { case $1 in pt2pt) echo 2 ;; *) echo 1 ;; esac; }
@@ -238,23 +242,17 @@ for LOAD in $LOADS; do
 	log "load $LOAD busy per CPU ($own processes: ${BUSY_PIDS[*]:-none}); calibrating"
 	declare -A ITERS=()
 	for row in $ROWS; do
-		for rt in gshmem openmpi mpich; do
+		for rt in $(runtimes "$row"); do
 			ITERS[$rt.$row]=$(calibrate "$rt" "$row")
 		done
-		[[ $row == allreduce* ]] && ITERS[gshmem.reduce${row#allreduce}]=$(calibrate gshmem "reduce${row#allreduce}")
 	done
 	for rep in $(seq 1 "$REPS"); do
 		log "load $LOAD: repetition $rep of $REPS ($(cut -d' ' -f1-3 /proc/loadavg))"
 		for row in $ROWS; do
-			for rt in gshmem openmpi mpich; do
+			for rt in $(runtimes "$row"); do
 				lat=$(run_one "$rt" "$row" "${ITERS[$rt.$row]}" "$RAW/run.$LOAD.$row.$rt.$rep.txt")
 				echo "$LOAD $row $rt $rep ${ITERS[$rt.$row]} $(row_per_iter "$row") ${lat:-fail}" >>"$RAW/results"
 			done
-			if [[ $row == allreduce* ]]; then
-				r="reduce${row#allreduce}"
-				lat=$(run_one gshmem "$r" "${ITERS[gshmem.$r]}" "$RAW/run.$LOAD.$r.gshmem.$rep.txt")
-				echo "$LOAD $r gshmem $rep ${ITERS[gshmem.$r]} 1 ${lat:-fail}" >>"$RAW/results"
-			fi
 		done
 	done
 	after=$(cat /proc/loadavg)
