@@ -9,8 +9,8 @@ import (
 
 // WaitPolicy is how a World's waits wait: Spin polls of the condition
 // (every YieldEvery-th after letting the process's other goroutines run;
-// up to MaxSpin after waits whose sleep a peer ended within a few
-// scheduler slices, as when another process shares the peer's CPU),
+// when MaxSpin is set, up to MaxSpin after waits whose sleep a peer ended
+// within a few scheduler slices),
 // then Yields polls each after letting them run, then OSYields polls each
 // after giving the CPU to another process, then
 // sleeps on a futex in the watched heap until a writer rings it (each sleep
@@ -24,7 +24,13 @@ type WaitPolicy struct {
 	OSYields   int
 	MaxSleep   time.Duration
 	// MaxSpin, when above Spin, lets the spin grow to MaxSpin polls while
-	// this PE's sleeps keep ending soon, and shrink back after long ones.
+	// this PE's sleeps keep ending soon, and shrink back after long ones:
+	// for a PE whose CPU is shared with busy processes, where a sleep hands
+	// the CPU away and its wake-up may wait out the other process's slice.
+	// No policy ChooseWaitPolicy picks sets it: on the 2-vCPU VM under a
+	// background load of about 10, 1<<22 made the 2-PE barrier and
+	// Allreduce slower (1.2-2.9x) and Send/Recv and fence faster, within
+	// noise that a quiet sitting must settle (porting-guide/06-waiting.md).
 	MaxSpin int
 }
 
@@ -57,17 +63,6 @@ const (
 	// on a crowded node by a few context switches' worth before it sleeps.
 	osYieldsCrowded = 100
 	maxSleep        = 50 * time.Millisecond
-	// spinShared bounds the spin of a process PE with a CPU of its own
-	// when that CPU turns out to be shared (about 20 ms of polls): with a
-	// busy process beside each PE, a peer is off its CPU for one or more
-	// scheduler slices at a time, and a waiter that sleeps through such a
-	// gap hands its own CPU to the busy process, whose slice (0.75-3 ms)
-	// its wake-up then waits out: in a barrier loop that was 5-36 us per
-	// barrier on average against MPI's 0.2-2 us (issue 19). Polling on
-	// keeps the PE running when its peer returns, as MPI's ranks do. PEs
-	// that outnumber the CPUs never grow their spin: there the peer
-	// needs this PE's CPU.
-	spinShared = 1 << 22
 )
 
 // ChooseWaitPolicy returns the policy for a PE of a node running nodePEs
@@ -83,10 +78,10 @@ func ChooseWaitPolicy(nodePEs, cpus int, process bool, spin int) WaitPolicy {
 			p.OSYields = osYieldsCrowded
 		}
 	case process:
-		p.Spin, p.MaxSpin = spinProcess, spinShared
+		p.Spin = spinProcess
 	}
 	if spin > 0 {
-		p.Spin, p.MaxSpin = spin, 0
+		p.Spin = spin
 	}
 	return p
 }

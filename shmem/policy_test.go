@@ -20,7 +20,7 @@ func TestChooseWaitPolicy(t *testing.T) {
 		spin          int
 		want          shmem.WaitPolicy
 	}{
-		{"process PE with its CPU", 2, 2, true, 0, shmem.WaitPolicy{Spin: 1 << 16, YieldEvery: 4096, Yields: 256, MaxSleep: 50 * time.Millisecond, MaxSpin: 1 << 22}},
+		{"process PE with its CPU", 2, 2, true, 0, shmem.WaitPolicy{Spin: 1 << 16, YieldEvery: 4096, Yields: 256, MaxSleep: 50 * time.Millisecond}},
 		{"goroutine PEs with their CPUs", 4, 8, false, 0, shmem.WaitPolicy{Spin: 4096, YieldEvery: 4096, Yields: 256, MaxSleep: 50 * time.Millisecond}},
 		{"crowded processes", 8, 2, true, 0, shmem.WaitPolicy{Spin: 64, YieldEvery: 16, Yields: 0, OSYields: 100, MaxSleep: 50 * time.Millisecond}},
 		{"crowded goroutines", 8, 2, false, 0, shmem.WaitPolicy{Spin: 64, YieldEvery: 16, Yields: 0, MaxSleep: 50 * time.Millisecond}},
@@ -44,6 +44,10 @@ func TestWorldWaitPolicy(t *testing.T) {
 		require.ErrorIs(t, w.SetWaitPolicy(shmem.WaitPolicy{}), shmem.ErrInvalid)
 		require.NoError(t, w.SetWaitPolicy(shmem.WaitPolicy{Spin: 3, MaxSleep: time.Second}))
 		require.Equal(t, shmem.WaitPolicy{Spin: 3, YieldEvery: 1, MaxSleep: time.Second}, w.WaitPolicy())
+		require.ErrorIs(t, w.SetWaitPolicy(shmem.WaitPolicy{Spin: 3, MaxSleep: time.Second, MaxSpin: -1}), shmem.ErrInvalid)
+		grow := shmem.WaitPolicy{Spin: 3, YieldEvery: 1, MaxSleep: time.Second, MaxSpin: 1 << 20}
+		require.NoError(t, w.SetWaitPolicy(grow))
+		require.Equal(t, grow, w.WaitPolicy())
 		return nil
 	}, shmem.WithSpin(77)))
 }
