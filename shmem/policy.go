@@ -28,9 +28,9 @@ type WaitPolicy struct {
 	// for a PE whose CPU is shared with busy processes, where a sleep hands
 	// the CPU away and its wake-up may wait out the other process's slice.
 	// No policy ChooseWaitPolicy picks sets it: on the 2-vCPU VM under a
-	// background load of about 10, 1<<22 made the 2-PE barrier and
-	// Allreduce slower (1.2-2.9x) and Send/Recv and fence faster, within
-	// noise that a quiet sitting must settle (porting-guide/06-waiting.md).
+	// background load of 8-15, 1<<22 made the 2-PE barrier and
+	// Allreduce slower (1.1-3.4x, with and without busy loops) and
+	// Send/Recv and fence mixed (porting-guide/06-waiting.md).
 	MaxSpin int
 }
 
