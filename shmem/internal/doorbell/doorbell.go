@@ -120,7 +120,9 @@ type Waiter struct {
 // of the next spins, up to Max; a long sleep (the peer was computing, or
 // idle) halves them, so that a PE whose peers are merely slow does not
 // spin its CPU away for long. Quiet-machine waits end within the base
-// spin and never change it.
+// spin and never change it. On CPUs shared with many processes it lost
+// (a PE that polls spends its share and queues), so it is opt-in
+// (shmem.WaitPolicy.MaxSpin).
 type Adapt struct {
 	// Max bounds the spin, base and extra together.
 	Max   int
