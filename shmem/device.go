@@ -143,6 +143,7 @@ func (w *World) attachDevice(ctx context.Context) error {
 	w.waiter.MaxSleep = 200 * time.Microsecond
 	w.waiter.Spin = min(w.waiter.Spin, 64)
 	w.waiter.Yields = 0
+	w.waiter.Adapt = nil
 	return nil
 }
 

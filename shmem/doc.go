@@ -83,7 +83,10 @@
 // and then (every 4096 polls, every 16 when crowded), then polls a while
 // yielding after each poll (and, in a crowded process, the CPU with
 // sched_yield), then sleeps on a futex in the doorbell of the heap that
-// holds the watched words. Every write into a heap through the core rings it:
+// holds the watched words (WaitPolicy.MaxSpin, set through SetWaitPolicy,
+// lets the polling grow while sleeps keep ending within a few scheduler
+// slices, for CPUs shared with busy processes). Every write into a heap
+// through the core rings it:
 // Put, the atomics and signals, and the store-and-wake helpers (Mapped)
 // through which the layers write into mapped peers directly; so a sleeper
 // wakes whichever path wrote. Layers wait on conditions of their own with

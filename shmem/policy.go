@@ -8,7 +8,9 @@ import (
 )
 
 // WaitPolicy is how a World's waits wait: Spin polls of the condition
-// (every YieldEvery-th after letting the process's other goroutines run),
+// (every YieldEvery-th after letting the process's other goroutines run;
+// when MaxSpin is set, up to MaxSpin after waits whose sleep a peer ended
+// within a few scheduler slices),
 // then Yields polls each after letting them run, then OSYields polls each
 // after giving the CPU to another process, then
 // sleeps on a futex in the watched heap until a writer rings it (each sleep
@@ -21,6 +23,15 @@ type WaitPolicy struct {
 	Yields     int
 	OSYields   int
 	MaxSleep   time.Duration
+	// MaxSpin, when above Spin, lets the spin grow to MaxSpin polls while
+	// this PE's sleeps keep ending soon, and shrink back after long ones:
+	// for a PE whose CPU is shared with busy processes, where a sleep hands
+	// the CPU away and its wake-up may wait out the other process's slice.
+	// No policy ChooseWaitPolicy picks sets it: on the 2-vCPU VM under a
+	// background load of 8-15, 1<<22 made the 2-PE barrier and
+	// Allreduce slower (1.1-3.4x, with and without busy loops) and
+	// Send/Recv and fence mixed (porting-guide/06-waiting.md).
+	MaxSpin int
 }
 
 // The policies ChooseWaitPolicy picks from, measured on the point-to-point
@@ -79,19 +90,23 @@ func ChooseWaitPolicy(nodePEs, cpus int, process bool, spin int) WaitPolicy {
 // from the PEs and CPUs of this PE's node and GSHMEM_SPIN.
 func (w *World) WaitPolicy() WaitPolicy {
 	d := w.waiter
-	return WaitPolicy{Spin: d.Spin, YieldEvery: d.YieldEvery, Yields: d.Yields, OSYields: d.OSYields, MaxSleep: d.MaxSleep}
+	p := WaitPolicy{Spin: d.Spin, YieldEvery: d.YieldEvery, Yields: d.Yields, OSYields: d.OSYields, MaxSleep: d.MaxSleep}
+	if d.Adapt != nil {
+		p.MaxSpin = d.Adapt.Max
+	}
+	return p
 }
 
 // SetWaitPolicy replaces this PE's wait policy, for tuning and for tests
 // (a MaxSleep of an hour and no spin show whether a write path wakes a
 // sleeper). It must be called before other goroutines of this PE wait.
-// Spin, Yields and OSYields must be at least 0, YieldEvery a power of two (0 means
+// Spin, Yields, OSYields and MaxSpin must be at least 0, YieldEvery a power of two (0 means
 // 1) and MaxSleep positive.
 func (w *World) SetWaitPolicy(p WaitPolicy) error {
 	if p.YieldEvery == 0 {
 		p.YieldEvery = 1
 	}
-	if p.Spin < 0 || p.Yields < 0 || p.OSYields < 0 || p.YieldEvery < 0 || p.YieldEvery&(p.YieldEvery-1) != 0 || p.MaxSleep <= 0 {
+	if p.Spin < 0 || p.MaxSpin < 0 || p.Yields < 0 || p.OSYields < 0 || p.YieldEvery < 0 || p.YieldEvery&(p.YieldEvery-1) != 0 || p.MaxSleep <= 0 {
 		return errf(ErrInvalid, "wait policy %+v", p)
 	}
 	w.waiter = p.waiter()
@@ -99,7 +114,11 @@ func (w *World) SetWaitPolicy(p WaitPolicy) error {
 }
 
 func (p WaitPolicy) waiter() doorbell.Waiter {
-	return doorbell.Waiter{Spin: p.Spin, YieldEvery: p.YieldEvery, Yields: p.Yields, OSYields: p.OSYields, MaxSleep: p.MaxSleep}
+	d := doorbell.Waiter{Spin: p.Spin, YieldEvery: p.YieldEvery, Yields: p.Yields, OSYields: p.OSYields, MaxSleep: p.MaxSleep}
+	if p.MaxSpin > p.Spin {
+		d.Adapt = &doorbell.Adapt{Max: p.MaxSpin}
+	}
+	return d
 }
 
 // AnyPE in a wait stands for "whichever PE writes": the words are in this

@@ -44,6 +44,10 @@ func TestWorldWaitPolicy(t *testing.T) {
 		require.ErrorIs(t, w.SetWaitPolicy(shmem.WaitPolicy{}), shmem.ErrInvalid)
 		require.NoError(t, w.SetWaitPolicy(shmem.WaitPolicy{Spin: 3, MaxSleep: time.Second}))
 		require.Equal(t, shmem.WaitPolicy{Spin: 3, YieldEvery: 1, MaxSleep: time.Second}, w.WaitPolicy())
+		require.ErrorIs(t, w.SetWaitPolicy(shmem.WaitPolicy{Spin: 3, MaxSleep: time.Second, MaxSpin: -1}), shmem.ErrInvalid)
+		grow := shmem.WaitPolicy{Spin: 3, YieldEvery: 1, MaxSleep: time.Second, MaxSpin: 1 << 20}
+		require.NoError(t, w.SetWaitPolicy(grow))
+		require.Equal(t, grow, w.WaitPolicy())
 		return nil
 	}, shmem.WithSpin(77)))
 }

@@ -105,6 +105,51 @@ type Waiter struct {
 	// costs a context switch, while a futex sleep and wake-up cost several.
 	OSYields int
 	MaxSleep time.Duration
+	// Adapt, when set, lengthens the spin after waits whose sleep the
+	// peer ended soon (see Adapt); nil keeps Spin fixed.
+	Adapt *Adapt
+}
+
+// Adapt is the memory a World's waits share of how their sleeps ended.
+// A wait that slept and was woken within briefSleep was a wait for a peer
+// that was not running for a moment (preempted by another process for a
+// scheduler slice, or by the host): polling through it would have kept
+// this PE on its CPU, while the sleep handed the CPU to the other process
+// and the wake-up then waited for that process's slice to end (up to
+// milliseconds on a shared CPU). So such a sleep doubles the extra polls
+// of the next spins, up to Max; a long sleep (the peer was computing, or
+// idle) halves them, so that a PE whose peers are merely slow does not
+// spin its CPU away for long. Quiet-machine waits end within the base
+// spin and never change it. On CPUs shared with many processes it lost
+// (a PE that polls spends its share and queues), so it is opt-in
+// (shmem.WaitPolicy.MaxSpin).
+type Adapt struct {
+	// Max bounds the spin, base and extra together.
+	Max   int
+	extra atomic.Int64
+}
+
+// briefSleep is the longest sleep that counts as a peer's brief absence:
+// a few scheduler slices (0.75-3 ms each), as a busy process beside each
+// PE takes them.
+const briefSleep = 10 * time.Millisecond
+
+// Extra returns the polls added to the base spin now.
+func (a *Adapt) Extra() int {
+	if a == nil {
+		return 0
+	}
+	return int(a.extra.Load())
+}
+
+// slept records that a wait whose spin was base polls slept for d.
+func (a *Adapt) slept(base int, d time.Duration) {
+	e := a.extra.Load()
+	if d < briefSleep {
+		a.extra.Store(min(max(2*e, int64(max(base, 1<<12))), int64(max(a.Max-base, 0))))
+		return
+	}
+	a.extra.Store(e / 2)
 }
 
 // Wait returns once cond reports true or an error, or with the error of
@@ -117,7 +162,8 @@ type Waiter struct {
 // transport) it sleeps for growing pauses instead, up to MaxSleep.
 func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func() error) error {
 	mask := max(w.YieldEvery, 1) - 1
-	for i := 0; i < w.Spin; i++ {
+	spin := w.Spin + w.Adapt.Extra()
+	for i := 0; i < spin; i++ {
 		if ok, err := cond(); ok || err != nil {
 			return err
 		}
@@ -148,6 +194,10 @@ func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func()
 	waiters := &b.user
 	if ctrl {
 		waiters = &b.ctrl
+	}
+	if w.Adapt != nil {
+		start := time.Now()
+		defer func() { w.Adapt.slept(w.Spin, time.Since(start)) }()
 	}
 	for {
 		if ok, err := cond(); ok || err != nil {
