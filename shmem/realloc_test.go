@@ -10,7 +10,6 @@ import (
 	"github.com/gshmem/gshmem/shmem"
 )
 
-
 func TestRealloc(t *testing.T) {
 	petest.RunConfig(t, allModes(3), func(t *petest.T, w *shmem.World) {
 		me, n := w.MyPE(), w.NPEs()
