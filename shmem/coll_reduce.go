@@ -589,7 +589,7 @@ func combineOrdered[T ordered](op ReduceOp, acc, in []T) {
 			a[7] *= b[7]
 		}
 		for ; i < len(acc); i++ {
-			acc[i] += in[i]
+			acc[i] *= in[i]
 		}
 	case ReduceMin:
 		i := 0
