@@ -35,8 +35,9 @@ const (
 // AllocWithHints is Alloc with usage hints (shmem_malloc_with_hints). It is
 // collective like Alloc, and every PE must pass the same hints as well as
 // the same n (else ErrSizeMismatch on every PE). A hint bit this release
-// does not define gives ErrInvalid on every PE rather than being silently
-// dropped: 0 and the Hint constants, or-ed, are accepted. See the constants
+// does not define is an error rather than being silently dropped (ErrInvalid
+// where it was passed, and every other PE fails too): 0 and the Hint
+// constants, or-ed, are accepted. See the constants
 // for what each hint does here.
 func AllocWithHints[T any](w *World, n int, hints Hint) (Sym[T], error) {
 	return allocateHinted[T](w, n, 0, false, hints)
