@@ -26,13 +26,22 @@ func Align[T any](w *World, align uint64, n int) (Sym[T], error) {
 }
 
 const (
-	opAlloc  = 1
-	opCalloc = 2
-	opFree   = 3
-	opBad    = 4 // this PE's own arguments were invalid; the others must fail too
+	opAlloc   = 1
+	opCalloc  = 2
+	opFree    = 3
+	opBad     = 4 // this PE's own arguments were invalid; the others must fail too
+	opRealloc = 5
+
+	hintShift = 8 // an Alloc request's kind carries its hints above this bit
 )
 
 func allocate[T any](w *World, n int, align uint64, zero bool) (Sym[T], error) {
+	return allocateHinted[T](w, n, align, zero, 0)
+}
+
+// allocateHinted is allocate with AllocWithHints' hints, which travel in the
+// request's kind so that PEs passing different hints disagree.
+func allocateHinted[T any](w *World, n int, align uint64, zero bool, hints Hint) (Sym[T], error) {
 	if w == nil {
 		return Sym[T]{}, errf(ErrInvalid, "nil World")
 	}
@@ -57,6 +66,10 @@ func allocate[T any](w *World, n int, align uint64, zero bool) (Sym[T], error) {
 	default:
 		bytes = uint64(n) * sz
 	}
+	if hints&^hintsKnown != 0 {
+		localErr = errf(ErrInvalid, "unknown allocation hints %#x", uint64(hints&^hintsKnown))
+	}
+	kind |= uint64(hints) << hintShift
 	if localErr != nil {
 		kind = opBad
 	}
@@ -171,9 +184,15 @@ func (w *World) agree(kind, a, b uint64) error {
 func describeReq(r [32]byte) string {
 	seq := binary.LittleEndian.Uint64(r[0:])
 	a, b := binary.LittleEndian.Uint64(r[16:]), binary.LittleEndian.Uint64(r[24:])
-	switch binary.LittleEndian.Uint64(r[8:]) {
+	kind := binary.LittleEndian.Uint64(r[8:])
+	if h := kind >> hintShift; h != 0 && kind&(1<<hintShift-1) == opAlloc {
+		return fmt.Sprintf("AllocWithHints(%d bytes, hints %#x) as allocation call #%d", a, h, seq)
+	}
+	switch kind {
 	case opAlloc:
 		return fmt.Sprintf("Alloc(%d bytes, align %d) as allocation call #%d", a, b, seq)
+	case opRealloc:
+		return fmt.Sprintf("Realloc(offset %d to %d bytes) as allocation call #%d", a, b, seq)
 	case opCalloc:
 		return fmt.Sprintf("Calloc(%d bytes) as allocation call #%d", a, seq)
 	case opFree:

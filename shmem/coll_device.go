@@ -101,7 +101,7 @@ func reduceDevice[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) err
 		return err
 	}
 	return t.blocking(func(s uintptr) error {
-		return t.w.dev.collReduce(s, t.devTeam(), devType[T](), int(op), elemSize[T](), dst.off, src.off, n, false)
+		return t.w.dev.collReduce(s, t.devTeam(), devType[T](), int(op), devSize[T](), dst.off, src.off, devCount[T](n), false)
 	})
 }
 
@@ -110,14 +110,50 @@ func devType[T Reducible]() int {
 	sz := elemSize[T]()
 	lg := map[uint64]int{1: 0, 2: 1, 4: 2, 8: 3}[sz]
 	switch reflect.TypeFor[T]().Kind() {
-	case reflect.Float32:
+	case reflect.Float32, reflect.Complex64:
 		return devF32
-	case reflect.Float64:
+	case reflect.Float64, reflect.Complex128:
 		return devF64
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return devU8 + lg
 	}
 	return devI8 + lg
+}
+
+// isComplex reports whether T is a complex type.
+func isComplex[T any]() bool {
+	k := reflect.TypeFor[T]().Kind()
+	return k == reflect.Complex64 || k == reflect.Complex128
+}
+
+// The reduction kernels fold scalars element by element. A complex sum is
+// that, on the real and imaginary parts as floats: a complex object of n
+// elements goes to the kernels as 2n floats. A complex product mixes the
+// parts and has no kernel: checkDevOp refuses it.
+
+// devSize is the size of the elements the kernels fold for T.
+func devSize[T any]() uint64 {
+	if isComplex[T]() {
+		return elemSize[T]() / 2
+	}
+	return elemSize[T]()
+}
+
+// devCount is the number of kernel elements n elements of T make.
+func devCount[T any](n int) int {
+	if isComplex[T]() {
+		return 2 * n
+	}
+	return n
+}
+
+// checkDevOp refuses a reduction the kernels cannot do: a complex product
+// on a device heap.
+func checkDevOp[T any](op ReduceOp) error {
+	if op == ReduceProd && isComplex[T]() {
+		return errf(ErrUnsupported, "prod reduction of %v on a device heap: the reduction kernels fold scalars, and a complex product is not one", reflect.TypeFor[T]())
+	}
+	return nil
 }
 
 // The reduction kernels' type codes (cuda.TypeI8...).

@@ -30,10 +30,15 @@ func (op ReduceOp) String() string {
 	return [...]string{"sum", "prod", "min", "max", "and", "or", "xor"}[op]
 }
 
-// Reducible is the set of element types reductions accept: every integer
-// and float type (OpenSHMEM's reduction types, less complex and long
-// double).
+// Reducible is the set of element types reductions accept: every integer,
+// float and complex type (OpenSHMEM's reduction types, less long double).
+// Complex types take ReduceSum and ReduceProd only, as in OpenSHMEM.
 type Reducible interface {
+	ordered | ~complex64 | ~complex128
+}
+
+// ordered is the reducible types that min and max apply to.
+type ordered interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 |
 		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
 		~float32 | ~float64
@@ -43,9 +48,11 @@ func checkOp[T Reducible](op ReduceOp) error {
 	if op > ReduceXor {
 		return errf(ErrInvalid, "reduction op %d", op)
 	}
-	k := reflect.TypeFor[T]().Kind()
-	if op >= ReduceAnd && (k == reflect.Float32 || k == reflect.Float64) {
+	switch k := reflect.TypeFor[T]().Kind(); {
+	case op >= ReduceAnd && (k == reflect.Float32 || k == reflect.Float64):
 		return errf(ErrInvalid, "%s reduction of %v: bitwise ops need an integer type", op, reflect.TypeFor[T]())
+	case op > ReduceProd && (k == reflect.Complex64 || k == reflect.Complex128):
+		return errf(ErrInvalid, "%s reduction of %v: complex types take sum and prod only", op, reflect.TypeFor[T]())
 	}
 	return nil
 }
@@ -91,6 +98,9 @@ func reduceDesc[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) (desc
 	d[dOp] = uint64(op)
 	nb := uint64(max(n, 0)) * elemSize[T]()
 	lerr := checkOp[T](op)
+	if lerr == nil && t.onDevice() {
+		lerr = checkDevOp[T](op)
+	}
 	if lerr == nil && n < 0 {
 		lerr = errf(ErrInvalid, "Reduce of %d elements", n)
 	}
@@ -402,6 +412,9 @@ func ReduceScatter[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) er
 	sz := elemSize[T]()
 	nb := uint64(max(n, 0)) * sz
 	lerr := checkOp[T](op)
+	if lerr == nil && t.onDevice() {
+		lerr = checkDevOp[T](op)
+	}
 	if lerr == nil && n < 0 {
 		lerr = errf(ErrInvalid, "ReduceScatter of %d elements", n)
 	}
@@ -428,7 +441,7 @@ func ReduceScatter[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) er
 	}
 	if dev {
 		return t.blocking(func(s uintptr) error {
-			return w.dev.collReduce(s, t.devTeam(), devType[T](), int(op), sz, dst.off, src.off, n, true)
+			return w.dev.collReduce(s, t.devTeam(), devType[T](), int(op), devSize[T](), dst.off, src.off, devCount[T](n), true)
 		})
 	}
 	from := src.off
@@ -480,11 +493,70 @@ func ReduceScatter[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) er
 	return t.exitSync()
 }
 
-// combine folds in into acc with op: acc[i] = acc[i] op in[i]. The loops
-// are unrolled by eight: Go does not vectorize, and the independent
-// operations let the CPU overlap them (several times faster than the plain
-// loop on large reductions).
+// combine folds in into acc with op: acc[i] = acc[i] op in[i]. It hands
+// the slices, as their underlying type, to the loops for ordered or complex
+// elements (min and max do not compile for complex ones).
 func combine[T Reducible](op ReduceOp, acc, in []T) {
+	switch reflect.TypeFor[T]().Kind() {
+	case reflect.Int:
+		combineOrdered(op, recast[int](acc), recast[int](in))
+	case reflect.Int8:
+		combineOrdered(op, recast[int8](acc), recast[int8](in))
+	case reflect.Int16:
+		combineOrdered(op, recast[int16](acc), recast[int16](in))
+	case reflect.Int32:
+		combineOrdered(op, recast[int32](acc), recast[int32](in))
+	case reflect.Int64:
+		combineOrdered(op, recast[int64](acc), recast[int64](in))
+	case reflect.Uint:
+		combineOrdered(op, recast[uint](acc), recast[uint](in))
+	case reflect.Uint8:
+		combineOrdered(op, recast[uint8](acc), recast[uint8](in))
+	case reflect.Uint16:
+		combineOrdered(op, recast[uint16](acc), recast[uint16](in))
+	case reflect.Uint32:
+		combineOrdered(op, recast[uint32](acc), recast[uint32](in))
+	case reflect.Uint64:
+		combineOrdered(op, recast[uint64](acc), recast[uint64](in))
+	case reflect.Uintptr:
+		combineOrdered(op, recast[uintptr](acc), recast[uintptr](in))
+	case reflect.Float32:
+		combineOrdered(op, recast[float32](acc), recast[float32](in))
+	case reflect.Float64:
+		combineOrdered(op, recast[float64](acc), recast[float64](in))
+	case reflect.Complex64:
+		combineComplex(op, recast[complex64](acc), recast[complex64](in))
+	case reflect.Complex128:
+		combineComplex(op, recast[complex128](acc), recast[complex128](in))
+	}
+}
+
+// recast views s as elements of U, T's underlying type.
+func recast[U, T any](s []T) []U {
+	return unsafe.Slice((*U)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+// combineComplex is combine for complex elements: sum and prod, the only
+// ops checkOp lets through. Products use Go's complex multiplication, the
+// same on every PE, so every member still gets bitwise the same result.
+func combineComplex[T ~complex64 | ~complex128](op ReduceOp, acc, in []T) {
+	in = in[:len(acc)]
+	if op == ReduceProd {
+		for i := range acc {
+			acc[i] *= in[i]
+		}
+		return
+	}
+	for i := range acc {
+		acc[i] += in[i]
+	}
+}
+
+// combineOrdered is combine for integer and float elements. The loops are
+// unrolled by eight: Go does not vectorize, and the independent operations
+// let the CPU overlap them (several times faster than the plain loop on
+// large reductions).
+func combineOrdered[T ordered](op ReduceOp, acc, in []T) {
 	in = in[:len(acc)]
 	switch op {
 	case ReduceSum:

@@ -40,13 +40,16 @@ func ReduceOnDeviceStream[T Reducible](stream uintptr, t *Team, op ReduceOp, dst
 	if _, err := reduceDesc(t, op, dst, src, n); err != nil {
 		return err
 	}
+	if err := checkDevOp[T](op); err != nil {
+		return err
+	}
 	if n == 0 || elemSize[T]() == 0 {
 		return nil
 	}
 	if _, err := t.DeviceHandle(); err != nil { // once: a write and a wait on the PE's stream
 		return err
 	}
-	return t.w.dev.collReduce(stream, t.devTeam(), devType[T](), int(op), elemSize[T](), dst.off, src.off, n, false)
+	return t.w.dev.collReduce(stream, t.devTeam(), devType[T](), int(op), devSize[T](), dst.off, src.off, devCount[T](n), false)
 }
 
 // ReduceScatterOnDeviceStream is ReduceScatter on stream.
@@ -57,6 +60,9 @@ func ReduceScatterOnDeviceStream[T Reducible](stream uintptr, t *Team, op Reduce
 	np := len(t.members)
 	nb := uint64(max(n, 0)) * elemSize[T]()
 	err := checkOp[T](op)
+	if err == nil {
+		err = checkDevOp[T](op)
+	}
 	if err == nil && n < 0 {
 		err = errf(ErrInvalid, "ReduceScatter of %d elements", n)
 	}
@@ -71,7 +77,7 @@ func ReduceScatterOnDeviceStream[T Reducible](stream uintptr, t *Team, op Reduce
 	if err != nil || nb == 0 {
 		return err
 	}
-	return t.w.dev.collReduce(stream, t.devTeam(), devType[T](), int(op), elemSize[T](), dst.off, src.off, n, true)
+	return t.w.dev.collReduce(stream, t.devTeam(), devType[T](), int(op), devSize[T](), dst.off, src.off, devCount[T](n), true)
 }
 
 // BroadcastOnDeviceStream is Broadcast on stream.

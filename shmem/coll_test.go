@@ -230,14 +230,14 @@ func movement[T any](c *collCase) {
 	}
 }
 
-func isFloat[T shmem.Reducible]() bool {
+func isFloat[T realReducible]() bool {
 	var one T = 1
 	return one/2 != 0
 }
 
 // value is element i of team PE p's reduction source: small integers for
 // floats, so that every order of summing or multiplying is exact.
-func value[T shmem.Reducible](c *collCase, p, i int) T {
+func value[T realReducible](c *collCase, p, i int) T {
 	h := mix(c.seed, uint64(p)+1000, uint64(i))
 	if isFloat[T]() {
 		return T(int64(h%7) - 3)
@@ -245,7 +245,7 @@ func value[T shmem.Reducible](c *collCase, p, i int) T {
 	return T(h)
 }
 
-func apply[T shmem.Reducible](op shmem.ReduceOp, a, b T) T {
+func apply[T realReducible](op shmem.ReduceOp, a, b T) T {
 	switch op {
 	case shmem.ReduceSum:
 		return a + b
@@ -271,7 +271,7 @@ func apply[T shmem.Reducible](op shmem.ReduceOp, a, b T) T {
 }
 
 // reduction runs Reduce or ReduceScatter with element type T.
-func reduction[T shmem.Reducible](c *collCase) {
+func reduction[T realReducible](c *collCase) {
 	sz := int(unsafe.Sizeof(*new(T)))
 	np, me := c.tm.NPEs(), c.tm.MyPE()
 	ops := []shmem.ReduceOp{shmem.ReduceSum, shmem.ReduceProd, shmem.ReduceMin, shmem.ReduceMax}
@@ -587,4 +587,12 @@ func collectiveErrors(t *petest.T, w *shmem.World) {
 		require.NoError(t, shmem.Free(s))
 	}
 	require.NoError(t, shmem.Free(f))
+}
+
+// realReducible is the reducible types min, max and conversion from an
+// integer apply to (shmem.Reducible less the complex types).
+type realReducible interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 |
+		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
+		~float32 | ~float64
 }

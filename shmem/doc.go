@@ -19,9 +19,11 @@
 // # The symmetric heap
 //
 // Every PE owns a heap of the same size (GSHMEM_SYMMETRIC_SIZE). Alloc,
-// Calloc, Align and Free are collective: every PE calls them in the same
-// order with the same arguments and gets the same offset, so an object is
-// named the same way everywhere. PEs that disagree all get ErrSizeMismatch.
+// Calloc, Align, AllocWithHints, Realloc and Free are collective: every PE
+// calls them in the same order with the same arguments and gets the same
+// offset, so an object is named the same way everywhere. PEs that disagree
+// all get ErrSizeMismatch. The porting guide's 07-openshmem.md gives the Go
+// name of every OpenSHMEM 1.5 routine.
 //
 //	buf, err := shmem.Calloc[float64](w, 1024) // Sym[float64]
 //	local := buf.Local()                       // this PE's copy, a []float64

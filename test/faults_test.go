@@ -3,7 +3,8 @@ package test
 // Fault injection: jobs of testdata/faulty in which one PE kills (SIGKILL)
 // or stops (SIGSTOP) itself at a chosen point, while the others are in
 // the matching operation (a barrier, a put stream, atomics, Quiet, a window
-// lock the victim holds, a compat rendezvous send to it, the bootstrap).
+// lock the victim holds, a distributed lock (shmem.SetLock) it holds, a
+// compat rendezvous send to it, the bootstrap).
 // Each case runs over shared memory and over tcp (GSHMEM_NODE_ID=%r gives
 // every PE a node of its own), and either under gshmem run, which ends the
 // job as soon as a PE dies and must name the victim, or without a launcher
@@ -118,7 +119,7 @@ var (
 // nothing but the runtime tells the survivors that the victim is gone.
 func TestFaultsWithoutLauncher(t *testing.T) {
 	_, faulty := faultBins(t)
-	for _, c := range faultCases([]string{"barrier", "put", "atomic", "quiet", "winlock", "rendezvous", "bootstrap"}, []string{"kill", "stop"}) {
+	for _, c := range faultCases([]string{"barrier", "put", "atomic", "quiet", "winlock", "lock", "rendezvous", "bootstrap"}, []string{"kill", "stop"}) {
 		t.Run(c.name(), func(t *testing.T) {
 			t.Parallel()
 			runEnvFault(t, faulty, c)
@@ -255,7 +256,7 @@ func tryEnvFault(t *testing.T, faulty string, c faultCase, last bool) (string, s
 // ends the job (killing the stopped PE).
 func TestFaultsUnderLauncher(t *testing.T) {
 	gshmem, faulty := faultBins(t)
-	cases := faultCases([]string{"barrier", "put", "winlock", "bootstrap"}, []string{"kill"})
+	cases := faultCases([]string{"barrier", "put", "winlock", "lock", "bootstrap"}, []string{"kill"})
 	cases = append(cases, faultCases([]string{"barrier", "winlock"}, []string{"stop"})...)
 	for _, c := range cases {
 		t.Run(c.name(), func(t *testing.T) {

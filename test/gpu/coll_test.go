@@ -44,14 +44,14 @@ func mix(pe, i, salt int) uint64 {
 	return x ^ x>>32
 }
 
-func isFloat[T shmem.Reducible]() bool {
+func isFloat[T realReducible]() bool {
 	h := 0.5
 	return T(h) != 0
 }
 
 // val is element i of world PE pe's src: arbitrary bits for integers,
 // values with a fractional part (whose sums round) for floats.
-func val[T shmem.Reducible](pe, i, salt int) T {
+func val[T realReducible](pe, i, salt int) T {
 	m := mix(pe, i, salt)
 	if isFloat[T]() {
 		f := float64(int64(m%2001)-1000)*0.37 + float64(pe)*0.011
@@ -63,7 +63,7 @@ func val[T shmem.Reducible](pe, i, salt int) T {
 func bitsOf[T any](v *T) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v)) }
 
 // fold is the host's a op b, as shmem's host fold computes it.
-func fold[T shmem.Reducible](op shmem.ReduceOp, a, b T) T {
+func fold[T realReducible](op shmem.ReduceOp, a, b T) T {
 	switch op {
 	case shmem.ReduceSum:
 		return a + b
@@ -154,7 +154,7 @@ func get[T any](x *collCtx, s shmem.Sym[T], n int) []T {
 // reduceCase runs Reduce of n elements with op (in place when inPlace, at
 // element offset off of the objects to leave 16-byte alignment) and checks
 // every element; onStream runs it on a CUDA stream.
-func reduceCase[T shmem.Reducible](x *collCtx, op shmem.ReduceOp, n, off int, inPlace, onStream bool) {
+func reduceCase[T realReducible](x *collCtx, op shmem.ReduceOp, n, off int, inPlace, onStream bool) {
 	salt := int(op)*1000 + n
 	src, dst := objs[T](x, n+off, n+off)
 	if inPlace {
@@ -188,7 +188,7 @@ func reduceCase[T shmem.Reducible](x *collCtx, op shmem.ReduceOp, n, off int, in
 	x.c.ok("team sync", x.t.Sync())
 }
 
-func reduceAll[T shmem.Reducible](x *collCtx, sizes []int) {
+func reduceAll[T realReducible](x *collCtx, sizes []int) {
 	ops := []shmem.ReduceOp{shmem.ReduceSum, shmem.ReduceProd, shmem.ReduceMin, shmem.ReduceMax}
 	if !isFloat[T]() {
 		ops = append(ops, shmem.ReduceAnd, shmem.ReduceOr, shmem.ReduceXor)
@@ -436,4 +436,12 @@ func collSuite(w *shmem.World, c *checker, logf func(string, ...any)) {
 		}
 	}
 	c.ok("BarrierAll", w.BarrierAll())
+}
+
+// realReducible is the reducible types min, max and conversion from an
+// integer apply to (shmem.Reducible less the complex types).
+type realReducible interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 |
+		~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr |
+		~float32 | ~float64
 }

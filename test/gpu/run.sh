@@ -103,7 +103,7 @@ cat "$out/machine.log"
 
 if [ "$cmd" = coll ]; then
 	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-	step suite-inproc 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteInProcess' -test.v -test.timeout 145s
+	step suite-inproc 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteInProcess|TestGPUComplexReduce' -test.v -test.timeout 145s
 	step coll-inproc 150 env GSHMEM_GPU_COLL=1 GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUCollBenchInProcess' -test.v -test.timeout 145s
 	mps_start
 	step suite-procs-mps 130 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 125s

@@ -32,7 +32,7 @@ import (
 const settle = 300 * time.Millisecond
 
 func main() {
-	at := flag.String("at", "barrier", "where the victim strikes: barrier, put, atomic, quiet, winlock, rendezvous, bootstrap")
+	at := flag.String("at", "barrier", "where the victim strikes: barrier, put, atomic, quiet, winlock, lock, rendezvous, bootstrap")
 	victim := flag.Int("victim", 1, "the PE that kills or stops itself")
 	how := flag.String("how", "kill", "kill (SIGKILL) or stop (SIGSTOP)")
 	flag.Parse()
@@ -94,8 +94,17 @@ func run(at string, victim, rank int, strike func()) error {
 	if err != nil {
 		return err
 	}
+	lock, err := shmem.Calloc[int64](w, 1)
+	if err != nil {
+		return err
+	}
 	if at == "winlock" && me == victim {
 		if err := win.Lock(windows.LockExclusive, 0, 0); err != nil {
+			return err
+		}
+	}
+	if at == "lock" && me == victim {
+		if err := shmem.SetLock(lock); err != nil {
 			return err
 		}
 	}
@@ -149,6 +158,10 @@ func run(at string, victim, rank int, strike func()) error {
 			return err
 		}
 		return win.Unlock(0)
+	case "lock":
+		// The victim holds the distributed lock: every survivor queues
+		// for it behind the victim's ticket.
+		return shmem.SetLock(lock)
 	case "rendezvous":
 		big := make([]byte, 1<<20) // well above the eager limit
 		return compat.Send(comm, big, len(big), compat.Byte, victim, 7)

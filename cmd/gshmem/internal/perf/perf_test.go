@@ -28,7 +28,9 @@ var wantTests = []string{"put_bw", "get_bw", "put_latency", "get_latency", "p_la
 	// issue 6: compat point-to-point and collective
 	"pt2pt_latency", "pt2pt_bw", "mpi_allreduce",
 	// issue 8: streams and kernels
-	"put_on_stream_latency", "kernel_put_bw"}
+	"put_on_stream_latency", "kernel_put_bw",
+	// issue 20: contexts
+	"ctx_put_bw", "ctx_shared_put_bw"}
 
 func TestRegistry(t *testing.T) {
 	names := Names()
