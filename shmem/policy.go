@@ -171,8 +171,19 @@ func (w *World) AwaitContext(ctx context.Context, pe int, cond func() (bool, err
 			return w.waitCheck(pe)
 		}
 		if b != nil {
-			stop := context.AfterFunc(ctx, func() { b.Ring(true) })
-			defer stop()
+			// The ring runs on a goroutine of its own: once it has started,
+			// wait for it, so that it never touches a heap this wait's
+			// caller goes on to unmap (Finalize after a cancelled stream).
+			rung := make(chan struct{})
+			stop := context.AfterFunc(ctx, func() {
+				defer close(rung)
+				b.Ring(true)
+			})
+			defer func() {
+				if !stop() {
+					<-rung
+				}
+			}()
 		}
 	}
 	return w.waiter.Wait(b, false, cond, check)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/gshmem/gshmem/shmem"
 )
@@ -88,12 +89,24 @@ func New(w *shmem.World, opts ...Option) (*Stream, error) {
 // finalizeCheck tells Finalize about work it would cut short: the World's
 // context ends with Finalize, and a stream still waiting (for a signal
 // nobody sends, say) would fail with ErrAborted without a word.
+//
+// The stream's waits read the heap Finalize is about to unmap, so the
+// queued work is cancelled (with ErrAborted, as the World's end would) and
+// the stream's goroutine given a bounded time to leave it first.
 func (s *Stream) finalizeCheck() error {
 	if s.eng.idle() {
 		return nil
 	}
+	s.eng.cancel(fmt.Errorf("%w: the World was finalized with the stream's work queued", shmem.ErrAborted))
+	ctx, cancel := context.WithTimeout(context.Background(), finalizeGrace)
+	_ = s.eng.synchronize(ctx)
+	cancel()
 	return fmt.Errorf("%w: %s still had work queued (a wait nothing satisfied?); Synchronize or Cancel, then Close, every stream before Finalize", ErrBusyAtFinalize, s)
 }
+
+// finalizeGrace bounds how long Finalize waits for a busy stream to drop its
+// work: a collective already under way cannot be interrupted.
+const finalizeGrace = 5 * time.Second
 
 // World returns the World the stream belongs to.
 func (s *Stream) World() *shmem.World { return s.w }
