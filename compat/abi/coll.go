@@ -153,55 +153,37 @@ func abigo_Reduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, ro
 	return done(comm, call, compat.Reduce(c, s, r, int(count), dt, o, int(root)))
 }
 
-//export abigo_Allreduce
-func abigo_Allreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
-	const call = "MPI_Allreduce"
+// allReduce is the body of MPI_Allreduce, MPI_Scan and MPI_Exscan: a user
+// op's fold (scan and exclusive say which of the three), or compat's run.
+func allReduce(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t, scan, exclusive bool,
+	run func(c *compat.Comm, s, r []byte, n int, dt compat.Datatype, o compat.Op) error) C.int {
 	c, rc := collComm(comm, call)
 	if c == nil {
 		return rc
 	}
 	if u, ok := userOpOf(op); ok {
-		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, false, false)
+		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, scan, exclusive)
 	}
 	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, true)
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, compat.Allreduce(c, s, r, int(count), dt, o))
+	return done(comm, call, run(c, s, r, int(count), dt, o))
+}
+
+//export abigo_Allreduce
+func abigo_Allreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	return allReduce("MPI_Allreduce", sbuf, rbuf, count, dtype, op, comm, false, false, compat.Allreduce[byte])
 }
 
 //export abigo_Scan
 func abigo_Scan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
-	const call = "MPI_Scan"
-	c, rc := collComm(comm, call)
-	if c == nil {
-		return rc
-	}
-	if u, ok := userOpOf(op); ok {
-		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, true, false)
-	}
-	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, true)
-	if rc != C.MPI_SUCCESS {
-		return rc
-	}
-	return done(comm, call, compat.Scan(c, s, r, int(count), dt, o))
+	return allReduce("MPI_Scan", sbuf, rbuf, count, dtype, op, comm, true, false, compat.Scan[byte])
 }
 
 //export abigo_Exscan
 func abigo_Exscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
-	const call = "MPI_Exscan"
-	c, rc := collComm(comm, call)
-	if c == nil {
-		return rc
-	}
-	if u, ok := userOpOf(op); ok {
-		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, true, true)
-	}
-	s, r, dt, o, rc := reduceBufs(comm, call, sbuf, rbuf, count, dtype, op, true)
-	if rc != C.MPI_SUCCESS {
-		return rc
-	}
-	return done(comm, call, compat.Exscan(c, s, r, int(count), dt, o))
+	return allReduce("MPI_Exscan", sbuf, rbuf, count, dtype, op, comm, true, true, compat.Exscan[byte])
 }
 
 //export abigo_Reduce_scatter_block
