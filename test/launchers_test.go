@@ -344,32 +344,7 @@ func TestNetnsPeerLost(t *testing.T) {
 	assert.Contains(t, out.String(), "wrong job secret")
 
 	// Kill PE 2 (on host 2) the hard way.
-	var victim int
-	for _, pid := range nsPids(t, p+"2") {
-		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == job {
-			victim = pid
-			break
-		}
-	}
-	require.NotZero(t, victim, "no jobcheck process on %s2", p)
-	require.NoError(t, syscall.Kill(victim, syscall.SIGKILL))
-	killed := time.Now()
-	select {
-	case err := <-done:
-		finished = true
-		took := time.Since(killed)
-		t.Logf("srun exited %v after the kill", took.Round(time.Millisecond))
-		assert.Less(t, took, 10*time.Second)
-		require.Error(t, err, "srun must fail:\n%s", out)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("srun still running 10 s after PE on %s2 was killed:\n%s", p, out)
-	}
-	lost := regexp.MustCompile(`jobcheck: pe (\d): shmem: peer lost`).FindAllStringSubmatch(out.String(), -1)
-	seen := map[string]bool{}
-	for _, m := range lost {
-		seen[m[1]] = true
-	}
-	assert.Len(t, seen, 5, "every surviving PE reports the loss:\n%s", out)
+	finished = killPEAndWait(t, p+"2", job, done, out)
 	assert.Regexp(t, `task \d: Killed`, out.String())
 }
 
@@ -452,4 +427,37 @@ func TestInfoUnderLaunchers(t *testing.T) {
 	}
 	out, _ = run(t, time.Minute, []string{"OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2"}, gshmem, "info", "--no-join")
 	assert.Contains(t, out, "mpirun -x GSHMEM_BOOTSTRAP_ADDR")
+}
+
+// killPEAndWait SIGKILLs the job's PE on host (a namespace) and waits for
+// srun to fail within 10 s, every surviving PE of the 6 reporting the
+// loss. It reports that it consumed done.
+func killPEAndWait(t *testing.T, host, job string, done <-chan error, out *syncBuffer) bool {
+	t.Helper()
+	var victim int
+	for _, pid := range nsPids(t, host) {
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == job {
+			victim = pid
+			break
+		}
+	}
+	require.NotZero(t, victim, "no jobcheck process on %s", host)
+	require.NoError(t, syscall.Kill(victim, syscall.SIGKILL))
+	killed := time.Now()
+	select {
+	case err := <-done:
+		took := time.Since(killed)
+		t.Logf("srun exited %v after the kill", took.Round(time.Millisecond))
+		assert.Less(t, took, 10*time.Second)
+		require.Error(t, err, "srun must fail:\n%s", out)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("srun still running 10 s after PE on %s was killed:\n%s", host, out)
+	}
+	lost := regexp.MustCompile(`jobcheck: pe (\d): shmem: peer lost`).FindAllStringSubmatch(out.String(), -1)
+	seen := map[string]bool{}
+	for _, m := range lost {
+		seen[m[1]] = true
+	}
+	assert.Len(t, seen, 5, "every surviving PE reports the loss:\n%s", out)
+	return true
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,30 +108,5 @@ func TestNetnsPeerLostUCX(t *testing.T) {
 		"the job never started:\n%s", out)
 	assert.Regexp(t, `jobcheck: pe 0/6 .* transports self,shm,ucx,ucx,ucx,ucx `, out.String())
 
-	var victim int
-	for _, pid := range nsPids(t, p+"2") {
-		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == job {
-			victim = pid
-			break
-		}
-	}
-	require.NotZero(t, victim, "no jobcheck process on %s2", p)
-	require.NoError(t, syscall.Kill(victim, syscall.SIGKILL))
-	killed := time.Now()
-	select {
-	case err := <-done:
-		finished = true
-		took := time.Since(killed)
-		t.Logf("srun exited %v after the kill", took.Round(time.Millisecond))
-		assert.Less(t, took, 10*time.Second)
-		require.Error(t, err, "srun must fail:\n%s", out)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("srun still running 10 s after PE on %s2 was killed:\n%s", p, out)
-	}
-	lost := regexp.MustCompile(`jobcheck: pe (\d): shmem: peer lost`).FindAllStringSubmatch(out.String(), -1)
-	seen := map[string]bool{}
-	for _, m := range lost {
-		seen[m[1]] = true
-	}
-	assert.Len(t, seen, 5, "every surviving PE reports the loss:\n%s", out)
+	finished = killPEAndWait(t, p+"2", job, done, out)
 }

@@ -276,6 +276,18 @@ func abigo_Gather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uint
 	return done(comm, call, compat.Gather(c, s, int(scount), sdt, r, int(rcount), rdt, int(root)))
 }
 
+// rootLayout reads the counts and displacements a rooted v collective
+// takes at its root (and ignores elsewhere, as MPI says).
+func rootLayout(comm C.uintptr_t, call string, c *compat.Comm, root C.int, counts, displs *C.int, what string) ([]int, []int, C.int) {
+	if int(root) != c.Rank() {
+		return nil, nil, C.MPI_SUCCESS
+	}
+	if counts == nil || displs == nil {
+		return nil, nil, failCode(comm, call, C.MPI_ERR_ARG, "%s or displs is NULL at the root", what)
+	}
+	return intsIn(counts, C.int(c.Size())), intsIn(displs, C.int(c.Size())), C.MPI_SUCCESS
+}
+
 //export abigo_Gatherv
 func abigo_Gatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
 	const call = "MPI_Gatherv"
@@ -287,12 +299,9 @@ func abigo_Gatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	var counts, ds []int
-	if int(root) == c.Rank() {
-		if rcounts == nil || displs == nil {
-			return failCode(comm, call, C.MPI_ERR_ARG, "recvcounts or displs is NULL at the root")
-		}
-		counts, ds = intsIn(rcounts, C.int(c.Size())), intsIn(displs, C.int(c.Size()))
+	counts, ds, rc := rootLayout(comm, call, c, root, rcounts, displs, "recvcounts")
+	if rc != C.MPI_SUCCESS {
+		return rc
 	}
 	r, rdt, rc := vBuf(comm, call, rbuf, counts, ds, rtype)
 	if rc != C.MPI_SUCCESS {
@@ -332,12 +341,9 @@ func abigo_Scatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t,
 	if c == nil {
 		return rc
 	}
-	var counts, ds []int
-	if int(root) == c.Rank() {
-		if scounts == nil || displs == nil {
-			return failCode(comm, call, C.MPI_ERR_ARG, "sendcounts or displs is NULL at the root")
-		}
-		counts, ds = intsIn(scounts, C.int(c.Size())), intsIn(displs, C.int(c.Size()))
+	counts, ds, rc := rootLayout(comm, call, c, root, scounts, displs, "sendcounts")
+	if rc != C.MPI_SUCCESS {
+		return rc
 	}
 	s, sdt, rc := vBuf(comm, call, sbuf, counts, ds, stype)
 	if rc != C.MPI_SUCCESS {
