@@ -18,6 +18,9 @@ type remote interface {
 	Get(pe int, off uint64, dst []byte) error
 	GetNBI(pe int, off uint64, dst []byte) error
 	Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error)
+	// AtomicNBI and Accumulate are the Stream forms (see Stream).
+	AtomicNBI(pe int, off uint64, width int, op AtomicOp, operand, compare uint64, dst []byte) error
+	Accumulate(pe int, a *Acc) error
 	Fence() error
 	Quiet() error
 	// close says goodbye and waits (at most grace) for the peers' goodbyes

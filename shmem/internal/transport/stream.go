@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -28,36 +27,25 @@ type Stream interface {
 }
 
 // AtomicNBI implements Stream for the PE's own stream. Mapped peers
-// complete at once.
+// complete at once, with Atomic's check for a lost peer.
 func (m *Multi) AtomicNBI(pe int, off uint64, width int, op AtomicOp, operand, compare uint64, dst []byte) error {
 	if m.heaps[pe] != nil {
-		old, err := m.shm.Atomic(pe, off, width, op, operand, compare)
+		old, err := m.Atomic(pe, off, width, op, operand, compare)
 		putBits(dst, old)
 		return err
 	}
 	if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
 		return fmt.Errorf("transport: atomic op %d of width %d", op, width)
 	}
-	if m.tcp == nil { // another remote transport (ucx): done at once
-		old, err := m.rem.Atomic(pe, off, width, op, operand, compare)
-		putBits(dst, old)
-		return err
-	}
-	return m.tcp.AtomicNBI(pe, off, width, op, operand, compare, dst)
+	return m.rem.AtomicNBI(pe, off, width, op, operand, compare, dst)
 }
 
 // Accumulate implements Stream for the PE's own stream.
 func (m *Multi) Accumulate(pe int, a *Acc) error {
-	switch {
-	case m.heaps[pe] != nil:
+	if m.heaps[pe] != nil || m.rem == nil {
 		return fmt.Errorf("transport: accumulate to PE %d, whose heap is mapped: apply it directly", pe)
-	case m.tcp == nil:
-		// The one-message accumulate is the tcp transport's; over ucx an
-		// element-wise emulation would not be atomic with the target's
-		// own hardware atomics.
-		return fmt.Errorf("transport: accumulate to PE %d over the ucx transport: %w", pe, errors.ErrUnsupported)
 	}
-	return m.tcp.Accumulate(pe, a)
+	return m.rem.Accumulate(pe, a)
 }
 
 // NewStream opens a stream of its own for a context: tcp peers get

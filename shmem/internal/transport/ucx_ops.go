@@ -4,6 +4,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -240,6 +241,20 @@ func (u *UCX) amo(p *ucxPeer, amo amoOp, width int, off uint64, v, cmp uint64) (
 }
 
 // Fence orders this PE's earlier puts and atomics before its later ones.
+// AtomicNBI is Atomic, complete when it returns (the Stream form).
+func (u *UCX) AtomicNBI(pe int, off uint64, width int, op AtomicOp, operand, compare uint64, dst []byte) error {
+	old, err := u.Atomic(pe, off, width, op, operand, compare)
+	putBits(dst, old)
+	return err
+}
+
+// Accumulate is not done over ucx: the one-message accumulate is the tcp
+// transport's, and an element-wise emulation with UCP's atomics would not
+// be atomic with the target's own hardware atomics.
+func (u *UCX) Accumulate(pe int, _ *Acc) error {
+	return fmt.Errorf("transport: accumulate to PE %d over the ucx transport: %w", pe, errors.ErrUnsupported)
+}
+
 func (u *UCX) Fence() error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
