@@ -38,6 +38,22 @@ func (w *World) Mapped(pe int) Mapped {
 // Valid reports whether m is a mapped heap.
 func (m Mapped) Valid() bool { return m.bell != nil }
 
+// Doorbell returns the address of the heap's doorbell (nil for the zero
+// Mapped), for code in another language that writes into the heap
+// directly (the C ABI's hot paths) and must wake its sleepers as the
+// helpers here do. The doorbell is three uint32 words: a sequence, the
+// count of user waiters and the count of runtime waiters. After its
+// writes (fenced: a sequentially consistent atomic, or a full fence after
+// plain stores) such code loads the user count and, when it is not zero,
+// adds 1 to the sequence and wakes every futex(2) waiter on it (a shared,
+// not FUTEX_PRIVATE, wake: sleepers may be other processes).
+func (m Mapped) Doorbell() unsafe.Pointer {
+	if m.bell == nil {
+		return nil
+	}
+	return unsafe.Pointer(m.bell)
+}
+
 // Wake wakes the heap's sleeping waiters after the caller wrote into it
 // with plain stores (a copy): it fences those stores first, so that a
 // waiter registering now either is woken or sees them.

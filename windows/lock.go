@@ -26,11 +26,7 @@ func (win *Win) acquire(t int, typ LockType) error {
 		if v&wBits == 0 {
 			return nil // no writer: the common case, without wrap's arguments
 		}
-		w := v & wBits
-		return wrap(win.poll(c, func() (bool, error) {
-			cur, err := c.load32(ctrlRin)
-			return cur&wBits != w, err
-		}), "waiting for the lock on rank %d", t)
+		return win.awaitShared(t, v&wBits)
 	}
 	ticket, err := c.add32(ctrlWin, 1)
 	if err != nil {
@@ -50,6 +46,16 @@ func (win *Win) acquire(t int, typ LockType) error {
 		cur, err := c.load32(ctrlRout)
 		return cur == readers, err
 	}), "waiting for readers of rank %d to leave", t)
+}
+
+// awaitShared waits, after a shared locker's increment of t's reader ins
+// found writer bits w, until that writer's phase has passed.
+func (win *Win) awaitShared(t int, w uint32) error {
+	c := &win.ctrlMem[t]
+	return wrap(win.poll(c, func() (bool, error) {
+		cur, err := c.load32(ctrlRin)
+		return cur&wBits != w, err
+	}), "waiting for the lock on rank %d", t)
 }
 
 func (win *Win) release(t int, typ LockType) error {
@@ -79,7 +85,7 @@ func (win *Win) lockChecks(call string, assert Assert) error {
 	if win.set.noLocks {
 		return errorf(compat.ClassRMASync, "%s on a window with info no_locks=true", call)
 	}
-	if win.inStart {
+	if win.ep.inStart {
 		return errorf(compat.ClassRMASync, "%s inside a Start epoch", call)
 	}
 	return win.leaveFence(call)
@@ -105,7 +111,7 @@ func (win *Win) Lock(typ LockType, target int, assert Assert) error {
 		return errorf(compat.ClassRank, "lock of rank %d of %d", target, win.n)
 	}
 	held := LockType(win.locks[target] &^ lockNoCheck)
-	if win.lockAll != 0 {
+	if win.ep.lockAll != 0 {
 		held = LockShared
 	}
 	switch {
@@ -123,7 +129,7 @@ func (win *Win) Lock(typ LockType, target int, assert Assert) error {
 	if assert&ModeNoCheck != 0 {
 		win.locks[target] |= lockNoCheck
 	}
-	win.nlocks++
+	win.ep.nlocks++
 	win.access[target] = accOK
 	if target == win.me {
 		win.syncAll(true, true)
@@ -146,7 +152,7 @@ func (win *Win) Unlock(target int) error {
 	}
 	l := win.locks[target]
 	if l == 0 {
-		if win.lockAll != 0 {
+		if win.ep.lockAll != 0 {
 			return errorf(compat.ClassRMASync, "Unlock of rank %d locked by LockAll (use UnlockAll)", target)
 		}
 		return errorf(compat.ClassRMASync, "Unlock of rank %d, which this PE has not locked", target)
@@ -158,7 +164,7 @@ func (win *Win) Unlock(target int) error {
 		win.syncAll(true, true)
 	}
 	win.locks[target], win.access[target] = 0, accNone
-	win.nlocks--
+	win.ep.nlocks--
 	if l&lockNoCheck == 0 {
 		return win.release(target, LockType(l))
 	}
@@ -173,7 +179,7 @@ func (win *Win) LockAll(assert Assert) error {
 	if err := win.lockChecks("LockAll", assert); err != nil {
 		return err
 	}
-	if win.lockAll != 0 {
+	if win.ep.lockAll != 0 {
 		return errorf(compat.ClassRMASync, "LockAll while LockAll is held")
 	}
 	for t, l := range win.locks {
@@ -181,13 +187,13 @@ func (win *Win) LockAll(assert Assert) error {
 			return errorf(compat.ClassRMAConflict, "LockAll while holding an exclusive lock on rank %d", t)
 		}
 	}
-	if win.nlocks > 0 {
+	if win.ep.nlocks > 0 {
 		return errorf(compat.ClassRMASync, "LockAll while holding locks")
 	}
-	win.lockAll = uint8(LockShared)
+	win.ep.lockAll = uint8(LockShared)
 	acc := accLockAll
 	if assert&ModeNoCheck != 0 {
-		win.lockAll |= lockNoCheck
+		win.ep.lockAll |= lockNoCheck
 		acc = accOK
 	}
 	for t := range win.access {
@@ -202,15 +208,15 @@ func (win *Win) UnlockAll() error {
 	if err := win.check(); err != nil {
 		return err
 	}
-	if win.lockAll == 0 {
+	if win.ep.lockAll == 0 {
 		return errorf(compat.ClassRMASync, "UnlockAll without LockAll")
 	}
 	if err := win.quiet(); err != nil {
 		return err
 	}
 	win.syncAll(true, true)
-	l := win.lockAll
-	win.lockAll = 0
+	l := win.ep.lockAll
+	win.ep.lockAll = 0
 	var first error
 	for t, a := range win.access {
 		win.access[t] = accNone
@@ -229,7 +235,7 @@ func (win *Win) passive(target int, call string) error {
 		return errorf(compat.ClassWin, "nil window")
 	}
 	if target >= 0 && target < win.n {
-		if win.locks[target] == 0 && win.lockAll == 0 {
+		if win.locks[target] == 0 && win.ep.lockAll == 0 {
 			return errorf(compat.ClassRMASync, "%s of rank %d outside a Lock or LockAll epoch on it", call, target)
 		}
 		return nil
@@ -269,7 +275,7 @@ func (win *Win) FlushAll() error {
 	if err := win.check(); err != nil {
 		return err
 	}
-	if win.nlocks == 0 && win.lockAll == 0 {
+	if win.ep.nlocks == 0 && win.ep.lockAll == 0 {
 		return errorf(compat.ClassRMASync, "FlushAll outside a Lock or LockAll epoch")
 	}
 	return win.quiet()
@@ -280,7 +286,7 @@ func (win *Win) FlushLocalAll() error {
 	if err := win.check(); err != nil {
 		return err
 	}
-	if win.nlocks == 0 && win.lockAll == 0 {
+	if win.ep.nlocks == 0 && win.ep.lockAll == 0 {
 		return errorf(compat.ClassRMASync, "FlushLocalAll outside a Lock or LockAll epoch")
 	}
 	return win.quiet()

@@ -35,7 +35,7 @@ func (win *Win) slowEnter(rank int) error {
 	case accFence:
 		// The first RMA of a fence epoch: from now on the epoch is active
 		// and must be closed by a fence.
-		win.fence = fenceActive
+		win.ep.fence = fenceActive
 		for i, a := range win.access {
 			if a == accFence {
 				win.access[i] = accOK

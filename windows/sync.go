@@ -27,11 +27,11 @@ func (win *Win) quiet() error {
 // leaveFence ends a fence epoch no RMA used, so that another kind of
 // epoch may start; an epoch with RMA in it must be closed by Fence.
 func (win *Win) leaveFence(call string) error {
-	switch win.fence {
+	switch win.ep.fence {
 	case fenceActive:
 		return errorf(compat.ClassRMASync, "%s inside a fence epoch with RMA issued: close it with Fence(ModeNoSucceed)", call)
 	case fenceMaybe:
-		win.fence = fenceNone
+		win.ep.fence = fenceNone
 		clear(win.access)
 	}
 	return nil
@@ -52,7 +52,7 @@ func (win *Win) Fence(assert Assert) error {
 		return err
 	}
 	var bad error
-	if win.nlocks > 0 || win.lockAll != 0 || win.inStart || win.inPost {
+	if win.ep.nlocks > 0 || win.ep.lockAll != 0 || win.ep.inStart || win.inPost {
 		bad = errorf(compat.ClassRMASync, "Fence inside a lock or post/start epoch")
 	}
 	if err := win.quiet(); err != nil {
@@ -69,10 +69,10 @@ func (win *Win) Fence(assert Assert) error {
 	}
 	win.syncAll(false, true)
 	if assert&ModeNoSucceed != 0 {
-		win.fence = fenceNone
+		win.ep.fence = fenceNone
 		clear(win.access)
 	} else {
-		win.fence = fenceMaybe
+		win.ep.fence = fenceMaybe
 		for i := range win.access {
 			win.access[i] = accFence
 		}
@@ -128,7 +128,7 @@ func (win *Win) Start(group *compat.Group, assert Assert) error {
 	if err != nil {
 		return err
 	}
-	if win.inStart || win.nlocks > 0 || win.lockAll != 0 {
+	if win.ep.inStart || win.ep.nlocks > 0 || win.ep.lockAll != 0 {
 		return errorf(compat.ClassRMASync, "Start while an access epoch is open")
 	}
 	if err := win.leaveFence("Start"); err != nil {
@@ -141,7 +141,7 @@ func (win *Win) Start(group *compat.Group, assert Assert) error {
 			win.access[t] = accOK
 		}
 	}
-	win.startG, win.inStart = ranks, true
+	win.startG, win.ep.inStart = ranks, true
 	return nil
 }
 
@@ -194,7 +194,7 @@ func (win *Win) Complete() error {
 	if err := win.check(); err != nil {
 		return err
 	}
-	if !win.inStart {
+	if !win.ep.inStart {
 		return errorf(compat.ClassRMASync, "Complete without Start")
 	}
 	if err := win.quiet(); err != nil {
@@ -208,7 +208,7 @@ func (win *Win) Complete() error {
 			return wrap(err, "completing to rank %d", t)
 		}
 	}
-	win.startG, win.inStart = win.startG[:0], false
+	win.startG, win.ep.inStart = win.startG[:0], false
 	return nil
 }
 

@@ -90,16 +90,16 @@ type Win struct {
 	shadow []byte // Create: the contents at the last reconciliation
 	dyn    *dynamic
 
+	// ep, access and locks are the epoch state every operation checks
+	// first; they live in own, or in memory a binding supplied (Bind).
+	ep       *epoch
+	own      epoch
 	access   []uint8
 	locks    []uint8 // LockType held on each target, 0 if none, | lockNoCheck
-	nlocks   int
-	lockAll  uint8 // LockShared|lockNoCheck while LockAll is held
-	fence    uint8
-	startG   []int // ranks
+	startG   []int   // ranks
 	startsTo []uint64
 	postG    []int
 	postsTo  []uint64
-	inStart  bool
 	inPost   bool
 	// PSCW's counters: ctrlLocal is this PE's control area (nil on a
 	// device heap); posted and completed are the words this PE bumps on
@@ -197,6 +197,7 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 	win := &Win{comm: comm, pes: pes, world: w, ctx: w.Context(), me: me, n: n, flavor: flavor, set: set, ctrl: ctrl,
 		access: make([]uint8, n), locks: make([]uint8, n), startsTo: make([]uint64, n),
 		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local()}
+	win.ep = &win.own
 	win.posted, win.completed = ctrl.At(win.postedIdx(me)), ctrl.At(win.completedIdx(me))
 	if flavor == FlavorCreate || flavor == FlavorDynamic {
 		win.model = Separate
@@ -339,7 +340,7 @@ func (win *Win) Free() error {
 	if err := win.alive(); err != nil {
 		return err
 	}
-	open := win.nlocks > 0 || win.lockAll != 0 || win.inStart || win.inPost || win.fence == fenceActive
+	open := win.ep.nlocks > 0 || win.ep.lockAll != 0 || win.ep.inStart || win.inPost || win.ep.fence == fenceActive
 	ok, err := win.agree(!open)
 	if err != nil {
 		return err
@@ -354,7 +355,9 @@ func (win *Win) Free() error {
 	win.freed = true
 	win.stop()
 	win.dead.Store(true)
-	clear(win.access)
+	// Back to the Win's own memory: a binding's may go once Free returns.
+	win.own, win.ep = epoch{}, &win.own
+	win.access, win.locks = make([]uint8, win.n), make([]uint8, win.n)
 	err1 := win.comm.FreeSymmetric(win.data)
 	err2 := win.comm.FreeSymmetric(win.ctrl.Bytes())
 	if err1 != nil {

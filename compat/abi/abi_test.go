@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gshmem/gshmem/windows"
 )
 
 // The tests build gshmem and the library once per test binary (gshmem abi
@@ -179,6 +181,19 @@ func TestRMA(t *testing.T) {
 	runOK(t, 3, exe, "rma ok")
 }
 
+// TestRMAHotPaths runs rma.c's C paths beside the Go path on the same
+// windows (every rank mapped: one node), and the same program with each
+// rank on its own node, where no rank is mapped and every call is Go's.
+func TestRMAHotPaths(t *testing.T) {
+	exe := compile(t, "rmafast.c")
+	runOK(t, 2, exe, "rmafast ok")
+	runOK(t, 4, exe, "rmafast ok")
+	t.Run("node per rank", func(t *testing.T) {
+		t.Setenv("GSHMEM_NODE_ID", "%r")
+		runOK(t, 3, exe, "rmafast ok")
+	})
+}
+
 func TestErrorClassesAndHandlers(t *testing.T) {
 	exe := compile(t, "errors.c")
 	runOK(t, 2, exe, "errors ok")
@@ -245,6 +260,8 @@ func TestStateLayout(t *testing.T) {
 		{"abi_comm", reflect.TypeFor[commState]()},
 		{"abi_win", reflect.TypeFor[winState]()},
 		{"abi_state", reflect.TypeFor[globalState]()},
+		{"abi_target", reflect.TypeFor[targetState]()},
+		{"abi_epoch", reflect.TypeFor[epochState]()},
 	} {
 		seen[m.name] = true
 		require.Equal(t, c[m.name].size, m.typ.Size(), "size of %s", m.name)
@@ -261,6 +278,21 @@ func TestStateLayout(t *testing.T) {
 	for k := range c {
 		require.True(t, seen[k], "C field %s has no Go mirror", k)
 	}
+}
+
+// TestEpochConstants checks that rma.c reads windows' epoch bytes and
+// lock words with windows' values.
+func TestEpochConstants(t *testing.T) {
+	if cgoAvailable() != "" {
+		t.Skip(cgoAvailable())
+	}
+	want := map[string]int{
+		"AccessNone": int(windows.AccessNone), "AccessOpen": int(windows.AccessOpen), "AccessLockAll": int(windows.AccessLockAll),
+		"LockExclusive": int(windows.LockExclusive), "LockShared": int(windows.LockShared), "LockNoCheck": int(windows.LockNoCheck),
+		"FenceNone": int(windows.FenceNone), "LockReaderInc": int(windows.LockReaderInc), "LockWriterBits": int(windows.LockWriterBits),
+		"EpochSize": windows.EpochSize,
+	}
+	require.Equal(t, want, cEpochConstants())
 }
 
 // abiFunctions is the list of entry points in the ABI tables.

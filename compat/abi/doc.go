@@ -19,7 +19,8 @@
 //
 //   - abic_X, a C implementation in a hand-written .c file of this package
 //     (env.c: MPI_Wtime, MPI_Comm_rank/size, status accessors, attributes;
-//     the hot paths of RMA and eager messages belong here too);
+//     rma.c: the RMA hot paths), which calls abigo_X itself for whatever
+//     its fast path does not cover;
 //   - abigo_X, a Go function exported with //export abigo_X, over compat
 //     and windows;
 //   - for a large-count form X_c whose X is implemented and whose counts
@@ -53,6 +54,26 @@
 // this is how Go publishes state for C hot paths (abi_global.comm_world
 // is what MPI_Comm_rank reads).
 //
+// # The RMA hot paths
+//
+// A C->Go call costs about 50 ns, more than a whole 8-byte put and flush
+// into a peer whose heap is mapped. So MPI_Put, MPI_Get, MPI_Accumulate,
+// MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap, the
+// flushes, shared MPI_Win_lock/unlock and MPI_Win_lock_all/unlock_all run
+// in rma.c when the target is mapped, the datatype predefined and the
+// same on both sides, and an epoch is open. winfast.go publishes what
+// they read: each rank's mapped window memory, lock words and doorbell
+// (windows.Win.Target), and windows' own epoch bytes, which the window
+// keeps in the same C block (windows.Win.Bind), so a C fast path and the
+// Go path of the next call see one state. The C paths use the same atomic
+// instructions on the same words as windows (1- and 2-byte elements as a
+// compare-and-swap on their aligned 4-byte word), the same phase-fair
+// lock protocol (a shared locker that meets a writer waits in Go,
+// windows.Win.AwaitShared) and ring the same doorbell, so C, Go and
+// remote (TCP) updates stay atomic with each other. Everything else, and
+// every error, goes to the Go export of the call. test/perf/abi-calls.sh
+// measures the calls beside Open MPI and MPICH.
+//
 // Every error is an MPI error class at the ABI's value (errors.go maps
 // compat's classes) raised through the object's error handler (for calls
 // without one, MPI_COMM_SELF's once one is set there, else
@@ -83,6 +104,7 @@
 //	nbc.go, nbcv.go, pcoll.go             nonblocking and persistent collectives as schedules of point-to-point rounds
 //	coll.go, userop.go                    collectives; user reduction ops
 //	win.go, rma.go, mem.go                windows and their synchronization, RMA, MPI_Alloc_mem
+//	rma.c, winfast.go                     the RMA hot paths in C; the state Go publishes for them
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)
 //
@@ -93,7 +115,6 @@
 // MPI_Type_create_darray/subarray are stubs, and structs
 // of mixed types, negative displacements and resized lower bounds other
 // than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md
-// lists every entry point. The C hot paths of the "Speed" section
-// (RMA into mapped peers, flush, lock, eager sends) are marked where they
-// go in win.go, p2p.go and coll.go.
+// lists every entry point. Exclusive locks, fence and PSCW epochs and
+// derived datatypes are served by Go even to mapped ranks.
 package main

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
@@ -78,6 +79,12 @@ func initialize(call string, required C.int, provided *C.int) C.int {
 		level = C.MPI_THREAD_SINGLE
 	}
 	global.ThreadLevel = int32(level)
+	// rma.c's hot paths stop when the job ends under them (a lost peer,
+	// an abort), so that the Go path reports it.
+	go func(done <-chan struct{}) {
+		<-done
+		atomic.StoreInt32(&global.Aborted, 1)
+	}(e.World().Context().Done())
 	if provided != nil {
 		*provided = level
 	}

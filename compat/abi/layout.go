@@ -19,6 +19,8 @@ func cLayout() map[string]cField {
 		c C.abi_comm
 		w C.abi_win
 		g C.abi_state
+		t C.abi_target
+		e C.abi_epoch
 	)
 	return map[string]cField{
 		"abi_obj":                  {0, unsafe.Sizeof(o)},
@@ -40,6 +42,24 @@ func cLayout() map[string]cField {
 		"abi_win.flavor":           {unsafe.Offsetof(w.flavor), unsafe.Sizeof(w.flavor)},
 		"abi_win.model":            {unsafe.Offsetof(w.model), unsafe.Sizeof(w.model)},
 		"abi_win.pad":              {unsafe.Offsetof(w.pad), unsafe.Sizeof(w.pad)},
+		"abi_win.n":                {unsafe.Offsetof(w.n), unsafe.Sizeof(w.n)},
+		"abi_win.me":               {unsafe.Offsetof(w.me), unsafe.Sizeof(w.me)},
+		"abi_win.fast":             {unsafe.Offsetof(w.fast), unsafe.Sizeof(w.fast)},
+		"abi_win.epoch":            {unsafe.Offsetof(w.epoch), unsafe.Sizeof(w.epoch)},
+		"abi_win.targets":          {unsafe.Offsetof(w.targets), unsafe.Sizeof(w.targets)},
+		"abi_target":               {0, unsafe.Sizeof(t)},
+		"abi_target.data":          {unsafe.Offsetof(t.data), unsafe.Sizeof(t.data)},
+		"abi_target.size":          {unsafe.Offsetof(t.size), unsafe.Sizeof(t.size)},
+		"abi_target.unit":          {unsafe.Offsetof(t.unit), unsafe.Sizeof(t.unit)},
+		"abi_target.lock":          {unsafe.Offsetof(t.lock), unsafe.Sizeof(t.lock)},
+		"abi_target.bell":          {unsafe.Offsetof(t.bell), unsafe.Sizeof(t.bell)},
+		"abi_target.mapped":        {unsafe.Offsetof(t.mapped), unsafe.Sizeof(t.mapped)},
+		"abi_epoch":                {0, unsafe.Sizeof(e)},
+		"abi_epoch.lock_all":       {unsafe.Offsetof(e.lock_all), unsafe.Sizeof(e.lock_all)},
+		"abi_epoch.fence":          {unsafe.Offsetof(e.fence), unsafe.Sizeof(e.fence)},
+		"abi_epoch.in_start":       {unsafe.Offsetof(e.in_start), unsafe.Sizeof(e.in_start)},
+		"abi_epoch.pad":            {unsafe.Offsetof(e.pad), unsafe.Sizeof(e.pad)},
+		"abi_epoch.nlocks":         {unsafe.Offsetof(e.nlocks), unsafe.Sizeof(e.nlocks)},
 		"abi_state":                {0, unsafe.Sizeof(g)},
 		"abi_state.initialized":    {unsafe.Offsetof(g.initialized), unsafe.Sizeof(g.initialized)},
 		"abi_state.finalized":      {unsafe.Offsetof(g.finalized), unsafe.Sizeof(g.finalized)},
@@ -47,5 +67,18 @@ func cLayout() map[string]cField {
 		"abi_state.last_used_code": {unsafe.Offsetof(g.last_used_code), unsafe.Sizeof(g.last_used_code)},
 		"abi_state.comm_world":     {unsafe.Offsetof(g.comm_world), unsafe.Sizeof(g.comm_world)},
 		"abi_state.comm_self":      {unsafe.Offsetof(g.comm_self), unsafe.Sizeof(g.comm_self)},
+		"abi_state.aborted":        {unsafe.Offsetof(g.aborted), unsafe.Sizeof(g.aborted)},
+		"abi_state.pad":            {unsafe.Offsetof(g.pad), unsafe.Sizeof(g.pad)},
+	}
+}
+
+// cEpochConstants lists state.h's values of windows' epoch bytes and lock
+// words, for TestEpochConstants.
+func cEpochConstants() map[string]int {
+	return map[string]int{
+		"AccessNone": C.ABI_ACC_NONE, "AccessOpen": C.ABI_ACC_OPEN, "AccessLockAll": C.ABI_ACC_LOCKALL,
+		"LockExclusive": C.ABI_LOCK_EXCLUSIVE, "LockShared": C.ABI_LOCK_SHARED, "LockNoCheck": C.ABI_LOCK_NOCHECK,
+		"FenceNone": C.ABI_FENCE_NONE, "LockReaderInc": C.ABI_LOCK_READER, "LockWriterBits": C.ABI_LOCK_WRITER,
+		"EpochSize": C.sizeof_abi_epoch,
 	}
 }

@@ -34,6 +34,30 @@ type winState struct {
 	Flavor     int32     `c:"flavor"`
 	Model      int32     `c:"model"`
 	Pad        int32     `c:"pad"`
+	N          int32     `c:"n"`
+	Me         int32     `c:"me"`
+	Fast       int64     `c:"fast"`
+	Epoch      uintptr   `c:"epoch"`
+	Targets    uintptr   `c:"targets"`
+}
+
+// targetState is abi_target.
+type targetState struct {
+	Data   uintptr `c:"data"`
+	Size   int64   `c:"size"`
+	Unit   int64   `c:"unit"`
+	Lock   uintptr `c:"lock"`
+	Bell   uintptr `c:"bell"`
+	Mapped int64   `c:"mapped"`
+}
+
+// epochState is abi_epoch (windows' epoch header).
+type epochState struct {
+	LockAll uint8 `c:"lock_all"`
+	Fence   uint8 `c:"fence"`
+	InStart uint8 `c:"in_start"`
+	Pad     uint8 `c:"pad"`
+	Nlocks  int32 `c:"nlocks"`
 }
 
 // globalState is abi_state, the one abi_global.
@@ -44,6 +68,8 @@ type globalState struct {
 	LastUsed    int32      `c:"last_used_code"`
 	CommWorld   *commState `c:"comm_world"`
 	CommSelf    *commState `c:"comm_self"`
+	Aborted     int32      `c:"aborted"`
+	Pad         int32      `c:"pad"`
 }
 
 // The handle of a communicator or window is the address of its state.

@@ -12,13 +12,11 @@
  * handles are the ABI's constants; the objects behind MPI_COMM_WORLD and
  * MPI_COMM_SELF are abi_global.comm_world and abi_global.comm_self.
  *
- * Where the hot paths go (the issue's "Speed" section), each reads only
- * what is here: Comm_rank/size (abi_comm.rank/size, done), Wtime (done, in
- * env.c), and next RMA into mapped peers (an abi_win with each peer's
- * mapped base, the displacement units and the lock words), flush and
- * lock/unlock, and the eager send into a mapped peer's ring (an abi_comm
- * with the ring addresses and credits). Add fields at the end of a struct,
- * mirror them in state.go, and TestStateLayout keeps the two honest.
+ * The hot paths read only what is here: Comm_rank/size (abi_comm), Wtime
+ * (env.c), and RMA into mapped ranks, flush and shared locks (abi_win with
+ * each rank's mapped memory and lock words, and windows' own epoch state:
+ * rma.c). Add fields at the end of a struct, mirror them in state.go, and
+ * TestStateLayout keeps the two honest.
  */
 #ifndef GSHMEM_ABI_STATE_H
 #define GSHMEM_ABI_STATE_H
@@ -64,10 +62,51 @@ typedef struct abi_comm {
     uintptr_t errhandler;   /* the MPI_Errhandler attached */
 } abi_comm;
 
+/* One rank of a window as this process reaches it by load and store
+ * (windows.Target): data is NULL when the rank's memory is not mapped here
+ * (or is empty) and the Go path serves it. */
+typedef struct abi_target {
+    uint8_t *data;          /* the rank's window memory */
+    int64_t size;           /* its bytes */
+    int64_t unit;           /* its displacement unit */
+    uint32_t *lock;         /* reader ins, reader outs, writer tickets, served */
+    uint32_t *bell;         /* the doorbell of the heap: seq, user, ctrl */
+    int64_t mapped;         /* 1: lock and bell are valid */
+} abi_target;
+
+/* abi_win.fast: which hot paths of rma.c may run on the window. */
+enum {
+    ABI_WIN_FAST_RMA = 1,       /* put, get, accumulate to mapped ranks */
+    ABI_WIN_FAST_LOCK = 2,      /* shared locks, lock_all, flush */
+    ABI_WIN_FAST_ALLMAPPED = 4  /* every rank is mapped: flush_all, unlock_all */
+};
+
+/* The epoch state windows keeps in abi_win.epoch (windows.Win.Bind): a
+ * header, then access[n] and locks[n]. TestEpochConstants checks these
+ * values against package windows. */
+typedef struct abi_epoch {
+    uint8_t lock_all;       /* ABI_LOCK_SHARED | ABI_LOCK_NOCHECK while lock_all is held */
+    uint8_t fence;          /* ABI_FENCE_NONE outside a fence epoch */
+    uint8_t in_start;       /* inside an access epoch of MPI_Win_start */
+    uint8_t pad;
+    int32_t nlocks;         /* ranks locked by MPI_Win_lock */
+} abi_epoch;
+
+enum {
+    ABI_ACC_NONE = 0,       /* access[t]: no epoch open to t */
+    ABI_ACC_OPEN = 1,       /* an epoch is open: operations may go to t */
+    ABI_ACC_LOCKALL = 4,    /* lock_all: t's shared lock is taken on first use */
+    ABI_LOCK_EXCLUSIVE = 1, /* locks[t] values */
+    ABI_LOCK_SHARED = 2,
+    ABI_LOCK_NOCHECK = 0x80,
+    ABI_FENCE_NONE = 0,
+    ABI_LOCK_READER = 0x100, /* a reader's increment of the lock words */
+    ABI_LOCK_WRITER = 0x3    /* writer bits in the reader ins */
+};
+
 /* A window. The attribute values live here because MPI_Win_get_attr
- * returns pointers to them (MPI_WIN_SIZE is an MPI_Aint *). The RMA hot
- * paths will add each target's mapped base and the lock words after
- * these fields. */
+ * returns pointers to them (MPI_WIN_SIZE is an MPI_Aint *); the rest is
+ * what rma.c's hot paths read, published by Go when fast is set. */
 typedef struct abi_win {
     abi_obj hdr;
     uintptr_t errhandler;   /* the MPI_Errhandler attached */
@@ -77,6 +116,11 @@ typedef struct abi_win {
     int32_t flavor;         /* MPI_WIN_CREATE_FLAVOR */
     int32_t model;          /* MPI_WIN_MODEL */
     int32_t pad;
+    int32_t n;              /* ranks */
+    int32_t me;             /* this process's rank */
+    int64_t fast;           /* ABI_WIN_FAST_* bits; 0: every call goes to Go */
+    abi_epoch *epoch;       /* windows' epoch state, then access[n], locks[n] */
+    abi_target *targets;    /* n ranks */
 } abi_win;
 
 /* The process's MPI state. */
@@ -87,6 +131,8 @@ typedef struct abi_state {
     int32_t last_used_code; /* the MPI_LASTUSEDCODE attribute */
     abi_comm *comm_world;   /* the object behind MPI_COMM_WORLD */
     abi_comm *comm_self;    /* the object behind MPI_COMM_SELF */
+    int32_t aborted;        /* the job is ending (the World's context is done) */
+    int32_t pad;
 } abi_state;
 
 extern abi_state abi_global;

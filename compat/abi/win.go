@@ -15,15 +15,15 @@ import (
 // Windows: creation, attributes, synchronization and error handlers, over
 // windows.Win. The operations (put, get, accumulate, atomics) are in
 // rma.go.
-//
-// Hot path to come: MPI_Put/Get/Accumulate/Fetch_and_op/Compare_and_swap
-// into a mapped target, MPI_Win_flush and lock/unlock in C, over an
-// abi_win extended with each target's mapped base and lock words; these
-// Go exports stay the path for unmapped targets, datatypes and errors.
+// The hot paths (put, get, accumulate and atomics into a mapped rank,
+// flush, shared locks, lock_all) run in rma.c over what winfast.go
+// publishes; these Go exports are the path for the rest (unmapped ranks,
+// derived datatypes, exclusive locks, fence and PSCW) and for errors.
 
 type winObj struct {
 	w    *windows.Win
-	ws   *winState // Errhandler: the MPI_Errhandler attached
+	ws   *winState      // Errhandler: the MPI_Errhandler attached
+	hot  unsafe.Pointer // the C block of rma.c's state (winfast.go), or nil
 	name string
 }
 
@@ -65,6 +65,7 @@ func newWin(w *windows.Win, out *C.uintptr_t, base unsafe.Pointer) {
 	if w.Model() == windows.Unified {
 		o.ws.Model = C.MPI_WIN_UNIFIED
 	}
+	publishFast(o)
 	*out = C.uintptr_t(h)
 }
 
@@ -203,6 +204,7 @@ func abigo_Win_free(win *C.uintptr_t) C.int {
 	if err := o.w.Free(); err != nil {
 		return winFail(*win, "MPI_Win_free", err)
 	}
+	unpublishFast(o)
 	release(uintptr(*win))
 	*win = 0x110
 	return C.MPI_SUCCESS

@@ -4,16 +4,22 @@
 
 #include "include/mpi.h"
 
+int abic_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
 int abic_Comm_get_parent(MPI_Comm *parent);
 int abic_Comm_rank(MPI_Comm comm, int *rank);
 int abic_Comm_size(MPI_Comm comm, int *size);
+int abic_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
+int abic_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+int abic_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int abic_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
 int abic_Get_address(const void *location, MPI_Aint *address);
 int abic_Init(int *argc, char ***argv);
 int abic_Init_thread(int *argc, char ***argv, int required, int *provided);
 int abic_Is_thread_main(int *flag);
 int abic_Pcontrol(const int level);
+int abic_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
 int abic_Status_get_error(const MPI_Status *status, int *error);
 int abic_Status_get_source(const MPI_Status *status, int *source);
 int abic_Status_get_tag(const MPI_Status *status, int *tag);
@@ -22,6 +28,14 @@ int abic_Status_set_error(MPI_Status *status, int error);
 int abic_Status_set_source(MPI_Status *status, int source);
 int abic_Status_set_tag(MPI_Status *status, int tag);
 int abic_Test_cancelled(const MPI_Status *status, int *flag);
+int abic_Win_flush(int rank, MPI_Win win);
+int abic_Win_flush_all(MPI_Win win);
+int abic_Win_flush_local(int rank, MPI_Win win);
+int abic_Win_flush_local_all(MPI_Win win);
+int abic_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int abic_Win_lock_all(int assert, MPI_Win win);
+int abic_Win_unlock(int rank, MPI_Win win);
+int abic_Win_unlock_all(MPI_Win win);
 MPI_Aint abic_Aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint abic_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 double abic_Wtick(void);

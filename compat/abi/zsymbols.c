@@ -61,7 +61,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode) __attribute__((weak, alias("PMPI_Abo
 
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return abigo_Accumulate((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)op, (uintptr_t)win);
+    return abic_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Accumulate")));
 
@@ -865,7 +865,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag) __attribute__((weak, alias("PM
 
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-    return abigo_Compare_and_swap((uintptr_t)origin_addr, (uintptr_t)compare_addr, (uintptr_t)result_addr, (uintptr_t)datatype, (int)target_rank, (MPI_Aint)target_disp, (uintptr_t)win);
+    return abic_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 }
 int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) __attribute__((weak, alias("PMPI_Compare_and_swap")));
 
@@ -958,7 +958,7 @@ int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    return abigo_Fetch_and_op((uintptr_t)origin_addr, (uintptr_t)result_addr, (uintptr_t)datatype, (int)target_rank, (MPI_Aint)target_disp, (uintptr_t)op, (uintptr_t)win);
+    return abic_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Fetch_and_op")));
 
@@ -1959,7 +1959,7 @@ int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return abigo_Get((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)win);
+    return abic_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Get")));
 
@@ -1976,7 +1976,7 @@ int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 
 int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return abigo_Get_accumulate((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (uintptr_t)result_addr, (int)result_count, (uintptr_t)result_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)op, (uintptr_t)win);
+    return abic_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Get_accumulate")));
 
@@ -3486,7 +3486,7 @@ int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_n
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return abigo_Put((uintptr_t)origin_addr, (int)origin_count, (uintptr_t)origin_datatype, (int)target_rank, (MPI_Aint)target_disp, (int)target_count, (uintptr_t)target_datatype, (uintptr_t)win);
+    return abic_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Put")));
 
@@ -4922,25 +4922,25 @@ int MPI_Win_fence(int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
-    return abigo_Win_flush((int)rank, (uintptr_t)win);
+    return abic_Win_flush(rank, win);
 }
 int MPI_Win_flush(int rank, MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush")));
 
 int PMPI_Win_flush_all(MPI_Win win)
 {
-    return abigo_Win_flush_all((uintptr_t)win);
+    return abic_Win_flush_all(win);
 }
 int MPI_Win_flush_all(MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush_all")));
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
-    return abigo_Win_flush_local((int)rank, (uintptr_t)win);
+    return abic_Win_flush_local(rank, win);
 }
 int MPI_Win_flush_local(int rank, MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush_local")));
 
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
-    return abigo_Win_flush_local_all((uintptr_t)win);
+    return abic_Win_flush_local_all(win);
 }
 int MPI_Win_flush_local_all(MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush_local_all")));
 
@@ -4989,13 +4989,13 @@ int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) __attribute__(
 
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-    return abigo_Win_lock((int)lock_type, (int)rank, (int)assert, (uintptr_t)win);
+    return abic_Win_lock(lock_type, rank, assert, win);
 }
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_lock")));
 
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
-    return abigo_Win_lock_all((int)assert, (uintptr_t)win);
+    return abic_Win_lock_all(assert, win);
 }
 int MPI_Win_lock_all(int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_lock_all")));
 
@@ -5068,13 +5068,13 @@ int MPI_Win_test(MPI_Win win, int *flag) __attribute__((weak, alias("PMPI_Win_te
 
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
-    return abigo_Win_unlock((int)rank, (uintptr_t)win);
+    return abic_Win_unlock(rank, win);
 }
 int MPI_Win_unlock(int rank, MPI_Win win) __attribute__((weak, alias("PMPI_Win_unlock")));
 
 int PMPI_Win_unlock_all(MPI_Win win)
 {
-    return abigo_Win_unlock_all((uintptr_t)win);
+    return abic_Win_unlock_all(win);
 }
 int MPI_Win_unlock_all(MPI_Win win) __attribute__((weak, alias("PMPI_Win_unlock_all")));
 
