@@ -129,21 +129,32 @@ static inline abi_target *target(abi_win *w, MPI_Win win, int t, MPI_Aint disp, 
     return g;
 }
 
+/* xfer_target is target() for a put or get the fast path serves: the
+ * same predefined datatype and count on both sides. *bytes is the size. */
+static inline abi_target *xfer_target(abi_win *w, MPI_Win win, const void *addr, int ocount, MPI_Datatype ot,
+                                      int trank, MPI_Aint tdisp, int tcount, MPI_Datatype tt, size_t *bytes, int *rc)
+{
+    abi_basic b = basic_of(ot);
+    *rc = MPI_SUCCESS;
+    if (w == NULL || b.kind == K_NONE || ot != tt || ocount != tcount || addr == NULL)
+        return NULL;
+    *bytes = (size_t)ocount * (size_t)b.size;
+    return target(w, win, trank, tdisp, (int64_t)*bytes, rc);
+}
+
 int abic_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    abi_win *w = fast_win(win, ABI_WIN_FAST_RMA);
-    abi_basic b = basic_of(origin_datatype);
+    size_t n = 0;
     int rc;
-    abi_target *g;
-    if (w == NULL || b.kind == K_NONE || origin_datatype != target_datatype || origin_count != target_count ||
-        origin_addr == NULL ||
-        (g = target(w, win, target_rank, target_disp, (int64_t)origin_count * b.size, &rc)) == NULL) {
-        if (w != NULL && rc != MPI_SUCCESS)
+    abi_target *g = xfer_target(fast_win(win, ABI_WIN_FAST_RMA), win, origin_addr, origin_count, origin_datatype,
+                                target_rank, target_disp, target_count, target_datatype, &n, &rc);
+    if (g == NULL) {
+        if (rc != MPI_SUCCESS)
             return rc;
         return abigo_Put((uintptr_t)origin_addr, origin_count, (uintptr_t)origin_datatype, target_rank, target_disp,
                          target_count, (uintptr_t)target_datatype, (uintptr_t)win);
     }
-    memcpy(g->data + target_disp * g->unit, origin_addr, (size_t)origin_count * b.size);
+    memcpy(g->data + target_disp * g->unit, origin_addr, n);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     ring(g->bell);
     return MPI_SUCCESS;
@@ -151,19 +162,17 @@ int abic_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 
 int abic_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    abi_win *w = fast_win(win, ABI_WIN_FAST_RMA);
-    abi_basic b = basic_of(origin_datatype);
+    size_t n = 0;
     int rc;
-    abi_target *g;
-    if (w == NULL || b.kind == K_NONE || origin_datatype != target_datatype || origin_count != target_count ||
-        origin_addr == NULL ||
-        (g = target(w, win, target_rank, target_disp, (int64_t)origin_count * b.size, &rc)) == NULL) {
-        if (w != NULL && rc != MPI_SUCCESS)
+    abi_target *g = xfer_target(fast_win(win, ABI_WIN_FAST_RMA), win, origin_addr, origin_count, origin_datatype,
+                                target_rank, target_disp, target_count, target_datatype, &n, &rc);
+    if (g == NULL) {
+        if (rc != MPI_SUCCESS)
             return rc;
         return abigo_Get((uintptr_t)origin_addr, origin_count, (uintptr_t)origin_datatype, target_rank, target_disp,
                          target_count, (uintptr_t)target_datatype, (uintptr_t)win);
     }
-    memcpy(origin_addr, g->data + target_disp * g->unit, (size_t)origin_count * b.size);
+    memcpy(origin_addr, g->data + target_disp * g->unit, n);
     return MPI_SUCCESS;
 }
 
@@ -475,41 +484,30 @@ static inline int passive_open(abi_win *w, int t)
     return (unsigned)t < (unsigned)w->n && w->targets[t].mapped && (locks_of(w)[t] != 0 || w->epoch->lock_all != 0);
 }
 
-int abic_Win_flush(int rank, MPI_Win win)
+/* flush_one and flush_all are the fast paths of the flush calls; slow is
+ * the call's Go export. */
+static inline int flush_one(int rank, MPI_Win win, int (*slow)(int, uintptr_t))
 {
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK);
     if (w == NULL || !passive_open(w, rank))
-        return abigo_Win_flush(rank, (uintptr_t)win);
+        return slow(rank, (uintptr_t)win);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return MPI_SUCCESS;
 }
 
-int abic_Win_flush_local(int rank, MPI_Win win)
-{
-    abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK);
-    if (w == NULL || !passive_open(w, rank))
-        return abigo_Win_flush_local(rank, (uintptr_t)win);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return MPI_SUCCESS;
-}
-
-int abic_Win_flush_all(MPI_Win win)
+static inline int flush_all(MPI_Win win, int (*slow)(uintptr_t))
 {
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK | ABI_WIN_FAST_ALLMAPPED);
     if (w == NULL || (w->epoch->nlocks == 0 && w->epoch->lock_all == 0))
-        return abigo_Win_flush_all((uintptr_t)win);
+        return slow((uintptr_t)win);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return MPI_SUCCESS;
 }
 
-int abic_Win_flush_local_all(MPI_Win win)
-{
-    abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK | ABI_WIN_FAST_ALLMAPPED);
-    if (w == NULL || (w->epoch->nlocks == 0 && w->epoch->lock_all == 0))
-        return abigo_Win_flush_local_all((uintptr_t)win);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return MPI_SUCCESS;
-}
+int abic_Win_flush(int rank, MPI_Win win) { return flush_one(rank, win, abigo_Win_flush); }
+int abic_Win_flush_local(int rank, MPI_Win win) { return flush_one(rank, win, abigo_Win_flush_local); }
+int abic_Win_flush_all(MPI_Win win) { return flush_all(win, abigo_Win_flush_all); }
+int abic_Win_flush_local_all(MPI_Win win) { return flush_all(win, abigo_Win_flush_local_all); }
 
 /* lockable: a new passive epoch may start here without the checks only Go
  * makes (no fence or start epoch to leave, no assertion). */
