@@ -58,7 +58,7 @@ func info(out io.Writer, noJoin bool) error {
 		remote = "tcp or ucx across nodes (GSHMEM_REMOTE_TRANSPORT=tcp|ucx)"
 	}
 	fmt.Fprintln(out, "transports: shm (memfd shared by SCM_RIGHTS, load/store) within a node, "+remote)
-	fmt.Fprintln(out, "GPUs: not probed by this build (host backend)")
+	printGPUs(out)
 	switch {
 	case derr != nil:
 		fmt.Fprintf(out, "bootstrap: cannot join: %v\n", derr)
@@ -113,7 +113,7 @@ func info(out io.Writer, noJoin bool) error {
 func topologyRows(w *shmem.World, out io.Writer) error {
 	n, me := w.NPEs(), w.MyPE()
 	const hostLen, laneLen = 64, 192
-	const rowLen = hostLen + laneLen
+	const rowLen = hostLen + laneLen + 1 // and the PE's GPU + 1 (0: none)
 	rows, err := shmem.Calloc[byte](w, n*(n+rowLen))
 	if err != nil {
 		return err
@@ -125,6 +125,7 @@ func topologyRows(w *shmem.World, out io.Writer) error {
 	}
 	copy(row[n:], t.Host[me])
 	copy(row[n+hostLen:], distinctLanes(t.Lanes))
+	row[n+hostLen+laneLen] = byte(myGPU(localRank(t.Node, me)) + 1)
 	if err := shmem.Put(rows.Slice(me*(n+rowLen), (me+1)*(n+rowLen)), row, 0); err != nil {
 		return err
 	}
@@ -142,11 +143,13 @@ func topologyRows(w *shmem.World, out io.Writer) error {
 	fmt.Fprintf(out, "PEs: %d on %d node(s)\n", n, nodes)
 	fmt.Fprintln(out, "PE  node  host              tcp listener           transport to PE 0..n-1 (. self, s shm, t tcp, u ucx)")
 	var lanes []string
+	gpu := make([]int, n)
 	for pe := range n {
 		r := all[pe*(n+rowLen) : (pe+1)*(n+rowLen)]
+		gpu[pe] = int(r[n+hostLen+laneLen]) - 1
 		host := strings.TrimRight(string(r[n:n+hostLen]), "\x00")
 		fmt.Fprintf(out, "%-3d %-5d %-17s %-22s %s\n", pe, t.Node[pe], host, orDash(t.TCPAddr[pe]), r[:n])
-		if l := strings.TrimRight(string(r[n+hostLen:]), "\x00"); l != "" {
+		if l := strings.TrimRight(string(r[n+hostLen:n+hostLen+laneLen]), "\x00"); l != "" {
 			lanes = append(lanes, fmt.Sprintf("PE %d: %s", pe, l))
 		}
 	}
@@ -156,6 +159,7 @@ func topologyRows(w *shmem.World, out io.Writer) error {
 			fmt.Fprintln(out, "  "+l)
 		}
 	}
+	printPEGPUs(out, t.Node, gpu)
 	return nil
 }
 
