@@ -160,7 +160,8 @@ func die(m *Multi) {
 	if m.tcp != nil {
 		m.tcp.shutdown()
 	}
-	for _, l := range m.links {
+	m.srv.stop()
+	for _, l := range m.linked() {
 		_ = l.c.Close()
 	}
 }
