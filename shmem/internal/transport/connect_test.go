@@ -22,7 +22,7 @@ import (
 const testHeap = 4 << 20
 
 // connectAll runs Connect for n in-process PEs; nodes[pe] is its GSHMEM_NODE_ID.
-func connectAll(t *testing.T, nodes []string, heap uint64, timeout time.Duration) ([]*Job, *bootstrap.Group, []*logtest.Hook) {
+func connectAll(t testing.TB, nodes []string, heap uint64, timeout time.Duration) ([]*Job, *bootstrap.Group, []*logtest.Hook) {
 	t.Helper()
 	n := len(nodes)
 	g := bootstrap.NewGroup(n)

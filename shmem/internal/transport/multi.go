@@ -66,8 +66,8 @@ func (m *Multi) heap(pe int) []byte {
 // that cannot be reached (lost or finalized): the operations then report
 // why.
 func (m *Multi) Mapped(pe int) []byte {
-	if h := m.heap(pe); h != nil {
-		return h
+	if p := m.bases[pe].Load(); p != nil {
+		return unsafe.Slice(p, m.size)
 	}
 	h, _ := m.mapLocal(pe)
 	return h
@@ -79,22 +79,30 @@ func (m *Multi) Local(pe int) bool { return pe == m.me || m.local[pe] }
 
 // Put implements Transport. A mapped peer's heap stays mapped after the
 // peer dies, so the store would succeed: the one load of h.down (nonzero
-// once any peer is down) is what makes it fail instead.
+// once any peer is down) is what makes it fail instead. The mapped path is
+// written out here, and the rest (a first touch, a peer down, a remote
+// peer) is putSlow's, so that a put into a mapped peer costs what it cost
+// before heaps were mapped lazily.
 func (m *Multi) Put(pe int, off uint64, src []byte) error {
-	h := m.heap(pe)
-	if h == nil {
-		var err error
-		if h, err = m.mapLocal(pe); err != nil {
-			return err
-		}
-		if h == nil {
-			return m.rem.Put(pe, off, src)
-		}
+	if p := m.bases[pe].Load(); p != nil && m.h.down.Load() == 0 {
+		h := unsafe.Slice(p, m.size)
+		copy(h[off:off+uint64(len(src))], src)
+		doorbell.Ring(h, false)
+		return nil
 	}
-	if m.h.down.Load() != 0 {
-		if err := m.h.check(pe); err != nil {
-			return err
-		}
+	return m.putSlow(pe, off, src)
+}
+
+func (m *Multi) putSlow(pe int, off uint64, src []byte) error {
+	h, err := m.mapLocal(pe)
+	if err != nil {
+		return err
+	}
+	if h == nil {
+		return m.rem.Put(pe, off, src)
+	}
+	if err := m.h.check(pe); err != nil {
+		return err
 	}
 	putInto(h, off, src)
 	return nil
@@ -112,22 +120,26 @@ func (m *Multi) PutNBI(pe int, off uint64, src []byte) error {
 	return m.Put(pe, off, src)
 }
 
-// Get implements Transport.
+// Get implements Transport, with Put's split between the mapped path and
+// getSlow.
 func (m *Multi) Get(pe int, off uint64, dst []byte) error {
-	h := m.heap(pe)
-	if h == nil {
-		var err error
-		if h, err = m.mapLocal(pe); err != nil {
-			return err
-		}
-		if h == nil {
-			return m.rem.Get(pe, off, dst)
-		}
+	if p := m.bases[pe].Load(); p != nil && m.h.down.Load() == 0 {
+		copy(dst, unsafe.Slice(p, m.size)[off:off+uint64(len(dst))])
+		return nil
 	}
-	if m.h.down.Load() != 0 {
-		if err := m.h.check(pe); err != nil {
-			return err
-		}
+	return m.getSlow(pe, off, dst)
+}
+
+func (m *Multi) getSlow(pe int, off uint64, dst []byte) error {
+	h, err := m.mapLocal(pe)
+	if err != nil {
+		return err
+	}
+	if h == nil {
+		return m.rem.Get(pe, off, dst)
+	}
+	if err := m.h.check(pe); err != nil {
+		return err
 	}
 	getFrom(h, off, dst)
 	return nil
@@ -141,25 +153,28 @@ func (m *Multi) GetNBI(pe int, off uint64, dst []byte) error {
 	return m.Get(pe, off, dst)
 }
 
-// Atomic implements Transport.
+// Atomic implements Transport, with Put's split between the mapped path
+// and atomicSlow.
 func (m *Multi) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
-	h := m.heap(pe)
-	if h == nil {
-		var err error
-		if h, err = m.mapLocal(pe); err != nil {
-			return 0, err
-		}
-		if h == nil {
-			if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
-				return 0, fmt.Errorf("transport: atomic op %d of width %d", op, width)
-			}
-			return m.rem.Atomic(pe, off, width, op, operand, compare)
-		}
+	if p := m.bases[pe].Load(); p != nil && m.h.down.Load() == 0 {
+		return atomicOn(unsafe.Slice(p, m.size), off, width, op, operand, compare)
 	}
-	if m.h.down.Load() != 0 {
-		if err := m.h.check(pe); err != nil {
-			return 0, err
+	return m.atomicSlow(pe, off, width, op, operand, compare)
+}
+
+func (m *Multi) atomicSlow(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
+	h, err := m.mapLocal(pe)
+	if err != nil {
+		return 0, err
+	}
+	if h == nil {
+		if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
+			return 0, fmt.Errorf("transport: atomic op %d of width %d", op, width)
 		}
+		return m.rem.Atomic(pe, off, width, op, operand, compare)
+	}
+	if err := m.h.check(pe); err != nil {
+		return 0, err
 	}
 	return atomicOn(h, off, width, op, operand, compare)
 }
