@@ -141,9 +141,14 @@ func Free[T any](s Sym[T]) error {
 }
 
 // agree checks that every PE entered the same allocation call with the same
-// arguments. Each PE writes its request into its own control area and, after
-// a barrier, reads everyone's. All PEs see the same requests, so all reach
-// the same verdict without another round. Requests alternate between two
+// arguments. The request rides in the barrier's descriptor hash, so that a
+// PE reads no peer's memory when all agree (reading every PE's request
+// would map every peer's heap here at the first Alloc: page tables that
+// grow with the job). When the hashes differ, each PE reads everyone's
+// request, which it wrote into its own control area, to say who asked for
+// what; all PEs see the same requests, so all reach the same verdict.
+// GSHMEM_DEBUG compares the whole descriptors too (agree), so that a hash
+// collision cannot hide a mismatch there. Requests alternate between two
 // slots so that the next call cannot overwrite one a slow peer still reads.
 func (w *World) agree(kind, a, b uint64) error {
 	w.allocSeq++
@@ -160,25 +165,30 @@ func (w *World) agree(kind, a, b uint64) error {
 		return err
 	}
 	d := newDesc(kAlloc)
+	d[dArgs], d[dArgs+1], d[dArgs+2], d[dN] = w.allocSeq, kind, a, b
 	world := w.teams.world
 	world.open()
-	if err := world.agree(&d, nil); err != nil {
+	err := world.agree(&d, nil)
+	if err == nil {
+		if kind == opBad {
+			return errf(ErrInvalid, "every PE passed invalid arguments")
+		}
+		return nil
+	}
+	if !errors.Is(err, ErrSizeMismatch) {
 		return err
 	}
 	var got [32]byte
 	for pe := range w.npes {
-		if err := w.tr.Get(pe, slotOff, got[:]); err != nil {
-			return err
+		if gerr := w.tr.Get(pe, slotOff, got[:]); gerr != nil {
+			return errors.Join(err, gerr)
 		}
 		if got != req {
 			return errf(ErrSizeMismatch, "PE %d called %s, PE %d called %s",
 				w.pe, describeReq(req), pe, describeReq(got))
 		}
 	}
-	if kind == opBad {
-		return errf(ErrInvalid, "every PE passed invalid arguments")
-	}
-	return nil
+	return err // every PE made this request: some PE is in another collective
 }
 
 func describeReq(r [32]byte) string {

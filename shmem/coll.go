@@ -218,7 +218,7 @@ func (t *Team) retarget() {
 	w := t.w
 	mapped := true
 	for _, pe := range t.members {
-		if w.tr.Mapped(pe) == nil {
+		if !w.local(pe) {
 			mapped = false
 		}
 	}
@@ -431,22 +431,33 @@ func (t *Team) fetch() fetcher { return fetcher{t: t} }
 
 // remote returns the mapped heap of team PE p, or nil when it must be
 // reached through the transport: for every peer unless the team is direct,
-// and for this PE too when its heap is not host memory (a device heap).
-func (t *Team) remote(p int) []byte { return t.heaps[p] }
-
-// mapHeaps records what remote returns, when the team is made or its
-// transport changes: asking the transport costs an interface call per
-// barrier round.
-func (t *Team) mapHeaps() {
-	t.heaps = make([][]byte, len(t.members))
-	for p, pe := range t.members {
-		switch {
-		case t.direct:
-			t.heaps[p] = t.w.tr.Mapped(pe)
-		case p == t.me && t.hostHeap:
-			t.heaps[p] = t.w.heap
-		}
+// and for this PE too when its heap is not host memory (a device heap). A
+// direct team's peer is mapped by its first use here (the transport maps
+// a node-local peer when first asked), so that a collective maps only the
+// partners it talks to.
+func (t *Team) remote(p int) []byte {
+	if h := t.heaps[p].Load(); h != nil {
+		return *h
 	}
+	var h []byte
+	switch {
+	case p == t.me && t.hostHeap:
+		h = t.w.heap
+	case t.direct:
+		h = t.w.tr.Mapped(t.members[p])
+	}
+	if h == nil {
+		return nil // a peer that is gone: the transport says why
+	}
+	t.heaps[p].Store(&h)
+	return h
+}
+
+// mapHeaps forgets what remote returned, when the team is made or its
+// transport changes: remote then asks the transport again, once per peer
+// (an interface call per barrier round otherwise).
+func (t *Team) mapHeaps() {
+	t.heaps = make([]atomic.Pointer[[]byte], len(t.members))
 }
 
 // Access to this PE's own symmetric objects. The team's slot (barrier

@@ -96,7 +96,7 @@
 // cancelled or the job stops (a sleeper is woken for it at once), and with
 // ErrPeerLost when a peer is lost: one that died (its heap socket or tcp
 // connection closed), one whose heartbeat stopped for the peer timeout (a
-// node-local process PE counts heartbeats in its heap's control page; a
+// node-local process PE counts heartbeats in its node's heartbeat table; a
 // stopped or unscheduled one stops counting), or one that finalized while
 // this PE still waits, for the peer timeout (a PE that called one
 // collective more than the others). A wait on a named PE's words
@@ -117,5 +117,10 @@
 // PEs of one node share heaps by memfd mappings handed over a unix socket
 // (SCM_RIGHTS): puts and gets are copies, atomics are hardware atomics, and
 // Ptr gives direct access to a peer's memory. Nothing is ever named in
-// /dev/shm, so nothing is left behind when a process dies.
+// /dev/shm, so nothing is left behind when a process dies. A process PE
+// maps a peer's heap when it first touches it (a put, get, atomic, Ptr,
+// Mapped, a collective's round with it), not at Init: start-up costs each
+// PE one connection (to its node's leader, which proves the node), and a
+// PE's mappings and page tables follow the peers it talks to (a barrier's
+// log2 N partners), not the size of the job.
 package shmem

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // MaxTeams is the most teams a PE can be a member of at once, counting the
@@ -36,10 +37,10 @@ type Team struct {
 	me       int
 	slot     int
 	slotOff  uint64
-	mapped   bool     // every member's heap is mapped from every member
-	hostHeap bool     // this PE's heap is host memory (not on a GPU)
-	direct   bool     // mapped, and not told otherwise: collectives use loads and stores
-	heaps    [][]byte // what remote returns for each team PE (see mapHeaps)
+	mapped   bool                     // every member's heap is mapped from every member
+	hostHeap bool                     // this PE's heap is host memory (not on a GPU)
+	direct   bool                     // mapped, and not told otherwise: collectives use loads and stores
+	heaps    []atomic.Pointer[[]byte] // what remote returned for each team PE (see remote)
 	name     string
 	fixed    bool // the world and shared teams cannot be destroyed
 	dead     bool
@@ -144,7 +145,7 @@ func (w *World) initTeams() error {
 	}
 	var local []int
 	for pe := range w.npes {
-		if pe == w.pe || w.tr.Mapped(pe) != nil {
+		if pe == w.pe || w.local(pe) {
 			local = append(local, pe)
 		}
 	}
@@ -450,7 +451,7 @@ func (t *Team) split(kind collKind, args []uint64, lerr error, lists func(p int)
 		for k, l := range mine {
 			ok := true
 			for _, p := range l {
-				if w.tr.Mapped(t.members[p]) == nil && t.members[p] != w.pe {
+				if !w.local(t.members[p]) && t.members[p] != w.pe {
 					ok = false
 				}
 			}

@@ -29,13 +29,6 @@ const (
 	minHeap      = 64 << 10
 )
 
-// The transport's heartbeat line follows the allocator's two, inside the
-// control page (a negative difference does not compile).
-const (
-	_ = uint(transport.HeartbeatOff - (allocSlotOff + 128))
-	_ = uint(ctrlSize - 64 - transport.HeartbeatOff)
-)
-
 // World is one PE's handle on a job: its rank, its heap and the transport to
 // its peers. Init returns it in a process; Run passes one to each goroutine
 // PE. There is no global state, so several worlds can share a process.

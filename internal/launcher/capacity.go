@@ -32,7 +32,9 @@ const MaxPerCPU = 4
 // PEBytes estimates the memory one PE of an n-PE job takes: the Go
 // runtime and the program (about 8 MiB resident, measured with
 // test/perf/initfini) plus, per peer, its heap's mapping, its page tables
-// once touched and the liveness link (16 KiB, generously).
+// once touched and the liveness link (16 KiB, generously). A peer's heap is
+// mapped only when first touched, so this bounds a PE that talks to every
+// peer (an all-to-all); one that only initializes and finalizes maps log2 n.
 func PEBytes(n int) uint64 { return 8<<20 + uint64(n)*16<<10 }
 
 // CheckCapacity refuses a job of n PEs that the node cannot hold, in one

@@ -41,7 +41,7 @@ func TestStoppedHeartbeatIsALoss(t *testing.T) {
 // puts and atomics into its heap, still mapped here, fail.
 func TestDeadPeerFailsRMA(t *testing.T) {
 	jobs, _, _ := connectAll(t, []string{"a", "a"}, testHeap, 5*time.Second)
-	for _, l := range jobs[1].Transport.links {
+	for _, l := range jobs[1].Transport.linked() {
 		_ = l.c.(*net.UnixConn).Close()
 	}
 	m := jobs[0].Transport

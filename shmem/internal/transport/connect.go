@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -68,11 +71,32 @@ type locality struct {
 	nodeID string
 	host   string
 	sock   string
+	ns     string // the kernel and network namespace the PE runs in (nsIdentity)
+}
+
+// node is what PEs that may share memory have in common: the node id when
+// GSHMEM_NODE_ID names one, else the host and namespace. It only picks the
+// candidates; joining the node's leader is the proof.
+func (l locality) node() string {
+	if l.nodeID != "" {
+		return "id\x00" + l.nodeID
+	}
+	return "ns\x00" + l.host + "\x00" + l.ns
+}
+
+// nsIdentity names this process's kernel (its boot id) and network
+// namespace (abstract sockets live in one): PEs that differ in either
+// cannot hand each other descriptors, so they need not try. Empty where
+// /proc cannot say.
+func nsIdentity() string {
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	netns, _ := os.Readlink("/proc/self/ns/net")
+	return strings.TrimSpace(string(boot)) + "/" + netns
 }
 
 func (l locality) encode() []byte {
 	p := append(append([]byte{}, l.token...), l.secret...)
-	for _, s := range []string{l.nodeID, l.host, l.sock} {
+	for _, s := range []string{l.nodeID, l.host, l.sock, l.ns} {
 		p = binary.LittleEndian.AppendUint16(p, uint16(len(s)))
 		p = append(p, s...)
 	}
@@ -85,7 +109,7 @@ func decodeLocality(p []byte) (locality, error) {
 		return l, errors.New("short locality record")
 	}
 	l.token, l.secret, p = p[:16], p[16:48], p[48:]
-	var fields [3]string
+	var fields [4]string
 	for i := range fields {
 		if len(p) < 2 {
 			return l, errors.New("truncated locality record")
@@ -97,23 +121,29 @@ func decodeLocality(p []byte) (locality, error) {
 		}
 		fields[i], p = string(p[:n]), p[n:]
 	}
-	l.nodeID, l.host, l.sock = fields[0], fields[1], fields[2]
+	l.nodeID, l.host, l.sock, l.ns = fields[0], fields[1], fields[2], fields[3]
 	return l, nil
 }
 
-// Connect builds this PE's heap and reaches every peer. Locality is decided
-// by proof, never by host name: each PE offers its heap (a memfd) on an
-// abstract unix socket named through the bootstrap, and two PEs share
-// memory only if each received the other's descriptor. Abstract sockets
-// belong to a network namespace and descriptors cannot cross machines, so
-// PEs on other hosts (or namespaces) fail to connect and are reached over
-// tcp instead. GSHMEM_NODE_ID can split a node, but not join PEs that
-// cannot share memory.
+// Connect builds this PE's heap and decides how it reaches every peer.
+// Locality is decided by proof, never by host name alone: each PE offers
+// its heap (a memfd) on an abstract unix socket named through the
+// bootstrap, and a PE shares its node's memory only if it received a
+// descriptor from the node's leader (the lowest PE with the same host and
+// namespace, or GSHMEM_NODE_ID). Abstract sockets belong to a network
+// namespace and descriptors cannot cross kernels, so sharing with the
+// leader is sharing with every PE that joined it, and one connection per
+// PE proves what N-1 would. PEs on other hosts (or namespaces) are reached
+// over tcp. GSHMEM_NODE_ID can split a node, but not join PEs that cannot
+// share memory.
+//
+// No peer's heap is mapped here: a node-local peer's is fetched and mapped
+// when this PE first touches it (lazy.go).
 //
 // The phases, each a method of connector: create the heap; publish it
-// (heap server up, locality records exchanged); fetch the peers' heaps and
-// agree on who reached whom; place every PE (node, transport, mappings);
-// and, when some pair cannot share memory, connect over tcp.
+// (heap server up, locality records exchanged); join the node's leader and
+// agree on who did; place every PE (node, transport, heartbeat); and, when
+// some PEs cannot share memory, connect over tcp.
 func Connect(ctx context.Context, c Config) (job *Job, err error) {
 	if c.Log == nil {
 		c.Log = logrus.New()
@@ -128,10 +158,9 @@ func Connect(ctx context.Context, c Config) (job *Job, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer k.closeFds()
 	defer func() {
 		if err != nil {
-			k.abandon()
+			_ = k.m.shut(false)
 		}
 	}()
 	if c.Size == 1 {
@@ -141,11 +170,11 @@ func Connect(ctx context.Context, c Config) (job *Job, err error) {
 	if err := k.publish(ctx); err != nil {
 		return nil, err
 	}
-	mutual, err := k.fetch(ctx)
+	group, err := k.join(ctx)
 	if err != nil {
 		return nil, err
 	}
-	remote, needTCP, err := k.place(mutual)
+	remote, needTCP, err := k.place(group)
 	if err != nil || !needTCP {
 		return k.job, err
 	}
@@ -163,104 +192,62 @@ func Connect(ctx context.Context, c Config) (job *Job, err error) {
 type connector struct {
 	c     Config
 	me, n int
-	fd    int // our heap's memfd, closed when Connect returns
-	heaps [][]byte
 	m     *Multi
 	job   *Job
-	srv   *heapServer
 	peers []locality // every PE's record, by PE
-	fds   []int      // peers' heap descriptors, -1 where none
-	dial  []net.Conn // our links to the peers whose heaps we took
 }
 
-// newConnector creates and maps this PE's heap.
+// newConnector creates and maps this PE's heap, and (in a job of more
+// than one PE) the heartbeat table it hands out should it lead its node.
 func newConnector(c Config) (*connector, error) {
 	me, n := c.Rank, c.Size
 	fd, err := unix.MemfdCreate(fmt.Sprintf("gshmem-heap-pe%d", me), unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("transport: memfd_create: %w", err)
 	}
-	k := &connector{c: c, me: me, n: n, fd: fd, heaps: make([][]byte, n), fds: make([]int, n), dial: make([]net.Conn, n)}
-	for i := range k.fds {
-		k.fds[i] = -1
-	}
-	heaps := k.heaps
-	release := func() error {
-		var first error
-		for i, h := range heaps {
-			if h != nil {
-				if err := unix.Munmap(h); err != nil && first == nil {
-					first = err
-				}
-				heaps[i] = nil
-			}
-		}
-		return first
-	}
-	k.m = &Multi{me: me, heaps: heaps, h: newHealth(me, n, c.PeerTimeout), release: release}
-	k.m.shm = NewShm(heaps, nil)
-	k.m.h.wake, k.m.h.spread = k.m.wake, k.m.spread
 	if err := unix.Ftruncate(fd, int64(c.HeapSize)); err != nil {
 		unix.Close(fd)
 		return nil, fmt.Errorf("transport: sizing the %d-byte heap: %w", c.HeapSize, err)
 	}
-	if heaps[me], err = mapFd(fd, c.HeapSize); err != nil {
+	mine, err := mapFd(fd, c.HeapSize)
+	if err != nil {
 		unix.Close(fd)
 		return nil, err
 	}
+	table := -1
+	if n > 1 {
+		if table, err = unix.MemfdCreate("gshmem-node-beats", unix.MFD_CLOEXEC); err == nil {
+			if err = unix.Ftruncate(table, int64(beatTableSize(n))); err != nil {
+				unix.Close(table)
+			}
+		}
+		if err != nil {
+			_ = unix.Munmap(mine)
+			unix.Close(fd)
+			return nil, fmt.Errorf("transport: the node heartbeat table: %w", err)
+		}
+	}
+	m := &Multi{me: me, size: int(c.HeapSize), bases: make([]atomic.Pointer[byte], n), h: newHealth(me, n, c.PeerTimeout)}
+	m.local, m.mapMu, m.timeout, m.heapFd, m.tableFd = make([]bool, n), make([]sync.Mutex, n), c.PeerTimeout, fd, table
+	m.bases[me].Store(&mine[0])
+	m.h.wake, m.h.spread = m.wake, m.spread
 	host, _ := osHostname()
-	k.job = &Job{Transport: k.m, Heap: heaps[me], Node: make([]int, n), Kind: make([]string, n), Host: make([]string, n), TCPAddr: make([]string, n)}
+	k := &connector{c: c, me: me, n: n, m: m}
+	k.job = &Job{Transport: m, Heap: mine, Node: make([]int, n), Kind: make([]string, n), Host: make([]string, n), TCPAddr: make([]string, n)}
 	k.job.Host[me] = host
 	return k, nil
 }
 
-// abandon undoes a Connect that failed.
-func (k *connector) abandon() {
-	if k.srv != nil {
-		k.srv.stop()
-		closeLinks(k.dial, k.srv.accepted)
-	} else {
-		closeLinks(k.dial, nil)
-	}
-	m := k.m
-	m.h.closing.Store(true)
-	m.stopBeat()
-	if m.rem != nil {
-		m.rem.shutdown()
-	}
-	for _, l := range m.links {
-		_ = l.c.Close()
-	}
-	m.wg.Wait()
-	m.relMu.Lock()
-	m.released = true
-	m.relMu.Unlock()
-	_ = m.release()
-}
-
-func (k *connector) closeFds() {
-	for i, f := range k.fds {
-		if f >= 0 {
-			unix.Close(f)
-			k.fds[i] = -1
-		}
-	}
-	if k.fd >= 0 {
-		unix.Close(k.fd)
-		k.fd = -1
-	}
-}
-
-// publish offers our heap and learns every PE's socket, token and node id.
+// publish offers our heap and learns every PE's socket, token and node.
 func (k *connector) publish(ctx context.Context) error {
-	mine := locality{token: random(16), secret: random(32), nodeID: k.c.NodeID, host: k.job.Host[k.me]}
+	mine := locality{token: random(16), secret: random(32), nodeID: k.c.NodeID, host: k.job.Host[k.me], ns: nsIdentity()}
 	mine.sock = "@gshmem-heap-" + hex.EncodeToString(random(16))
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: mine.sock, Net: "unix"})
 	if err != nil {
 		return fmt.Errorf("transport: listening for heap requests: %w", err)
 	}
-	k.srv = newHeapServer(ln, k.fd, k.c.HeapSize, mine.token, k.n, k.c.Log.Errorf)
-	k.srv.start()
+	k.m.srv = newHeapServer(ln, k.m.heapFd, k.m.tableFd, k.c.HeapSize, mine.token, k.n, k.c.Log.Errorf, k.m.addLink)
+	k.m.srv.start()
 	raw, err := k.c.Allgather(ctx, mine.encode())
 	if err != nil {
 		return err
@@ -272,91 +259,119 @@ func (k *connector) publish(ctx context.Context) error {
 		}
 		k.job.Host[pe] = k.peers[pe].host
 	}
+	k.m.addr = k.peers
 	return nil
 }
 
-// fetch tries to take every candidate peer's heap descriptor, then learns
-// which PEs reached which; mutual(a, b) is true when both directions
-// worked. The heap server stops once every PE has fetched what it could.
-func (k *connector) fetch(ctx context.Context) (mutual func(a, b int) bool, err error) {
-	for pe := range k.n {
-		if pe == k.me || k.peers[pe].nodeID != k.c.NodeID {
-			continue
+// What a PE tells the others of its join.
+const (
+	joinFailed   byte = 0
+	joined       byte = 1
+	joinHeapSize byte = 2 // the leader's heap has another size
+)
+
+// joinTimeout bounds a PE's join of its node's leader, which serves every
+// PE of the node at once.
+const joinTimeout = 10 * time.Second
+
+// join proves that this PE shares memory with its node's leader (by
+// taking the node's heartbeat table from it, over a connection kept as a
+// liveness link), maps that table, and learns who else did. It returns
+// each PE's group: the leader of the node it shares memory with, or the PE
+// itself where it shares with none.
+func (k *connector) join(ctx context.Context) (group []int, err error) {
+	n, me := k.n, k.me
+	leaders := map[string]int{}
+	leader := make([]int, n)
+	for pe := range n {
+		key := k.peers[pe].node()
+		if l, ok := leaders[key]; ok {
+			leader[pe] = l
+		} else {
+			leaders[key], leader[pe] = pe, pe
 		}
-		f, conn, ferr := fetchHeapFd(ctx, k.peers[pe].sock, k.me, k.peers[pe].token, k.c.HeapSize)
-		if ferr != nil {
-			if errors.Is(ferr, errHeapSize) {
-				return nil, fmt.Errorf("transport: PE %d: %w", pe, ferr)
-			}
-			k.c.Log.Debugf("PE %d cannot map PE %d's heap: %v", k.me, pe, ferr)
-			continue
-		}
-		k.fds[pe], k.dial[pe] = f, conn
 	}
-	got := make([]byte, (k.n+7)/8)
-	for pe := range k.n {
-		if k.fds[pe] >= 0 || pe == k.me {
-			got[pe/8] |= 1 << (pe % 8)
+	state, table := joined, k.m.tableFd
+	if l := leader[me]; l != me {
+		f, conn, err := ask(ctx, k.peers[l].sock, askJoin, me, k.peers[l].token, k.c.HeapSize, joinTimeout)
+		switch {
+		case errors.Is(err, errHeapSize):
+			state = joinHeapSize
+		case err != nil:
+			k.c.Log.Debugf("PE %d cannot join PE %d's node: %v", me, l, err)
+			state = joinFailed
+		case !k.m.addLink(l, conn):
+			conn.Close()
+			unix.Close(f)
+			return nil, errors.New("transport: closed during setup")
+		default:
+			table = f
+			defer unix.Close(f)
 		}
 	}
-	all, err := k.c.Allgather(ctx, got)
-	k.srv.stop()
+	all, err := k.c.Allgather(ctx, []byte{state})
 	if err != nil {
 		return nil, err
 	}
-	has := func(a, b int) bool { return len(all[a]) == len(got) && all[a][b/8]&(1<<(b%8)) != 0 }
-	return func(a, b int) bool { return has(a, b) && has(b, a) }, nil
+	group = make([]int, n)
+	for pe := range n {
+		if len(all[pe]) != 1 {
+			return nil, fmt.Errorf("transport: PE %d published a bad join record", pe)
+		}
+		switch all[pe][0] {
+		case joinHeapSize:
+			return nil, fmt.Errorf("transport: PE %d: %w", pe, errHeapSize)
+		case joined:
+			group[pe] = leader[pe]
+		default:
+			group[pe] = pe
+		}
+	}
+	size := 0
+	for pe := range n {
+		if group[pe] == group[me] {
+			size++
+		}
+	}
+	if size > 1 {
+		if k.m.table, err = mapFd(table, uint64(beatTableSize(n))); err != nil {
+			return nil, err
+		}
+	}
+	return group, nil
 }
 
-// place names every PE's node (by the lowest PE it shares memory with) and
-// transport, maps the heaps of the PEs we share memory with and keeps
-// their links for liveness. remote marks the PEs to reach over tcp;
-// needTCP is whether any pair of the job needs it (then every PE joins the
-// tcp exchange).
-func (k *connector) place(mutual func(a, b int) bool) (remote []bool, needTCP bool, err error) {
+// place names every PE's node (numbered in order of first PE) and
+// transport, and starts the heartbeat among the node's PEs. remote marks
+// the PEs to reach over tcp; needTCP is whether any pair of the job needs
+// it (then every PE joins the tcp exchange).
+func (k *connector) place(group []int) (remote []bool, needTCP bool, err error) {
 	n, me, job := k.n, k.me, k.job
 	if k.c.NodeID != "" {
 		for pe := range n {
-			if pe != me && k.peers[pe].nodeID == k.c.NodeID && !mutual(me, pe) {
+			if pe != me && k.peers[pe].nodeID == k.c.NodeID && group[pe] != group[me] {
 				return nil, false, fmt.Errorf("transport: GSHMEM_NODE_ID=%q puts PE %d and PE %d on one node, but they cannot share memory (different hosts or network namespaces?)", k.c.NodeID, me, pe)
 			}
 		}
 	}
 	nodeOf := map[int]int{}
 	for pe := range n {
-		leader := pe
-		for j := range n {
-			if mutual(pe, j) {
-				leader = j
-				break
-			}
+		if _, ok := nodeOf[group[pe]]; !ok {
+			nodeOf[group[pe]] = len(nodeOf)
 		}
-		if _, ok := nodeOf[leader]; !ok {
-			nodeOf[leader] = len(nodeOf)
-		}
-		job.Node[pe] = nodeOf[leader]
+		job.Node[pe] = nodeOf[group[pe]]
 	}
-	for a := range n {
-		for b := range n {
-			needTCP = needTCP || !mutual(a, b)
-		}
-	}
+	needTCP = len(nodeOf) > 1
 	remote = make([]bool, n)
+	var peers []int
 	for pe := range n {
 		switch {
 		case pe == me:
 			job.Kind[pe] = "self"
-		case mutual(me, pe):
+		case group[pe] == group[me]:
 			job.Kind[pe] = "shm"
-			if k.heaps[pe], err = mapFd(k.fds[pe], k.c.HeapSize); err != nil {
-				return nil, false, err
-			}
-			for _, conn := range []net.Conn{k.dial[pe], k.srv.accepted[pe]} {
-				if conn != nil {
-					k.m.links = append(k.m.links, &link{pe: pe, c: conn})
-				}
-			}
-			k.dial[pe], k.srv.accepted[pe] = nil, nil
+			k.m.local[pe] = true
+			peers = append(peers, pe)
 		default:
 			job.Kind[pe] = "tcp"
 			remote[pe] = true
@@ -368,22 +383,10 @@ func (k *connector) place(mutual func(a, b int) bool) (remote []bool, needTCP bo
 			job.LocalSize++
 		}
 	}
-	closeLinks(k.dial, k.srv.accepted)
-	k.closeFds()
-	var mapped []int
-	for pe := range n {
-		if pe != me && k.heaps[pe] != nil {
-			mapped = append(mapped, pe)
-		}
-	}
-	for _, l := range k.m.links {
-		k.m.wg.Add(1)
-		go k.m.watch(l)
-	}
-	if len(mapped) > 0 {
+	if len(peers) > 0 {
 		k.m.beatStop = make(chan struct{})
 		k.m.wg.Add(1)
-		go k.m.beat(k.m.beatStop, k.c.PeerTimeout, mapped)
+		go k.m.beat(k.m.beatStop, k.c.PeerTimeout, k.m.table, peers)
 	}
 	return remote, needTCP, nil
 }
@@ -421,7 +424,7 @@ func (k *connector) connectTCP(ctx context.Context, remote []bool) error {
 		}
 		return err
 	}
-	t, err := startTCP(ctx, TCPConfig{Me: k.me, Heap: k.heaps[k.me], Secret: secret, Remote: remote, Timeout: k.c.PeerTimeout, Log: k.c.Log, Health: k.m.h}, tln, k.job.TCPAddr)
+	t, err := startTCP(ctx, TCPConfig{Me: k.me, Heap: k.job.Heap, Secret: secret, Remote: remote, Timeout: k.c.PeerTimeout, Log: k.c.Log, Health: k.m.h}, tln, k.job.TCPAddr)
 	if err != nil {
 		return err
 	}
@@ -429,19 +432,6 @@ func (k *connector) connectTCP(ctx context.Context, remote []bool) error {
 	k.m.tcp, k.m.rem = t, t
 	k.m.tcpMu.Unlock()
 	return nil
-}
-
-func closeLinks(dialed []net.Conn, accepted map[int]net.Conn) {
-	for _, c := range dialed {
-		if c != nil {
-			c.Close()
-		}
-	}
-	for _, c := range accepted {
-		if c != nil {
-			c.Close()
-		}
-	}
 }
 
 func random(n int) []byte {

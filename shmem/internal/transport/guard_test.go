@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"strings"
@@ -122,6 +123,8 @@ type heapFixture struct {
 	name  string
 	token []byte
 	hook  *logtest.Hook
+	mu    sync.Mutex
+	links map[int]net.Conn // what the server handed to onLink
 }
 
 func newHeapFixture(t *testing.T, uid uint32) *heapFixture {
@@ -133,19 +136,33 @@ func newHeapFixture(t *testing.T, uid uint32) *heapFixture {
 	require.NoError(t, err)
 	l, hook := logtest.NewNullLogger()
 	f.hook = hook
-	f.srv = newHeapServer(ln, fd, testHeap, f.token, 2, l.Errorf)
+	f.links = map[int]net.Conn{}
+	f.srv = newHeapServer(ln, fd, -1, testHeap, f.token, 2, l.Errorf, func(pe int, c net.Conn) bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.links[pe] = c
+		return true
+	})
 	f.srv.uid = uid
 	f.srv.start()
 	t.Cleanup(func() {
 		f.srv.stop()
-		closeLinks(nil, f.srv.accepted)
+		for _, c := range f.linked() {
+			c.Close()
+		}
 		unix.Close(fd)
 	})
 	return f
 }
 
 func (f *heapFixture) hello(pe uint32) []byte {
-	return append(binary.LittleEndian.AppendUint32(nil, pe), f.token...)
+	return append(binary.LittleEndian.AppendUint32([]byte{askHeap}, pe), f.token...)
+}
+
+func (f *heapFixture) linked() map[int]net.Conn {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.links)
 }
 
 func TestHeapServerWithstandsStrangers(t *testing.T) {
@@ -158,15 +175,17 @@ func TestHeapServerWithstandsStrangers(t *testing.T) {
 		strangers = append(strangers, c)
 		_, _ = c.Write(payload)
 	}
-	dial(append(binary.LittleEndian.AppendUint32(nil, 1), bytes.Repeat([]byte{7}, 16)...)) // wrong token
+	dial(append(binary.LittleEndian.AppendUint32([]byte{askHeap}, 1), bytes.Repeat([]byte{7}, 16)...)) // wrong token
+	dial(append(binary.LittleEndian.AppendUint32([]byte{9}, 1), f.token...))                           // unknown request
+	dial(append(binary.LittleEndian.AppendUint32([]byte{askJoin}, 1), f.token...))                     // not a leader
 	dial(bytes.Repeat([]byte("garbage "), 8<<10))
-	dial([]byte{1, 0})             // a hello that never ends
-	dial(f.hello(9))               // a PE that does not exist
-	for range heapMaxPending - 8 { // silent
+	dial([]byte{1, 0})              // a hello that never ends
+	dial(f.hello(9))                // a PE that does not exist
+	for range heapMaxPending - 10 { // silent
 		dial(nil)
 	}
 	// The real peer still gets the heap.
-	fd, conn, err := fetchHeapFd(context.Background(), f.name, 1, f.token, testHeap)
+	fd, conn, err := ask(context.Background(), f.name, askHeap, 1, f.token, testHeap, 10*time.Second)
 	require.NoError(t, err)
 	defer conn.Close()
 	var st unix.Stat_t
@@ -191,7 +210,7 @@ func TestHeapServerWithstandsStrangers(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return strings.Contains(messages(f.hook), "more connection(s)") }, 10*time.Second, 10*time.Millisecond)
 	out := messages(f.hook)
-	for _, why := range []string{"wrong heap token", "PE 9 out of range", "no hello in time"} {
+	for _, why := range []string{"wrong heap token", "PE 9 out of range", "no hello in time", "unknown request 9", "does not lead"} {
 		assert.Contains(t, out, why)
 	}
 	assert.Less(t, strings.Count(out, "\n"), 20, "summarized:\n%s", out)
@@ -201,7 +220,7 @@ func TestHeapServerWithstandsStrangers(t *testing.T) {
 func TestHeapServerRefusesOtherUsers(t *testing.T) {
 	t.Run("fake uid", func(t *testing.T) {
 		f := newHeapFixture(t, guard.MyUID()+1) // as if this process were someone else
-		_, _, err := fetchHeapFd(context.Background(), f.name, 1, f.token, testHeap)
+		_, _, err := ask(context.Background(), f.name, askHeap, 1, f.token, testHeap, 10*time.Second)
 		require.Error(t, err)
 		require.Eventually(t, func() bool { return strings.Contains(messages(f.hook), "runs as another user") }, 10*time.Second, 10*time.Millisecond)
 	})
@@ -211,6 +230,6 @@ func TestHeapServerRefusesOtherUsers(t *testing.T) {
 		require.Empty(t, dialErr)
 		assert.Empty(t, reply, "no heap for another user")
 		assert.Contains(t, messages(f.hook), "runs as another user")
-		assert.Empty(t, f.srv.accepted)
+		assert.Empty(t, f.linked())
 	})
 }

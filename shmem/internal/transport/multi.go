@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/sirupsen/logrus"
 
@@ -16,27 +18,29 @@ import (
 
 // Multi routes each peer to the transport that reaches it: load/store
 // through a mapping of its heap for PEs on this node (shm), and the remote
-// transport (tcp or ucx) for the others. It also watches every peer's
-// liveness: a node-local peer through the unix socket its heap came over, a
-// remote one through its remote transport. The first loss is sticky (Lost) and wakes
-// this PE's waiters.
+// transport (tcp or ucx) for the others. A node-local peer's heap is mapped
+// when this PE first touches it (lazy.go), so that a PE's address space and
+// page tables grow with the peers it uses, not with the job. Multi also
+// watches every peer's liveness: node-local peers through the unix sockets
+// their heaps (or the node's heartbeat table) came over and through that
+// table, remote ones through the remote transport. The first loss is sticky
+// (Lost), wakes this PE's waiters and is passed on over every link.
 type Multi struct {
-	me      int
-	heaps   [][]byte // nil where the PE is remote
-	shm     *Shm
-	tcp     *TCP   // the tcp transport, when it is rem (tests reach into it)
-	rem     remote // nil when every peer is on this node; set before Connect returns
-	tcpMu   sync.Mutex
-	h       *health
-	links   []*link
-	release func() error
-	once    sync.Once
-	wg      sync.WaitGroup
+	me    int
+	size  int                    // every heap's size
+	bases []atomic.Pointer[byte] // each mapped heap's first byte; nil until mapped (self: from the start)
+	lazy                         // how node-local peers get mapped (lazy.go)
+	tcp   *TCP                   // the tcp transport, when it is rem (tests reach into it)
+	rem   remote                 // nil when every peer is on this node; set before Connect returns
+	tcpMu sync.Mutex
+	h     *health
+	once  sync.Once
+	wg    sync.WaitGroup
 
 	beatStop chan struct{} // ends the heartbeat (beat.go); set before it starts
 	beatOnce sync.Once
 
-	relMu    sync.RWMutex // wake must not touch an unmapped heap
+	relMu    sync.RWMutex // wake and a first mapping must not meet an unmapped heap
 	released bool
 }
 
@@ -48,74 +52,139 @@ func (m *Multi) Lost() error { return m.h.err() }
 // finalized, at once (without Lost's grace): for a wait on pe's own words.
 func (m *Multi) PeerErr(pe int) error { return m.h.check(pe) }
 
-// Mapped implements Transport.
-func (m *Multi) Mapped(pe int) []byte { return m.heaps[pe] }
+// heap returns pe's heap if it is mapped already: the one atomic load of
+// every operation on a mapped peer.
+func (m *Multi) heap(pe int) []byte {
+	if p := m.bases[pe].Load(); p != nil {
+		return unsafe.Slice(p, m.size)
+	}
+	return nil
+}
+
+// Mapped implements Transport: a node-local peer is mapped here on its
+// first use. It returns nil for a remote peer, and for a node-local one
+// that cannot be reached (lost or finalized): the operations then report
+// why.
+func (m *Multi) Mapped(pe int) []byte {
+	if p := m.bases[pe].Load(); p != nil {
+		return unsafe.Slice(p, m.size)
+	}
+	h, _ := m.mapLocal(pe)
+	return h
+}
+
+// Local reports whether pe is reached by load/store (mapped now or on
+// first use): node-local, or this PE.
+func (m *Multi) Local(pe int) bool { return pe == m.me || m.local[pe] }
 
 // Put implements Transport. A mapped peer's heap stays mapped after the
 // peer dies, so the store would succeed: the one load of h.down (nonzero
-// once any peer is down) is what makes it fail instead.
+// once any peer is down) is what makes it fail instead. The mapped path is
+// written out here, and the rest (a first touch, a peer down, a remote
+// peer) is putSlow's, so that a put into a mapped peer costs what it cost
+// before heaps were mapped lazily.
 func (m *Multi) Put(pe int, off uint64, src []byte) error {
-	if m.heaps[pe] != nil {
-		if m.h.down.Load() != 0 {
-			if err := m.h.check(pe); err != nil {
-				return err
-			}
-		}
-		return m.shm.Put(pe, off, src)
+	if p := m.bases[pe].Load(); p != nil && m.h.down.Load() == 0 {
+		h := unsafe.Slice(p, m.size)
+		copy(h[off:off+uint64(len(src))], src)
+		doorbell.Ring(h, false)
+		return nil
 	}
-	return m.rem.Put(pe, off, src)
+	return m.putSlow(pe, off, src)
+}
+
+func (m *Multi) putSlow(pe int, off uint64, src []byte) error {
+	h, err := m.mapLocal(pe)
+	if err != nil {
+		return err
+	}
+	if h == nil {
+		return m.rem.Put(pe, off, src)
+	}
+	if err := m.h.check(pe); err != nil {
+		return err
+	}
+	putInto(h, off, src)
+	return nil
 }
 
 // PutNBI implements Transport.
 func (m *Multi) PutNBI(pe int, off uint64, src []byte) error {
-	if m.heaps[pe] != nil {
-		return m.shm.Put(pe, off, src)
+	if h := m.heap(pe); h != nil {
+		putInto(h, off, src)
+		return nil
 	}
-	return m.rem.PutNBI(pe, off, src)
+	if !m.local[pe] {
+		return m.rem.PutNBI(pe, off, src)
+	}
+	return m.Put(pe, off, src)
 }
 
-// Get implements Transport.
+// Get implements Transport, with Put's split between the mapped path and
+// getSlow.
 func (m *Multi) Get(pe int, off uint64, dst []byte) error {
-	if m.heaps[pe] != nil {
-		if m.h.down.Load() != 0 {
-			if err := m.h.check(pe); err != nil {
-				return err
-			}
-		}
-		return m.shm.Get(pe, off, dst)
+	if p := m.bases[pe].Load(); p != nil && m.h.down.Load() == 0 {
+		copy(dst, unsafe.Slice(p, m.size)[off:off+uint64(len(dst))])
+		return nil
 	}
-	return m.rem.Get(pe, off, dst)
+	return m.getSlow(pe, off, dst)
+}
+
+func (m *Multi) getSlow(pe int, off uint64, dst []byte) error {
+	h, err := m.mapLocal(pe)
+	if err != nil {
+		return err
+	}
+	if h == nil {
+		return m.rem.Get(pe, off, dst)
+	}
+	if err := m.h.check(pe); err != nil {
+		return err
+	}
+	getFrom(h, off, dst)
+	return nil
 }
 
 // GetNBI implements Transport.
 func (m *Multi) GetNBI(pe int, off uint64, dst []byte) error {
-	if m.heaps[pe] != nil {
-		return m.Get(pe, off, dst)
+	if m.heap(pe) == nil && !m.local[pe] {
+		return m.rem.GetNBI(pe, off, dst)
 	}
-	return m.rem.GetNBI(pe, off, dst)
+	return m.Get(pe, off, dst)
 }
 
-// Atomic implements Transport.
+// Atomic implements Transport, with Put's split between the mapped path
+// and atomicSlow.
 func (m *Multi) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
-	if m.heaps[pe] != nil {
-		if m.h.down.Load() != 0 {
-			if err := m.h.check(pe); err != nil {
-				return 0, err
-			}
+	if p := m.bases[pe].Load(); p != nil && m.h.down.Load() == 0 {
+		return atomicOn(unsafe.Slice(p, m.size), off, width, op, operand, compare)
+	}
+	return m.atomicSlow(pe, off, width, op, operand, compare)
+}
+
+func (m *Multi) atomicSlow(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
+	h, err := m.mapLocal(pe)
+	if err != nil {
+		return 0, err
+	}
+	if h == nil {
+		if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
+			return 0, fmt.Errorf("transport: atomic op %d of width %d", op, width)
 		}
-		return m.shm.Atomic(pe, off, width, op, operand, compare)
+		return m.rem.Atomic(pe, off, width, op, operand, compare)
 	}
-	if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
-		return 0, fmt.Errorf("transport: atomic op %d of width %d", op, width)
+	if err := m.h.check(pe); err != nil {
+		return 0, err
 	}
-	return m.rem.Atomic(pe, off, width, op, operand, compare)
+	return atomicOn(h, off, width, op, operand, compare)
 }
 
 // Notify implements Transport. A remote peer is woken by its own progress
-// goroutine after each write, so only mapped peers need it.
+// goroutine after each write, and a caller that wrote through Mapped
+// memory has mapped its target, so only mapped peers need it.
 func (m *Multi) Notify(pe int) {
-	if m.heaps[pe] != nil {
-		m.shm.Notify(pe)
+	if h := m.heap(pe); h != nil {
+		doorbell.Ring(h, true)
 	}
 }
 
@@ -143,34 +212,44 @@ func (m *Multi) Quiet() error {
 	return err
 }
 
-// Close implements Transport: it says goodbye to every peer (so that its
-// end of the job is not mistaken for a crash), then releases the mappings.
+// Close implements Transport: it says goodbye to every linked peer (so
+// that its end of the job is not mistaken for a crash), then releases the
+// mappings.
 func (m *Multi) Close() error {
 	var err error
-	m.once.Do(func() {
-		m.h.closing.Store(true)
-		m.stopBeat()
-		if m.rem != nil {
-			m.rem.close(3 * time.Second)
-		}
-		for _, l := range m.links {
-			if l != nil {
-				l.send(linkBye, 0)
-				_ = l.c.Close()
-			}
-		}
-		m.wg.Wait()
-		m.relMu.Lock()
-		m.released = true
-		m.relMu.Unlock()
-		if m.release != nil {
-			err = m.release()
-		}
-	})
+	m.once.Do(func() { err = m.shut(true) })
 	return err
 }
 
-// stopBeat ends the heartbeat (before the heap it counts in goes).
+// shut ends the transport: Close's work, and a failed Connect's (without
+// goodbyes). Nothing is mapped or linked once it has begun.
+func (m *Multi) shut(bye bool) error {
+	m.h.closing.Store(true)
+	m.stopBeat()
+	if m.srv != nil {
+		m.srv.stop()
+	}
+	if m.rem != nil {
+		if bye {
+			m.rem.close(3 * time.Second)
+		} else {
+			m.rem.shutdown()
+		}
+	}
+	for _, l := range m.closeLinks() {
+		if bye {
+			l.send(linkBye, 0)
+		}
+		_ = l.c.Close()
+	}
+	m.wg.Wait()
+	m.relMu.Lock()
+	m.released = true
+	m.relMu.Unlock()
+	return m.unmapAll()
+}
+
+// stopBeat ends the heartbeat (before the table it counts in goes).
 func (m *Multi) stopBeat() {
 	if m.beatStop != nil {
 		m.beatOnce.Do(func() { close(m.beatStop) })
@@ -178,8 +257,8 @@ func (m *Multi) stopBeat() {
 }
 
 func (m *Multi) spread(pe int) {
-	for _, l := range m.links {
-		if l != nil && l.pe != pe {
+	for _, l := range m.linked() {
+		if l.pe != pe {
 			l.send(linkLost, pe)
 		}
 	}
@@ -194,11 +273,11 @@ func (m *Multi) spread(pe int) {
 func (m *Multi) wake() {
 	m.relMu.RLock()
 	defer m.relMu.RUnlock()
-	// released is read first: release() clears heaps after it is set.
+	// released is read first: the heaps are unmapped after it is set.
 	if m.released {
 		return
 	}
-	if h := m.heaps[m.me]; h != nil {
+	if h := m.heap(m.me); h != nil {
 		doorbell.Ring(h, true)
 	}
 }
@@ -210,8 +289,9 @@ const (
 	linkLost byte = 2
 )
 
-// link is the unix socket a node-local peer's heap came over, kept open:
-// its end of file, without a goodbye first, means the peer died.
+// link is a unix socket a node-local peer's heap (or the node's heartbeat
+// table) came over, kept open: its end of file, without a goodbye first,
+// means the peer died.
 type link struct {
 	pe  int
 	c   net.Conn

@@ -90,7 +90,7 @@ func (k *connector) jobKey() []byte {
 // in the exchange of addresses, also one whose peers are all local.
 func (k *connector) connectUCX(ctx context.Context, remote []bool) error {
 	u, lanes, err := startUCX(ctx, ucxConfig{
-		Me: k.me, N: k.n, Heap: k.heaps[k.me], Secret: k.jobKey(), Remote: remote,
+		Me: k.me, N: k.n, Heap: k.job.Heap, Secret: k.jobKey(), Remote: remote,
 		Timeout: k.c.PeerTimeout, Log: k.c.Log, Health: k.m.h, Allgather: k.c.Allgather,
 	})
 	if err != nil {

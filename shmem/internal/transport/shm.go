@@ -29,31 +29,27 @@ func (s *Shm) Mapped(pe int) []byte { return s.heaps[pe] }
 
 // Put implements Transport.
 func (s *Shm) Put(pe int, off uint64, src []byte) error {
-	h := s.heaps[pe]
+	putInto(s.heaps[pe], off, src)
+	return nil
+}
+
+// putInto, getFrom and atomicOn are the load/store operations on a mapped
+// heap h, shared by Shm and Multi (which loads h once per call, since it
+// may be mapped by another goroutine meanwhile).
+func putInto(h []byte, off uint64, src []byte) {
 	copy(h[off:off+uint64(len(src))], src)
 	doorbell.Ring(h, false)
-	return nil
 }
 
-// PutNBI implements Transport.
-func (s *Shm) PutNBI(pe int, off uint64, src []byte) error { return s.Put(pe, off, src) }
-
-// Get implements Transport.
-func (s *Shm) Get(pe int, off uint64, dst []byte) error {
-	copy(dst, s.heaps[pe][off:off+uint64(len(dst))])
-	return nil
+func getFrom(h []byte, off uint64, dst []byte) {
+	copy(dst, h[off:off+uint64(len(dst))])
 }
 
-// GetNBI implements Transport.
-func (s *Shm) GetNBI(pe int, off uint64, dst []byte) error { return s.Get(pe, off, dst) }
-
-// Atomic implements Transport.
-func (s *Shm) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
+func atomicOn(h []byte, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
 	op, runtime := op.Split()
 	if op > OpXor {
 		return 0, fmt.Errorf("transport: unknown atomic op %d", op)
 	}
-	h := s.heaps[pe]
 	p := unsafe.Pointer(&h[off])
 	if width != 4 && width != 8 {
 		return 0, fmt.Errorf("transport: atomic width %d", width)
@@ -63,6 +59,23 @@ func (s *Shm) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compar
 		doorbell.Ring(h, runtime)
 	}
 	return old, nil
+}
+
+// PutNBI implements Transport.
+func (s *Shm) PutNBI(pe int, off uint64, src []byte) error { return s.Put(pe, off, src) }
+
+// Get implements Transport.
+func (s *Shm) Get(pe int, off uint64, dst []byte) error {
+	getFrom(s.heaps[pe], off, dst)
+	return nil
+}
+
+// GetNBI implements Transport.
+func (s *Shm) GetNBI(pe int, off uint64, dst []byte) error { return s.Get(pe, off, dst) }
+
+// Atomic implements Transport.
+func (s *Shm) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
+	return atomicOn(s.heaps[pe], off, width, op, operand, compare)
 }
 
 // apply runs op on the word of width bytes at p through the one

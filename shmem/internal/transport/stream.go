@@ -29,7 +29,7 @@ type Stream interface {
 // AtomicNBI implements Stream for the PE's own stream. Mapped peers
 // complete at once, with Atomic's check for a lost peer.
 func (m *Multi) AtomicNBI(pe int, off uint64, width int, op AtomicOp, operand, compare uint64, dst []byte) error {
-	if m.heaps[pe] != nil {
+	if m.heap(pe) != nil || m.Local(pe) {
 		old, err := m.Atomic(pe, off, width, op, operand, compare)
 		putBits(dst, old)
 		return err
@@ -42,7 +42,10 @@ func (m *Multi) AtomicNBI(pe int, off uint64, width int, op AtomicOp, operand, c
 
 // Accumulate implements Stream for the PE's own stream.
 func (m *Multi) Accumulate(pe int, a *Acc) error {
-	if m.heaps[pe] != nil || m.rem == nil {
+	if m.Local(pe) || m.rem == nil {
+		if _, err := m.mapLocal(pe); err != nil {
+			return err // a node-local peer that is gone
+		}
 		return fmt.Errorf("transport: accumulate to PE %d, whose heap is mapped: apply it directly", pe)
 	}
 	return m.rem.Accumulate(pe, a)
@@ -68,29 +71,40 @@ type multiStream struct {
 }
 
 func (s *multiStream) Put(pe int, off uint64, src []byte) error {
-	if s.m.heaps[pe] != nil {
-		return s.m.shm.Put(pe, off, src)
+	if h := s.m.heap(pe); h != nil {
+		putInto(h, off, src)
+		return nil
+	}
+	if s.m.Local(pe) {
+		return s.m.Put(pe, off, src)
 	}
 	return s.ts.Put(pe, off, src)
 }
 
 func (s *multiStream) Get(pe int, off uint64, dst []byte) error {
-	if s.m.heaps[pe] != nil {
-		return s.m.shm.Get(pe, off, dst)
+	if h := s.m.heap(pe); h != nil {
+		getFrom(h, off, dst)
+		return nil
+	}
+	if s.m.Local(pe) {
+		return s.m.Get(pe, off, dst)
 	}
 	return s.ts.Get(pe, off, dst)
 }
 
 func (s *multiStream) GetNBI(pe int, off uint64, dst []byte) error {
-	if s.m.heaps[pe] != nil {
-		return s.m.shm.Get(pe, off, dst)
+	if s.m.heap(pe) != nil || s.m.Local(pe) {
+		return s.Get(pe, off, dst)
 	}
 	return s.ts.GetNBI(pe, off, dst)
 }
 
 func (s *multiStream) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
-	if s.m.heaps[pe] != nil {
-		return s.m.shm.Atomic(pe, off, width, op, operand, compare)
+	if h := s.m.heap(pe); h != nil {
+		return atomicOn(h, off, width, op, operand, compare)
+	}
+	if s.m.Local(pe) {
+		return s.m.Atomic(pe, off, width, op, operand, compare)
 	}
 	if base, _ := op.Split(); base > OpXor || (width != 4 && width != 8) {
 		return 0, fmt.Errorf("transport: atomic op %d of width %d", op, width)
@@ -99,8 +113,8 @@ func (s *multiStream) Atomic(pe int, off uint64, width int, op AtomicOp, operand
 }
 
 func (s *multiStream) AtomicNBI(pe int, off uint64, width int, op AtomicOp, operand, compare uint64, dst []byte) error {
-	if s.m.heaps[pe] != nil {
-		old, err := s.m.shm.Atomic(pe, off, width, op, operand, compare)
+	if s.m.heap(pe) != nil || s.m.Local(pe) {
+		old, err := s.Atomic(pe, off, width, op, operand, compare)
 		putBits(dst, old)
 		return err
 	}
@@ -111,7 +125,7 @@ func (s *multiStream) AtomicNBI(pe int, off uint64, width int, op AtomicOp, oper
 }
 
 func (s *multiStream) Accumulate(pe int, a *Acc) error {
-	if s.m.heaps[pe] != nil {
+	if s.m.Local(pe) {
 		return fmt.Errorf("transport: accumulate to PE %d, whose heap is mapped: apply it directly", pe)
 	}
 	return s.ts.Accumulate(pe, a)
