@@ -13,7 +13,8 @@
 # osu_put_latency, osu_get_latency, osu_put_bw, osu_get_bw, osu_acc_latency,
 # osu_fop_latency and osu_cas_latency with MPI_Win_allocate and every sync
 # mode (flush, lock, fence, pscw), each both with glibc's defaults and with
-# its rep movsb path off (GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=1073741824), runs the
+# its rep movsb path off
+# (GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=1073741824), runs the
 # matching `gshmem perf` tests plus the memcpy_bw and shm_pingpong anchors,
 # and prints one table: gshmem, the best MPI (which, mode, glibc), the ratio
 # gshmem / best MPI and the ratio to the anchor.
