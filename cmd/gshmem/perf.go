@@ -71,7 +71,7 @@ OSU micro-benchmarks, and PE 0 prints a table: size, latency (us), bandwidth
 (GB/s), messages/s. PE 0 drives the operations against PE 1; further PEs only
 join the barriers, except in the collective tests (barrier, reduction,
 broadcast, fcollect, alltoall, as NVSHMEM's perftests name them, and
-mpi_allreduce), where every PE runs the timed loop and PE 0 reports its own
+mpi_allreduce and mpi_barrier), where every PE runs the timed loop and PE 0 reports its own
 mean time per call.
 
 The win_* tests (MPI windows, OSU's one-sided tests) take --win_flavor

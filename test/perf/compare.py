@@ -78,12 +78,11 @@ def better(kind, a, b):
     return min(a, b) if kind == "lat" else max(a, b)
 
 
-def osu_results(raw):
-    """{(bench, size): [(value, label, mode)]}, bandwidth in GB/s, latency in us."""
-    res = {}
+def osu_figures(raw):
+    """Every OSU figure of RAW_DIR: (mpi, glibc, bench, mode, size, value),
+    bandwidth in GB/s, latency in us."""
     for path in glob.glob(os.path.join(raw, "osu.*.txt")):
         _, mpi, glibc, bench, mode, _rep, _ = os.path.basename(path).split(".")
-        label = "%s %s%s" % (MPI_NAMES.get(mpi, mpi), mode, ", rep movsb off" if glibc == "norepmovsb" else "")
         with open(path) as f:
             for line in f:
                 m = OSU_LINE.match(line)
@@ -95,7 +94,19 @@ def osu_results(raw):
                     continue
                 if bench.endswith("_bw") or bench == "bw":
                     v /= 1000.0  # MB/s -> GB/s
-                res.setdefault((bench, size), []).append((v, label, mode))
+                yield mpi, glibc, bench, mode, size, v
+
+
+def osu_results(raw):
+    """{(bench, size): [(value, label, mode)]} of the MPIs, but the abi
+    group's runs (compare_abi.py's: the ABI's own, and the MPIs' with
+    tags abi-*)."""
+    res = {}
+    for mpi, glibc, bench, mode, size, v in osu_figures(raw):
+        if mpi == "gabi" or mode.startswith("abi"):
+            continue
+        label = "%s %s%s" % (MPI_NAMES.get(mpi, mpi), mode, ", rep movsb off" if glibc == "norepmovsb" else "")
+        res.setdefault((bench, size), []).append((v, label, mode))
     return res
 
 

@@ -2,17 +2,18 @@
 # compare.sh OSU_SRC_DIR: gshmem's figures beside Open MPI's and MPICH's,
 # measured side by side on this machine: one-sided RMA (issue 4, 2
 # processes), collectives (issue 3, 2 and 4 processes), MPI windows in every
-# sync mode (issue 5, 2 processes) and MPI point-to-point (issue 6, 2
-# processes).
+# sync mode (issue 5, 2 processes), MPI point-to-point (issue 6, 2
+# processes) and the C ABI (issue 17, 2 processes).
 #
 #   test/perf/compare.sh ~/src/osu-micro-benchmarks-7.4
 #
-# It installs nothing. It needs Debian's Open MPI and MPICH (mpicc.openmpi,
-# mpicc.mpich), go and python3; it builds the OSU micro-benchmarks 7.x one-sided
-# tests against each MPI in a scratch dir, runs osu_put_latency,
-# osu_get_latency, osu_put_bw, osu_get_bw, osu_acc_latency, osu_fop_latency and
-# osu_cas_latency with MPI_Win_allocate and every sync mode (flush, lock,
-# fence, pscw), each both with glibc's defaults and with its rep movsb path off
+# It installs nothing outside WORK. It needs Debian's Open MPI and MPICH
+# (mpicc.openmpi, mpicc.mpich), go and python3; it builds the OSU
+# micro-benchmarks 7.x one-sided tests against each MPI in a scratch dir, runs
+# osu_put_latency, osu_get_latency, osu_put_bw, osu_get_bw, osu_acc_latency,
+# osu_fop_latency and osu_cas_latency with MPI_Win_allocate and every sync
+# mode (flush, lock, fence, pscw), each both with glibc's defaults and with
+# its rep movsb path off
 # (GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=1073741824), runs the
 # matching `gshmem perf` tests plus the memcpy_bw and shm_pingpong anchors,
 # and prints one table: gshmem, the best MPI (which, mode, glibc), the ratio
@@ -33,6 +34,21 @@
 # pt2pt_latency and pt2pt_bw. The stream rows (gshmem only) show
 # put_on_stream_latency and kernel_put_bw beside the host put of the same run.
 #
+# The abi rows (issue 17) install the C ABI once into WORK/gabi (gshmem abi
+# install, built from this checkout), build the same OSU with its mpicc and
+# mpicxx, and run it unmodified under `gshmem run -n 2` beside the same OSU
+# under Open MPI and MPICH and beside the same test through the Go API
+# (gshmem perf): osu_put_latency and osu_get_latency 8 B (MPI_Win_allocate,
+# -s flush and -s lock_all; win_put/get_latency), osu_acc_latency 8 B
+# (mpi_int; win_acc_latency int32), osu_fop_latency and osu_cas_latency
+# (mpi_int, 4 B: OSU 7.4's widest type; win_fop/cas_latency int32), all
+# -s flush; osu_put_bw 1 MiB -s flush (win_put_bw), osu_latency 8 B
+# (pt2pt_latency), osu_bw 1 MiB (pt2pt_bw), osu_barrier (mpi_barrier) and
+# osu_allreduce 8 B (mpi_float; mpi_allreduce, one float64). Its table
+# (compare_abi.py) holds the ABI's figure, the best MPI of the same test and
+# mode, their ratio against issue 17's target, the Go API's figure and the
+# ratio ABI / Go API (latency <= 1.25, bandwidth >= 1 / 1.25).
+#
 # Environment:
 #   WORK=DIR     scratch dir (default: a new /tmp/gshmem-compare.XXXXXX); the
 #                OSU builds there are reused by a later run with the same WORK
@@ -42,10 +58,11 @@
 #   OSU_TIMEOUT=S  seconds before one OSU run is stopped and left out
 #                (default 300; MPICH's get_bw with fence or PSCW can take
 #                minutes on a loaded machine)
-#   COMPARE_ONLY="rma coll win pt2pt stream"  the groups of rows to run
+#   COMPARE_ONLY="rma coll win pt2pt stream abi"  the groups of rows to run
 #                (default all; commas or spaces): rma is the issue 4 table,
 #                coll the collectives, win the window rows, pt2pt the MPI
-#                point-to-point rows, stream the stream/kernel rows
+#                point-to-point rows, stream the stream/kernel rows, abi the
+#                C ABI's table
 #   QUICK=1      fewer OSU iterations (a smoke test of the script); otherwise
 #                OSU's defaults, except 1000 iterations for fence and pscw
 #                latency runs (an epoch per operation: never the best figure)
@@ -63,14 +80,16 @@ WORK=${WORK:-$(mktemp -d /tmp/gshmem-compare.XXXXXX)}
 REPEAT=${REPEAT:-3}
 MODES=${MODES:-flush lock fence pscw}
 NOREPMOVSB="glibc.cpu.x86_rep_movsb_threshold=1073741824"
-ONLY=" $(echo "${COMPARE_ONLY:-rma coll win pt2pt stream}" | tr ',' ' ') "
+ONLY=" $(echo "${COMPARE_ONLY:-rma coll win pt2pt stream abi}" | tr ',' ' ') "
 for g in $ONLY; do
-	case $g in rma | coll | win | pt2pt | stream) ;; *) echo "compare.sh: COMPARE_ONLY: unknown group $g (want rma, coll, win, pt2pt, stream)" >&2; exit 2 ;; esac
+	case $g in rma | coll | win | pt2pt | stream | abi) ;; *) echo "compare.sh: COMPARE_ONLY: unknown group $g (want rma, coll, win, pt2pt, stream, abi)" >&2; exit 2 ;; esac
 done
 want() { [[ $ONLY == *" $1 "* ]]; }
 RAW="$WORK/raw"
 rm -rf "$RAW" && mkdir -p "$RAW"
 log() { echo "compare.sh: $*" >&2; }
+# gshmem's jobs (perf and the ABI's) bootstrap over loopback only.
+export GSHMEM_TCP_ADDR=${GSHMEM_TCP_ADDR:-127.0.0.1}
 
 # --- what must be installed -------------------------------------------------
 missing=()
@@ -91,16 +110,20 @@ OSU_BINS="one-sided/osu_put_latency one-sided/osu_get_latency one-sided/osu_put_
 one-sided/osu_acc_latency one-sided/osu_fop_latency one-sided/osu_cas_latency
 collective/blocking/osu_barrier collective/blocking/osu_allreduce collective/blocking/osu_bcast
 collective/blocking/osu_alltoall collective/blocking/osu_allgather pt2pt/standard/osu_latency pt2pt/standard/osu_bw"
-build_osu() { # mpi
-	local mpi=$1 dir="$WORK/osu-$1" b
+# The tests the abi rows run, the ones built against the ABI.
+ABI_BINS="one-sided/osu_put_latency one-sided/osu_get_latency one-sided/osu_acc_latency one-sided/osu_fop_latency
+one-sided/osu_cas_latency one-sided/osu_put_bw pt2pt/standard/osu_latency pt2pt/standard/osu_bw
+collective/blocking/osu_barrier collective/blocking/osu_allreduce"
+build_osu() { # mpi [cc cxx bins]: OSU_BINS with mpicc.MPI by default
+	local mpi=$1 cc=${2:-mpicc.$1} cxx=${3:-mpicxx.$1} bins=${4:-$OSU_BINS} dir="$WORK/osu-$1" b
 	if [ ! -f "$dir/c/mpi/one-sided/Makefile" ]; then
 		log "configuring OSU against $mpi in $dir"
 		rm -rf "$dir" && mkdir -p "$dir"
 		cp -a "$OSU_SRC/." "$dir/"
-		(cd "$dir" && ./configure CC="mpicc.$mpi" CXX="mpicxx.$mpi" >configure.log 2>&1) ||
+		(cd "$dir" && ./configure CC="$cc" CXX="$cxx" >configure.log 2>&1) ||
 			{ echo "compare.sh: configuring OSU against $mpi failed; see $dir/configure.log" >&2; exit 1; }
 	fi
-	for b in $OSU_BINS; do
+	for b in $bins; do
 		[ -x "$dir/c/mpi/$b" ] && continue
 		log "building osu $b against $mpi"
 		make -C "$dir/c/mpi/$(dirname "$b")" -j"$(nproc)" "$(basename "$b")" >>"$dir/make.log" 2>&1 ||
@@ -111,6 +134,14 @@ build_osu openmpi
 build_osu mpich
 log "building gshmem"
 (cd "$ROOT" && go build -o "$WORK/gshmem" ./cmd/gshmem)
+if want abi; then
+	# Installed afresh every run (OSU links libmpi_abi.so.1 by its runpath,
+	# so a reused WORK's OSU build runs this checkout's library).
+	log "installing the C ABI into $WORK/gabi"
+	"$WORK/gshmem" abi install --prefix "$WORK/gabi" --src "$ROOT" >"$WORK/abi-install.log" 2>&1 ||
+		{ echo "compare.sh: gshmem abi install failed; see $WORK/abi-install.log" >&2; exit 1; }
+	build_osu gabi "$WORK/gabi/bin/mpicc" "$WORK/gabi/bin/mpicxx" "$ABI_BINS"
+fi
 
 # --- runs -------------------------------------------------------------------
 mpirun_for() { # mpi glibc [np] -> the launcher command line: 2 ranks bound to the 2 cores; more oversubscribed, unbound
@@ -125,6 +156,9 @@ mpirun_for() { # mpi glibc [np] -> the launcher command line: 2 ranks bound to t
 		;;
 	mpich)
 		if [ "$np" -gt "$(nproc)" ]; then echo mpiexec.mpich -n "$np"; else echo mpiexec.mpich -n "$np" -bind-to core; fi
+		;;
+	gabi) # the C ABI: placed by GSHMEM_BIND (run_osu_other sets it as run_gshmem does)
+		echo "$WORK/gshmem" run -n "$np"
 		;;
 	esac
 }
@@ -177,10 +211,12 @@ run_osu_other() {
 	local out="$RAW/osu.$mpi.$glibc.$bench.$tag.$rep.txt" bin
 	case $bench in
 	latency | bw) bin="$WORK/osu-$mpi/c/mpi/pt2pt/standard/osu_$bench" ;;
+	*_latency | *_bw) bin="$WORK/osu-$mpi/c/mpi/one-sided/osu_$bench" ;;
 	*) bin="$WORK/osu-$mpi/c/mpi/collective/blocking/osu_$bench" ;;
 	esac
 	local env=()
 	[ "$glibc" = norepmovsb ] && env=(GLIBC_TUNABLES="$NOREPMOVSB")
+	[ "$mpi" = gabi ] && env+=(GSHMEM_BIND="${GSHMEM_BIND:-$(gshmem_bind "$np")}")
 	# shellcheck disable=SC2046
 	if ! env "${env[@]}" timeout "${OSU_TIMEOUT:-300}" $(mpirun_for "$mpi" "$glibc" "$np") "$bin" "$@" >"$out" 2>&1; then
 		log "osu_$bench ($mpi, $tag, $glibc) failed; kept its output in $out"
@@ -200,6 +236,10 @@ gshmem_iters() { # size class -> gshmem perf iteration flags under QUICK
 	fi
 }
 
+gshmem_bind() { # np -> GSHMEM_BIND's value for gshmem's PEs: see run_gshmem
+	if [ "$1" -gt "$(nproc)" ]; then echo oversubscribed; else echo auto; fi
+}
+
 run_gshmem() { # name rep args...
 	local name=$1 rep=$2
 	shift 2
@@ -208,9 +248,7 @@ run_gshmem() { # name rep args...
 	# unpinned (Open MPI's barrier with --bind-to core:overload-allowed
 	# took the same 3.8 us), gshmem pins round-robin (GSHMEM_BIND's
 	# default, oversubscribed).
-	local bind=auto
-	[ "${NP:-2}" -gt "$(nproc)" ] && bind=oversubscribed
-	GSHMEM_BIND=${GSHMEM_BIND:-$bind} "$WORK/gshmem" perf "$@" -n "${NP:-2}" --json "$RAW/gshmem.$name.$rep.json" >"$RAW/gshmem.$name.$rep.txt" 2>&1 ||
+	GSHMEM_BIND=${GSHMEM_BIND:-$(gshmem_bind "${NP:-2}")} "$WORK/gshmem" perf "$@" -n "${NP:-2}" --json "$RAW/gshmem.$name.$rep.json" >"$RAW/gshmem.$name.$rep.txt" 2>&1 ||
 		{ log "gshmem perf $* failed:"; cat "$RAW/gshmem.$name.$rep.txt" >&2; exit 1; }
 }
 
@@ -270,6 +308,24 @@ gshmem_runs() { # group rep
 		run_gshmem put_on_stream_latency "$rep" put_on_stream_latency --min_size 8 --max_size 1m --step 131072
 		run_gshmem kernel_put_bw "$rep" kernel_put_bw --min_size 1m --max_size 1m
 		;;
+	abi) # the Go API's side of each abi row (names abi_*: compare_abi.py's)
+		local mode
+		for mode in flush lock_all; do
+			run_gshmem "abi_put_latency_$mode" "$rep" win_put_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8
+			run_gshmem "abi_get_latency_$mode" "$rep" win_get_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8
+		done
+		run_gshmem abi_acc_latency_flush "$rep" win_acc_latency --sync flush --datatype int32 --min_size 8 --max_size 8
+		run_gshmem abi_fop_latency_flush "$rep" win_fop_latency --sync flush --datatype int32
+		run_gshmem abi_cas_latency_flush "$rep" win_cas_latency --sync flush --datatype int32
+		# shellcheck disable=SC2046
+		{
+			run_gshmem abi_put_bw_flush "$rep" win_put_bw --win_flavor allocate --sync flush --min_size 1m --max_size 1m $(gshmem_iters large)
+			run_gshmem abi_latency "$rep" pt2pt_latency --min_size 8 --max_size 8 $(gshmem_iters small)
+			run_gshmem abi_bw "$rep" pt2pt_bw --min_size 1m --max_size 1m $(gshmem_iters large)
+			run_gshmem abi_barrier "$rep" mpi_barrier $(gshmem_iters small)
+			run_gshmem abi_allreduce "$rep" mpi_allreduce --min_size 8 --max_size 8 $(gshmem_iters small)
+		}
+		;;
 	esac
 }
 
@@ -319,17 +375,39 @@ osu_runs() { # group mpi glibc rep
 		# shellcheck disable=SC2046
 		run_osu_other "$mpi" "$glibc" 2 bw pt2pt "$rep" -m 1048576:1048576 $(coll_iters large)
 		;;
+	abi) # tags abi-*: compare.py's other rows leave these runs out
+		# shellcheck disable=SC2046
+		{
+			for mode in flush lock_all; do
+				for bench in put_latency get_latency; do
+					run_osu_other "$mpi" "$glibc" 2 "$bench" "abi-$mode" "$rep" -w allocate -s "$mode" -m 8:8 $(iter_args "$bench" "$mode")
+				done
+			done
+			run_osu_other "$mpi" "$glibc" 2 acc_latency abi-flush "$rep" -w allocate -s flush -m 8:8 -T mpi_int $(iter_args acc_latency flush)
+			for bench in fop_latency cas_latency; do
+				run_osu_other "$mpi" "$glibc" 2 "$bench" abi-flush "$rep" -w allocate -s flush -T mpi_int $(iter_args "$bench" flush)
+			done
+			run_osu_other "$mpi" "$glibc" 2 put_bw abi-flush "$rep" -w allocate -s flush -m 1048576:1048576 $(iter_args put_bw flush)
+			run_osu_other "$mpi" "$glibc" 2 latency abi "$rep" -m 8:8 $(coll_iters small)
+			run_osu_other "$mpi" "$glibc" 2 bw abi "$rep" -m 1048576:1048576 $(coll_iters large)
+			run_osu_other "$mpi" "$glibc" 2 barrier abi "$rep" $(coll_iters small)
+			run_osu_other "$mpi" "$glibc" 2 allreduce abi "$rep" -T mpi_float -m 8:8 $(coll_iters small)
+		}
+		;;
 	esac
 }
 
 for rep in $(seq 1 "$REPEAT"); do
-	for group in rma win coll2 coll4 pt2pt stream; do
+	for group in rma win coll2 coll4 pt2pt stream abi; do
 		want "${group%[24]}" || continue
 		log "repetition $rep of $REPEAT: $group: gshmem"
 		gshmem_runs "$group" "$rep"
 		[ "$group" = stream ] && continue # gshmem only
-		for mpi in openmpi mpich; do
+		mpis="openmpi mpich"
+		[ "$group" = abi ] && mpis="gabi $mpis" # the ABI right after the Go API's runs
+		for mpi in $mpis; do
 			for glibc in default norepmovsb; do
+				[ "$mpi/$glibc" = gabi/norepmovsb ] && continue # the ABI runs with glibc's defaults only
 				log "repetition $rep of $REPEAT: $group: $mpi, glibc $glibc"
 				osu_runs "$group" "$mpi" "$glibc" "$rep"
 			done
@@ -338,7 +416,15 @@ for rep in $(seq 1 "$REPEAT"); do
 done
 
 # --- the table --------------------------------------------------------------
-python3 "$HERE/compare.py" "$RAW" $ONLY | tee "$WORK/table.txt"
+OTHERS=$(for g in $ONLY; do [ "$g" = abi ] || echo "$g"; done)
+# shellcheck disable=SC2086
+{
+	[ -z "$OTHERS" ] || python3 "$HERE/compare.py" "$RAW" $OTHERS
+	if want abi; then
+		[ -z "$OTHERS" ] || echo
+		python3 "$HERE/compare_abi.py" "$RAW"
+	fi
+} | tee "$WORK/table.txt"
 echo
 echo "raw outputs: $RAW; machine: $(nproc) CPUs, $(uname -r); $(go version | cut -d' ' -f3)"
 echo "MPIs: $(mpirun.openmpi --version 2>/dev/null | head -1); MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')"

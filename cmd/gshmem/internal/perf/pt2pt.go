@@ -31,6 +31,12 @@ func init() {
 		Measures: "every rank calls compat.Allreduce(size bytes of float64, OpSum) in a loop; PE 0's mean time per call",
 		Run:      mpiAllreduce,
 	})
+	Register(Test{
+		Name: "mpi_barrier", Kind: Latency, MinPEs: 1,
+		Summary:  "MPI Barrier latency (OSU osu_barrier)",
+		Measures: "every rank calls compat's Comm.Barrier on MPI_COMM_WORLD in a loop; PE 0's mean time per call (size 0)",
+		Run:      mpiBarrier,
+	})
 }
 
 // withBench runs body with a mpibench.Bench of maxSize bytes and closes it.
@@ -93,5 +99,13 @@ func mpiAllreduce(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error
 				return r
 			})
 		return rows, err
+	})
+}
+
+// mpiBarrier is osu_barrier through compat, beside the team barrier of the
+// barrier test: what the MPI layer adds (checks, progress owed) to it.
+func mpiBarrier(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
+	return withBench(w, 0, func(b *mpibench.Bench) ([]Row, error) {
+		return everyPE(ctx, w, cfg, "mpi_barrier", Latency, []int{0}, 1, func(int) error { return b.Comm.Barrier() }, latencyRow)
 	})
 }
