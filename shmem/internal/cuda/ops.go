@@ -307,3 +307,9 @@ func (d *Domain) LoadModule(image string) (m cudadrv.Module, bound bool, err err
 
 // Builtin returns the built-in module (state bound) and a kernel of it.
 func (d *Domain) Builtin(name string) (cudadrv.Function, error) { return d.ctx.Function(d.mod, name) }
+
+// CopyAddr copies n bytes between device addresses of this process's
+// contexts (the heap, cudaMalloc memory) on s, asynchronously.
+func (d *Domain) CopyAddr(s cudadrv.Stream, dst, src cudadrv.DevPtr, n uint64) error {
+	return d.copy(s, d.cfg.Rank, dst, src, n)
+}
