@@ -25,6 +25,11 @@
 #                                 measurements as processes, and NCCL's
 #                                 all-reduce through torch.distributed (on one
 #                                 GPU NCCL refuses two ranks: its log says so).
+#   test/gpu/run.sh compat [DIR]  on the GPU machine: compat's collectives on
+#                                 device buffers (issue 21): the suite in-process
+#                                 (2 and 4 PEs), the compat.Allreduce measurements
+#                                 beside shmem.Reduce's in-process, then under
+#                                 MPS both as processes.
 #   test/gpu/run.sh multi [DIR]   on a machine of several GPUs: the multi-GPU
 #                                 sitting (issue 10), most telling first: the
 #                                 measurements with one PE per GPU (processes,
@@ -111,6 +116,20 @@ if [ "$cmd" = coll ]; then
 	mps_stop
 	step nccl-allreduce 40 torchrun --standalone --nproc_per_node="$((ngpu > 1 ? ngpu : 2))" nccl_allreduce.py
 	figures "$out"/coll-*.log "$out"/nccl-*.log
+	exit
+fi
+
+if [ "$cmd" = compat ]; then
+	step compat-inproc 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUCompatInProcess' -test.v -test.timeout 145s
+	step compatbench-inproc 100 env GSHMEM_GPU_COMPAT_BENCH=1 ./gpu.test -test.run TestGPUCompatBenchInProcess -test.v -test.timeout 95s
+	mps_start
+	step compat-procs-mps 100 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run TestGPUCompatProcesses -test.v -test.timeout 95s
+	step compatbench-procs-mps 100 env GSHMEM_GPU_COMPAT_BENCH=1 GSHMEM_GPU_MPS=1 ./gpu.test -test.run TestGPUCompatBenchProcesses -test.v -test.timeout 95s
+	mps_stop
+	grep -h "BENCH compat" "$out"/compatbench-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
+	grep -h "compat on device buffers" "$out"/compat-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
 	exit
 fi
 
