@@ -23,6 +23,9 @@ func devBcast[T Elem](c *Comm, buf []T, count int, dt Datatype, root int) (bool,
 	if err != nil {
 		return true, err
 	}
+	if err := e.afterCaller(dev); err != nil {
+		return true, err
+	}
 	s := spanOf(b, dev, size)
 	t := c.coll.team
 	var direct func() error
@@ -74,6 +77,10 @@ func devGatherArgs[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf 
 		return in, out, m, true, err
 	}
 	out = spanOf(rb, devAddr(e, rbuf), size)
+	sdev := devAddr(e, sbuf)
+	if err := e.afterCaller(out.dev, sdev); err != nil {
+		return in, out, m, true, err
+	}
 	if inPlace {
 		return out, out, m, true, nil
 	}
@@ -84,7 +91,7 @@ func devGatherArgs[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf 
 	if ssize != m*blocks {
 		return in, out, m, true, errorf(ClassTruncate, "%s: %d bytes sent, %d expected", what, ssize, m*blocks)
 	}
-	return spanOf(sb, devAddr(e, sbuf), ssize), out, m, true, nil
+	return spanOf(sb, sdev, ssize), out, m, true, nil
 }
 
 // devAllgather runs Allgather on a device World; done reports whether it

@@ -77,6 +77,18 @@ func devAddr[T Elem](e *Env, b []T) uintptr {
 	return 0
 }
 
+// afterCaller orders the PE's device work after what the caller issued on
+// the CUDA default stream (a cudaMemcpy into a buffer may return before the
+// data lands) when any of the addresses is device memory.
+func (e *Env) afterCaller(devs ...uintptr) error {
+	for _, d := range devs {
+		if d != 0 {
+			return wrap(e.w.DeviceAfterDefaultStream(), "ordering after the default stream")
+		}
+	}
+	return nil
+}
+
 // spanOf is b's first size bytes as a span.
 func spanOf(b []byte, dev uintptr, size int) dspan {
 	if dev != 0 {
@@ -209,6 +221,9 @@ func devReduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, r
 	if err != nil {
 		return true, err
 	}
+	if err := e.afterCaller(sdev, rdev); err != nil {
+		return true, err
+	}
 	in, out := spanOf(sb, srcDev, size), dspan{}
 	if recv {
 		out = spanOf(rb, rdev, size)
@@ -290,6 +305,9 @@ func reduceSymAs[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, dst, src s
 // and copies rbuf's back.
 func viaHost[T Elem](c *Comm, sbuf, rbuf []T, sdev, rdev uintptr, count int, dt Datatype, f func(s, r []T) error) error {
 	w := c.env.w
+	if err := c.env.afterCaller(sdev, rdev); err != nil {
+		return err
+	}
 	hostCopy := func(b []T, dev uintptr, what string) ([]T, error) {
 		if dev == 0 {
 			return b, nil

@@ -110,3 +110,17 @@ func (w *World) CopyHostToDevice(dst uintptr, src []byte) error {
 	}
 	return w.dev.copyFromHost(dst, src)
 }
+
+// DeviceAfterDefaultStream orders the PE's device work from now on (its
+// copies, puts and collectives' kernels) after the work issued so far on
+// the CUDA legacy default stream: a cudaMemcpy from pageable memory may
+// return before its data lands, and the PE's stream does not otherwise
+// wait for it. A CUDA-aware layer calls it before it reads a caller's
+// device buffers. The host does not wait. Work on the caller's own streams
+// is the caller's to synchronize, as with any CUDA-aware MPI.
+func (w *World) DeviceAfterDefaultStream() error {
+	if w == nil || w.dev == nil {
+		return errf(ErrUnsupported, "the symmetric heap is host memory")
+	}
+	return w.dev.afterLegacy()
+}

@@ -130,6 +130,7 @@ type deviceDomain interface {
 	copyAddr(s uintptr, dst, src uintptr, n uint64) error
 	copyToHost(dst []byte, src uintptr) error
 	copyFromHost(dst uintptr, src []byte) error
+	afterLegacy() error
 }
 
 // attachDevice moves the World's heap onto its GPU when the options ask

@@ -144,3 +144,4 @@ func (c cudaDomain) copyFromHost(dst uintptr, src []byte) error {
 	}
 	return c.d.Quiet()
 }
+func (c cudaDomain) afterLegacy() error { return c.d.AfterLegacy() }

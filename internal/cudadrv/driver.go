@@ -558,6 +558,10 @@ func (s Stream) Uintptr() uintptr { return uintptr(unsafe.Pointer(s.h)) }
 // caller's own CUDA code, in the same context).
 func StreamFromUintptr(u uintptr) Stream { return Stream{*(*C.CUstream)(unsafe.Pointer(&u))} }
 
+// StreamLegacy is the context's legacy default stream (CU_STREAM_LEGACY),
+// on which cuMemcpy and kernels launched on stream 0 run.
+var StreamLegacy = StreamFromUintptr(1)
+
 // StreamNonBlocking makes a stream that does not synchronize with the
 // legacy default stream.
 const StreamNonBlocking = C.CU_STREAM_NON_BLOCKING
