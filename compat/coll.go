@@ -164,6 +164,11 @@ func Bcast[T Elem](c *Comm, buf []T, count int, dt Datatype, root int) error {
 	if err := c.rootArg(root, "Bcast"); err != nil {
 		return err
 	}
+	if c.env.dev {
+		if done, err := devBcast(c, buf, count, dt, root); done {
+			return err
+		}
+	}
 	b, size, err := view(buf, count, dt, "Bcast")
 	if err != nil {
 		return err
@@ -248,6 +253,11 @@ func Reduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root
 			return err
 		}
 	}
+	if c.env.dev {
+		if done, err := devReduce(c, sbuf, rbuf, count, dt, op, root); done {
+			return err
+		}
+	}
 	if done, err := teamReduceDirect(c, sbuf, rbuf, count, dt, op, root); done {
 		return err
 	}
@@ -285,6 +295,11 @@ func Allreduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) e
 	}
 	if err := checkAlias(sbuf, rbuf, "Allreduce"); err != nil {
 		return err
+	}
+	if c.env.dev {
+		if done, err := devReduce(c, sbuf, rbuf, count, dt, op, -1); done {
+			return err
+		}
 	}
 	if done, err := teamReduceDirect(c, sbuf, rbuf, count, dt, op, -1); done {
 		return err

@@ -182,12 +182,14 @@ func (c *Comm) teamAllreduce(acc []byte, b Basic, op shmem.ReduceOp) error {
 // take part) through the scratch area, piece by piece: one copy in, one
 // out. src and dst may be the same.
 func (c *Comm) teamAllreduceInto(src, dst []byte, b Basic, op shmem.ReduceOp) error {
-	sl := c.env.scratch.Local()
+	e := c.env
 	esz := b.Size()
-	piece := len(sl) / esz * esz
+	piece := e.scratch.Len() / esz * esz
 	for off := 0; off < len(src); off += piece {
 		n := min(piece, len(src)-off)
-		copy(sl, src[off:off+n])
+		if err := e.scratchIn(0, src[off:off+n]); err != nil {
+			return err
+		}
 		var err error
 		if c.env.owesNoProgress() { // teamRun's test, without a closure to build: the usual case
 			err = wrap(c.teamReduce(op, b, 0, 0, n/esz, false), "team collective")
@@ -198,7 +200,9 @@ func (c *Comm) teamAllreduceInto(src, dst []byte, b Basic, op shmem.ReduceOp) er
 			return err
 		}
 		if dst != nil {
-			copy(dst[off:off+n], sl[:n])
+			if err := e.scratchOut(dst[off:off+n], 0); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -242,18 +246,21 @@ func teamReduceDirect[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, o
 // teamBcast broadcasts data from root in pieces of the scratch size.
 func (c *Comm) teamBcast(data []byte, root int) error {
 	e, t := c.env, c.coll.team
-	sl := e.scratch.Local()
-	for off := 0; off < len(data); off += len(sl) {
-		n := min(len(sl), len(data)-off)
+	for off := 0; off < len(data); off += e.scratch.Len() {
+		n := min(e.scratch.Len(), len(data)-off)
 		if c.rank == root {
-			copy(sl, data[off:off+n])
+			if err := e.scratchIn(0, data[off:off+n]); err != nil {
+				return err
+			}
 		}
 		obj := e.scratch.Slice(0, n)
 		if err := c.teamRun(func() error { return shmem.Broadcast(t, obj, obj, n, root) }); err != nil {
 			return err
 		}
 		if c.rank != root {
-			copy(data[off:off+n], sl[:n])
+			if err := e.scratchOut(data[off:off+n], 0); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -265,42 +272,42 @@ func (c *Comm) fitsScratch(k int) bool { return k <= c.env.scratch.Len() }
 // teamFCollect gathers m bytes from every member into out (m*Size bytes).
 func (c *Comm) teamFCollect(mine, out []byte) error {
 	e, m, n := c.env, len(mine), c.Size()
-	sl := e.scratch.Local()
-	copy(sl, mine)
+	if err := e.scratchIn(0, mine); err != nil {
+		return err
+	}
 	src, dst := e.scratch.Slice(0, m), e.scratch.Slice(m, m+m*n)
 	if err := c.teamRun(func() error { return shmem.FCollect(c.coll.team, dst, src, m) }); err != nil {
 		return err
 	}
-	copy(out, sl[m:m+m*n])
-	return nil
+	return e.scratchOut(out[:m*n], m)
 }
 
 // teamAlltoall exchanges blocks of m bytes; in and out hold m*Size bytes.
 func (c *Comm) teamAlltoall(in, out []byte, m int) error {
 	e, k := c.env, len(in)
-	sl := e.scratch.Local()
-	copy(sl, in)
+	if err := e.scratchIn(0, in); err != nil {
+		return err
+	}
 	src, dst := e.scratch.Slice(0, k), e.scratch.Slice(k, 2*k)
 	if err := c.teamRun(func() error { return shmem.Alltoall(c.coll.team, dst, src, m) }); err != nil {
 		return err
 	}
-	copy(out, sl[k:2*k])
-	return nil
+	return e.scratchOut(out[:k], k)
 }
 
 // teamReduceScatter reduces in (Size blocks of m bytes of b) and leaves this
 // member's block in out.
 func (c *Comm) teamReduceScatter(in, out []byte, b Basic, op shmem.ReduceOp) error {
 	e, k, m := c.env, len(in), len(out)
-	sl := e.scratch.Local()
-	copy(sl, in)
+	if err := e.scratchIn(0, in); err != nil {
+		return err
+	}
 	esz := b.Size()
 	err := c.teamRun(func() error { return c.teamReduce(op, b, k/esz, 0, m/esz, true) })
 	if err != nil {
 		return err
 	}
-	copy(out, sl[k:k+m])
-	return nil
+	return e.scratchOut(out, k)
 }
 
 // atomicFlag is set once, by the helper goroutine of teamRun.

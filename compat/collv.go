@@ -192,6 +192,11 @@ func Allgather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R,
 	if err := checkAlias(sbuf, rbuf, "Allgather"); err != nil {
 		return err
 	}
+	if c.check("Allgather") == nil && c.env.dev {
+		if done, err := devAllgather(c, sbuf, scount, sdt, rbuf, rcount, rdt); done {
+			return err
+		}
+	}
 	if done, err := teamAllgather(c, sbuf, scount, sdt, rbuf, rcount, rdt); done {
 		return err
 	}
@@ -241,6 +246,11 @@ func Allgatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R
 func Alltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype) error {
 	if err := checkAlias(sbuf, rbuf, "Alltoall"); err != nil {
 		return err
+	}
+	if c.check("Alltoall") == nil && c.env.dev {
+		if done, err := devAlltoall(c, sbuf, scount, sdt, rbuf, rcount, rdt); done {
+			return err
+		}
 	}
 	if done, err := teamAlltoall(c, sbuf, scount, sdt, rbuf, rcount, rdt); done {
 		return err

@@ -116,6 +116,18 @@
 // result. A rank that owes its peers point-to-point progress keeps making it
 // while it waits in a team collective.
 //
+// # GPU memory
+//
+// On a World whose heap is GPU memory (shmem.WithDevice), the mailboxes live
+// in the heap's host area (shmem.AllocHost) and the collective scratch on
+// the GPU, where the team collectives run as kernels. Allreduce, Reduce,
+// Bcast, Allgather and Alltoall then take device buffers (slices over device
+// addresses, as a CUDA-aware MPI takes pointers): symmetric-heap buffers at
+// the same offsets on every member are used in place, other device memory is
+// copied device-to-device through the scratch, host buffers host-to-device;
+// members may mix them. What has no kernel takes the host path, copying
+// device buffers to the host and back (coll_device.go).
+//
 // # Errors
 //
 // Every error is an *Error with an MPI error class; test it with errors.Is

@@ -44,6 +44,10 @@ type Env struct {
 	poolAlloc allocator
 	scratch   shmem.Sym[byte] // collective scratch, same offset everywhere
 	scratchAs [numBasic]any   // scratch as shmem.Sym[T] of each reducible Basic
+	// scratchMine is this PE's scratch, nil when it is device memory (dev:
+	// the World's heap is on a GPU, coll_device.go).
+	scratchMine []byte
+	dev         bool
 
 	peers       []peer
 	posted      []*Request          // posted receives, in posting order
@@ -230,10 +234,13 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 		return nil, errorf(ClassArg, "New: nil World")
 	}
 	cfg, err := buildConfig(opts, w.Options().SymmetricSize, w.NPEs())
+	if err == nil && w.HeapOnDevice() {
+		err = deviceConfig(&cfg, opts, w)
+	}
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{w: w, cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2,
+	e := &Env{w: w, cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2, dev: w.HeapOnDevice(),
 		sends: map[uint64]*Request{}, recvs: map[uint64]*Request{}}
 	if err := e.allocate(); err != nil {
 		return nil, err
@@ -258,16 +265,20 @@ func (e *Env) allocate() (err error) {
 	fail := func(what string, err error) error {
 		return wrap(err, "New: allocating %s", what)
 	}
-	if e.ctrl, err = shmem.Calloc[uint64](w, ctrlWords(e.n)); err != nil {
+	// The mailboxes, the staging area and the pool are read and written
+	// by the host: on a World whose heap is GPU memory they go to its host
+	// area. The collective scratch goes where the heap is: on a GPU, the
+	// team collectives run there as kernels (coll_device.go).
+	if e.ctrl, err = shmem.CallocHost[uint64](w, ctrlWords(e.n)); err != nil {
 		return fail("control words", err)
 	}
-	if e.rings, err = shmem.Calloc[byte](w, e.n*c.ringBytes); err != nil {
+	if e.rings, err = shmem.CallocHost[byte](w, e.n*c.ringBytes); err != nil {
 		return fail("mailbox rings", err)
 	}
-	if e.staging, err = shmem.Alloc[byte](w, c.stagingBytes); err != nil {
+	if e.staging, err = shmem.AllocHost[byte](w, c.stagingBytes); err != nil {
 		return fail("rendezvous staging", err)
 	}
-	if e.pool, err = shmem.Alloc[byte](w, c.poolBytes); err != nil {
+	if e.pool, err = shmem.AllocHost[byte](w, c.poolBytes); err != nil {
 		return fail("AllocMem pool", err)
 	}
 	if e.scratch, err = shmem.Alloc[byte](w, c.scratchSize); err != nil {
@@ -277,13 +288,13 @@ func (e *Env) allocate() (err error) {
 		return fail("collective scratch", err)
 	}
 	e.ctrlMine, e.ringMine = e.ctrl.Local(), e.rings.Local()
-	if e.ctrlMine == nil || e.ringMine == nil {
-		// A device heap has no host view: the mailboxes need one.
+	e.scratchMine = e.scratch.Local()
+	if e.ctrlMine == nil || e.ringMine == nil || (e.scratchMine == nil && !w.HeapOnDevice()) {
 		for _, f := range []func() error{func() error { return shmem.Free(e.scratch) }, func() error { return shmem.Free(e.pool) },
 			func() error { return shmem.Free(e.staging) }, func() error { return shmem.Free(e.rings) }, func() error { return shmem.Free(e.ctrl) }} {
 			_ = f()
 		}
-		return errorf(ClassOther, "New: compat needs a host symmetric heap (this World's heap has no host view)")
+		return errorf(ClassOther, "New: the mailboxes have no host view")
 	}
 	e.stageMine, e.poolMine = e.staging.Local(), e.pool.Local()
 	e.poolAlloc.init(c.poolBytes)

@@ -31,6 +31,7 @@ const (
 	opFree    = 3
 	opBad     = 4 // this PE's own arguments were invalid; the others must fail too
 	opRealloc = 5
+	opHost    = 0x40 // with opAlloc or opCalloc: in a device World's host area (AllocHost)
 
 	hintShift = 8 // an Alloc request's kind carries its hints above this bit
 )
@@ -42,6 +43,12 @@ func allocate[T any](w *World, n int, align uint64, zero bool) (Sym[T], error) {
 // allocateHinted is allocate with AllocWithHints' hints, which travel in the
 // request's kind so that PEs passing different hints disagree.
 func allocateHinted[T any](w *World, n int, align uint64, zero bool, hints Hint) (Sym[T], error) {
+	return allocateIn[T](w, n, align, zero, hints, false)
+}
+
+// allocateIn is allocateHinted in the heap, or in a device World's host
+// area when host is set (AllocHost, hostarea.go).
+func allocateIn[T any](w *World, n int, align uint64, zero bool, hints Hint, host bool) (Sym[T], error) {
 	if w == nil {
 		return Sym[T]{}, errf(ErrInvalid, "nil World")
 	}
@@ -70,6 +77,11 @@ func allocateHinted[T any](w *World, n int, align uint64, zero bool, hints Hint)
 		localErr = errf(ErrInvalid, "unknown allocation hints %#x", uint64(hints&^hintsKnown))
 	}
 	kind |= uint64(hints) << hintShift
+	a := w.alloc
+	if host && w.hostArea != nil {
+		kind |= opHost
+		a = w.hostArea
+	}
 	if localErr != nil {
 		kind = opBad
 	}
@@ -79,7 +91,7 @@ func allocateHinted[T any](w *World, n int, align uint64, zero bool, hints Hint)
 	var off uint64
 	if bytes > 0 {
 		var err error
-		if off, err = w.alloc.Alloc(bytes, align); err != nil {
+		if off, err = a.Alloc(bytes, align); err != nil {
 			if errors.Is(err, heap.ErrExhausted) {
 				return Sym[T]{}, fmt.Errorf("%w: %v", ErrHeapExhausted, err)
 			}
@@ -90,11 +102,12 @@ func allocateHinted[T any](w *World, n int, align uint64, zero bool, hints Hint)
 	if err != nil {
 		// Same on every PE: the tables grow identically.
 		if bytes > 0 {
-			_, _ = w.alloc.Free(off)
+			_, _ = a.Free(off)
 		}
 		return Sym[T]{}, err
 	}
 	s := Sym[T]{w: w, off: off, n: n, slot: slot, gen: gen}
+	w.noteDeviceObject(a, off, slot, gen)
 	if zero && bytes > 0 {
 		if err := w.clearHeap(off, bytes); err != nil {
 			return s, err
@@ -131,11 +144,16 @@ func Free[T any](s Sym[T]) error {
 		return err
 	}
 	if s.off != 0 { // offset 0 marks a zero-length object, which has no block
-		if _, err := w.alloc.Free(off); err != nil {
+		a := w.alloc
+		if w.inHostArea(off) {
+			a = w.hostArea
+		}
+		if _, err := a.Free(off); err != nil {
 			return fmt.Errorf("%w: %v", ErrDoubleFree, err)
 		}
 	}
 	w.objs.remove(s.slot)
+	delete(w.devObjs, off)
 	w.log.Tracef("free at %d", off)
 	return nil
 }
@@ -195,6 +213,9 @@ func describeReq(r [32]byte) string {
 	seq := binary.LittleEndian.Uint64(r[0:])
 	a, b := binary.LittleEndian.Uint64(r[16:]), binary.LittleEndian.Uint64(r[24:])
 	kind := binary.LittleEndian.Uint64(r[8:])
+	if kind&opHost != 0 && kind&^opHost <= opCalloc {
+		return fmt.Sprintf("AllocHost(%d bytes, zeroed %v) as allocation call #%d", a, kind&^opHost == opCalloc, seq)
+	}
 	if h := kind >> hintShift; h != 0 && kind&(1<<hintShift-1) == opAlloc {
 		return fmt.Sprintf("AllocWithHints(%d bytes, hints %#x) as allocation call #%d", a, h, seq)
 	}

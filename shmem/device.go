@@ -26,6 +26,10 @@ type DeviceOptions struct {
 	// that PEs spread over a node's GPUs and several PEs share one when
 	// there are more PEs than GPUs.
 	Ordinal int
+	// HostArea is how much of a device World's heap stays in host memory
+	// for AllocHost (GSHMEM_HOST_AREA; 0, the default, is an eighth of the
+	// heap, at most 64m). Unused on a host heap.
+	HostArea uint64
 }
 
 // WithDevice puts the symmetric heap in GPU memory (GSHMEM_HEAP=device):
@@ -47,6 +51,7 @@ func init() {
 	Settings = append(Settings,
 		Setting{"GSHMEM_HEAP", "host", "where the symmetric heap lives: host, or device (GPU memory; needs a -tags cuda build)"},
 		Setting{"GSHMEM_DEVICE", "", "GPU of each PE (ordinal); default: node-local rank modulo the visible GPUs"},
+		Setting{"GSHMEM_HOST_AREA", "heap/8, at most 64m", "with GSHMEM_HEAP=device: symmetric host memory for AllocHost (MPI mailboxes)"},
 	)
 }
 
@@ -66,6 +71,13 @@ func deviceFromEnv(getenv func(string) string, o *Options) error {
 			return fmt.Errorf("%w: GSHMEM_DEVICE=%q: want a GPU ordinal >= 0", ErrInvalid, v)
 		}
 		o.Device.Ordinal = n
+	}
+	if v := strings.TrimSpace(getenv("GSHMEM_HOST_AREA")); v != "" {
+		n, err := ParseSize(v)
+		if err != nil {
+			return fmt.Errorf("%w: GSHMEM_HOST_AREA=%q: %v", ErrInvalid, v, err)
+		}
+		o.Device.HostArea = n
 	}
 	return nil
 }
@@ -112,6 +124,13 @@ type deviceDomain interface {
 	collBroadcast(s uintptr, t devTeam, root int, dstOff, srcOff, nb uint64) error
 	collFCollect(s uintptr, t devTeam, dstOff, srcOff, nb uint64) error
 	syncStream(s uintptr) error
+
+	// Device buffers by address (devbuf.go).
+	isDevice(p uintptr) bool
+	copyAddr(s uintptr, dst, src uintptr, n uint64) error
+	copyToHost(dst []byte, src uintptr) error
+	copyFromHost(dst uintptr, src []byte) error
+	afterLegacy() error
 }
 
 // attachDevice moves the World's heap onto its GPU when the options ask
@@ -123,8 +142,12 @@ func (w *World) attachDevice(ctx context.Context) error {
 	}
 	// What the runtime allocated for itself before now (team slots, with
 	// their synchronization words and scratch) stays in the host heap like
-	// the control page: the first free offset marks where device memory
-	// begins. The allocator is deterministic, so every PE finds the same.
+	// the control page, and so does the host area AllocHost hands out: the
+	// first free offset after them marks where device memory begins. The
+	// allocator is deterministic, so every PE finds the same.
+	if err := w.reserveHostArea(); err != nil {
+		return err
+	}
 	probe, err := w.alloc.Alloc(64, 64)
 	if err != nil {
 		return fmt.Errorf("%w: no room for the device heap: %v", ErrHeapExhausted, err)
@@ -137,6 +160,7 @@ func (w *World) attachDevice(ctx context.Context) error {
 		return err
 	}
 	w.dev = d
+	w.hostTr = w.tr
 	w.setTransport(tr)
 	// A kernel's store rings no doorbell: poll device memory now and then
 	// while asleep, and spin less (each poll is a device read).
@@ -165,7 +189,7 @@ func loadWord[T SyncInteger](w *World, off uint64) T {
 
 // clearHeap zeroes n bytes of this PE's heap at off.
 func (w *World) clearHeap(off, n uint64) error {
-	if w.dev != nil {
+	if w.dev != nil && !w.inHostArea(off) {
 		return w.dev.clear(off, n)
 	}
 	clear(w.heap[off : off+n])

@@ -130,3 +130,18 @@ func (c cudaDomain) writeLocal(off uint64, b []byte) error {
 	}
 	return c.d.Quiet()
 }
+
+func (c cudaDomain) isDevice(p uintptr) bool { return cudadrv.OnDevice(p) }
+func (c cudaDomain) copyAddr(s uintptr, dst, src uintptr, n uint64) error {
+	return c.d.CopyAddr(cudadrv.StreamFromUintptr(s), cudadrv.DevPtr(dst), cudadrv.DevPtr(src), n)
+}
+func (c cudaDomain) copyToHost(dst []byte, src uintptr) error {
+	return c.d.Context().CopyDtoH(dst, cudadrv.DevPtr(src), c.d.Stream())
+}
+func (c cudaDomain) copyFromHost(dst uintptr, src []byte) error {
+	if err := c.d.Context().CopyHtoDAsync(cudadrv.DevPtr(dst), src, c.d.Stream()); err != nil {
+		return err
+	}
+	return c.d.Quiet()
+}
+func (c cudaDomain) afterLegacy() error { return c.d.AfterLegacy() }

@@ -194,7 +194,11 @@ func (w *World) bell(pe int) *doorbell.Bell {
 	if pe == w.pe {
 		return doorbell.At(w.heap)
 	}
-	return doorbell.At(w.tr.Mapped(pe))
+	m := w.tr.Mapped(pe)
+	if m == nil && w.hostTr != nil {
+		m = w.hostTr.Mapped(pe) // a device heap's control page is host memory
+	}
+	return doorbell.At(m)
 }
 
 // waitCheck returns why a wait for words that PE pe's heap holds (or that

@@ -37,7 +37,7 @@ func (s Sym[T]) World() *World { return s.w }
 // Local returns this PE's copy of the object. It aliases the heap: peers'
 // puts appear in it. It is nil for an invalid or freed object.
 func (s Sym[T]) Local() []T {
-	if s.valid() != nil || s.n == 0 || s.w.dev != nil {
+	if s.valid() != nil || s.n == 0 || (s.w.dev != nil && !s.w.inHostArea(s.off)) {
 		return nil // (a device heap has no host copy: use Get, or DevicePtr in kernels)
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(&s.w.heap[s.off])), s.n)

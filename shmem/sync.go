@@ -49,6 +49,9 @@ func Ptr[T any](s Sym[T], pe int) []T {
 		return nil
 	}
 	m := s.w.tr.Mapped(pe)
+	if m == nil && s.w.inHostArea(s.off) {
+		m = s.w.hostTr.Mapped(pe)
+	}
 	if m == nil {
 		return nil
 	}

@@ -62,6 +62,12 @@ type World struct {
 	logFile  *os.File
 	teams    teamPool     // team slots and the predefined teams (team.go)
 	dev      deviceDomain // the GPU heap when GSHMEM_HEAP=device (device.go), else nil
+
+	// A device World's host area (hostarea.go): its allocator and the
+	// transport of the host heap underneath. nil otherwise.
+	hostArea *heap.Allocator
+	hostTr   transport.Transport
+	devObjs  map[uint64]objRef // device objects by offset, for DeviceSym (devbuf.go)
 }
 
 // MyPE returns this PE's number, 0..NPEs()-1.

@@ -170,6 +170,10 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 		return nil, errorf(compat.ClassComm, "window over a nil communicator (MPI_COMM_NULL)")
 	}
 	w := comm.World()
+	if w.HeapOnDevice() {
+		// The same answer on every PE of the World: no collective starts.
+		return nil, errorf(compat.ClassOther, "windows need a host heap: this World's heap is GPU memory (GSHMEM_HEAP=device)")
+	}
 	n, me := comm.Size(), comm.Rank()
 	set := defaultSettings()
 	var localErr error

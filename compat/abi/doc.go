@@ -108,6 +108,17 @@
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)
 //
+// # Device buffers
+//
+// Built with -tags cuda (GOFLAGS=-tags=cuda gshmem abi install) and run
+// with GSHMEM_HEAP=device, MPI_Allreduce, MPI_Reduce, MPI_Bcast,
+// MPI_Allgather and MPI_Alltoall take device pointers (cudaMalloc memory,
+// the symmetric heap) and run on the GPU: the buffers reach compat as bytes
+// over their addresses, and compat tells device memory from host memory
+// (compat's coll_device.go; testdata/cudacoll.c, run by test/gpu/run.sh
+// abi). The other calls still read their buffers on the host, so
+// MPIX_Query_cuda_support stays 0.
+//
 // # Not yet
 //
 // compat has no message cancellation, and its datatypes are of one basic

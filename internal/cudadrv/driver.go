@@ -313,6 +313,11 @@ static CUresult gs_occupancy(CUcontext c, int *n, CUfunction f, int block, size_
 static CUresult gs_pointer_device(CUcontext c, CUdeviceptr p, int *ord) {
 	CUR(c); return gs.PointerGetAttribute(ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
 }
+static int gs_pointer_on_device(CUdeviceptr p) {
+	unsigned int t = 0;
+	if (gs.PointerGetAttribute(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS) return 0;
+	return t == CU_MEMORYTYPE_DEVICE;
+}
 extern void gsHostFn(void *);
 CUresult gs_launch_host_func(CUcontext c, CUstream s, size_t handle) {
 	CUR(c);
@@ -553,6 +558,10 @@ func (s Stream) Uintptr() uintptr { return uintptr(unsafe.Pointer(s.h)) }
 // caller's own CUDA code, in the same context).
 func StreamFromUintptr(u uintptr) Stream { return Stream{*(*C.CUstream)(unsafe.Pointer(&u))} }
 
+// StreamLegacy is the context's legacy default stream (CU_STREAM_LEGACY),
+// on which cuMemcpy and kernels launched on stream 0 run.
+var StreamLegacy = StreamFromUintptr(1)
+
 // StreamNonBlocking makes a stream that does not synchronize with the
 // legacy default stream.
 const StreamNonBlocking = C.CU_STREAM_NON_BLOCKING
@@ -780,6 +789,17 @@ func (c Context) PointerDevice(p DevPtr) (int, error) {
 	var ord C.int
 	err := check(C.gs_pointer_device(c.c(), p.c(), &ord))
 	return int(ord), err
+}
+
+// OnDevice reports whether p is device memory of a context of this process
+// (cuMemAlloc, cudaMalloc, a mapped CUDA IPC handle, managed memory):
+// false for host memory, pinned host memory included, and for addresses
+// the driver does not know.
+func OnDevice(p uintptr) bool {
+	if p == 0 || Load() != nil {
+		return false
+	}
+	return C.gs_pointer_on_device(C.CUdeviceptr(p)) != 0
 }
 
 // Module is a CUmodule.

@@ -44,6 +44,10 @@ func child(mode string) int {
 	switch mode {
 	case "suite":
 		err = suite(w, logf)
+	case "compat":
+		err = compatSuite(w, logf)
+	case "compatbench":
+		err = compatBench(w, "processes"+mpsTag(), logf)
 	case "collbench":
 		err = collBench(w, "processes"+mpsTag(), logf)
 	case "bench":

@@ -25,6 +25,15 @@
 #                                 measurements as processes, and NCCL's
 #                                 all-reduce through torch.distributed (on one
 #                                 GPU NCCL refuses two ranks: its log says so).
+#   test/gpu/run.sh compat [DIR]  on the GPU machine: compat's collectives on
+#                                 device buffers (issue 21): the suite in-process
+#                                 (2 and 4 PEs), the compat.Allreduce measurements
+#                                 beside shmem.Reduce's in-process, then under
+#                                 MPS both as processes.
+#   test/gpu/run.sh abi [DIR]     on the GPU machine: the C ABI built with -tags
+#                                 cuda, collectives on cuMemAlloc buffers
+#                                 (compat/abi/testdata/cudacoll.c), 2 and 4
+#                                 processes under MPS and 2 without.
 #   test/gpu/run.sh multi [DIR]   on a machine of several GPUs: the multi-GPU
 #                                 sitting (issue 10), most telling first: the
 #                                 measurements with one PE per GPU (processes,
@@ -55,6 +64,12 @@ if [ "$cmd" = build ]; then
 	cp "$ref"/putbw.cu "$ref"/run.sh "$dir/ref/" 2>/dev/null || echo "warning: no NVSHMEM reference at $ref"
 	cp "$0" "$dir/run.sh"
 	cp "$root/test/gpu/nccl_allreduce.py" "$dir/"
+	if GOFLAGS=-tags=cuda go run ./cmd/gshmem abi install --prefix "$dir/abi" >/dev/null; then
+		cc -Wall -Wextra -Werror -I "$dir/abi/include" -o "$dir/abi/cudacoll" compat/abi/testdata/cudacoll.c \
+			-L "$dir/abi/lib" -lmpi_abi -lcuda -Wl,-rpath,'$ORIGIN/lib' || echo "warning: cudacoll did not build"
+	else
+		echo "warning: the cuda-tagged C ABI did not build; 'run.sh abi' will fail"
+	fi
 	ls -la "$dir" "$dir/ref"
 	exit 0
 fi
@@ -111,6 +126,34 @@ if [ "$cmd" = coll ]; then
 	mps_stop
 	step nccl-allreduce 40 torchrun --standalone --nproc_per_node="$((ngpu > 1 ? ngpu : 2))" nccl_allreduce.py
 	figures "$out"/coll-*.log "$out"/nccl-*.log
+	exit
+fi
+
+if [ "$cmd" = compat ]; then
+	step compat-inproc 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUCompatInProcess' -test.v -test.timeout 145s
+	step compatbench-inproc 100 env GSHMEM_GPU_COMPAT_BENCH=1 ./gpu.test -test.run TestGPUCompatBenchInProcess -test.v -test.timeout 95s
+	mps_start
+	step compat-procs-mps 100 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run TestGPUCompatProcesses -test.v -test.timeout 95s
+	step compatbench-procs-mps 100 env GSHMEM_GPU_COMPAT_BENCH=1 GSHMEM_GPU_MPS=1 ./gpu.test -test.run TestGPUCompatBenchProcesses -test.v -test.timeout 95s
+	mps_stop
+	grep -h "BENCH compat" "$out"/compatbench-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
+	grep -h "compat on device buffers" "$out"/compat-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = abi ]; then
+	export GSHMEM_HEAP=device GSHMEM_SYMMETRIC_SIZE=256m
+	mps_start
+	for n in 2 4; do
+		step "abi-cudacoll-$n-mps" 60 ./abi/bin/gshmem run -n $n ./abi/cudacoll
+	done
+	mps_stop
+	step abi-cudacoll-2 60 ./abi/bin/gshmem run -n 2 ./abi/cudacoll
+	grep -h "cudacoll:" "$out"/abi-*.log
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
 	exit
 fi
 

@@ -66,6 +66,9 @@ type Domain struct {
 	mu     sync.Mutex     // guards pinned
 	pinned unsafe.Pointer // 64 bytes of pinned host memory for results
 	closed atomic.Bool
+
+	legacyMu sync.Mutex    // guards legacy
+	legacy   cudadrv.Event // AfterLegacy's event, made at its first use
 }
 
 // procToken tells PEs of this process from others (pids repeat across
@@ -357,6 +360,9 @@ func (d *Domain) release() {
 	}
 	if d.pinned != nil {
 		_ = c.MemFreeHost(d.pinned)
+	}
+	if d.legacy != (cudadrv.Event{}) {
+		_ = c.DestroyEvent(d.legacy)
 	}
 	if d.stream != (cudadrv.Stream{}) {
 		_ = c.DestroyStream(d.stream)

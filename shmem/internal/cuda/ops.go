@@ -307,3 +307,30 @@ func (d *Domain) LoadModule(image string) (m cudadrv.Module, bound bool, err err
 
 // Builtin returns the built-in module (state bound) and a kernel of it.
 func (d *Domain) Builtin(name string) (cudadrv.Function, error) { return d.ctx.Function(d.mod, name) }
+
+// CopyAddr copies n bytes between device addresses of this process's
+// contexts (the heap, cudaMalloc memory) on s, asynchronously.
+func (d *Domain) CopyAddr(s cudadrv.Stream, dst, src cudadrv.DevPtr, n uint64) error {
+	return d.copy(s, d.cfg.Rank, dst, src, n)
+}
+
+// AfterLegacy makes the work issued on the PE's stream from now on wait,
+// on the GPU, for the work issued so far on the context's legacy default
+// stream (cudaMemcpy and cuMemcpy, kernels launched on stream 0), which the
+// PE's non-blocking stream is not otherwise ordered after. The host does
+// not wait.
+func (d *Domain) AfterLegacy() error {
+	d.legacyMu.Lock()
+	defer d.legacyMu.Unlock()
+	if d.legacy == (cudadrv.Event{}) {
+		e, err := d.ctx.NewEvent(cudadrv.EventDisableTiming)
+		if err != nil {
+			return err
+		}
+		d.legacy = e
+	}
+	if err := d.ctx.Record(d.legacy, cudadrv.StreamLegacy); err != nil {
+		return err
+	}
+	return d.ctx.StreamWaitEvent(d.stream, d.legacy)
+}

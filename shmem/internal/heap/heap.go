@@ -180,6 +180,23 @@ func (a *Allocator) Size(off uint64) (uint64, bool) {
 	return a.blocks[i].size, true
 }
 
+// Block returns the live block that holds [off, off+n): its start, or
+// false when that range is not inside one live block.
+func (a *Allocator) Block(off, n uint64) (uint64, bool) {
+	i := sort.Search(len(a.blocks), func(i int) bool { return a.blocks[i].off > off }) - 1
+	if i < 0 || a.blocks[i].free {
+		return 0, false
+	}
+	b := a.blocks[i]
+	if off+n < off || off+n > b.off+b.size {
+		return 0, false
+	}
+	return b.off, true
+}
+
+// Range returns the managed range as its base and size.
+func (a *Allocator) Range() (base, size uint64) { return a.base, a.size }
+
 // InUse returns the number of bytes in live blocks (after rounding).
 func (a *Allocator) InUse() uint64 { return a.inUse }
 

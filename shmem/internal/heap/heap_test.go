@@ -385,3 +385,32 @@ func TestCheckDetectsCorruption(t *testing.T) {
 		assert.Error(t, a.Check(), name)
 	}
 }
+
+func TestBlock(t *testing.T) {
+	a := newChecked(t)
+	x, err := a.Alloc(1000, 0)
+	require.NoError(t, err)
+	y, err := a.Alloc(64, 0)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		off, n uint64
+		start  uint64
+		ok     bool
+	}{
+		{x, 1000, x, true}, {x + 10, 20, x, true}, {x + 999, 0, x, true}, {y, 64, y, true},
+		{x + 10, 2000, 0, false},      // runs past its block
+		{y + 64, 8, 0, false},         // free space
+		{testBase - 64, 8, 0, false},  // below the range
+		{x, math.MaxUint64, 0, false}, // overflows
+	} {
+		start, ok := a.Block(c.off, c.n)
+		assert.Equal(t, c.ok, ok, "Block(%#x, %d)", c.off, c.n)
+		assert.Equal(t, c.start, start, "Block(%#x, %d)", c.off, c.n)
+	}
+	_, err = a.Free(x)
+	require.NoError(t, err)
+	_, ok := a.Block(x+10, 20)
+	assert.False(t, ok, "a freed block")
+	base, size := a.Range()
+	assert.Equal(t, [2]uint64{testBase, testSize}, [2]uint64{base, size})
+}
