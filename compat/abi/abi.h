@@ -1,5 +1,5 @@
 /* abi.h: what the C files of libmpi_abi.so.1 share: the public header, the
- * shared state layout, the prototypes of the C implementations and the
+ * symmetric heap's API, the shared state layout, the prototypes of the C implementations and the
  * trampolines into user code (callbacks.c). Go files include it in their
  * cgo preamble; it holds declarations only. */
 #ifndef GSHMEM_ABI_H
@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "include/mpi.h"
+#include "include/gshmem.h"
 #include "state.h"
 #include "zprotos.h"
 
