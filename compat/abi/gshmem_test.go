@@ -1,0 +1,66 @@
+//go:build cgo
+
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The symmetric heap's C host API (gshmem.h): the test programs of
+// testdata built with the installed mpicc and run under gshmem run.
+
+// TestGshmemAlone runs every family without MPI, with every PE mapped
+// (the C paths) and with each PE on its own node (every call through Go).
+func TestGshmemAlone(t *testing.T) {
+	exe := compile(t, "gshmem.c")
+	runOK(t, 0, exe, "gshmem ok 0/1") // alone: a job of one PE
+	runOK(t, 2, exe, "gshmem ok")
+	runOK(t, 3, exe, "gshmem ok")
+	runOK(t, 4, exe, "gshmem ok")
+	t.Run("node per PE", func(t *testing.T) {
+		t.Setenv("GSHMEM_NODE_ID", "%r")
+		runOK(t, 2, exe, "gshmem ok")
+		runOK(t, 3, exe, "gshmem ok")
+	})
+}
+
+// TestGshmemWithMPI mixes MPI and gshmem calls on one job, initialized
+// from MPI_COMM_WORLD (a sub-communicator refused) or gshmem first.
+func TestGshmemWithMPI(t *testing.T) {
+	exe := compile(t, "gshmem_mpi.c")
+	runOK(t, 1, exe, "gshmem_mpi ok")
+	runOK(t, 3, exe, "gshmem_mpi ok")
+	r := run(t, 2, exe)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "gshmemx_init_attr: the communicator has 1 of the job's 2 processes")
+	for _, n := range []int{2, 3} {
+		r := runArgs(t, n, exe, "shmem-first")
+		require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		require.Equal(t, n, strings.Count(r.stdout, "gshmem_mpi ok"), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+}
+
+// TestGshmemFatal checks that a bad PE, address, range, alignment, free
+// or team ends the job with a message naming the call, never a crash or
+// a write.
+func TestGshmemFatal(t *testing.T) {
+	exe := compile(t, "gshmem_fatal.c")
+	for what, msg := range map[string]string{
+		"pe":    "gshmem_long_put: PE 1: PE 2 is not a PE of this job (0..1)",
+		"addr":  "gshmem_long_put: PE 1: dest 0x",
+		"range": "gshmem_long_get: PE 1: source 0x",
+		"align": "gshmem_int_atomic_add: PE 1: dest 0x",
+		"free":  "gshmem_free: PE 1: 0x",
+		"team":  "gshmem_team_n_pes: PE 1: team 77 is not a live team",
+	} {
+		t.Run(what, func(t *testing.T) {
+			r := runArgs(t, 2, exe, what)
+			require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			require.Contains(t, r.stderr, "gshmem: "+msg)
+			require.NotContains(t, r.stdout, "not fatal")
+		})
+	}
+}
