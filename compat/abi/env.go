@@ -144,6 +144,7 @@ func abigo_Finalize() C.int {
 		return failCode(0, "MPI_Finalize", C.MPI_ERR_OTHER, "MPI is not initialized (or already finalized)")
 	}
 	env.mu.Unlock()
+	shmBeforeMPIFinalize(e.World())
 	err := e.Finalize()
 	env.mu.Lock()
 	env.finalized = true

@@ -52,7 +52,7 @@ const (
 
 // shmPE is this PE for messages, -1 before init.
 func shmPE() int {
-	if shmC.Initialized != 0 {
+	if shmC.NPEs != 0 {
 		return int(shmC.MyPE)
 	}
 	return -1
@@ -107,6 +107,20 @@ func shmOwnWorld() *shmem.World {
 	return nil
 }
 
+// shmBeforeMPIFinalize ends gshmem's use of MPI's World w when the code
+// calls MPI_Finalize without gshmem_finalize first (NVSHMEM's order):
+// MPI_Finalize unmaps the heap, so every gshmem call after it must stop
+// at shm_ready's check rather than store into it.
+func shmBeforeMPIFinalize(w *shmem.World) {
+	shm.mu.Lock()
+	defer shm.mu.Unlock()
+	if shm.w == w && !shm.own && !shm.finalized {
+		atomic.StoreInt32(&shmC.Initialized, 0)
+		shm.finalized, shm.w = true, nil
+		shmExit.Store(nil)
+	}
+}
+
 // shmAfterMPIFinalize finalizes the World gshmem_init made once both
 // gshmem_finalize and MPI_Finalize have run, whichever came last.
 func shmAfterMPIFinalize() error {
@@ -115,6 +129,7 @@ func shmAfterMPIFinalize() error {
 	if shm.own && shm.finalized && shm.w != nil {
 		w := shm.w
 		shm.w = nil
+		shmExit.Store(nil)
 		return w.Finalize()
 	}
 	return nil
@@ -284,6 +299,7 @@ func abiint_shmem_finalize() {
 	shm.mu.Lock()
 	shm.w = nil
 	shm.mu.Unlock()
+	shmExit.Store(nil)
 	if err := w.Finalize(); err != nil {
 		fmt.Fprintf(os.Stderr, "gshmem: gshmem_finalize: %v\n", err)
 	}

@@ -41,6 +41,10 @@ func TestGshmemWithMPI(t *testing.T) {
 		require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 		require.Equal(t, n, strings.Count(r.stdout, "gshmem_mpi ok"), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
+	r = runArgs(t, 2, exe, "mpi-finalize-only")
+	require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "gshmem: gshmem_int_p: PE 0: gshmem is not initialized")
+	require.NotContains(t, r.stdout, "not fatal")
 }
 
 // TestGshmemFatal checks that a bad PE, address, range, alignment, free

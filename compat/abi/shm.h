@@ -69,7 +69,8 @@ static inline uint64_t shm_bits(const void *v, size_t size)
 static inline void shm_ready(const char *call)
 {
     if (__atomic_load_n(&abi_shm.initialized, __ATOMIC_ACQUIRE) == 0)
-        shm_fatal(call, "gshmem_init (or gshmemx_init_attr) has not been called, or gshmem_finalize has");
+        shm_fatal(call, "gshmem is not initialized (no gshmem_init or gshmemx_init_attr yet, or gshmem_finalize or "
+                        "MPI_Finalize has run)");
 }
 
 static inline void shm_check_pe(const char *call, int pe)

@@ -4,7 +4,9 @@
  * MPI_Allreduce, an MPI window beside gshmem objects, a gshmem reduction
  * beside an MPI one. With argument "shmem-first", gshmem_init comes first
  * and MPI_Init runs on the World it made; the finalizes come in either
- * order. */
+ * order. With "mpi-finalize-only", the code forgets gshmem_finalize and
+ * calls gshmem after MPI_Finalize, which must end it with a message (the
+ * heap is gone), not touch the unmapped heap. */
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
@@ -13,6 +15,7 @@
 int main(int argc, char **argv)
 {
     int shmem_first = argc > 1 && strcmp(argv[1], "shmem-first") == 0;
+    int forget = argc > 1 && strcmp(argv[1], "mpi-finalize-only") == 0;
     int rank, size;
     if (shmem_first)
         gshmem_init();
@@ -74,6 +77,12 @@ int main(int argc, char **argv)
     gshmem_free(src);
     gshmem_free(dst);
     gshmem_free(slot);
+    if (forget) {
+        CHECK_RC(MPI_Finalize());
+        gshmem_int_p(slot, 1, 0);
+        printf("not fatal\n");
+        return 0;
+    }
     if (shmem_first) {
         CHECK_RC(MPI_Finalize());
         gshmem_finalize();
