@@ -25,4 +25,8 @@ int abi_call_delete_attr(uintptr_t fn, uintptr_t comm, int keyval, uintptr_t val
  * &datatype), which combines in into inout. */
 void abi_call_user_op(uintptr_t fn, void *in, void *inout, int len, uintptr_t datatype);
 
+/* shm_scan_done evaluates a wait of gshmem.c's shm_wait_set (scan is its
+ * shm_scan): 1 when the wait may end. Go's World.Await calls it. */
+int shm_scan_done(uintptr_t scan);
+
 #endif

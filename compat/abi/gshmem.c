@@ -312,6 +312,77 @@ int shm_test(const char *call, void *ivar, int width, int kind, int cmp, uint64_
     return holds(locate_ivar(call, ivar, width, cmp, &obj, &off), width, kind, cmp, value);
 }
 
+/* shm_scan is one wait or test over an array of words: what
+ * shm_scan_done reads each time Go's Await polls it. */
+typedef struct shm_scan {
+    const uint8_t *p;       /* the first element, in this PE's heap */
+    size_t n;
+    const int *status;      /* nonzero: the element is left out (may be NULL) */
+    int width, kind, cmp, mode;
+    uint64_t value;
+    const uint8_t *values;  /* the _vector forms: one value per element, else NULL */
+    size_t *indices;        /* SOME: where the indices go */
+    size_t result;          /* ANY: the index (SIZE_MAX for none); SOME: the count; ALL: 1 when all hold */
+} shm_scan;
+
+int shm_scan_done(uintptr_t scan)
+{
+    shm_scan *s = (shm_scan *)scan;
+    size_t active = 0, count = 0;
+    int all = 1;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->status != NULL && s->status[i] != 0)
+            continue;
+        active++;
+        uint64_t v = s->value;
+        if (s->values != NULL)
+            v = shm_bits(s->values + i * (size_t)s->width, (size_t)s->width);
+        if (!holds(s->p + i * (size_t)s->width, s->width, s->kind, s->cmp, v)) {
+            all = 0;
+            continue;
+        }
+        if (s->mode == ABI_SET_ANY) {
+            s->result = i;
+            return 1;
+        }
+        if (s->mode == ABI_SET_SOME && s->indices != NULL)
+            s->indices[count] = i;
+        count++;
+    }
+    switch (s->mode) {
+    case ABI_SET_ALL:
+        s->result = all;
+        return all;
+    case ABI_SET_ANY:
+        s->result = SIZE_MAX;
+        return active == 0; /* every element left out: nothing to wait for */
+    default:
+        s->result = count;
+        return count > 0 || active == 0;
+    }
+}
+
+size_t shm_wait_set(const char *call, void *ivars, size_t nelems, size_t *indices, const int *status, int width,
+                    int kind, int cmp, uint64_t value, const void *values, int mode, int wait)
+{
+    shm_scan s = {.n = nelems, .status = status, .width = width, .kind = kind, .cmp = cmp, .mode = mode,
+                  .value = value, .values = values, .indices = indices};
+    if (nelems == 0) {
+        shm_ready(call);
+        return mode == ABI_SET_ANY ? SIZE_MAX : mode == ABI_SET_ALL;
+    }
+    uint64_t obj, off;
+    size_t n = shm_bytes(call, nelems, (size_t)width);
+    s.p = locate_ivar(call, ivars, width, cmp, &obj, &off);
+    if (n > (size_t)width)
+        shm_locate(call, "ivars", ivars, n, &obj);
+    if (mode == ABI_SET_SOME && indices == NULL)
+        shm_fatal(call, "indices is NULL");
+    if (!shm_scan_done((uintptr_t)&s) && wait)
+        abiint_shmem_await((char *)call, (uintptr_t)&s);
+    return s.result;
+}
+
 uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
     const char *call = "gshmem_signal_wait_until";

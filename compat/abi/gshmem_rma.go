@@ -229,3 +229,14 @@ func abiint_shmem_sync(call *C.char, what C.int, team C.gshmem_team_t) C.int {
 	}
 	return 0
 }
+
+// abiint_shmem_await sleeps until shm_scan_done(scan) (gshmem.c's wait on
+// an array of words in this PE's heap) holds, with the World's wait
+// policy: every write into the heap rings its doorbell and wakes it.
+//
+//export abiint_shmem_await
+func abiint_shmem_await(call *C.char, scan C.uintptr_t) {
+	w := shmWorld()
+	err := w.Await(w.MyPE(), func() (bool, error) { return C.shm_scan_done(scan) != 0, nil })
+	shmCheck(C.GoString(call), err)
+}

@@ -36,6 +36,10 @@ enum { ABI_SHM_SINT = 1, ABI_SHM_UINT = 2, ABI_SHM_FLOAT = 3 };
 /* Atomic operations of shm_amo (the non-fetching forms drop the result). */
 enum { ABI_AMO_FETCH = 0, ABI_AMO_SET, ABI_AMO_SWAP, ABI_AMO_CSWAP, ABI_AMO_ADD, ABI_AMO_AND, ABI_AMO_OR, ABI_AMO_XOR };
 
+/* What shm_wait_set waits for (or tests): every active element, any one,
+ * some (all that hold, at least one). */
+enum { ABI_SET_ALL = 0, ABI_SET_ANY, ABI_SET_SOME };
+
 /* Collectives of shm_coll, and the reduction operations (shmem.ReduceOp's
  * values). */
 enum { ABI_COLL_BROADCAST = 0, ABI_COLL_FCOLLECT, ABI_COLL_ALLTOALL, ABI_COLL_REDUCE };
@@ -55,6 +59,8 @@ void shm_put_signal(const char *call, void *dest, const void *src, size_t nelems
                     uint64_t value, int op, int pe, int nbi);
 void shm_wait(const char *call, void *ivar, int width, int kind, int cmp, uint64_t value);
 int shm_test(const char *call, void *ivar, int width, int kind, int cmp, uint64_t value);
+size_t shm_wait_set(const char *call, void *ivars, size_t nelems, size_t *indices, const int *status, int width,
+                    int kind, int cmp, uint64_t value, const void *values, int mode, int wait);
 int shm_coll(const char *call, int coll, gshmem_team_t team, void *dest, const void *src, size_t nelems, size_t size,
              int kind, int op, int root);
 

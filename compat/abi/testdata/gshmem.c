@@ -213,6 +213,55 @@ static void signals(int me, int n)
     gshmem_free(sflag);
 }
 
+static void sets(int me, int n)
+{
+    int64_t *flags = gshmem_calloc((size_t)n, sizeof(int64_t));
+    int *late = gshmem_calloc(4, sizeof(int));
+    SCHECK(flags && late);
+    int64_t want[4];
+    int status[4] = {0};
+    size_t idx[4];
+    for (int p = 0; p < n; p++)
+        want[p] = p + 1;
+    SCHECK(gshmem_int64_test_any(flags, (size_t)n, NULL, GSHMEM_CMP_NE, 0) == SIZE_MAX);
+    SCHECK(gshmem_int64_test_some(flags, (size_t)n, idx, NULL, GSHMEM_CMP_NE, 0) == 0);
+    SCHECK(!gshmem_int64_test_all(flags, (size_t)n, NULL, GSHMEM_CMP_NE, 0));
+    gshmem_barrier_all();
+    for (int p = 0; p < n; p++)
+        gshmem_int64_p(&flags[me], me + 1, p);
+    gshmem_int64_wait_until_all(flags, (size_t)n, NULL, GSHMEM_CMP_NE, 0);
+    gshmem_int64_wait_until_all_vector(flags, (size_t)n, NULL, GSHMEM_CMP_EQ, want);
+    SCHECK(gshmem_int64_test_all_vector(flags, (size_t)n, NULL, GSHMEM_CMP_EQ, want));
+    size_t i = gshmem_int64_wait_until_any(flags, (size_t)n, NULL, GSHMEM_CMP_GT, 0);
+    SCHECK(i < (size_t)n && flags[i] == (int64_t)i + 1);
+    SCHECK(gshmem_int64_wait_until_some(flags, (size_t)n, idx, NULL, GSHMEM_CMP_GE, 1) == (size_t)n);
+    SCHECK(idx[n - 1] == (size_t)n - 1);
+    /* status leaves elements out: all of them, then all but the last. */
+    for (int p = 0; p < n; p++)
+        status[p] = 1;
+    SCHECK(gshmem_int64_wait_until_any(flags, (size_t)n, status, GSHMEM_CMP_EQ, -1) == SIZE_MAX);
+    SCHECK(gshmem_int64_test_all(flags, (size_t)n, status, GSHMEM_CMP_EQ, -1));
+    status[n - 1] = 0;
+    SCHECK(gshmem_int64_test_any_vector(flags, (size_t)n, status, GSHMEM_CMP_EQ, want) == (size_t)n - 1);
+    SCHECK(gshmem_int64_wait_until_some_vector(flags, (size_t)n, idx, status, GSHMEM_CMP_LE, want) == 1 &&
+           idx[0] == (size_t)n - 1);
+    /* A wait that sleeps: PE 0 waits for the last PE, which first makes
+     * sure PE 0 is waiting (or about to). */
+    gshmem_barrier_all();
+    if (me == n - 1) {
+        for (volatile long k = 0; k < 2000000; k++)
+            ;
+        gshmem_int_atomic_set(&late[2], 7, 0);
+    }
+    if (me == 0) {
+        SCHECK(gshmem_int_wait_until_any(late, 4, NULL, GSHMEM_CMP_EQ, 7) == 2);
+        SCHECK(gshmem_int_wait_until_some(late, 4, idx, NULL, GSHMEM_CMP_NE, 0) == 1 && idx[0] == 2);
+    }
+    gshmem_barrier_all();
+    gshmem_free(flags);
+    gshmem_free(late);
+}
+
 static void collectives(int me, int n)
 {
     long *src = gshmem_malloc(4 * 8 * sizeof(long));
@@ -304,6 +353,7 @@ int main(void)
     rma(me, n);
     atomics(me, n);
     signals(me, n);
+    sets(me, n);
     collectives(me, n);
     gshmem_finalize();
     printf("gshmem ok %d/%d\n", me, n);

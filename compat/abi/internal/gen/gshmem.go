@@ -68,8 +68,11 @@ var (
 )
 
 // nbiFlag is the nbi argument of a core for a name's suffix.
-func nbiFlag(suffix string) int {
-	if suffix == "_nbi" {
+func nbiFlag(suffix string) int { return cFlag(suffix == "_nbi") }
+
+// cFlag is a C int for b.
+func cFlag(b bool) int {
+	if b {
 		return 1
 	}
 	return 0
@@ -168,6 +171,36 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 		f = "gshmem_" + t.name + "_test"
 		add(wait, fmt.Sprintf("int %s(%s *ivar, int cmp, %s cmp_value)", f, t.c, t.c),
 			`return shm_test("%s", ivar, sizeof(%s), %s, cmp, shm_bits(&cmp_value, sizeof cmp_value));`, f, t.c, t.kindOf())
+	}
+	const sets = "Waits and tests on arrays: TYPENAME_wait_until_all, _any, _some, test_all, _any, _some (+ _vector)"
+	for _, t := range syncTypes {
+		for _, form := range []struct{ name, ret, retExpr, mode string }{
+			{"all", "void", "", "ABI_SET_ALL"}, {"any", "size_t", "return ", "ABI_SET_ANY"}, {"some", "size_t", "return ", "ABI_SET_SOME"},
+		} {
+			for _, vec := range []bool{false, true} {
+				for _, wait := range []bool{true, false} {
+					f, ret, retExpr := "gshmem_"+t.name+"_wait_until_"+form.name, form.ret, form.retExpr
+					if !wait {
+						f = "gshmem_" + t.name + "_test_" + form.name
+						if form.name == "all" {
+							ret, retExpr = "int", "return (int)"
+						}
+					}
+					idx, idxArg := "", "NULL"
+					if form.name == "some" {
+						idx, idxArg = "size_t *indices, ", "indices"
+					}
+					val, valArg, valsArg := t.c+" cmp_value", "shm_bits(&cmp_value, sizeof cmp_value)", "NULL"
+					if vec {
+						f += "_vector"
+						val, valArg, valsArg = t.c+" *cmp_values", "0", "cmp_values"
+					}
+					add(sets, fmt.Sprintf("%s %s(%s *ivars, size_t nelems, %sconst int *status, int cmp, %s)", ret, f, t.c, idx, val),
+						`%sshm_wait_set("%s", ivars, nelems, %s, status, sizeof(%s), %s, cmp, %s, %s, %s, %d);`,
+						retExpr, f, idxArg, t.c, t.kindOf(), valArg, valsArg, form.mode, cFlag(wait))
+				}
+			}
+		}
 	}
 	const coll = "Collectives over a team: TYPENAME_broadcast, fcollect, alltoall, TYPENAME_OP_reduce"
 	for _, t := range rmaTypes {
