@@ -168,6 +168,86 @@ void gshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
     shm_get("gshmem_getmem_nbi", dest, source, nelems, 1, pe, 1);
 }
 
+/* shm_istride is iput (put 1) and iget: nelems elements of size bytes,
+ * dst and sst elements apart in dest and source. The symmetric side's
+ * whole extent is checked first; a mapped PE gets a copy per element. */
+void shm_istride(const char *call, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                 size_t size, int pe, int put)
+{
+    shm_ready(call);
+    shm_check_pe(call, pe);
+    if (nelems == 0)
+        return;
+    if (dst < 1 || sst < 1)
+        shm_fatal(call, "strides %td and %td: both must be at least 1", dst, sst);
+    ptrdiff_t sym = put ? dst : sst;
+    size_t span = shm_bytes(call, shm_bytes(call, nelems - 1, (size_t)sym) + 1, size);
+    uint64_t obj, off = shm_locate(call, put ? "dest" : "source", put ? dest : src, span, &obj);
+    uint8_t *p = shm_peer(pe);
+    if (p == NULL) {
+        abiint_shmem_istride((char *)call, obj, off, (uintptr_t)(put ? src : dest), dst, sst, nelems, size, pe, put);
+        return;
+    }
+    uint8_t *d = put ? p + off : dest;
+    const uint8_t *s = put ? (const uint8_t *)src : p + off;
+    for (size_t i = 0; i < nelems; i++)
+        memcpy(d + i * (size_t)dst * size, s + i * (size_t)sst * size, size);
+    if (put) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        shm_ring(abi_shm.bells[pe]);
+    }
+}
+
+void *gshmem_realloc(void *ptr, size_t size)
+{
+    shm_ready("gshmem_realloc");
+    if (ptr == NULL)
+        return gshmem_malloc(size);
+    if (size == 0) {
+        gshmem_free(ptr);
+        return NULL;
+    }
+    return (void *)abiint_shmem_realloc((uintptr_t)ptr, size);
+}
+
+void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe)
+{
+    shm_ready("gshmem_team_ptr");
+    int wpe = gshmem_team_translate_pe(team, pe, GSHMEM_TEAM_WORLD);
+    if (wpe < 0)
+        shm_fatal("gshmem_team_ptr", "PE %d is not a member of team %llu", pe, (unsigned long long)team);
+    return gshmem_ptr(dest, wpe);
+}
+
+/* ------------------------------------------------------------ locks --- */
+
+static uint64_t locate_lock(const char *call, const long *lock, uint64_t *obj)
+{
+    shm_ready(call);
+    uint64_t off = shm_locate(call, "lock", lock, sizeof *lock, obj);
+    if (off % sizeof *lock != 0)
+        shm_fatal(call, "lock %p is not aligned to its %zu bytes", (const void *)lock, sizeof *lock);
+    return off;
+}
+
+void gshmem_set_lock(long *lock)
+{
+    uint64_t obj, off = locate_lock("gshmem_set_lock", lock, &obj);
+    abiint_shmem_lock((char *)"gshmem_set_lock", obj, off, 0);
+}
+
+int gshmem_test_lock(long *lock)
+{
+    uint64_t obj, off = locate_lock("gshmem_test_lock", lock, &obj);
+    return abiint_shmem_lock((char *)"gshmem_test_lock", obj, off, 1);
+}
+
+void gshmem_clear_lock(long *lock)
+{
+    uint64_t obj, off = locate_lock("gshmem_clear_lock", lock, &obj);
+    abiint_shmem_lock((char *)"gshmem_clear_lock", obj, off, 2);
+}
+
 /* ---------------------------------------------------------- signals --- */
 
 static void check_sig_op(const char *call, int op)
@@ -476,6 +556,33 @@ int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, 
     return rc;
 }
 
+int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange, const gshmem_team_config_t *xaxis_config,
+                         long xaxis_mask, gshmem_team_t *xaxis_team, const gshmem_team_config_t *yaxis_config,
+                         long yaxis_mask, gshmem_team_t *yaxis_team)
+{
+    shm_ready("gshmem_team_split_2d");
+    int xc = (xaxis_config != NULL && (xaxis_mask & GSHMEM_TEAM_NUM_CONTEXTS)) ? xaxis_config->num_contexts : 0;
+    int yc = (yaxis_config != NULL && (yaxis_mask & GSHMEM_TEAM_NUM_CONTEXTS)) ? yaxis_config->num_contexts : 0;
+    gshmem_team_t x = GSHMEM_TEAM_INVALID, y = GSHMEM_TEAM_INVALID;
+    int rc = abiint_shmem_team_split_2d(parent_team, xrange, xc, yc, &x, &y);
+    if (xaxis_team != NULL)
+        *xaxis_team = x;
+    if (yaxis_team != NULL)
+        *yaxis_team = y;
+    return rc;
+}
+
+int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t *config)
+{
+    shm_ready("gshmem_team_get_config");
+    if (team == GSHMEM_TEAM_INVALID || config == NULL)
+        return 1;
+    int contexts = abiint_shmem_team_contexts((char *)"gshmem_team_get_config", team);
+    if (config_mask & GSHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = contexts;
+    return 0;
+}
+
 void gshmem_team_destroy(gshmem_team_t team)
 {
     shm_ready("gshmem_team_destroy");
@@ -501,6 +608,11 @@ int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source, size
 int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     return shm_coll("gshmem_fcollectmem", ABI_COLL_FCOLLECT, team, dest, source, nelems, 1, ABI_SHM_UINT, 0, 0);
+}
+
+int gshmem_collectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    return shm_coll("gshmem_collectmem", ABI_COLL_COLLECT, team, dest, source, nelems, 1, ABI_SHM_UINT, 0, 0);
 }
 
 int gshmem_alltoallmem(gshmem_team_t team, void *dest, const void *source, size_t nelems)

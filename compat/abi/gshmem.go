@@ -362,14 +362,10 @@ func abiint_shmem_alloc(call *C.char, size, align C.size_t, zero C.int) C.uintpt
 		}
 		return 0
 	}
+	shmTrack(s, true)
 	shm.mu.Lock()
-	defer shm.mu.Unlock()
-	shm.objs[s.Offset()] = s
-	list := append([]shmObj(nil), shm.list...)
-	i := sort.Search(len(list), func(i int) bool { return list[i].Off > s.Offset() })
-	list = append(list[:i], append([]shmObj{{Off: s.Offset(), Size: uint64(size)}}, list[i:]...)...)
-	shmPublish(list)
 	shmMapPeers(w)
+	shm.mu.Unlock()
 	return C.uintptr_t(shmC.Base + uintptr(s.Offset()))
 }
 
@@ -383,22 +379,65 @@ func abiint_shmem_free(ptr C.uintptr_t) {
 	shm.mu.Lock()
 	off := uint64(uintptr(ptr) - shmC.Base)
 	s, ok := shm.objs[off]
+	shm.mu.Unlock()
 	if !ok || uintptr(ptr) < shmC.Base {
-		shm.mu.Unlock()
 		shmFatal("gshmem_free", "%#x is not an object of gshmem_malloc (or was freed)", uintptr(ptr))
 	}
-	delete(shm.objs, off)
-	list := make([]shmObj, 0, len(shm.list))
-	for _, o := range shm.list {
-		if o.Off != off {
-			list = append(list, o)
-		}
-	}
-	shmPublish(list)
-	shm.mu.Unlock()
+	shmTrack(s, false)
 	if err := shmem.Free(s); err != nil {
 		shmFatal("gshmem_free", "%v", err)
 	}
+}
+
+// abiint_shmem_realloc is gshmem_realloc of a live object to size > 0
+// bytes: collective, shmem's Realloc (the contents kept, the old object
+// freed). NULL when the heap has no room; the old object then stays.
+//
+//export abiint_shmem_realloc
+func abiint_shmem_realloc(ptr C.uintptr_t, size C.size_t) C.uintptr_t {
+	shm.mu.Lock()
+	off := uint64(uintptr(ptr) - shmC.Base)
+	s, ok := shm.objs[off]
+	w := shm.w
+	shm.mu.Unlock()
+	if !ok || uintptr(ptr) < shmC.Base {
+		shmFatal("gshmem_realloc", "%#x is not an object of gshmem_malloc (or was freed)", uintptr(ptr))
+	}
+	// The C paths must not use the old object while shmem moves it:
+	// it leaves the list first, and comes back if Realloc fails.
+	shmTrack(s, false)
+	n, err := shmem.Realloc(s, int(size))
+	if err != nil {
+		shmTrack(s, true)
+		if os.Getenv("GSHMEM_DEBUG") != "" {
+			fmt.Fprintf(os.Stderr, "gshmem: gshmem_realloc: PE %d: %v\n", shmPE(), err)
+		}
+		return 0
+	}
+	shmTrack(n, true)
+	shm.mu.Lock()
+	shmMapPeers(w)
+	shm.mu.Unlock()
+	return C.uintptr_t(shmC.Base + uintptr(n.Offset()))
+}
+
+// shmTrack adds s to the objects (add) or takes it out, for Go and C.
+func shmTrack(s shmem.Sym[byte], add bool) {
+	shm.mu.Lock()
+	defer shm.mu.Unlock()
+	list := make([]shmObj, 0, len(shm.list)+1)
+	for _, o := range shm.list {
+		if o.Off != s.Offset() {
+			list = append(list, o)
+		}
+	}
+	delete(shm.objs, s.Offset())
+	if add {
+		shm.objs[s.Offset()] = s
+		i := sort.Search(len(list), func(i int) bool { return list[i].Off > s.Offset() })
+		list = append(list[:i], append([]shmObj{{Off: s.Offset(), Size: uint64(s.Len())}}, list[i:]...)...)
+	}
+	shmPublish(list)
 }
 
 // shmObjAt is the object at offset obj (C found it) and its bytes
@@ -412,6 +451,23 @@ func shmObjAt(call string, obj, off uint64, n int) shmem.Sym[byte] {
 	}
 	lo := int(off - obj)
 	return s.Slice(lo, lo+n)
+}
+
+// shmLocateRest is shmLocate of the bytes from addr to the end of its
+// object (a collect's dest, whose size only the collective knows).
+func shmLocateRest(call, what string, addr uintptr) shmem.Sym[byte] {
+	shm.mu.Lock()
+	base, list := shmC.Base, shm.list
+	shm.mu.Unlock()
+	if addr >= base {
+		off := uint64(addr - base)
+		i := sort.Search(len(list), func(i int) bool { return list[i].Off > off }) - 1
+		if i >= 0 && off-list[i].Off < list[i].Size {
+			return shmObjAt(call, list[i].Off, off, int(list[i].Size-(off-list[i].Off)))
+		}
+	}
+	shmFatal(call, "%s %#x is not inside an object of gshmem_malloc on this PE", what, addr)
+	return shmem.Sym[byte]{}
 }
 
 // shmLocate finds addr's n bytes among the objects, for the Go-only calls

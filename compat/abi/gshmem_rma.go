@@ -240,3 +240,68 @@ func abiint_shmem_await(call *C.char, scan C.uintptr_t) {
 	err := w.Await(w.MyPE(), func() (bool, error) { return C.shm_scan_done(scan) != 0, nil })
 	shmCheck(C.GoString(call), err)
 }
+
+// abiint_shmem_istride is iput (put 1) and iget to a PE not mapped here:
+// shmem's IPut and IGet on elements of the size's Go type.
+//
+//export abiint_shmem_istride
+func abiint_shmem_istride(call *C.char, obj, off C.uint64_t, local C.uintptr_t, dst, sst C.ptrdiff_t, n, size C.size_t, pe, put C.int) {
+	c := C.GoString(call)
+	sym, loc := int(dst), int(sst) // strides of the symmetric and the local side
+	if put == 0 {
+		sym, loc = loc, sym
+	}
+	span := (int(n)-1)*sym + 1
+	b := shmObjAt(c, uint64(obj), uint64(off), span*int(size))
+	lb := cbytes(local, C.size_t(((int(n)-1)*loc+1)*int(size)))
+	var err error
+	switch size {
+	case 1:
+		err = istride[uint8](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+	case 2:
+		err = istride[uint16](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+	case 4:
+		err = istride[uint32](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+	case 8:
+		err = istride[uint64](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+	default:
+		err = istride[[2]uint64](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+	}
+	shmCheck(c, err)
+	carried()
+}
+
+func istride[T any](b shmem.Sym[byte], local []byte, dst, sst, n, pe int, put bool) error {
+	s, err := shmem.View[T](b)
+	if err != nil {
+		return err
+	}
+	l := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(local))), len(local)/int(unsafe.Sizeof(*new(T))))
+	if put {
+		return shmem.IPut(s, l, dst, sst, n, pe)
+	}
+	return shmem.IGet(l, s, dst, sst, n, pe)
+}
+
+// abiint_shmem_lock is gshmem_set_lock (what 0), test_lock (1: returns
+// 0 when it took the lock, as OpenSHMEM) and clear_lock (2).
+//
+//export abiint_shmem_lock
+func abiint_shmem_lock(call *C.char, obj, off C.uint64_t, what C.int) C.int {
+	c := C.GoString(call)
+	l, err := shmem.View[int64](shmObjAt(c, uint64(obj), uint64(off), 8))
+	shmCheck(c, err)
+	switch what {
+	case 0:
+		shmCheck(c, shmem.SetLock(l))
+	case 1:
+		took, err := shmem.TestLock(l)
+		shmCheck(c, err)
+		if !took {
+			return 1
+		}
+	default:
+		shmCheck(c, shmem.ClearLock(l))
+	}
+	return 0
+}

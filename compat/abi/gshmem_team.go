@@ -89,6 +89,31 @@ func abiint_shmem_team_split(parent C.gshmem_team_t, start, stride, size, contex
 	return 0
 }
 
+// abiint_shmem_team_split_2d is gshmem_team_split_2d: 0 and this PE's
+// row (x) and column (y) teams, or nonzero after a message.
+//
+//export abiint_shmem_team_split_2d
+func abiint_shmem_team_split_2d(parent C.gshmem_team_t, xrange, xc, yc C.int, x, y *C.gshmem_team_t) C.int {
+	const call = "gshmem_team_split_2d"
+	*x, *y = C.gshmem_team_t(teamInvalid), C.gshmem_team_t(teamInvalid)
+	p := shmTeam(call, uint64(parent))
+	xt, yt, err := p.Split2D(int(xrange), shmem.TeamConfig{NumContexts: int(xc)}, shmem.TeamConfig{NumContexts: int(yc)})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gshmem: %s: PE %d: %v\n", call, shmPE(), err)
+		return 1
+	}
+	shm.mu.Lock()
+	defer shm.mu.Unlock()
+	shm.teams = append(shm.teams, xt, yt)
+	*x, *y = C.gshmem_team_t(len(shm.teams)-2), C.gshmem_team_t(len(shm.teams)-1)
+	return 0
+}
+
+//export abiint_shmem_team_contexts
+func abiint_shmem_team_contexts(call *C.char, team C.gshmem_team_t) C.int {
+	return C.int(shmTeam(C.GoString(call), uint64(team)).Config().NumContexts)
+}
+
 //export abiint_shmem_team_destroy
 func abiint_shmem_team_destroy(team C.gshmem_team_t) {
 	const call = "gshmem_team_destroy"
@@ -111,6 +136,7 @@ const (
 	collFCollect
 	collAlltoall
 	collReduce
+	collCollect
 )
 
 // abiint_shmem_coll runs one collective of team: nelems elements of size
@@ -121,7 +147,7 @@ func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src
 	c := C.GoString(call)
 	t := shmTeam(c, uint64(team))
 	n, sz, np := int(nelems), int(size), t.NPEs()
-	if n == 0 {
+	if n == 0 && coll != collCollect {
 		shmCheck(c, t.Sync()) // no data: still a collective point
 		return 0
 	}
@@ -132,8 +158,19 @@ func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src
 	case collAlltoall:
 		dn, sn = n*sz*np, n*sz*np
 	}
-	d := shmLocate(c, "dest", uintptr(dest), dn)
-	s := shmLocate(c, "source", uintptr(src), sn)
+	var d, s shmem.Sym[byte]
+	if coll == collCollect {
+		// The objects from the addresses on, the same on every PE as
+		// shmem's Collect wants them: the total is the collective's to
+		// know, and the counts differ (a PE may add nothing).
+		d = shmLocateRest(c, "dest", uintptr(dest))
+		if s = shmLocateRest(c, "source", uintptr(src)); s.Len() < sn {
+			shmFatal(c, "source %#x (%d bytes) is not inside an object of gshmem_malloc on this PE", uintptr(src), sn)
+		}
+	} else {
+		d = shmLocate(c, "dest", uintptr(dest), dn)
+		s = shmLocate(c, "source", uintptr(src), sn)
+	}
 	var err error
 	switch coll {
 	case collBroadcast:
@@ -142,6 +179,8 @@ func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src
 		err = shmem.FCollect(t, d, s, n*sz)
 	case collAlltoall:
 		err = shmem.Alltoall(t, d, s, n*sz)
+	case collCollect:
+		err = shmem.Collect(t, d, s, n*sz)
 	default:
 		err = reduceAs(t, shmem.ReduceOp(op), int(kind), sz, d, s, n)
 	}
@@ -186,3 +225,4 @@ func reduceOn[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, d, s shmem.Sy
 	}
 	return shmem.Reduce(t, op, dt, st, n)
 }
+

@@ -42,7 +42,7 @@ enum { ABI_SET_ALL = 0, ABI_SET_ANY, ABI_SET_SOME };
 
 /* Collectives of shm_coll, and the reduction operations (shmem.ReduceOp's
  * values). */
-enum { ABI_COLL_BROADCAST = 0, ABI_COLL_FCOLLECT, ABI_COLL_ALLTOALL, ABI_COLL_REDUCE };
+enum { ABI_COLL_BROADCAST = 0, ABI_COLL_FCOLLECT, ABI_COLL_ALLTOALL, ABI_COLL_REDUCE, ABI_COLL_COLLECT };
 enum { ABI_RED_SUM = 0, ABI_RED_PROD, ABI_RED_MIN, ABI_RED_MAX, ABI_RED_AND, ABI_RED_OR, ABI_RED_XOR };
 
 /* shm_fatal prints "gshmem: call: PE p: message" and ends the job; it
@@ -59,6 +59,8 @@ void shm_put_signal(const char *call, void *dest, const void *src, size_t nelems
                     uint64_t value, int op, int pe, int nbi);
 void shm_wait(const char *call, void *ivar, int width, int kind, int cmp, uint64_t value);
 int shm_test(const char *call, void *ivar, int width, int kind, int cmp, uint64_t value);
+void shm_istride(const char *call, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                 size_t size, int pe, int put);
 size_t shm_wait_set(const char *call, void *ivars, size_t nelems, size_t *indices, const int *status, int width,
                     int kind, int cmp, uint64_t value, const void *values, int mode, int wait);
 int shm_coll(const char *call, int coll, gshmem_team_t team, void *dest, const void *src, size_t nelems, size_t size,

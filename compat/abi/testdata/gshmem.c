@@ -98,6 +98,60 @@ static void rma(int me, int n)
     gshmem_free(lb);
 }
 
+static void strided_realloc_locks(int me, int n)
+{
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    int *a = gshmem_calloc(32, sizeof(int));
+    SCHECK(a != NULL);
+    int src[32], back[8];
+    for (int i = 0; i < 32; i++)
+        src[i] = me * 1000 + i;
+    gshmem_barrier_all();
+    gshmem_int_iput(a, src, 2, 3, 8, right); /* a[0,2,..,14] = src[0,3,..,21] */
+    gshmem_barrier_all();
+    for (int i = 0; i < 8; i++)
+        SCHECK(a[2 * i] == left * 1000 + 3 * i && a[2 * i + 1] == 0);
+    gshmem_int_iget(back, a, 1, 2, 8, right); /* right's a holds mine */
+    for (int i = 0; i < 8; i++)
+        SCHECK(back[i] == me * 1000 + 3 * i);
+    uint64_t w[4] = {1, 2, 3, 4}, r[4] = {0};
+    gshmem_barrier_all();
+    gshmem_iput64(a + 16, w, 2, 1, 2, right); /* 64-bit words 8 and 10 of a */
+    gshmem_barrier_all();
+    gshmem_iget64(r, a + 16, 2, 2, 2, me);
+    SCHECK(r[0] == 1 && r[2] == 2 && r[1] == 0);
+    gshmem_barrier_all();
+
+    /* realloc keeps the contents and moves the object on every PE. */
+    int *b = gshmem_realloc(a, 4096 * sizeof(int));
+    SCHECK(b != NULL && b[2] == left * 1000 + 3);
+    gshmem_int_p(&b[4095], me, right);
+    gshmem_barrier_all();
+    SCHECK(b[4095] == left);
+    SCHECK(gshmem_realloc(b, 0) == NULL);
+    long *lk = gshmem_realloc(NULL, 2 * sizeof(long));
+    SCHECK(lk != NULL);
+    lk[0] = lk[1] = 0;
+    gshmem_barrier_all();
+
+    /* A counter under the lock, by get and put: no update is lost. */
+    for (int k = 0; k < 20; k++) {
+        gshmem_set_lock(&lk[0]);
+        long c = gshmem_long_g(&lk[1], 0);
+        gshmem_long_p(&lk[1], c + 1, 0);
+        gshmem_quiet();
+        gshmem_clear_lock(&lk[0]);
+    }
+    gshmem_barrier_all();
+    SCHECK(gshmem_long_g(&lk[1], 0) == 20L * n);
+    if (me == 0) {
+        SCHECK(gshmem_test_lock(&lk[0]) == 0); /* taken */
+        gshmem_clear_lock(&lk[0]);
+    }
+    gshmem_barrier_all();
+    gshmem_free(lk);
+}
+
 static void atomics(int me, int n)
 {
     struct counters {
@@ -329,6 +383,25 @@ static void collectives(int me, int n)
     } else {
         SCHECK(even == GSHMEM_TEAM_INVALID && gshmem_team_my_pe(even) == -1);
     }
+    /* collect: PE p adds p elements, PE 0 none. */
+    for (int i = 0; i < n; i++)
+        src[i] = 10 * me + i;
+    gshmem_barrier_all();
+    SCHECK(gshmem_long_collect(GSHMEM_TEAM_WORLD, dst, src, (size_t)me) == 0);
+    for (int p = 0, k = 0; p < n; p++)
+        for (int i = 0; i < p; i++, k++)
+            SCHECK(dst[k] == 10 * p + i);
+    /* 2D split: rows of 2. */
+    gshmem_team_t row, col;
+    gshmem_team_config_t cfg = {.num_contexts = 2};
+    SCHECK(gshmem_team_split_2d(GSHMEM_TEAM_WORLD, 2, &cfg, GSHMEM_TEAM_NUM_CONTEXTS, &row, NULL, 0, &col) == 0);
+    SCHECK(gshmem_team_my_pe(row) == me % 2 && gshmem_team_my_pe(col) == me / 2);
+    SCHECK(gshmem_team_n_pes(row) == (n < 2 ? n : (me / 2 * 2 + 2 <= n ? 2 : 1)));
+    gshmem_team_config_t got = {0};
+    SCHECK(gshmem_team_get_config(row, GSHMEM_TEAM_NUM_CONTEXTS, &got) == 0 && got.num_contexts == 2);
+    SCHECK(gshmem_team_ptr(col, dst, gshmem_team_my_pe(col)) == dst);
+    gshmem_team_destroy(row);
+    gshmem_team_destroy(col);
     SCHECK(gshmem_team_my_pe(GSHMEM_TEAM_SHARED) >= 0 && gshmem_team_n_pes(GSHMEMX_TEAM_NODE) >= 1);
     SCHECK(gshmem_team_n_pes(GSHMEM_TEAM_WORLD) == n);
     gshmem_barrier_all();
@@ -351,6 +424,7 @@ int main(void)
     SCHECK(gshmem_malloc(0) == NULL);
     gshmem_free(NULL);
     rma(me, n);
+    strided_realloc_locks(me, n);
     atomics(me, n);
     signals(me, n);
     sets(me, n);

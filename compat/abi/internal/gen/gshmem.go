@@ -124,6 +124,21 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 			}
 		}
 	}
+	const strided = "Strided remote memory access: TYPENAME_iput, iget, iputSIZE, igetSIZE"
+	for _, t := range rmaTypes {
+		for _, dir := range []string{"put", "get"} {
+			f := "gshmem_" + t.name + "_i" + dir
+			add(strided, fmt.Sprintf("void %s(%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", f, t.c, t.c),
+				`shm_istride("%s", dest, source, dst, sst, nelems, sizeof(%s), pe, %d);`, f, t.c, cFlag(dir == "put"))
+		}
+	}
+	for _, bits := range []int{8, 16, 32, 64, 128} {
+		for _, dir := range []string{"put", "get"} {
+			f := fmt.Sprintf("gshmem_i%s%d", dir, bits)
+			add(strided, fmt.Sprintf("void %s(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", f),
+				`shm_istride("%s", dest, source, dst, sst, nelems, %d, pe, %d);`, f, bits/8, cFlag(dir == "put"))
+		}
+	}
 	const sig = "Put with signal: TYPENAME_put_signal (+ _nbi)"
 	for _, t := range rmaTypes {
 		for _, nbi := range []string{"", "_nbi"} {
@@ -202,12 +217,12 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 			}
 		}
 	}
-	const coll = "Collectives over a team: TYPENAME_broadcast, fcollect, alltoall, TYPENAME_OP_reduce"
+	const coll = "Collectives over a team: TYPENAME_broadcast, fcollect, collect, alltoall, TYPENAME_OP_reduce"
 	for _, t := range rmaTypes {
 		f := "gshmem_" + t.name + "_broadcast"
 		add(coll, fmt.Sprintf("int %s(gshmem_team_t team, %s *dest, const %s *source, size_t nelems, int PE_root)", f, t.c, t.c),
 			`return shm_coll("%s", ABI_COLL_BROADCAST, team, dest, source, nelems, sizeof(%s), %s, 0, PE_root);`, f, t.c, t.kindOf())
-		for _, k := range []string{"fcollect", "alltoall"} {
+		for _, k := range []string{"fcollect", "collect", "alltoall"} {
 			f := "gshmem_" + t.name + "_" + k
 			add(coll, fmt.Sprintf("int %s(gshmem_team_t team, %s *dest, const %s *source, size_t nelems)", f, t.c, t.c),
 				`return shm_coll("%s", ABI_COLL_%s, team, dest, source, nelems, sizeof(%s), %s, 0, 0);`, f, strings.ToUpper(k), t.c, t.kindOf())
@@ -329,11 +344,13 @@ void gshmem_info_get_name(char *name);
 int gshmem_pe_accessible(int pe);
 int gshmem_addr_accessible(const void *addr, int pe);
 void *gshmem_ptr(const void *dest, int pe);
+void *gshmem_team_ptr(gshmem_team_t team, const void *dest, int pe);
 
 /* The symmetric heap: collective over every PE, same arguments. */
 void *gshmem_malloc(size_t size);
 void *gshmem_calloc(size_t count, size_t size);
 void *gshmem_align(size_t alignment, size_t size);
+void *gshmem_realloc(void *ptr, size_t size);
 void gshmem_free(void *ptr);
 
 /* Untyped remote memory access. */
@@ -362,10 +379,18 @@ int gshmem_team_my_pe(gshmem_team_t team);
 int gshmem_team_n_pes(gshmem_team_t team);
 int gshmem_team_translate_pe(gshmem_team_t src_team, int src_pe, gshmem_team_t dest_team);
 int gshmem_team_split_strided(gshmem_team_t parent_team, int start, int stride, int size, const gshmem_team_config_t *config, long config_mask, gshmem_team_t *new_team);
+int gshmem_team_split_2d(gshmem_team_t parent_team, int xrange, const gshmem_team_config_t *xaxis_config, long xaxis_mask, gshmem_team_t *xaxis_team, const gshmem_team_config_t *yaxis_config, long yaxis_mask, gshmem_team_t *yaxis_team);
+int gshmem_team_get_config(gshmem_team_t team, long config_mask, gshmem_team_config_t *config);
 void gshmem_team_destroy(gshmem_team_t team);
+
+/* Distributed locking (OpenSHMEM's; a symmetric long, zero at first). */
+void gshmem_set_lock(long *lock);
+int gshmem_test_lock(long *lock);
+void gshmem_clear_lock(long *lock);
 
 /* Untyped collectives (nelems bytes). */
 int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root);
 int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
+int gshmem_collectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
 int gshmem_alltoallmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
 `
