@@ -597,7 +597,25 @@ int shm_coll(const char *call, int coll, gshmem_team_t team, void *dest, const v
     shm_ready(call);
     shm_bytes(call, nelems, size);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    return abiint_shmem_coll((char *)call, coll, team, (uintptr_t)dest, (uintptr_t)src, nelems, size, kind, op, root);
+    return abiint_shmem_coll((char *)call, coll, team, (uintptr_t)dest, (uintptr_t)src, nelems, size, kind, op, root,
+                             1, 1);
+}
+
+int shm_alltoalls(const char *call, gshmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                  size_t nelems, size_t size)
+{
+    shm_ready(call);
+    shm_bytes(call, nelems, size);
+    if (dst < 1 || sst < 1)
+        shm_fatal(call, "strides %td and %td: both must be at least 1", dst, sst);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return abiint_shmem_coll((char *)call, ABI_COLL_ALLTOALLS, team, (uintptr_t)dest, (uintptr_t)src, nelems, size,
+                             ABI_SHM_UINT, 0, 0, dst, sst);
+}
+
+int gshmem_alltoallsmem(gshmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+{
+    return shm_alltoalls("gshmem_alltoallsmem", team, dest, source, dst, sst, nelems, 1);
 }
 
 int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)

@@ -137,13 +137,15 @@ const (
 	collAlltoall
 	collReduce
 	collCollect
+	collAlltoalls
+	collReduceScatter
 )
 
 // abiint_shmem_coll runs one collective of team: nelems elements of size
 // bytes (kind and op for reductions). It returns 0; errors end the job.
 //
 //export abiint_shmem_coll
-func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src C.uintptr_t, nelems, size C.size_t, kind, op, root C.int) C.int {
+func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src C.uintptr_t, nelems, size C.size_t, kind, op, root C.int, dstStride, srcStride C.ptrdiff_t) C.int {
 	c := C.GoString(call)
 	t := shmTeam(c, uint64(team))
 	n, sz, np := int(nelems), int(size), t.NPEs()
@@ -157,13 +159,20 @@ func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src
 		dn = n * sz * np
 	case collAlltoall:
 		dn, sn = n*sz*np, n*sz*np
+	case collAlltoalls:
+		dn, sn = ((n*np-1)*int(dstStride)+1)*sz, ((n*np-1)*int(srcStride)+1)*sz
+	case collReduceScatter:
+		sn = n * sz * np
 	}
 	var d, s shmem.Sym[byte]
-	if coll == collCollect {
+	if coll == collCollect || coll == collAlltoalls {
 		// The objects from the addresses on, the same on every PE as
-		// shmem's Collect wants them: the total is the collective's to
-		// know, and the counts differ (a PE may add nothing).
-		d = shmLocateRest(c, "dest", uintptr(dest))
+		// shmem wants them: a collect's total is the collective's to
+		// know and its counts differ (a PE may add nothing), and
+		// Alltoalls wants objects at least a stride long.
+		if d = shmLocateRest(c, "dest", uintptr(dest)); coll == collAlltoalls && d.Len() < dn {
+			shmFatal(c, "dest %#x (%d bytes) is not inside an object of gshmem_malloc on this PE", uintptr(dest), dn)
+		}
 		if s = shmLocateRest(c, "source", uintptr(src)); s.Len() < sn {
 			shmFatal(c, "source %#x (%d bytes) is not inside an object of gshmem_malloc on this PE", uintptr(src), sn)
 		}
@@ -181,40 +190,44 @@ func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src
 		err = shmem.Alltoall(t, d, s, n*sz)
 	case collCollect:
 		err = shmem.Collect(t, d, s, n*sz)
+	case collAlltoalls: // whole elements of the objects' rests
+		d, s = d.Slice(0, d.Len()/sz*sz), s.Slice(0, s.Len()/sz*sz)
+		err = alltoallsAs(t, sz, d, s, int(dstStride), int(srcStride), n)
 	default:
-		err = reduceAs(t, shmem.ReduceOp(op), int(kind), sz, d, s, n)
+		err = reduceAs(t, shmem.ReduceOp(op), int(kind), sz, d, s, n, coll == collReduceScatter)
 	}
 	shmCheck(c, err)
 	return 0
 }
 
-// reduceAs reduces n elements of the Go type of (kind, size).
-func reduceAs(t *shmem.Team, op shmem.ReduceOp, kind, size int, d, s shmem.Sym[byte], n int) error {
+// reduceAs reduces (or reduce-scatters) n elements of the Go type of
+// (kind, size).
+func reduceAs(t *shmem.Team, op shmem.ReduceOp, kind, size int, d, s shmem.Sym[byte], n int, scatter bool) error {
 	switch {
 	case kind == kindFloat && size == 4:
-		return reduceOn[float32](t, op, d, s, n)
+		return reduceOn[float32](t, op, d, s, n, scatter)
 	case kind == kindFloat:
-		return reduceOn[float64](t, op, d, s, n)
+		return reduceOn[float64](t, op, d, s, n, scatter)
 	case kind == kindSInt && size == 1:
-		return reduceOn[int8](t, op, d, s, n)
+		return reduceOn[int8](t, op, d, s, n, scatter)
 	case kind == kindSInt && size == 2:
-		return reduceOn[int16](t, op, d, s, n)
+		return reduceOn[int16](t, op, d, s, n, scatter)
 	case kind == kindSInt && size == 4:
-		return reduceOn[int32](t, op, d, s, n)
+		return reduceOn[int32](t, op, d, s, n, scatter)
 	case kind == kindSInt:
-		return reduceOn[int64](t, op, d, s, n)
+		return reduceOn[int64](t, op, d, s, n, scatter)
 	case size == 1:
-		return reduceOn[uint8](t, op, d, s, n)
+		return reduceOn[uint8](t, op, d, s, n, scatter)
 	case size == 2:
-		return reduceOn[uint16](t, op, d, s, n)
+		return reduceOn[uint16](t, op, d, s, n, scatter)
 	case size == 4:
-		return reduceOn[uint32](t, op, d, s, n)
+		return reduceOn[uint32](t, op, d, s, n, scatter)
 	default:
-		return reduceOn[uint64](t, op, d, s, n)
+		return reduceOn[uint64](t, op, d, s, n, scatter)
 	}
 }
 
-func reduceOn[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, d, s shmem.Sym[byte], n int) error {
+func reduceOn[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, d, s shmem.Sym[byte], n int, scatter bool) error {
 	dt, err := shmem.View[T](d)
 	if err != nil {
 		return err
@@ -223,6 +236,36 @@ func reduceOn[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, d, s shmem.Sy
 	if err != nil {
 		return err
 	}
+	if scatter {
+		return shmem.ReduceScatter(t, op, dt, st, n)
+	}
 	return shmem.Reduce(t, op, dt, st, n)
 }
 
+// alltoallsAs is shmem's Alltoalls on elements of size bytes.
+func alltoallsAs(t *shmem.Team, size int, d, s shmem.Sym[byte], dst, sst, n int) error {
+	switch size {
+	case 1:
+		return alltoallsOn[uint8](t, d, s, dst, sst, n)
+	case 2:
+		return alltoallsOn[uint16](t, d, s, dst, sst, n)
+	case 4:
+		return alltoallsOn[uint32](t, d, s, dst, sst, n)
+	case 8:
+		return alltoallsOn[uint64](t, d, s, dst, sst, n)
+	default:
+		return alltoallsOn[[2]uint64](t, d, s, dst, sst, n)
+	}
+}
+
+func alltoallsOn[T any](t *shmem.Team, d, s shmem.Sym[byte], dst, sst, n int) error {
+	dt, err := shmem.View[T](d)
+	if err != nil {
+		return err
+	}
+	st, err := shmem.View[T](s)
+	if err != nil {
+		return err
+	}
+	return shmem.Alltoalls(t, dt, st, dst, sst, n)
+}

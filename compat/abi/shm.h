@@ -42,7 +42,8 @@ enum { ABI_SET_ALL = 0, ABI_SET_ANY, ABI_SET_SOME };
 
 /* Collectives of shm_coll, and the reduction operations (shmem.ReduceOp's
  * values). */
-enum { ABI_COLL_BROADCAST = 0, ABI_COLL_FCOLLECT, ABI_COLL_ALLTOALL, ABI_COLL_REDUCE, ABI_COLL_COLLECT };
+enum { ABI_COLL_BROADCAST = 0, ABI_COLL_FCOLLECT, ABI_COLL_ALLTOALL, ABI_COLL_REDUCE, ABI_COLL_COLLECT,
+       ABI_COLL_ALLTOALLS, ABI_COLL_REDUCESCATTER };
 enum { ABI_RED_SUM = 0, ABI_RED_PROD, ABI_RED_MIN, ABI_RED_MAX, ABI_RED_AND, ABI_RED_OR, ABI_RED_XOR };
 
 /* shm_fatal prints "gshmem: call: PE p: message" and ends the job; it
@@ -65,6 +66,8 @@ size_t shm_wait_set(const char *call, void *ivars, size_t nelems, size_t *indice
                     int kind, int cmp, uint64_t value, const void *values, int mode, int wait);
 int shm_coll(const char *call, int coll, gshmem_team_t team, void *dest, const void *src, size_t nelems, size_t size,
              int kind, int op, int root);
+int shm_alltoalls(const char *call, gshmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                  size_t nelems, size_t size);
 
 /* shm_bits is a value's bytes as the low bytes of a word. */
 static inline uint64_t shm_bits(const void *v, size_t size)

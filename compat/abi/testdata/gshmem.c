@@ -186,6 +186,11 @@ static void atomics(int me, int n)
         while ((old = gshmem_int64_atomic_compare_swap(&c->cas, cur, cur + 1, 0)) != cur)
             cur = old;
     }
+    int64_t tickets[4];
+    for (int k = 0; k < 4; k++)
+        gshmem_int64_atomic_fetch_add_nbi(&tickets[k], &c->cas, 0, 0);
+    gshmem_quiet();
+    SCHECK(tickets[3] >= (int64_t)ITERS);
     gshmem_uint32_atomic_or(&c->bits, 1u << me, 0);
     (void)gshmem_uint64_atomic_fetch_xor(&c->xbits, 0xffull << (8 * me), 0);
     gshmem_barrier_all();
@@ -383,6 +388,17 @@ static void collectives(int me, int n)
     } else {
         SCHECK(even == GSHMEM_TEAM_INVALID && gshmem_team_my_pe(even) == -1);
     }
+    /* alltoalls: PE me sends src[(j*1+0)*2] to PE j, stored at dst[me*3]. */
+    for (int i = 0; i < 4 * 8; i++)
+        src[i] = me * 100 + i;
+    gshmem_barrier_all();
+    SCHECK(gshmem_long_alltoalls(GSHMEM_TEAM_WORLD, dst, src, 3, 2, 1) == 0);
+    for (int p = 0; p < n; p++)
+        SCHECK(dst[3 * p] == p * 100 + 2 * me);
+    /* reducescatter: block me of the sum of every PE's src. */
+    SCHECK(gshmem_long_sum_reducescatter(GSHMEM_TEAM_WORLD, dst, src, 2) == 0);
+    for (int k = 0; k < 2; k++)
+        SCHECK(dst[k] == sum + (long)n * (2 * me + k));
     /* collect: PE p adds p elements, PE 0 none. */
     for (int i = 0; i < n; i++)
         src[i] = 10 * me + i;

@@ -178,6 +178,25 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 			plain(t, op, "TYPE *dest, TYPE value, int pe", opc, "shm_bits(&value, sizeof value)")
 		}
 	}
+	// The _nbi atomics fetch at once: the value is there before the
+	// quiet OpenSHMEM waits for.
+	const amoNBI = "Non-blocking fetching atomics: TYPENAME_atomic_*_nbi (complete on return)"
+	nbiForm := func(t shmType, op, params, args string) {
+		f := "gshmem_" + t.name + "_atomic_" + op + "_nbi"
+		add(amoNBI, fmt.Sprintf("void %s(%s *fetch, %s)", f, t.c, strings.ReplaceAll(params, "TYPE", t.c)),
+			`*fetch = gshmem_%s_atomic_%s(%s);`, t.name, op, args)
+	}
+	for _, t := range extTypes {
+		nbiForm(t, "fetch", "const TYPE *dest, int pe", "dest, pe")
+		nbiForm(t, "swap", "TYPE *dest, TYPE value, int pe", "dest, value, pe")
+	}
+	for _, t := range amoTypes {
+		nbiForm(t, "compare_swap", "TYPE *dest, TYPE cond, TYPE value, int pe", "dest, cond, value, pe")
+		nbiForm(t, "fetch_inc", "TYPE *dest, int pe", "dest, pe")
+		for _, op := range []string{"add", "and", "or", "xor"} {
+			nbiForm(t, "fetch_"+op, "TYPE *dest, TYPE value, int pe", "dest, value, pe")
+		}
+	}
 	const wait = "Point-to-point synchronization: TYPENAME_wait_until, TYPENAME_test"
 	for _, t := range syncTypes {
 		f := "gshmem_" + t.name + "_wait_until"
@@ -217,7 +236,7 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 			}
 		}
 	}
-	const coll = "Collectives over a team: TYPENAME_broadcast, fcollect, collect, alltoall, TYPENAME_OP_reduce"
+	const coll = "Collectives over a team: TYPENAME_broadcast, fcollect, collect, alltoall(s), TYPENAME_OP_reduce, TYPENAME_OP_reducescatter"
 	for _, t := range rmaTypes {
 		f := "gshmem_" + t.name + "_broadcast"
 		add(coll, fmt.Sprintf("int %s(gshmem_team_t team, %s *dest, const %s *source, size_t nelems, int PE_root)", f, t.c, t.c),
@@ -228,13 +247,20 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 				`return shm_coll("%s", ABI_COLL_%s, team, dest, source, nelems, sizeof(%s), %s, 0, 0);`, f, strings.ToUpper(k), t.c, t.kindOf())
 		}
 	}
+	for _, t := range rmaTypes {
+		f := "gshmem_" + t.name + "_alltoalls"
+		add(coll, fmt.Sprintf("int %s(gshmem_team_t team, %s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)", f, t.c, t.c),
+			`return shm_alltoalls("%s", team, dest, source, dst, sst, nelems, sizeof(%s));`, f, t.c)
+	}
 	reduce := func(ts []shmType, ops ...string) {
 		for _, t := range ts {
 			for _, op := range ops {
-				f := "gshmem_" + t.name + "_" + op + "_reduce"
-				add(coll, fmt.Sprintf("int %s(gshmem_team_t team, %s *dest, const %s *source, size_t nreduce)", f, t.c, t.c),
-					`return shm_coll("%s", ABI_COLL_REDUCE, team, dest, source, nreduce, sizeof(%s), %s, ABI_RED_%s, 0);`,
-					f, t.c, t.kindOf(), strings.ToUpper(op))
+				for _, k := range []string{"reduce", "reducescatter"} {
+					f := "gshmem_" + t.name + "_" + op + "_" + k
+					add(coll, fmt.Sprintf("int %s(gshmem_team_t team, %s *dest, const %s *source, size_t nreduce)", f, t.c, t.c),
+						`return shm_coll("%s", ABI_COLL_%s, team, dest, source, nreduce, sizeof(%s), %s, ABI_RED_%s, 0);`,
+						f, strings.ToUpper(k), t.c, t.kindOf(), strings.ToUpper(op))
+				}
 			}
 		}
 	}
@@ -393,4 +419,5 @@ int gshmem_broadcastmem(gshmem_team_t team, void *dest, const void *source, size
 int gshmem_fcollectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
 int gshmem_collectmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
 int gshmem_alltoallmem(gshmem_team_t team, void *dest, const void *source, size_t nelems);
+int gshmem_alltoallsmem(gshmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 `
