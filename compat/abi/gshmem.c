@@ -60,6 +60,21 @@ int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr)
     return abiint_shmem_init(1, (uintptr_t) * (MPI_Comm *)attr->mpi_comm, 0);
 }
 
+int gshmem_init_thread(int requested, int *provided)
+{
+    (void)requested;
+    if (provided != NULL)
+        *provided = GSHMEM_THREAD_MULTIPLE;
+    return abiint_shmem_init(0, 0, 0);
+}
+
+void gshmem_query_thread(int *provided)
+{
+    shm_ready("gshmem_query_thread");
+    if (provided != NULL)
+        *provided = GSHMEM_THREAD_MULTIPLE;
+}
+
 void gshmem_finalize(void)
 {
     abiint_shmem_finalize();

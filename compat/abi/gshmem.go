@@ -337,9 +337,6 @@ func shmPublish(list []shmObj) {
 //
 //export abiint_shmem_alloc
 func abiint_shmem_alloc(call *C.char, size, align C.size_t, zero C.int) C.uintptr_t {
-	if size == 0 {
-		return 0
-	}
 	shm.mu.Lock()
 	w := shm.w
 	shm.mu.Unlock()
@@ -360,6 +357,13 @@ func abiint_shmem_alloc(call *C.char, size, align C.size_t, zero C.int) C.uintpt
 		if os.Getenv("GSHMEM_DEBUG") != "" {
 			fmt.Fprintf(os.Stderr, "gshmem: %s: PE %d: %v\n", C.GoString(call), shmPE(), err)
 		}
+		return 0
+	}
+	if size == 0 {
+		// NULL, as OpenSHMEM says, after the collective allocation all
+		// the same: a PE that asked for 0 while the others asked for
+		// more makes every PE's call fail (size mismatch), not hang.
+		shmCheck(C.GoString(call), shmem.Free(s))
 		return 0
 	}
 	shmTrack(s, true)

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -25,6 +26,14 @@ func TestGshmemAlone(t *testing.T) {
 		runOK(t, 2, exe, "gshmem ok")
 		runOK(t, 3, exe, "gshmem ok")
 	})
+}
+
+func TestGshmemCxx(t *testing.T) {
+	if _, err := exec.LookPath("c++"); err != nil {
+		t.Skip("no c++ on PATH: the C++ test needs a C++ compiler")
+	}
+	exe := compile(t, "gshmem_cxx.cpp")
+	runOK(t, 3, exe, "gshmem cxx ok")
 }
 
 // TestGshmemWithMPI mixes MPI and gshmem calls on one job, initialized

@@ -51,8 +51,16 @@ typedef struct gshmemx_init_attr {
 } gshmemx_init_attr_t;
 #define GSHMEMX_INIT_ATTR_INITIALIZER {1, 0, {0}}
 
+/* Thread levels: every call may come from any thread at any time. */
+#define GSHMEM_THREAD_SINGLE 0
+#define GSHMEM_THREAD_FUNNELED 1
+#define GSHMEM_THREAD_SERIALIZED 2
+#define GSHMEM_THREAD_MULTIPLE 3
+
 /* Library setup and query. */
 void gshmem_init(void);
+int gshmem_init_thread(int requested, int *provided);
+void gshmem_query_thread(int *provided);
 int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr);
 void gshmem_finalize(void);
 int gshmem_my_pe(void);

@@ -438,6 +438,14 @@ int main(void)
     gshmem_info_get_version(&major, &minor);
     SCHECK(major == 1 && minor == 5);
     SCHECK(gshmem_malloc(0) == NULL);
+    /* PEs that disagree on a size all get NULL, and nobody hangs. */
+    void *m = gshmem_malloc(me == 0 ? 8 : 0);
+    if (n == 1) {
+        SCHECK(m != NULL);
+        gshmem_free(m);
+    } else {
+        SCHECK(m == NULL);
+    }
     gshmem_free(NULL);
     rma(me, n);
     strided_realloc_locks(me, n);

@@ -8,7 +8,10 @@
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
-    gshmem_init();
+    int provided = -1;
+    SCHECK(gshmem_init_thread(GSHMEM_THREAD_MULTIPLE, &provided) == 0 && provided == GSHMEM_THREAD_MULTIPLE);
+    gshmem_query_thread(&provided);
+    SCHECK(provided == GSHMEM_THREAD_MULTIPLE);
     int me = gshmem_my_pe(), n = gshmem_n_pes();
     long *buf = gshmem_malloc(4 * sizeof(long));
     SCHECK(buf != NULL);
