@@ -86,7 +86,7 @@
 // the whole job only. This build's heap is host memory; the CUDA build's
 // device heap and the *_on_stream calls are not built yet.
 //
-// gshmem.c and shm.h hold the calls; the typed families (TYPENAME_put,
+// gshmem.c, gshmem_sync.c and shm.h hold the calls; the typed families (TYPENAME_put,
 // _atomic_fetch_add, _wait_until, _OP_reduce, ...) are one line each in
 // zgshmem.c, generated with the header by internal/gen from OpenSHMEM's
 // type tables, over shm.h's inline cores. Those check every address
@@ -134,7 +134,7 @@
 //	win.go, rma.go, mem.go                windows and their synchronization, RMA, MPI_Alloc_mem
 //	rma.c, winfast.go                     the RMA hot paths in C; the state Go publishes for them
 //	gshmem.go, gshmem_rma.go, gshmem_team.go  gshmem.h's setup and heap, its Go paths, teams and collectives
-//	gshmem.c, shm.h                       gshmem.h's calls in C and the inline cores of its typed families
+//	gshmem.c, gshmem_sync.c, shm.h        gshmem.h's calls in C and the inline cores of its typed families
 //	zgshmem.c, include/gshmem.h           generated: the typed families and the header
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)

@@ -140,7 +140,7 @@ func shmAfterMPIFinalize() error {
 // 1 after printing why.
 //
 //export abiint_shmem_init
-func abiint_shmem_init(withComm C.int, comm C.uintptr_t, _ C.int) C.int {
+func abiint_shmem_init(withComm C.int, comm C.uintptr_t) C.int {
 	call := "gshmem_init"
 	if withComm != 0 {
 		call = "gshmemx_init_attr"
@@ -207,11 +207,12 @@ func shmSetup(w *shmem.World) error {
 	if err != nil {
 		return err
 	}
+	local := probe.Local()
+	if local == nil {
+		_ = shmem.Free(probe)
+		return fmt.Errorf("the symmetric heap has no host view (a device heap needs the CUDA build)")
+	}
 	n := w.NPEs()
-	shm.probe = probe
-	shm.objs = map[uint64]shmem.Sym[byte]{}
-	shm.list = nil
-	shm.teams = []*shmem.Team{w.TeamWorld(), w.TeamShared(), w.TeamShared()}
 	peers := C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0))))
 	bells := C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0))))
 	if peers == nil || bells == nil {
@@ -220,13 +221,12 @@ func shmSetup(w *shmem.World) error {
 		_ = shmem.Free(probe)
 		return fmt.Errorf("out of memory")
 	}
+	shm.probe = probe
+	shm.objs = map[uint64]shmem.Sym[byte]{}
+	shm.list = nil
+	shm.teams = []*shmem.Team{w.TeamWorld(), w.TeamShared(), w.TeamShared()}
 	shm.peers = unsafe.Slice((*uintptr)(peers), n)
 	shm.bells = unsafe.Slice((*uintptr)(bells), n)
-	local := probe.Local()
-	if local == nil {
-		_ = shmem.Free(probe)
-		return fmt.Errorf("the symmetric heap has no host view (a device heap needs the CUDA build)")
-	}
 	shmC.MyPE, shmC.NPEs = int32(w.MyPE()), int32(n)
 	shmC.Base = uintptr(unsafe.Pointer(&local[0])) - uintptr(probe.Offset())
 	shmC.Peers, shmC.Bells = uintptr(peers), uintptr(bells)
