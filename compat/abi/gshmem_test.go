@@ -3,7 +3,10 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -75,5 +78,29 @@ func TestGshmemFatal(t *testing.T) {
 			require.Contains(t, r.stderr, "gshmem: "+msg)
 			require.NotContains(t, r.stdout, "not fatal")
 		})
+	}
+}
+
+// TestGshmemSymbols checks with nm -D that the library defines every
+// function gshmem.h declares.
+func TestGshmemSymbols(t *testing.T) {
+	setup(t)
+	if _, err := exec.LookPath("nm"); err != nil {
+		t.Skip("no nm on PATH")
+	}
+	h, err := os.ReadFile(filepath.Join(tool.prefix, "include", "gshmem.h"))
+	require.NoError(t, err)
+	names := regexp.MustCompile(`(?m)^[a-z][\w ]*?\*?(gshmemx?_\w+)\(`).FindAllSubmatch(h, -1)
+	require.Greater(t, len(names), 1000, "the typed families")
+	out, err := exec.Command("nm", "-D", "--defined-only", filepath.Join(tool.prefix, "lib", "libmpi_abi.so.1")).Output()
+	require.NoError(t, err)
+	defined := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[1] == "T" {
+			defined[f[2]] = true
+		}
+	}
+	for _, m := range names {
+		require.True(t, defined[string(m[1])], "%s is declared in gshmem.h but not defined by the library", m[1])
 	}
 }
