@@ -27,7 +27,7 @@ if command -v oshcc >/dev/null && command -v oshrun >/dev/null; then
 	oshcc -O2 -DUSE_OPENSHMEM -o "$work/osh_calls" test/perf/shmem_calls.c
 	run[osh]="oshrun -np 2 $work/osh_calls $iters"
 fi
-rows="p g put8+quiet get8 fadd cswap put_signal8 put64k+quiet"
+rows="p g put8+quiet get8 fadd cswap put_signal8 put64k+quiet pingpong"
 for _ in $(seq "$repeat"); do
 	for row in $rows; do
 		for lib in node tcp osh; do

@@ -4,7 +4,10 @@
  * the prefix renamed, as a code ported from NVSHMEM or OpenSHMEM is.
  *
  *   shmem_calls ITERS ROW       ROW: p, g, put8+quiet, get8, fadd, cswap,
- *                               put_signal8, put64k+quiet
+ *                               put_signal8, put64k+quiet, pingpong
+ *
+ * pingpong is half the round trip of an 8-byte put with signal answered by
+ * one: PE 1 waits for each signal and replies (both PEs busy).
  *
  * The clock is read only around the loop (ITERS calls); PE 0 prints
  * "ROW NS ns" (nanoseconds per call). */
@@ -18,10 +21,12 @@
 #include <shmem.h>
 #define S(x) shmem_##x
 #define SIG(x) SHMEM_SIGNAL_##x
+#define CMP(x) SHMEM_CMP_##x
 #else
 #include <gshmem.h>
 #define S(x) gshmem_##x
 #define SIG(x) GSHMEM_SIGNAL_##x
+#define CMP(x) GSHMEM_CMP_##x
 #endif
 
 static double now(void)
@@ -38,7 +43,7 @@ int main(int argc, char **argv)
     /* An unknown row ends every PE before the job starts, not PE 0 alone. */
     const char *rows[] = {"p", "g", "put8+quiet", "get8", "fadd", "cswap", "put64k+quiet",
 #if !defined(USE_OPENSHMEM) || defined(SHMEM_SIGNAL_ADD) /* OpenSHMEM 1.5 */
-                          "put_signal8",
+                          "put_signal8", "pingpong",
 #endif
                           NULL};
     int known = 0;
@@ -56,7 +61,25 @@ int main(int argc, char **argv)
     static char local[65536];
     long v = 0;
     S(barrier_all)();
-    if (me == 0) {
+#if !defined(USE_OPENSHMEM) || defined(SHMEM_SIGNAL_ADD)
+    if (strcmp(row, "pingpong") == 0) {
+        double t0 = now();
+        for (long i = 1; i <= iters; i++) {
+            if (me == 0) {
+                S(putmem_signal)(word + 4, &i, 8, sig, (uint64_t)i, SIG(SET), 1);
+                S(signal_wait_until)(sig, CMP(EQ), (uint64_t)i);
+            } else {
+                S(signal_wait_until)(sig, CMP(EQ), (uint64_t)i);
+                S(putmem_signal)(word + 4, &i, 8, sig, (uint64_t)i, SIG(SET), 0);
+            }
+        }
+        double t1 = now();
+        if (me == 0)
+            printf("%s %.1f ns\n", row, (t1 - t0) / iters / 2);
+        iters = 0; /* the loop below does nothing */
+    }
+#endif
+    if (me == 0 && iters > 0) {
         double t0 = now();
         if (strcmp(row, "p") == 0) {
             for (long i = 0; i < iters; i++)
