@@ -104,3 +104,15 @@ func TestGshmemSymbols(t *testing.T) {
 		require.True(t, defined[string(m[1])], "%s is declared in gshmem.h but not defined by the library", m[1])
 	}
 }
+
+// TestExampleShmemRing builds and runs examples/c/shmem_ring.c as its
+// comment says.
+func TestExampleShmemRing(t *testing.T) {
+	setup(t)
+	exe := filepath.Join(tool.bin, "shmem_ring")
+	out, err := exec.Command(filepath.Join(tool.prefix, "bin", "mpicc"), "-Wall", "-Werror", "-o", exe, "../../examples/c/shmem_ring.c").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	r := run(t, 4, exe)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "4 PEs, 10 rounds: sum of the last blocks' first elements 60 (expected 60)")
+}
