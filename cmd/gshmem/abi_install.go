@@ -27,10 +27,11 @@ func abiInstallCmd() *cobra.Command {
 	var prefix, src string
 	c := &cobra.Command{
 		Use:   "install --prefix DIR [--src DIR]",
-		Short: "build libmpi_abi.so.1 and install mpi.h, the library, pkg-config and mpicc/mpicxx/mpiexec under DIR",
+		Short: "build libmpi_abi.so.1 and install mpi.h, gshmem.h, the library, pkg-config and mpicc/mpicxx/mpiexec under DIR",
 		Long: `install builds compat/abi with the go toolchain (cgo and a C compiler needed)
 into DIR/lib/libmpi_abi.so.1 (+ the libmpi_abi.so link), and installs
-DIR/include/mpi.h and mpi-ext.h, DIR/lib/pkgconfig/mpi.pc, a copy of this
+DIR/include/mpi.h, mpi-ext.h and gshmem.h (the symmetric heap's C host API,
+in the same library), DIR/lib/pkgconfig/mpi.pc, a copy of this
 gshmem binary as DIR/bin/gshmem, and DIR/bin/mpicc, mpicxx and mpiexec (gshmem
 run), so that PATH=DIR/bin:$PATH or make MPICC=DIR/bin/mpicc builds existing
 MPI projects. --src is the gshmem source tree (default: the module of the
@@ -94,7 +95,7 @@ func installABI(cmd *cobra.Command, prefix, src string) error {
 	if err := os.Symlink(abiLib, link); err != nil {
 		return err
 	}
-	for _, h := range []string{"mpi.h", "mpi-ext.h"} {
+	for _, h := range []string{"mpi.h", "mpi-ext.h", "gshmem.h"} {
 		if err := copyFile(filepath.Join(root, "compat", "abi", "include", h), filepath.Join(prefix, "include", h), 0o644); err != nil {
 			return err
 		}

@@ -1,5 +1,5 @@
 /* abi.h: what the C files of libmpi_abi.so.1 share: the public header, the
- * shared state layout, the prototypes of the C implementations and the
+ * symmetric heap's API, the shared state layout, the prototypes of the C implementations and the
  * trampolines into user code (callbacks.c). Go files include it in their
  * cgo preamble; it holds declarations only. */
 #ifndef GSHMEM_ABI_H
@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "include/mpi.h"
+#include "include/gshmem.h"
 #include "state.h"
 #include "zprotos.h"
 
@@ -23,5 +24,9 @@ int abi_call_delete_attr(uintptr_t fn, uintptr_t comm, int keyval, uintptr_t val
 /* Calls a user's reduction function (MPI_Op_create): fn(in, inout, &len,
  * &datatype), which combines in into inout. */
 void abi_call_user_op(uintptr_t fn, void *in, void *inout, int len, uintptr_t datatype);
+
+/* shm_scan_done evaluates a wait of gshmem.c's shm_wait_set (scan is its
+ * shm_scan): 1 when the wait may end. Go's World.Await calls it. */
+int shm_scan_done(uintptr_t scan);
 
 #endif

@@ -262,6 +262,8 @@ func TestStateLayout(t *testing.T) {
 		{"abi_state", reflect.TypeFor[globalState]()},
 		{"abi_target", reflect.TypeFor[targetState]()},
 		{"abi_epoch", reflect.TypeFor[epochState]()},
+		{"abi_shm_obj", reflect.TypeFor[shmObj]()},
+		{"abi_shmem", reflect.TypeFor[shmState]()},
 	} {
 		seen[m.name] = true
 		require.Equal(t, c[m.name].size, m.typ.Size(), "size of %s", m.name)

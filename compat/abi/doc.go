@@ -74,6 +74,34 @@
 // every error, goes to the Go export of the call. test/perf/abi-calls.sh
 // measures the calls beside Open MPI and MPICH.
 //
+// # The symmetric heap's C host API
+//
+// include/gshmem.h is NVSHMEM's host API with nvshmem renamed gshmem
+// (OpenSHMEM 1.5's names with a g), in this same library: gshmem_init
+// joins the job alone, gshmemx_init_attr with GSHMEMX_INIT_WITH_MPI_COMM
+// shares MPI's World (compat.Env.World), and MPI_Init after gshmem_init
+// runs compat.New on gshmem's World, so a job has one set of PEs and one
+// heap whichever starts first. A communicator other than one of every
+// process of MPI_COMM_WORLD in its order is refused: shmem makes Worlds of
+// the whole job only. This build's heap is host memory; the CUDA build's
+// device heap and the *_on_stream calls are not built yet.
+//
+// gshmem.c, gshmem_sync.c and shm.h hold the calls; the typed families (TYPENAME_put,
+// _atomic_fetch_add, _wait_until, _OP_reduce, ...) are one line each in
+// zgshmem.c, generated with the header by internal/gen from OpenSHMEM's
+// type tables, over shm.h's inline cores. Those check every address
+// against the objects of gshmem_malloc and every PE against the job, in
+// C: a bad one ends the job with a message naming the call, as NVSHMEM
+// does. gshmem.go publishes abi_shm (state.h) for them: this PE's heap
+// base, each mapped PE's heap and doorbell (found through shmem.Ptr and
+// World.Mapped), and the sorted list of live objects under a seqlock. So
+// put, get, p, g, the atomics and the signals into a mapped PE are a
+// copy or an atomic instruction in C followed by the doorbell's ring, as
+// rma.c's paths and shmem's own; other PEs, waits that must sleep, and
+// collectives and teams go to the Go exports (abiint_shmem_*) over
+// package shmem. Operations Go carried set abi_shm.pending, so quiet and
+// fence cross into Go only when they have something to complete.
+//
 // Every error is an MPI error class at the ABI's value (errors.go maps
 // compat's classes) raised through the object's error handler (for calls
 // without one, MPI_COMM_SELF's once one is set there, else
@@ -105,6 +133,9 @@
 //	coll.go, userop.go                    collectives; user reduction ops
 //	win.go, rma.go, mem.go                windows and their synchronization, RMA, MPI_Alloc_mem
 //	rma.c, winfast.go                     the RMA hot paths in C; the state Go publishes for them
+//	gshmem.go, gshmem_rma.go, gshmem_team.go  gshmem.h's setup and heap, its Go paths, teams and collectives
+//	gshmem.c, gshmem_sync.c, shm.h        gshmem.h's calls in C and the inline cores of its typed families
+//	zgshmem.c, include/gshmem.h           generated: the typed families and the header
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)
 //

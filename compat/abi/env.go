@@ -59,7 +59,14 @@ func initialize(call string, required C.int, provided *C.int) C.int {
 	if env.e != nil || env.finalized {
 		return failCode(0, call, C.MPI_ERR_OTHER, "MPI is already initialized (or finalized)")
 	}
-	e, err := compat.Init(context.Background())
+	// After gshmem_init, MPI runs on the World it made: one job, one heap.
+	var e *compat.Env
+	var err error
+	if w := shmOwnWorld(); w != nil {
+		e, err = compat.New(w)
+	} else {
+		e, err = compat.Init(context.Background())
+	}
 	if err != nil {
 		return failCode(0, call, C.MPI_ERR_OTHER, "%v", err)
 	}
@@ -137,11 +144,15 @@ func abigo_Finalize() C.int {
 		return failCode(0, "MPI_Finalize", C.MPI_ERR_OTHER, "MPI is not initialized (or already finalized)")
 	}
 	env.mu.Unlock()
+	shmBeforeMPIFinalize(e.World())
 	err := e.Finalize()
 	env.mu.Lock()
 	env.finalized = true
 	env.mu.Unlock()
 	global.Finalized = 1
+	if err == nil {
+		err = shmAfterMPIFinalize()
+	}
 	if err != nil {
 		return failCode(0, "MPI_Finalize", codeOf(err), "%v", err)
 	}

@@ -15,12 +15,14 @@ type cField struct{ off, size uintptr }
 // and each struct's size under the name of the struct alone.
 func cLayout() map[string]cField {
 	var (
-		o C.abi_obj
-		c C.abi_comm
-		w C.abi_win
-		g C.abi_state
-		t C.abi_target
-		e C.abi_epoch
+		o  C.abi_obj
+		c  C.abi_comm
+		w  C.abi_win
+		g  C.abi_state
+		t  C.abi_target
+		e  C.abi_epoch
+		so C.abi_shm_obj
+		sh C.abi_shmem
 	)
 	return map[string]cField{
 		"abi_obj":                  {0, unsafe.Sizeof(o)},
@@ -69,6 +71,21 @@ func cLayout() map[string]cField {
 		"abi_state.comm_self":      {unsafe.Offsetof(g.comm_self), unsafe.Sizeof(g.comm_self)},
 		"abi_state.aborted":        {unsafe.Offsetof(g.aborted), unsafe.Sizeof(g.aborted)},
 		"abi_state.pad":            {unsafe.Offsetof(g.pad), unsafe.Sizeof(g.pad)},
+		"abi_shm_obj":              {0, unsafe.Sizeof(so)},
+		"abi_shm_obj.off":          {unsafe.Offsetof(so.off), unsafe.Sizeof(so.off)},
+		"abi_shm_obj.size":         {unsafe.Offsetof(so.size), unsafe.Sizeof(so.size)},
+		"abi_shmem":                {0, unsafe.Sizeof(sh)},
+		"abi_shmem.initialized":    {unsafe.Offsetof(sh.initialized), unsafe.Sizeof(sh.initialized)},
+		"abi_shmem.my_pe":          {unsafe.Offsetof(sh.my_pe), unsafe.Sizeof(sh.my_pe)},
+		"abi_shmem.n_pes":          {unsafe.Offsetof(sh.n_pes), unsafe.Sizeof(sh.n_pes)},
+		"abi_shmem.aborted":        {unsafe.Offsetof(sh.aborted), unsafe.Sizeof(sh.aborted)},
+		"abi_shmem.base":           {unsafe.Offsetof(sh.base), unsafe.Sizeof(sh.base)},
+		"abi_shmem.peers":          {unsafe.Offsetof(sh.peers), unsafe.Sizeof(sh.peers)},
+		"abi_shmem.bells":          {unsafe.Offsetof(sh.bells), unsafe.Sizeof(sh.bells)},
+		"abi_shmem.seq":            {unsafe.Offsetof(sh.seq), unsafe.Sizeof(sh.seq)},
+		"abi_shmem.objs":           {unsafe.Offsetof(sh.objs), unsafe.Sizeof(sh.objs)},
+		"abi_shmem.nobjs":          {unsafe.Offsetof(sh.nobjs), unsafe.Sizeof(sh.nobjs)},
+		"abi_shmem.pending":        {unsafe.Offsetof(sh.pending), unsafe.Sizeof(sh.pending)},
 	}
 }
 

@@ -75,3 +75,24 @@ type globalState struct {
 // The handle of a communicator or window is the address of its state.
 func (s *commState) handle() uintptr { return uintptr(unsafe.Pointer(s)) }
 func (s *winState) handle() uintptr  { return uintptr(unsafe.Pointer(s)) }
+
+// shmObj is abi_shm_obj.
+type shmObj struct {
+	Off  uint64 `c:"off"`
+	Size uint64 `c:"size"`
+}
+
+// shmState is abi_shmem, the one abi_shm.
+type shmState struct {
+	Initialized int32   `c:"initialized"`
+	MyPE        int32   `c:"my_pe"`
+	NPEs        int32   `c:"n_pes"`
+	Aborted     int32   `c:"aborted"`
+	Base        uintptr `c:"base"`
+	Peers       uintptr `c:"peers"`
+	Bells       uintptr `c:"bells"`
+	Seq         uint64  `c:"seq"`
+	Objs        uintptr `c:"objs"`
+	NObjs       int64   `c:"nobjs"`
+	Pending     int64   `c:"pending"`
+}

@@ -15,7 +15,8 @@
  * The hot paths read only what is here: Comm_rank/size (abi_comm), Wtime
  * (env.c), and RMA into mapped ranks, flush and shared locks (abi_win with
  * each rank's mapped memory and lock words, and windows' own epoch state:
- * rma.c). Add fields at the end of a struct, mirror them in state.go, and
+ * rma.c), and the symmetric heap's host API (abi_shmem: gshmem.c). Add
+ * fields at the end of a struct, mirror them in state.go, and
  * TestStateLayout keeps the two honest.
  */
 #ifndef GSHMEM_ABI_STATE_H
@@ -136,6 +137,34 @@ typedef struct abi_state {
 } abi_state;
 
 extern abi_state abi_global;
+
+/* One object of gshmem_malloc: its heap offset and bytes (abi_shmem.objs). */
+typedef struct abi_shm_obj {
+    uint64_t off;
+    uint64_t size;
+} abi_shm_obj;
+
+/* The symmetric heap's C host API (gshmem.h, shm.h, gshmem.c): what its
+ * hot paths read to put, get and update a PE's heap directly when this
+ * process maps it. objs lists the live objects of gshmem_malloc by offset,
+ * the only memory the calls accept; Go rewrites it under seq, a seqlock
+ * (odd while a rewrite is under way), and never frees an array a reader
+ * may still hold before gshmem_finalize. */
+typedef struct abi_shmem {
+    int32_t initialized;    /* gshmem_init has returned and gshmem_finalize not */
+    int32_t my_pe;
+    int32_t n_pes;
+    int32_t aborted;        /* the job is ending: every call goes to Go, which reports it */
+    uint8_t *base;          /* this PE's heap */
+    uint8_t **peers;        /* [n_pes]: each PE's heap as mapped here, NULL where not */
+    uint32_t **bells;       /* [n_pes]: the doorbell of each mapped heap */
+    uint64_t seq;           /* objs's seqlock */
+    abi_shm_obj *objs;      /* [nobjs], by offset */
+    int64_t nobjs;
+    int64_t pending;        /* an operation went through Go since the last quiet */
+} abi_shmem;
+
+extern abi_shmem abi_shm;
 
 /* MPI_Status's private words (MPI_internal[]): the byte count, split in
  * two ints, and the cancelled flag. */

@@ -5,6 +5,8 @@
 //	compat/abi/zprotos.h            prototypes of the C implementations (abic_X)
 //	compat/abi/zsymbols.c           every PMPI_X, strong, with a weak MPI_X alias
 //	porting-guide/abi-status.md     what is implemented, in C, in Go, or a stub
+//	compat/abi/include/gshmem.h     the symmetric heap's C host API (gshmem.go)
+//	compat/abi/zgshmem.c            its typed functions over shm.h's cores
 //
 // Each PMPI_X calls abic_X when a hand-written C file of compat/abi defines
 // it (the hot paths, callbacks, the variadic MPI_Pcontrol), else abigo_X
@@ -175,9 +177,11 @@ func generate(dir string) (map[string][]byte, error) {
 		}
 	}
 	return map[string][]byte{
-		"include/mpi.h": header(t),
-		"zprotos.h":     protos(t, where),
-		"zsymbols.c":    symbols(t, where, byName),
+		"include/mpi.h":    header(t),
+		"zprotos.h":        protos(t, where),
+		"zsymbols.c":       symbols(t, where, byName),
+		"include/gshmem.h": gshmemHeader(),
+		"zgshmem.c":        gshmemTyped(),
 		filepath.Join("..", "..", "porting-guide", "abi-status.md"): status(t, where),
 	}, nil
 }
