@@ -110,7 +110,9 @@ func (u *UCX) handle(e ucxEvent) {
 	}
 	switch e.typ {
 	case evRing:
-		doorbell.Ring(u.heap, e.arg&ringAll != 0)
+		doorbell.Ring(u.heap, false) // after puts: the user waiters
+	case evOp:
+		u.handleOp(p, e.data)
 	case evBye:
 		p.bye = true
 		u.h.bye(pe)
@@ -167,6 +169,9 @@ func (u *UCX) poll(op *ucxOp) bool {
 	if op.finished {
 		return true
 	}
+	if op.call {
+		return false // its reply completes it
+	}
 	st := status(op.req)
 	if st == stInProgress {
 		return false
@@ -182,14 +187,13 @@ func (u *UCX) finish(op *ucxOp, st int) {
 	freeReq(op.req)
 	op.req, op.st, op.finished = nil, st, true
 	op.pin.Unpin()
-	if op.orphan && op.amo.p != nil {
-		op.amo.free()
-	}
 	close(op.done)
 }
 
 // wait returns when op completes, or with ErrPeerLost when its peer is
-// lost first (op is then left to the progress goroutine).
+// lost first (op is then left to the progress goroutine). The issuer
+// drives progress itself for ucxSpin, then sleeps until the progress
+// goroutine completes op.
 func (u *UCX) wait(op *ucxOp, what string) error {
 	if op.done == nil {
 		op.done = make(chan struct{})
@@ -214,8 +218,10 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 			runtime.Gosched()
 		}
 	}
-	u.kick()
-	tick := time.NewTicker(50 * time.Millisecond)
+	// No kick for the progress goroutine: it sleeps in poll on the armed
+	// worker, and the event that completes op wakes it (an event the spin
+	// consumed after the arm left the fd readable until the next arm).
+	tick := time.NewTicker(ucxCheckEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -223,24 +229,40 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 			return u.opErr(op, what)
 		case <-tick.C:
 		}
-		err := u.h.check(op.pe)
-		if err == nil {
-			continue
+		if err := u.h.check(op.pe); err != nil {
+			return u.abandon(op, what, err)
 		}
-		u.mu.Lock()
-		if !op.finished {
-			delete(u.sleepers, op)
-			op.orphan = true
-			u.orphans = append(u.orphans, op)
-			u.mu.Unlock()
-			return err
-		}
-		u.mu.Unlock()
-		return u.opErr(op, what)
 	}
 }
 
+// ucxCheckEvery is how often a waiting issuer checks its peer's health.
+const ucxCheckEvery = 50 * time.Millisecond
+
+// abandon gives up waiting for op because its peer was lost (err): its
+// request is left to the progress goroutine, a call to a reply that will
+// find no call.
+func (u *UCX) abandon(op *ucxOp, what string, err error) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if op.finished {
+		return u.opErr(op, what)
+	}
+	delete(u.sleepers, op)
+	if op.call {
+		delete(u.calls, op.id)
+		op.err = err
+		u.finishCall(op, stOK)
+	} else {
+		op.orphan = true
+		u.orphans = append(u.orphans, op)
+	}
+	return err
+}
+
 func (u *UCX) opErr(op *ucxOp, what string) error {
+	if op.err != nil {
+		return op.err
+	}
 	if op.st == stOK {
 		return nil
 	}
@@ -403,7 +425,17 @@ func (u *UCX) shutdown() {
 				p.nbi = nil
 			}
 		}
+		for _, op := range u.calls {
+			u.finishCall(op, int(errCanceled))
+		}
+		clear(u.calls)
 		for _, op := range left {
+			if op.call {
+				if !op.finished {
+					u.finishCall(op, int(errCanceled))
+				}
+				continue
+			}
 			if !op.finished {
 				st := status(op.req)
 				if st == stInProgress {
