@@ -35,6 +35,10 @@
 #   BW_ITERS=20         timed windows of a bandwidth figure (per size)
 #   WORK=DIR            scratch and raw outputs (default a new /tmp dir)
 #   GSHMEM=BIN          a gshmem built with -tags ucx (default: built here)
+#   MAXLOAD=4           before each round, wait (up to WAIT_MAX seconds,
+#                       default 300) for the 1-minute load average to fall
+#                       below MAXLOAD, so that others' jobs skew less; the
+#                       load is printed with every round
 #   GSHMEM_NETNS_PREFIX, GSHMEM_NETNS_SUBNET   the hosts' names and subnet
 #                       (default uxp, 10.88.0): test/netns.sh's knobs
 #
@@ -113,8 +117,18 @@ perftest() {
 
 lat=(--min_size 8 --max_size 8 --iters "$LAT_ITERS")
 bw=(--min_size 64k --max_size 1m --step 16 --iters "$BW_ITERS" --window "$WINDOW")
+MAXLOAD=${MAXLOAD:-4}
+WAIT_MAX=${WAIT_MAX:-300}
+settle() {
+	local waited=0
+	while awk -v m="$MAXLOAD" '{ exit !($1 >= m) }' /proc/loadavg && [ $waited -lt "$WAIT_MAX" ]; do
+		sleep 5
+		waited=$((waited + 5))
+	done
+}
 for r in $(seq "$ROUNDS"); do
-	echo "round $r of $ROUNDS (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+	settle
+	echo "round $r of $ROUNDS (load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$WORK/loads" >&2
 	for tr in tcp ucx; do
 		gshmem "$tr" "$tr.put_lat.$r" put_latency "${lat[@]}"
 		gshmem "$tr" "$tr.get_lat.$r" get_latency "${lat[@]}"
@@ -136,6 +150,7 @@ done
 	echo "# test/perf/ucx-perf.sh (ROUNDS=$ROUNDS UCX_TLS=$UCX_TLS UCX_NET_DEVICES=$UCX_NET_DEVICES WINDOW=$WINDOW LAT_ITERS=$LAT_ITERS BW_ITERS=$BW_ITERS)"
 	echo "# UCX_TCP_TX_SEG_SIZE=$UCX_TCP_TX_SEG_SIZE UCX_TCP_RX_SEG_SIZE=$UCX_TCP_RX_SEG_SIZE for both ucx columns"
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $(ucx_info -v | head -1 | sed 's/^# *//')"
+	sed 's/^/# /' "$WORK/loads"
 	echo "# gshmem $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo '+dirty'); raw outputs in $WORK/raw"
 	python3 "$HERE/ucx-perf.py" "$WORK/raw" "$ROUNDS"
 } | tee "$WORK/table.txt"

@@ -77,14 +77,16 @@ func (u *UCX) progressLocked() {
 	for _, e := range u.events {
 		u.handle(e)
 	}
-	for _, p := range u.peers {
-		if p != nil {
-			u.serviceRing(p)
-		}
-	}
+	// The sleepers first: their issuers can run while the doorbell
+	// messages below are sent.
 	for op := range u.sleepers {
 		if u.poll(op) {
 			delete(u.sleepers, op)
+		}
+	}
+	for _, p := range u.peers {
+		if p != nil {
+			u.serviceRing(p)
 		}
 	}
 	if len(u.orphans) > 0 {
