@@ -35,8 +35,11 @@ const UCXBuilt = true
 // the flush says the data landed, sends the peer a small active message
 // that makes the peer's progress goroutine ring its doorbell. A waiter
 // asleep on its bell is therefore woken after every remote write that
-// lands, one round trip later. An atomic or accumulate rings the bell
-// where it is applied.
+// lands, one round trip later. Where UCP has no RMA lane to a peer (tcp),
+// it emulates puts with active messages that the target's progress
+// applies; the target rings its bell after every progress pass that did
+// work, and the issuer sends no message. An atomic or accumulate rings the
+// bell where it is applied.
 //
 // Every call into UCP holds mu (the worker is single-threaded). One
 // progress goroutine per PE sleeps in poll(2) on the worker's event fd
@@ -53,7 +56,10 @@ type UCX struct {
 	lib     *ucxLib
 	mem     ucxMem
 	efd     int // the worker's event fd
-	wake    int // an eventfd that interrupts the progress goroutine's poll
+	// noProgressRing stops progress from ringing the bell after work (a
+	// test's way to see the doorbell messages alone wake waiters).
+	noProgressRing atomic.Bool
+	wake           int // an eventfd that interrupts the progress goroutine's poll
 
 	mu       sync.Mutex        // every call into lib, and the fields below
 	peers    []*ucxPeer        // by PE; nil for PEs reached otherwise
@@ -74,6 +80,7 @@ type ucxPeer struct {
 	pe    int
 	e     *ucxEp
 	lanes string
+	swRMA bool // UCP emulates RMA to this peer over active messages
 	// Guarded by UCX.mu:
 	dirty     bool           // puts or non-blocking gets since the last Quiet
 	fenced    bool           // a Fence since puts to this peer that no flush followed
@@ -158,6 +165,7 @@ func startUCX(ctx context.Context, c ucxConfig) (rt remote, lanes []string, err 
 		}
 		p := &ucxPeer{pe: pe, e: e, lastSeen: time.Now()}
 		p.lanes = summarizeLanes(u.lib.info(e))
+		p.swRMA = strings.Contains(p.lanes, swRMANote)
 		lanes[pe] = p.lanes
 		u.mu.Lock()
 		u.peers[pe] = p
@@ -284,6 +292,9 @@ func recordMAC(secret []byte, pe int, body []byte) []byte {
 	return m.Sum(nil)
 }
 
+// swRMANote is summarizeLanes' note for an endpoint without an RMA lane.
+const swRMANote = "rma emulated over am"
+
 // summarizeLanes condenses ucp_ep_print_info's lane lines
 // ("lane[0]:  0:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] am am_bw#0 ...")
 // into "tcp/lo.0 (am am_bw ...)" entries, and says when UCP emulates
@@ -316,7 +327,7 @@ func summarizeLanes(info string) string {
 		return ""
 	}
 	if !rma {
-		lanes = append(lanes, "rma emulated over am")
+		lanes = append(lanes, swRMANote)
 	}
 	return strings.Join(lanes, "; ")
 }

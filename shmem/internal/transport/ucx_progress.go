@@ -71,7 +71,14 @@ func (u *UCX) progressLocked() {
 	}
 	// Bounded: under a steady stream UCP always has more to do, and the
 	// messages queued so far (heartbeats among them) must be seen.
+	busy := false
 	for i := 0; i < 64 && u.lib.progress(); i++ {
+		busy = true
+	}
+	if busy && !u.noProgressRing.Load() {
+		// UCP may have applied a peer's emulated put (startRing): wake
+		// the user waiters (a load of the bell when there are none).
+		doorbell.Ring(u.heap, false)
 	}
 	u.events = u.lib.drain(u.events[:0])
 	for _, e := range u.events {
@@ -149,8 +156,11 @@ func (u *UCX) serviceRing(p *ucxPeer) {
 }
 
 // startRing flushes p's endpoint, then (in serviceRing) rings its bell.
+//
+// A peer whose puts UCP emulates rings its own bell once its progress
+// has applied them (progressLocked): no message is needed.
 func (u *UCX) startRing(p *ucxPeer) {
-	if p.failed {
+	if p.failed || p.swRMA {
 		return
 	}
 	if p.ringReq != nil {

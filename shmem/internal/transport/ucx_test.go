@@ -239,11 +239,23 @@ func sleepUntil(t *testing.T, heap []byte, ctrl bool, cond func() bool) {
 	}
 }
 
+// TestUCXRemoteWritesWakeWaiters: a put wakes the target's waiters both
+// ways: the target's progress rings after applying an emulated put (tcp),
+// and the issuer's doorbell message after a flush (RMA lanes; forced here
+// by treating the tcp peer as one, with the target's progress ring off).
 func TestUCXRemoteWritesWakeWaiters(t *testing.T) {
 	jobs := connectUCXAll(t, []string{"a", "b"}, 5*time.Second)
 	heap := jobs[1].Heap
 	word := func(off int) *uint64 { return (*uint64)(unsafe.Pointer(&heap[off])) }
-	for i := range 20 {
+	u := ucxOf(t, jobs[0])
+	require.True(t, u.peers[1].swRMA, "UCP over tcp emulates RMA: %s", u.peers[1].lanes)
+	for i := range 40 {
+		if i == 20 {
+			u.mu.Lock()
+			u.peers[1].swRMA = false
+			u.mu.Unlock()
+			ucxOf(t, jobs[1]).noProgressRing.Store(true)
+		}
 		off := 4096 + 64*i
 		// A put: the waiter is asleep before it lands.
 		go func() {
