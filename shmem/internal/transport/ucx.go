@@ -43,8 +43,9 @@ const UCXBuilt = true
 //
 // Every call into UCP holds mu (the worker is single-threaded). One
 // progress goroutine per PE sleeps in poll(2) on the worker's event fd
-// when idle; an operation's issuer drives progress itself for a short
-// spin, then sleeps until the progress goroutine completes its request.
+// when idle (after ucxIdleSpin without work); an operation's issuer drives
+// progress itself for a short spin, then sleeps until the progress
+// goroutine completes its request.
 // Liveness is UCP's peer error handling (an endpoint error callback) plus
 // a heartbeat message, as on tcp.
 type UCX struct {
@@ -118,6 +119,16 @@ type ucxOp struct {
 // the peer or the kernel needs (test/perf/ucx-2026-12-01.txt: 200 us
 // spins doubled put + quiet latency between the namespace hosts).
 var ucxSpin = 20 * time.Microsecond
+
+// ucxIdleSpin is how long the progress goroutine keeps progressing after
+// its last work before it sleeps on the worker's event fd. A target
+// serves a peer's atomics, accumulates and (where UCP emulates RMA) puts
+// and gets in its progress: while a peer issues them back to back, the
+// next one comes within a round trip, and a target that went to sleep in
+// between adds a wake-up to every operation (between the namespace hosts:
+// UCP's own put + flush took 20 us against a spinning target, 60 us
+// against one sleeping on its event fd). Idle for longer, it sleeps.
+const ucxIdleSpin = 50 * time.Microsecond
 
 // startUCX exchanges worker addresses and heap keys through the bootstrap
 // (every PE of the job takes part, also one without remote peers, which

@@ -25,12 +25,13 @@ func (u *UCX) kick() {
 
 // progressLoop is the PE's one progress goroutine: it serves the peers'
 // messages, UCP's emulated operations aimed at this heap, and the issuers
-// asleep on their requests; idle, it sleeps in poll(2).
+// asleep on their requests; idle for ucxIdleSpin, it sleeps in poll(2).
 func (u *UCX) progressLoop() {
 	defer u.wg.Done()
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
 	var buf [8]byte
 	armErr := false
+	var busy time.Time
 	for {
 		select {
 		case <-u.stop:
@@ -38,7 +39,14 @@ func (u *UCX) progressLoop() {
 		default:
 		}
 		u.mu.Lock()
-		u.progressLocked()
+		if u.progressLocked() {
+			busy = time.Now()
+		}
+		if time.Since(busy) < ucxIdleSpin {
+			u.mu.Unlock()
+			runtime.Gosched()
+			continue
+		}
 		armed, err := u.lib.arm()
 		u.mu.Unlock()
 		if err != nil {
@@ -64,10 +72,10 @@ func (u *UCX) progressLoop() {
 
 // progressLocked drives UCP until it is idle (or a while), then handles what the
 // callbacks queued, the doorbell messages due and the requests others
-// sleep on.
-func (u *UCX) progressLocked() {
+// sleep on. It reports whether UCP or the callbacks had work.
+func (u *UCX) progressLocked() bool {
 	if u.down {
-		return
+		return false
 	}
 	// Bounded: under a steady stream UCP always has more to do, and the
 	// messages queued so far (heartbeats among them) must be seen.
@@ -81,6 +89,7 @@ func (u *UCX) progressLocked() {
 		doorbell.Ring(u.heap, false)
 	}
 	u.events = u.lib.drain(u.events[:0])
+	busy = busy || len(u.events) > 0
 	for _, e := range u.events {
 		u.handle(e)
 	}
@@ -106,6 +115,7 @@ func (u *UCX) progressLocked() {
 		clear(u.orphans[len(keep):])
 		u.orphans = keep
 	}
+	return busy
 }
 
 func (u *UCX) handle(e ucxEvent) {
