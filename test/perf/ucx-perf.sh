@@ -71,6 +71,9 @@ mkdir -p "$WORK/raw"
 if [ -z "${GSHMEM:-}" ]; then
 	GSHMEM=$WORK/gshmem
 	(cd "$ROOT" && go build -tags ucx -o "$GSHMEM" ./cmd/gshmem)
+	BUILT="gshmem $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo '+dirty')"
+else
+	BUILT="gshmem $GSHMEM (GSHMEM, not built here)"
 fi
 
 pids=()
@@ -151,6 +154,6 @@ done
 	echo "# UCX_TCP_TX_SEG_SIZE=$UCX_TCP_TX_SEG_SIZE UCX_TCP_RX_SEG_SIZE=$UCX_TCP_RX_SEG_SIZE for both ucx columns"
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $(ucx_info -v | head -1 | sed 's/^# *//')"
 	sed 's/^/# /' "$WORK/loads"
-	echo "# gshmem $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo '?')$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo '+dirty'); raw outputs in $WORK/raw"
+	echo "# $BUILT; raw outputs in $WORK/raw"
 	python3 "$HERE/ucx-perf.py" "$WORK/raw" "$ROUNDS"
 } | tee "$WORK/table.txt"
