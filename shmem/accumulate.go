@@ -34,10 +34,11 @@ const NumStripes = transport.NumStripes
 // Accumulate applies u to PE pe's copy of u.Dst, every element atomically
 // with respect to every other Accumulate of it and to the layers' direct
 // updates of mapped memory (hardware atomics, compare-and-swap loops and
-// the same stripe locks). Over tcp it travels as one message and the
-// target applies it whole: an update that fetches nothing returns at once
-// and completes by Quiet, as a put does; one that fetches waits for the
-// old values. A peer whose memory is mapped here is updated in place.
+// the same stripe locks). Over tcp it travels as one message (over ucx as
+// messages of up to 32 KiB) and the target applies it whole: an update
+// that fetches nothing returns at once and completes by Quiet, as a put
+// does; one that fetches waits for the old values. A peer whose memory is
+// mapped here is updated in place.
 func (w *World) Accumulate(pe int, u *Update) error {
 	if u == nil || u.Dst.w != w {
 		return errf(ErrNotSymmetric, "update of another world's object")

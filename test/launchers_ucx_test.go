@@ -72,7 +72,7 @@ func TestNetnsHydraUCX(t *testing.T) {
 	out, code = ucxHydra(t, p, 2, 1, ucx, gshmem, "info")
 	require.Equal(t, 0, code, out)
 	assert.Regexp(t, `(?m)^1\s+1\s+\S+\s+-\s+u\.$`, out)
-	assert.Contains(t, out, "PE 0: tcp/eth0")
+	assert.Contains(t, out, "PE 0 -> PE 1: tcp/eth0")
 
 }
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -112,7 +111,7 @@ func info(out io.Writer, noJoin bool) error {
 // and, on PE 0, prints the PE-to-node map and the transport matrix.
 func topologyRows(w *shmem.World, out io.Writer) error {
 	n, me := w.NPEs(), w.MyPE()
-	const hostLen, laneLen = 64, 192
+	const hostLen, laneLen = 64, 512
 	const rowLen = hostLen + laneLen + 1 // and the PE's GPU + 1 (0: none)
 	rows, err := shmem.Calloc[byte](w, n*(n+rowLen))
 	if err != nil {
@@ -124,7 +123,7 @@ func topologyRows(w *shmem.World, out io.Writer) error {
 		row[pe] = map[string]byte{"self": '.', "shm": 's', "tcp": 't', "ucx": 'u'}[k]
 	}
 	copy(row[n:], t.Host[me])
-	copy(row[n+hostLen:], distinctLanes(t.Lanes))
+	copy(row[n+hostLen:], laneGroups(t.Lanes, laneLen))
 	row[n+hostLen+laneLen] = byte(myGPU(localRank(t.Node, me)) + 1)
 	if err := shmem.Put(rows.Slice(me*(n+rowLen), (me+1)*(n+rowLen)), row, 0); err != nil {
 		return err
@@ -150,11 +149,13 @@ func topologyRows(w *shmem.World, out io.Writer) error {
 		host := strings.TrimRight(string(r[n:n+hostLen]), "\x00")
 		fmt.Fprintf(out, "%-3d %-5d %-17s %-22s %s\n", pe, t.Node[pe], host, orDash(t.TCPAddr[pe]), r[:n])
 		if l := strings.TrimRight(string(r[n+hostLen:n+hostLen+laneLen]), "\x00"); l != "" {
-			lanes = append(lanes, fmt.Sprintf("PE %d: %s", pe, l))
+			for _, g := range strings.Split(l, "\n") {
+				lanes = append(lanes, fmt.Sprintf("PE %d -> %s", pe, g))
+			}
 		}
 	}
 	if len(lanes) > 0 {
-		fmt.Fprintln(out, "ucx lanes to each PE's remote peers:")
+		fmt.Fprintln(out, "ucx lanes, by PE and the remote peers it reaches over them:")
 		for _, l := range lanes {
 			fmt.Fprintln(out, "  "+l)
 		}
@@ -163,16 +164,55 @@ func topologyRows(w *shmem.World, out io.Writer) error {
 	return nil
 }
 
-// distinctLanes joins the distinct lane summaries of a PE's ucx peers
-// (usually one: every peer over the same fabric).
-func distinctLanes(lanes []string) string {
-	var seen []string
-	for _, l := range lanes {
-		if l != "" && !slices.Contains(seen, l) {
-			seen = append(seen, l)
+// laneGroups lists a PE's ucx peers by the lanes UCP chose to them, one
+// line per distinct lane summary ("PEs 2-3,5: tcp/eth0.0 (am ...)";
+// usually one: every peer over the same fabric), cut to limit bytes.
+func laneGroups(lanes []string, limit int) string {
+	var sums []string
+	peers := map[string][]int{}
+	for pe, l := range lanes {
+		if l == "" {
+			continue
 		}
+		if _, ok := peers[l]; !ok {
+			sums = append(sums, l)
+		}
+		peers[l] = append(peers[l], pe)
 	}
-	return strings.Join(seen, " | ")
+	var lines []string
+	for _, l := range sums {
+		who := "PE "
+		if len(peers[l]) > 1 {
+			who = "PEs "
+		}
+		lines = append(lines, who+peRanges(peers[l])+": "+l)
+	}
+	out := strings.Join(lines, "\n")
+	if len(out) > limit {
+		out = out[:limit-3] + "..."
+	}
+	return out
+}
+
+// peRanges writes ascending PE numbers as ranges: 2-4,7.
+func peRanges(pes []int) string {
+	var b strings.Builder
+	for i := 0; i < len(pes); {
+		j := i
+		for j+1 < len(pes) && pes[j+1] == pes[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", pes[i], pes[j])
+		} else {
+			fmt.Fprintf(&b, "%d", pes[i])
+		}
+		i = j + 1
+	}
+	return b.String()
 }
 
 func orDash(s string) string {

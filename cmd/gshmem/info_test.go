@@ -32,3 +32,13 @@ func TestMisspelledWarnedOncePerJob(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(stderr, "GSHMEM_DEBGU is not a gshmem variable and is ignored; did you mean GSHMEM_DEBUG?"), stderr)
 	assert.Contains(t, stdout, "PEs: 3 on 1 node(s)")
 }
+
+// TestLaneGroups: gshmem info names the lanes to every remote peer, the
+// peers grouped by the lanes UCP chose.
+func TestLaneGroups(t *testing.T) {
+	rc, tcp := "rc_mlx5/mlx5_0:1 (rma_bw am)", "tcp/eth0.0 (am am_bw); rma emulated over am"
+	assert.Equal(t, "PEs 2-4,7: "+rc+"\nPE 5: "+tcp, laneGroups([]string{"", "", rc, rc, rc, tcp, "", rc}, 512))
+	assert.Equal(t, "", laneGroups([]string{"", ""}, 512))
+	assert.Equal(t, "PE 1: tcp...", laneGroups([]string{"", "tcp/eth0.0 (am)"}, 12))
+	assert.Equal(t, "0-1,3,5-6", peRanges([]int{0, 1, 3, 5, 6}))
+}

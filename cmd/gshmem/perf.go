@@ -106,7 +106,7 @@ func runPerf(ctx context.Context, stdout, stderr io.Writer, test string, cli per
 	if err := checkPlot(ctx, cli.Plot); err != nil {
 		return err
 	}
-	if os.Getenv(launchwire.EnvLocalAddr) == "" {
+	if !underLauncher() {
 		return launchPerf(ctx, t, cli)
 	}
 	w, err := shmem.Init(ctx)
@@ -164,6 +164,18 @@ func startProfile(file string, pe int) (stop func(), err error) {
 		return nil, fmt.Errorf("perf: --cpuprofile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// underLauncher says whether this process is a PE of a launcher's job
+// (gshmem run, mpiexec.hydra, srun --mpi=pmi2, mpirun with a rendezvous
+// address), which perf joins instead of starting PEs of its own: measuring
+// between nodes needs the launcher that placed the PEs there.
+func underLauncher() bool {
+	if os.Getenv(launchwire.EnvLocalAddr) != "" {
+		return true
+	}
+	name, _, err := shmem.DetectBootstrap()
+	return err != nil || name != "singleton"
 }
 
 // launchPerf re-executes this binary with the same arguments (less -n) as

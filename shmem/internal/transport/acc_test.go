@@ -58,6 +58,15 @@ func i64s(b []byte) []int64 { return unsafe.Slice((*int64)(unsafe.Pointer(&b[0])
 
 func TestTCPAccumulateOneMessage(t *testing.T) {
 	jobs, _, _ := connectAll(t, []string{"%r0", "%r1", "%r2"}, testHeap, 5*time.Second)
+	checkAccumulate(t, jobs)
+}
+
+// checkAccumulate runs accumulates from PEs 1 and 2 of jobs (each its own
+// node) into PE 0: concurrent sums, locked elements with fetched old
+// values, a failing one, a compare-and-swap, a refused one. Every remote
+// transport passes it.
+func checkAccumulate(t *testing.T, jobs []*Job) {
+	t.Helper()
 	const base, n = 64 << 10, 1000
 	locks := uint64(32 << 10)
 	// PEs 1 and 2 each add 1..n into PE 0's elements, 20 times, concurrently.

@@ -23,27 +23,29 @@ import (
 const UCXBuilt = true
 
 // UCX reaches the heaps of PEs on other nodes through UCP: the heap is
-// registered with ucp_mem_map, puts, gets and 4- and 8-byte atomics are
-// one-sided UCP operations on the peer's heap, and what UCP lacks (1- and
-// 2-byte atomics, atomic load and store) is built from its 4-byte
-// compare-and-swap and fetching or. UCP runs in its CPU atomic mode, so
-// that a remote atomic is atomic with the CPU atomics of the target's own
-// node: the same guarantee the TCP transport gives by applying atomics at
-// the target.
+// registered with ucp_mem_map, and puts and gets are one-sided UCP
+// operations on the peer's heap. Atomics and accumulates are executed by
+// the target, which receives them as active messages (ucx_amo.go): that
+// keeps them atomic with the CPU atomics of the target's node, as the TCP
+// transport does by applying them at the target.
 //
 // One-sided writes do not involve the target's CPU, so nothing there would
 // ring its doorbell. After a put the issuer flushes the endpoint (at most
 // one flush per peer in flight, coalescing the puts behind it) and, once
 // the flush says the data landed, sends the peer a small active message
-// that makes the peer's progress goroutine ring its doorbell; after an
-// atomic (which has completed at the target when its old value returns)
-// the message goes at once. A waiter asleep on its bell is therefore woken
-// after every remote write that lands, one round trip later.
+// that makes the peer's progress goroutine ring its doorbell. A waiter
+// asleep on its bell is therefore woken after every remote write that
+// lands, one round trip later. Where UCP has no RMA lane to a peer (tcp),
+// it emulates puts with active messages that the target's progress
+// applies; the target rings its bell after every progress pass that did
+// work, and the issuer sends no message. An atomic or accumulate rings the
+// bell where it is applied.
 //
 // Every call into UCP holds mu (the worker is single-threaded). One
 // progress goroutine per PE sleeps in poll(2) on the worker's event fd
-// when idle; an operation's issuer drives progress itself for a short
-// spin, then sleeps until the progress goroutine completes its request.
+// when idle (after ucxIdleSpin without work); an operation's issuer drives
+// progress itself for a short spin, then sleeps until the progress
+// goroutine completes its request.
 // Liveness is UCP's peer error handling (an endpoint error callback) plus
 // a heartbeat message, as on tcp.
 type UCX struct {
@@ -55,10 +57,16 @@ type UCX struct {
 	lib     *ucxLib
 	mem     ucxMem
 	efd     int // the worker's event fd
-	wake    int // an eventfd that interrupts the progress goroutine's poll
+	// noProgressRing stops progress from ringing the bell after work (a
+	// test's way to see the doorbell messages alone wake waiters).
+	noProgressRing atomic.Bool
+	wake           int // an eventfd that interrupts the progress goroutine's poll
 
-	mu       sync.Mutex // every call into lib, and the fields below
-	peers    []*ucxPeer // by PE; nil for PEs reached otherwise
+	mu       sync.Mutex        // every call into lib, and the fields below
+	peers    []*ucxPeer        // by PE; nil for PEs reached otherwise
+	token    uint64            // the job's token on operation messages (ucx_amo.go)
+	calls    map[uint64]*ucxOp // operation messages awaiting their reply, by id
+	nextID   uint64
 	sleepers map[*ucxOp]struct{}
 	orphans  []*ucxOp // requests whose issuer gave up on a lost peer
 	events   []ucxEvent
@@ -73,8 +81,10 @@ type ucxPeer struct {
 	pe    int
 	e     *ucxEp
 	lanes string
+	swRMA bool // UCP emulates RMA to this peer over active messages
 	// Guarded by UCX.mu:
 	dirty     bool           // puts or non-blocking gets since the last Quiet
+	fenced    bool           // a Fence since puts to this peer that no flush followed
 	ringReq   unsafe.Pointer // the flush a doorbell message waits for
 	ringAgain bool           // puts behind ringReq that need another message
 	failed    bool           // UCP reported the endpoint failed
@@ -83,22 +93,42 @@ type ucxPeer struct {
 	nbi       []*ucxOp
 }
 
-// ucxOp is a UCP request someone waits for.
+// ucxOp is a UCP request, or an operation message's call, someone waits
+// for.
 type ucxOp struct {
 	req      unsafe.Pointer
 	pe       int
 	st       int
 	pin      runtime.Pinner // the Go buffer UCP reads or writes
-	amo      amoBuf         // C memory for an atomic's operand and result
 	done     chan struct{}
 	finished bool
 	orphan   bool // freed by progress when it completes
+	// A call (call set) completes by its reply: old and res receive what
+	// the target returned, err what it refused.
+	call bool
+	id   uint64
+	old  uint64
+	res  []byte
+	err  error
 }
 
 // ucxSpin is how long an issuer drives progress itself before it sleeps:
-// a round trip on a fast network, so that latency does not pay for a
-// wake-up.
-var ucxSpin = 200 * time.Microsecond
+// a few round trips of an RDMA fabric, so that latency there does not pay
+// for a wake-up. Longer spins cost more than they save where a round
+// trip takes tens of microseconds (tcp): the spinning issuer takes the CPU
+// the peer or the kernel needs (test/perf/ucx-2026-12-01.txt: 200 us
+// spins doubled put + quiet latency between the namespace hosts).
+var ucxSpin = 20 * time.Microsecond
+
+// ucxIdleSpin is how long the progress goroutine keeps progressing after
+// its last work before it sleeps on the worker's event fd. A target
+// serves a peer's atomics, accumulates and (where UCP emulates RMA) puts
+// and gets in its progress: while a peer issues them back to back, the
+// next one comes within a round trip, and a target that went to sleep in
+// between adds a wake-up to every operation (between the namespace hosts:
+// UCP's own put + flush took 20 us against a spinning target, 60 us
+// against one sleeping on its event fd). Idle for longer, it sleeps.
+const ucxIdleSpin = 50 * time.Microsecond
 
 // startUCX exchanges worker addresses and heap keys through the bootstrap
 // (every PE of the job takes part, also one without remote peers, which
@@ -146,6 +176,7 @@ func startUCX(ctx context.Context, c ucxConfig) (rt remote, lanes []string, err 
 		}
 		p := &ucxPeer{pe: pe, e: e, lastSeen: time.Now()}
 		p.lanes = summarizeLanes(u.lib.info(e))
+		p.swRMA = strings.Contains(p.lanes, swRMANote)
 		lanes[pe] = p.lanes
 		u.mu.Lock()
 		u.peers[pe] = p
@@ -169,7 +200,8 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 		return nil, nil, err
 	}
 	u := &UCX{me: c.Me, heap: c.Heap, h: c.Health, timeout: c.Timeout, lib: lib, efd: -1, wake: -1,
-		peers: make([]*ucxPeer, c.N), sleepers: map[*ucxOp]struct{}{}, stop: make(chan struct{})}
+		peers: make([]*ucxPeer, c.N), sleepers: map[*ucxOp]struct{}{}, stop: make(chan struct{}),
+		token: opToken(c.Secret), calls: map[uint64]*ucxOp{}}
 	u.setLog(c.Log)
 	fail := func(err error) (*UCX, []byte, error) {
 		u.shutdown()
@@ -271,13 +303,17 @@ func recordMAC(secret []byte, pe int, body []byte) []byte {
 	return m.Sum(nil)
 }
 
+// swRMANote is summarizeLanes' note for an endpoint without an RMA lane.
+const swRMANote = "rma emulated over am"
+
 // summarizeLanes condenses ucp_ep_print_info's lane lines
 // ("lane[0]:  0:tcp/lo.0 md[0] -> md[0]/tcp/sysdev[255] am am_bw#0 ...")
 // into "tcp/lo.0 (am am_bw ...)" entries, and says when UCP emulates
-// RMA or atomics over active messages for want of a lane for them.
+// RMA over active messages for want of a lane for it (atomics are always
+// active messages: the transport's own, executed by the target).
 func summarizeLanes(info string) string {
 	var lanes []string
-	rma, amo := false, false
+	rma := false
 	for _, line := range strings.Split(info, "\n") {
 		_, rest, ok := strings.Cut(line, "lane[")
 		if !ok {
@@ -294,7 +330,6 @@ func summarizeLanes(info string) string {
 				r, _, _ = strings.Cut(r, "#")
 				roles = append(roles, r)
 				rma = rma || strings.HasPrefix(r, "rma")
-				amo = amo || strings.HasPrefix(r, "amo")
 			}
 		}
 		lanes = append(lanes, fmt.Sprintf("%s (%s)", tl, strings.Join(roles, " ")))
@@ -303,10 +338,7 @@ func summarizeLanes(info string) string {
 		return ""
 	}
 	if !rma {
-		lanes = append(lanes, "rma emulated over am")
-	}
-	if !amo {
-		lanes = append(lanes, "amo emulated over am")
+		lanes = append(lanes, swRMANote)
 	}
 	return strings.Join(lanes, "; ")
 }

@@ -18,6 +18,8 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+	"sync"
 	"unsafe"
 )
 
@@ -42,47 +44,78 @@ const (
 	evBye  = C.GS_EV_BYE
 	evLost = C.GS_EV_LOST
 	evErr  = C.GS_EV_ERR
+	evOp   = C.GS_EV_OP
 )
-
-// ringAll in a RING message's argument asks the target to wake its
-// runtime waiters too (after a runtime atomic).
-const ringAll = 1
 
 type ucxEvent struct {
 	typ, from uint32
 	arg       uint64
+	data      []byte // an evOp message
 }
 
 // drain returns the events the callbacks queued.
 func (g *ucxLib) drain(buf []ucxEvent) []ucxEvent {
-	var ev [64]C.gs_event
+	ev := unsafe.Slice(g.ev, drainBatch)
 	for {
-		k := int(C.gs_drain(g.g, &ev[0], C.size_t(len(ev))))
+		k := int(C.gs_drain(g.g, g.ev, drainBatch))
 		for _, e := range ev[:k] {
-			buf = append(buf, ucxEvent{typ: uint32(e._type), from: uint32(e.from), arg: uint64(e.arg)})
+			x := ucxEvent{typ: uint32(e._type), from: uint32(e.from), arg: uint64(e.arg)}
+			if e.data != nil {
+				x.data = C.GoBytes(e.data, C.int(e.len))
+				C.free(e.data)
+			}
+			buf = append(buf, x)
 		}
-		if k < len(ev) {
+		if k < drainBatch {
 			return buf
 		}
 	}
 }
 
+// drainBatch is how many events one gs_drain call copies out, into C
+// memory: a Go buffer of events, which hold pointers, would be walked by
+// cgo's pointer check on every call (a tenth of a put stream's CPU).
+const drainBatch = 64
+
 // ucxLib is one PE's UCP context and worker.
 type ucxLib struct {
-	g *C.gs_t
+	g  *C.gs_t
+	ev *C.gs_event // drainBatch events
 }
 
+// ucxDefaults are UCX settings the transport changes unless the user set
+// them. UCX's tcp transport moves data in 8 KiB segments by default: one
+// system call per 8 KiB halves put bandwidth against 64 KiB ones (the
+// figures: test/perf/ucx-2026-12-01.txt, which gives ucx_perftest the
+// same). They go through the environment because UCP's config_modify does
+// not reach its transports' settings in UCX 1.13.
+var ucxDefaults = [][2]string{{"UCX_TCP_TX_SEG_SIZE", "64k"}, {"UCX_TCP_RX_SEG_SIZE", "64k"}}
+
+// setUCXDefaults runs once, before the first UCP call of the process:
+// setting the environment while UCX reads it would race.
+var setUCXDefaults = sync.OnceFunc(func() {
+	for _, kv := range ucxDefaults {
+		if _, ok := os.LookupEnv(kv[0]); !ok {
+			_ = os.Setenv(kv[0], kv[1])
+		}
+	}
+})
+
 func openUCX(name string) (*ucxLib, error) {
+	setUCXDefaults()
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
 	var g *C.gs_t
 	if st := C.gs_open(&g, cn); st != C.UCS_OK {
 		return nil, ucxError("initializing UCP (are UCX_TLS and UCX_NET_DEVICES right for this host?)", st)
 	}
-	return &ucxLib{g: g}, nil
+	return &ucxLib{g: g, ev: (*C.gs_event)(C.calloc(drainBatch, C.sizeof_gs_event))}, nil
 }
 
-func (g *ucxLib) close() { C.gs_close(g.g) }
+func (g *ucxLib) close() {
+	C.gs_close(g.g)
+	C.free(unsafe.Pointer(g.ev))
+}
 
 func (g *ucxLib) progress() bool { return C.ucp_worker_progress(g.g.worker) != 0 }
 
@@ -227,51 +260,6 @@ func (g *ucxLib) get(e *ucxEp, dst unsafe.Pointer, n int, off uint64) res {
 	return mkres(C.gs_get(e.ep, C.uintptr_t(uintptr(dst)), C.size_t(n), C.uint64_t(e.base+off), e.rkey))
 }
 
-// amoOp is a UCP atomic operation.
-type amoOp = C.ucp_atomic_op_t
-
-// The UCP atomic operations the transport uses.
-const (
-	amoAdd   = C.UCP_ATOMIC_OP_ADD
-	amoSwap  = C.UCP_ATOMIC_OP_SWAP
-	amoCswap = C.UCP_ATOMIC_OP_CSWAP
-	amoAnd   = C.UCP_ATOMIC_OP_AND
-	amoOr    = C.UCP_ATOMIC_OP_OR
-	amoXor   = C.UCP_ATOMIC_OP_XOR
-)
-
-// amoBuf is C memory for an atomic's operand and reply, which UCP may use
-// after the call returns.
-type amoBuf struct{ p *C.uint64_t }
-
-func newAmoBuf() amoBuf { return amoBuf{p: (*C.uint64_t)(C.calloc(2, 8))} }
-
-func (b amoBuf) free() { C.free(unsafe.Pointer(b.p)) }
-
-func (b amoBuf) words() *[2]uint64 { return (*[2]uint64)(unsafe.Pointer(b.p)) }
-
-// atomic starts op with operand v (the new value for CSWAP, which
-// stores it where the word equals cmp); the old value lands in the
-// buffer's second word.
-func (g *ucxLib) atomic(e *ucxEp, op amoOp, width int, off uint64, b amoBuf, v, cmp uint64) res {
-	if e.ep == nil {
-		return closedRes
-	}
-	w := b.words()
-	w[0], w[1] = v, cmp
-	if op == amoCswap {
-		// UCP compares the word with the operand buffer and swaps in the
-		// reply buffer's value.
-		w[0], w[1] = cmp, v
-	}
-	if width == 4 {
-		// The operand and reply are 4-byte values at the words' starts
-		// (little endian, so the low halves already are).
-		w[0], w[1] = w[0]&0xffffffff, w[1]&0xffffffff
-	}
-	return mkres(C.gs_atomic(e.ep, op, unsafe.Pointer(&w[0]), C.int(width), unsafe.Pointer(&w[1]), C.uint64_t(e.base+off), e.rkey))
-}
-
 func (g *ucxLib) flush(e *ucxEp) res {
 	if e.ep == nil {
 		return closedRes
@@ -295,6 +283,18 @@ func (g *ucxLib) send(e *ucxEp, typ uint32, from int, arg uint64) error {
 	}
 	if st := C.gs_am_send(e.ep, C.uint32_t(typ), C.uint32_t(from), C.uint64_t(arg)); st != C.UCS_OK {
 		return ucxError("sending a message", st)
+	}
+	return nil
+}
+
+// sendOp sends a GS_AM_OP message (header and payload in one buffer,
+// which C copies before it returns).
+func (g *ucxLib) sendOp(e *ucxEp, msg []byte) error {
+	if e.ep == nil {
+		return opError("sending an operation", closedRes.st)
+	}
+	if st := C.gs_op_send(e.ep, unsafe.Pointer(&msg[0]), C.size_t(len(msg)), nil, 0); st != C.UCS_OK {
+		return opError("sending an operation", int(st))
 	}
 	return nil
 }

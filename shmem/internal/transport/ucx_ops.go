@@ -4,11 +4,8 @@ package transport
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"unsafe"
-
-	"github.com/gshmem/gshmem/internal/atomicop"
 )
 
 // ---- operations ----------------------------------------------------------------
@@ -93,7 +90,9 @@ func (u *UCX) pending(p *ucxPeer, op *ucxOp) {
 	if op == nil {
 		return
 	}
-	op.done = make(chan struct{})
+	if op.done == nil {
+		op.done = make(chan struct{})
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if len(p.nbi) >= 256 {
@@ -101,7 +100,7 @@ func (u *UCX) pending(p *ucxPeer, op *ucxOp) {
 		for _, o := range p.nbi {
 			if !u.poll(o) {
 				keep = append(keep, o)
-			} else if o.st != stOK {
+			} else if o.st != stOK || o.err != nil {
 				keep = append(keep, o) // Quiet reports it
 			}
 		}
@@ -139,127 +138,19 @@ func (u *UCX) GetNBI(pe int, off uint64, dst []byte) error {
 	return err
 }
 
-// amoFor maps the core's operations to UCP's: Load is a fetching or of
-// zero and Store a swap whose old value is dropped, so that both stay
-// atomic with the others at the target.
-func amoFor(op AtomicOp, v uint64) (amoOp, uint64) {
-	switch op {
-	case OpLoad:
-		return amoOr, 0
-	case OpStore, OpSwap:
-		return amoSwap, v
-	case OpCompareAndSwap:
-		return amoCswap, v
-	case OpAdd:
-		return amoAdd, v
-	case OpAnd:
-		return amoAnd, v
-	case OpOr:
-		return amoOr, v
-	default:
-		return amoXor, v
-	}
-}
-
-// Atomic runs op on pe's word of width bytes and returns its old value.
-// 1- and 2-byte words are updated by a compare-and-swap loop on the aligned
-// 4-byte word that holds them, as atomicop does locally, so their
-// neighbours are never disturbed.
-func (u *UCX) Atomic(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
-	base, rt := op.Split()
-	if !atomicop.Op(base).Valid() || !atomicop.Width(width) || off%uint64(width) != 0 {
-		return 0, fmt.Errorf("transport: atomic op %d of width %d at offset %d", op, width, off)
-	}
-	p, err := u.peer(pe)
-	if err != nil {
-		return 0, err
-	}
-	var old uint64
-	if width >= 4 {
-		amo, v := amoFor(base, operand)
-		old, err = u.amo(p, amo, width, off, v, compare)
-	} else {
-		old, err = u.smallAtomic(p, off, width, base, operand, compare)
-	}
-	if err != nil {
-		return 0, err
-	}
-	if base != OpLoad {
-		arg := uint64(0)
-		if rt {
-			arg = ringAll
-		}
-		u.mu.Lock()
-		if !u.down && !p.failed {
-			_ = u.lib.send(p.e, evRing, u.me, arg)
-		}
-		u.mu.Unlock()
-	}
-	if base == OpStore {
-		old = 0
-	}
-	return old, nil
-}
-
-func (u *UCX) smallAtomic(p *ucxPeer, off uint64, width int, op AtomicOp, v, cmp uint64) (uint64, error) {
-	word := off &^ 3
-	mask := uint64(1)<<(8*width) - 1
-	cur, err := u.amo(p, amoOr, 4, word, 0, 0)
-	for err == nil {
-		w := uint32(cur)
-		prev := atomicop.Apply(unsafe.Add(unsafe.Pointer(&w), off&3), width, atomicop.Op(op), v&mask, cmp&mask)
-		if uint64(w) == cur {
-			return prev, nil // nothing to write: the load was the operation
-		}
-		var seen uint64
-		if seen, err = u.amo(p, amoCswap, 4, word, uint64(w), cur); err == nil && seen == cur {
-			return prev, nil
-		}
-		cur = seen
-	}
-	return 0, err
-}
-
-// amo runs one UCP atomic on p's 4- or 8-byte word and returns the old
-// value.
-func (u *UCX) amo(p *ucxPeer, amo amoOp, width int, off uint64, v, cmp uint64) (uint64, error) {
-	b := newAmoBuf()
-	op, err := u.start(p.pe, nil, func() res { return u.lib.atomic(p.e, amo, width, off, b, v, cmp) })
-	if op != nil {
-		op.amo = b
-		err = u.wait(op, "atomic on")
-		if op.orphan {
-			return 0, err // b is freed when the request ends
-		}
-	}
-	old := b.words()[1]
-	b.free()
-	if width == 4 {
-		old &= 0xffffffff
-	}
-	return old, err
-}
-
-// Fence orders this PE's earlier puts and atomics before its later ones.
-// AtomicNBI is Atomic, complete when it returns (the Stream form).
-func (u *UCX) AtomicNBI(pe int, off uint64, width int, op AtomicOp, operand, compare uint64, dst []byte) error {
-	old, err := u.Atomic(pe, off, width, op, operand, compare)
-	putBits(dst, old)
-	return err
-}
-
-// Accumulate is not done over ucx: the one-message accumulate is the tcp
-// transport's, and an element-wise emulation with UCP's atomics would not
-// be atomic with the target's own hardware atomics.
-func (u *UCX) Accumulate(pe int, _ *Acc) error {
-	return fmt.Errorf("transport: accumulate to PE %d over the ucx transport: %w", pe, errors.ErrUnsupported)
-}
-
+// Fence orders this PE's earlier puts before its later ones, and (by a
+// flush before the next operation message to each target written since
+// the last Quiet) before its later atomics and accumulates.
 func (u *UCX) Fence() error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.down {
 		return nil
+	}
+	for _, p := range u.peers {
+		if p != nil && p.dirty {
+			p.fenced = true
+		}
 	}
 	return u.lib.fence()
 }
@@ -275,7 +166,7 @@ func (u *UCX) Quiet() error {
 		if p == nil || !p.dirty {
 			continue
 		}
-		p.dirty = false
+		p.dirty, p.fenced = false, false
 		nbi = append(nbi, p.nbi...)
 		p.nbi = nil
 		if err := u.h.check(p.pe); err != nil {

@@ -25,12 +25,13 @@ func (u *UCX) kick() {
 
 // progressLoop is the PE's one progress goroutine: it serves the peers'
 // messages, UCP's emulated operations aimed at this heap, and the issuers
-// asleep on their requests; idle, it sleeps in poll(2).
+// asleep on their requests; idle for ucxIdleSpin, it sleeps in poll(2).
 func (u *UCX) progressLoop() {
 	defer u.wg.Done()
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
 	var buf [8]byte
 	armErr := false
+	var busy time.Time
 	for {
 		select {
 		case <-u.stop:
@@ -38,7 +39,14 @@ func (u *UCX) progressLoop() {
 		default:
 		}
 		u.mu.Lock()
-		u.progressLocked()
+		if u.progressLocked() {
+			busy = time.Now()
+		}
+		if time.Since(busy) < ucxIdleSpin {
+			u.mu.Unlock()
+			runtime.Gosched()
+			continue
+		}
 		armed, err := u.lib.arm()
 		u.mu.Unlock()
 		if err != nil {
@@ -64,27 +72,37 @@ func (u *UCX) progressLoop() {
 
 // progressLocked drives UCP until it is idle (or a while), then handles what the
 // callbacks queued, the doorbell messages due and the requests others
-// sleep on.
-func (u *UCX) progressLocked() {
+// sleep on. It reports whether UCP or the callbacks had work.
+func (u *UCX) progressLocked() bool {
 	if u.down {
-		return
+		return false
 	}
 	// Bounded: under a steady stream UCP always has more to do, and the
 	// messages queued so far (heartbeats among them) must be seen.
+	busy := false
 	for i := 0; i < 64 && u.lib.progress(); i++ {
+		busy = true
+	}
+	if busy && !u.noProgressRing.Load() {
+		// UCP may have applied a peer's emulated put (startRing): wake
+		// the user waiters (a load of the bell when there are none).
+		doorbell.Ring(u.heap, false)
 	}
 	u.events = u.lib.drain(u.events[:0])
+	busy = busy || len(u.events) > 0
 	for _, e := range u.events {
 		u.handle(e)
+	}
+	// The sleepers first: their issuers can run while the doorbell
+	// messages below are sent.
+	for op := range u.sleepers {
+		if u.poll(op) {
+			delete(u.sleepers, op)
+		}
 	}
 	for _, p := range u.peers {
 		if p != nil {
 			u.serviceRing(p)
-		}
-	}
-	for op := range u.sleepers {
-		if u.poll(op) {
-			delete(u.sleepers, op)
 		}
 	}
 	if len(u.orphans) > 0 {
@@ -97,6 +115,7 @@ func (u *UCX) progressLocked() {
 		clear(u.orphans[len(keep):])
 		u.orphans = keep
 	}
+	return busy
 }
 
 func (u *UCX) handle(e ucxEvent) {
@@ -110,7 +129,9 @@ func (u *UCX) handle(e ucxEvent) {
 	}
 	switch e.typ {
 	case evRing:
-		doorbell.Ring(u.heap, e.arg&ringAll != 0)
+		doorbell.Ring(u.heap, false) // after puts: the user waiters
+	case evOp:
+		u.handleOp(p, e.data)
 	case evBye:
 		p.bye = true
 		u.h.bye(pe)
@@ -145,8 +166,11 @@ func (u *UCX) serviceRing(p *ucxPeer) {
 }
 
 // startRing flushes p's endpoint, then (in serviceRing) rings its bell.
+//
+// A peer whose puts UCP emulates rings its own bell once its progress
+// has applied them (progressLocked): no message is needed.
 func (u *UCX) startRing(p *ucxPeer) {
-	if p.failed {
+	if p.failed || p.swRMA {
 		return
 	}
 	if p.ringReq != nil {
@@ -167,6 +191,9 @@ func (u *UCX) poll(op *ucxOp) bool {
 	if op.finished {
 		return true
 	}
+	if op.call {
+		return false // its reply completes it
+	}
 	st := status(op.req)
 	if st == stInProgress {
 		return false
@@ -182,14 +209,13 @@ func (u *UCX) finish(op *ucxOp, st int) {
 	freeReq(op.req)
 	op.req, op.st, op.finished = nil, st, true
 	op.pin.Unpin()
-	if op.orphan && op.amo.p != nil {
-		op.amo.free()
-	}
 	close(op.done)
 }
 
 // wait returns when op completes, or with ErrPeerLost when its peer is
-// lost first (op is then left to the progress goroutine).
+// lost first (op is then left to the progress goroutine). The issuer
+// drives progress itself for ucxSpin, then sleeps until the progress
+// goroutine completes op.
 func (u *UCX) wait(op *ucxOp, what string) error {
 	if op.done == nil {
 		op.done = make(chan struct{})
@@ -214,8 +240,10 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 			runtime.Gosched()
 		}
 	}
-	u.kick()
-	tick := time.NewTicker(50 * time.Millisecond)
+	// No kick for the progress goroutine: it sleeps in poll on the armed
+	// worker, and the event that completes op wakes it (an event the spin
+	// consumed after the arm left the fd readable until the next arm).
+	tick := time.NewTicker(ucxCheckEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -223,24 +251,40 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 			return u.opErr(op, what)
 		case <-tick.C:
 		}
-		err := u.h.check(op.pe)
-		if err == nil {
-			continue
+		if err := u.h.check(op.pe); err != nil {
+			return u.abandon(op, what, err)
 		}
-		u.mu.Lock()
-		if !op.finished {
-			delete(u.sleepers, op)
-			op.orphan = true
-			u.orphans = append(u.orphans, op)
-			u.mu.Unlock()
-			return err
-		}
-		u.mu.Unlock()
-		return u.opErr(op, what)
 	}
 }
 
+// ucxCheckEvery is how often a waiting issuer checks its peer's health.
+const ucxCheckEvery = 50 * time.Millisecond
+
+// abandon gives up waiting for op because its peer was lost (err): its
+// request is left to the progress goroutine, a call to a reply that will
+// find no call.
+func (u *UCX) abandon(op *ucxOp, what string, err error) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if op.finished {
+		return u.opErr(op, what)
+	}
+	delete(u.sleepers, op)
+	if op.call {
+		delete(u.calls, op.id)
+		op.err = err
+		u.finishCall(op, stOK)
+	} else {
+		op.orphan = true
+		u.orphans = append(u.orphans, op)
+	}
+	return err
+}
+
 func (u *UCX) opErr(op *ucxOp, what string) error {
+	if op.err != nil {
+		return op.err
+	}
 	if op.st == stOK {
 		return nil
 	}
@@ -403,7 +447,17 @@ func (u *UCX) shutdown() {
 				p.nbi = nil
 			}
 		}
+		for _, op := range u.calls {
+			u.finishCall(op, int(errCanceled))
+		}
+		clear(u.calls)
 		for _, op := range left {
+			if op.call {
+				if !op.finished {
+					u.finishCall(op, int(errCanceled))
+				}
+				continue
+			}
 			if !op.finished {
 				st := status(op.req)
 				if st == stInProgress {

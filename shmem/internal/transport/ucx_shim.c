@@ -3,7 +3,9 @@
 // The C side of gshmem's UCX transport: see ucx_cgo.go.
 #include "ucx_shim.h"
 
-static void gs_push(gs_t *g, uint32_t type, uint32_t from, uint64_t arg) {
+// gs_push queues an event; it takes data (malloc'ed, or NULL) and frees
+// it when the event cannot be queued.
+static void gs_push(gs_t *g, uint32_t type, uint32_t from, uint64_t arg, void *data, size_t len) {
 	pthread_mutex_lock(&g->mu);
 	if (g->nev == g->cap) {
 		size_t cap = g->cap ? 2 * g->cap : 64;
@@ -11,6 +13,7 @@ static void gs_push(gs_t *g, uint32_t type, uint32_t from, uint64_t arg) {
 		if (ev == NULL) {
 			g->dropped++;
 			pthread_mutex_unlock(&g->mu);
+			free(data);
 			return;
 		}
 		g->ev = ev;
@@ -19,6 +22,8 @@ static void gs_push(gs_t *g, uint32_t type, uint32_t from, uint64_t arg) {
 	g->ev[g->nev].type = type;
 	g->ev[g->nev].from = from;
 	g->ev[g->nev].arg = arg;
+	g->ev[g->nev].data = data;
+	g->ev[g->nev].len = len;
 	g->nev++;
 	pthread_mutex_unlock(&g->mu);
 }
@@ -47,28 +52,48 @@ static ucs_status_t gs_am_cb(void *arg, const void *header, size_t header_length
 	memcpy(&from, (char *)data + 4, 4);
 	memcpy(&a, (char *)data + 8, 8);
 	if (type >= GS_EV_RING && type <= GS_EV_LOST) {
-		gs_push(g, type, from, a);
+		gs_push(g, type, from, a, NULL, 0);
 	}
+	return UCS_OK;
+}
+
+// gs_op_cb queues a copy of an operation or reply message: the Go side
+// executes it after the progress call returns, outside any UCX callback.
+static ucs_status_t gs_op_cb(void *arg, const void *header, size_t header_length, void *data,
+                             size_t length, const ucp_am_recv_param_t *param) {
+	gs_t *g = arg;
+	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || header_length + length < GS_OP_MIN) {
+		return UCS_OK; // not ours: ours are sent eager, with the full header
+	}
+	char *copy = malloc(header_length + length);
+	if (copy == NULL) {
+		pthread_mutex_lock(&g->mu);
+		g->dropped++;
+		pthread_mutex_unlock(&g->mu);
+		return UCS_OK;
+	}
+	if (header_length > 0) {
+		memcpy(copy, header, header_length);
+	}
+	if (length > 0) {
+		memcpy(copy + header_length, data, length);
+	}
+	uint32_t from;
+	memcpy(&from, copy + 4, 4);
+	gs_push(g, GS_EV_OP, from, 0, copy, header_length + length);
 	return UCS_OK;
 }
 
 static void gs_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status) {
 	gs_epctx *c = arg;
 	(void)ep;
-	gs_push(c->g, GS_EV_ERR, c->pe, (uint64_t)(int64_t)status);
+	gs_push(c->g, GS_EV_ERR, c->pe, (uint64_t)(int64_t)status, NULL, 0);
 }
 
 ucs_status_t gs_open(gs_t **out, const char *name) {
 	ucp_config_t *cfg;
 	ucs_status_t st = ucp_config_read(NULL, NULL, &cfg);
 	if (st != UCS_OK) {
-		return st;
-	}
-	// Remote atomics must be atomic with the CPU atomics of the PEs on the
-	// target's node (and of the target itself): NIC atomics are not.
-	st = ucp_config_modify(cfg, "ATOMIC_MODE", "cpu");
-	if (st != UCS_OK) {
-		ucp_config_release(cfg);
 		return st;
 	}
 	gs_t *g = calloc(1, sizeof(*g));
@@ -80,7 +105,7 @@ ucs_status_t gs_open(gs_t **out, const char *name) {
 	ucp_params_t p;
 	memset(&p, 0, sizeof(p));
 	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
-	p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+	p.features = UCP_FEATURE_RMA | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
 	p.name = name;
 	st = ucp_init(&p, cfg, &g->ctx);
 	ucp_config_release(cfg);
@@ -105,6 +130,11 @@ ucs_status_t gs_open(gs_t **out, const char *name) {
 	ap.cb = gs_am_cb;
 	ap.arg = g;
 	st = ucp_worker_set_am_recv_handler(g->worker, &ap);
+	if (st == UCS_OK) {
+		ap.id = GS_AM_OP;
+		ap.cb = gs_op_cb;
+		st = ucp_worker_set_am_recv_handler(g->worker, &ap);
+	}
 	if (st != UCS_OK) {
 		ucp_worker_destroy(g->worker);
 		ucp_cleanup(g->ctx);
@@ -119,6 +149,9 @@ void gs_close(gs_t *g) {
 	ucp_worker_destroy(g->worker);
 	ucp_cleanup(g->ctx);
 	pthread_mutex_destroy(&g->mu);
+	for (size_t i = 0; i < g->nev; i++) {
+		free(g->ev[i].data);
+	}
 	free(g->ev);
 	free(g);
 }
@@ -189,18 +222,6 @@ gs_res gs_get(ucp_ep_h ep, uintptr_t buf, size_t len, uint64_t raddr, ucp_rkey_h
 	return gs_result(ucp_get_nbx(ep, (void *)buf, len, raddr, rkey, &p));
 }
 
-// gs_atomic runs a fetching atomic: *val holds the operand (and, for
-// CSWAP, *reply the compare value); *reply receives the old value.
-gs_res gs_atomic(ucp_ep_h ep, ucp_atomic_op_t op, const void *val, int width, void *reply,
-                        uint64_t raddr, ucp_rkey_h rkey) {
-	ucp_request_param_t p;
-	memset(&p, 0, sizeof(p));
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-	p.datatype = ucp_dt_make_contig(width);
-	p.reply_buffer = reply;
-	return gs_result(ucp_atomic_op_nbx(ep, op, val, 1, raddr, rkey, &p));
-}
-
 gs_res gs_ep_flush(ucp_ep_h ep) {
 	ucp_request_param_t p;
 	memset(&p, 0, sizeof(p));
@@ -246,6 +267,37 @@ ucs_status_t gs_am_send(ucp_ep_h ep, uint32_t type, uint32_t from, uint64_t arg)
 		return UCS_PTR_STATUS(r);
 	}
 	ucp_request_free(r); // the callback still runs, and frees buf
+	return UCS_OK;
+}
+
+// gs_op_send sends one GS_AM_OP message (hdr, then data) and forgets it,
+// as gs_am_send does: both are copied into one buffer that UCP owns until
+// the send completes. Eager, so that the target's callback sees it whole.
+ucs_status_t gs_op_send(ucp_ep_h ep, const void *hdr, size_t hlen, const void *data, size_t dlen) {
+	char *buf = malloc(hlen + dlen);
+	if (buf == NULL) {
+		return UCS_ERR_NO_MEMORY;
+	}
+	memcpy(buf, hdr, hlen);
+	if (dlen > 0) {
+		memcpy(buf + hlen, data, dlen);
+	}
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof(p));
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+	p.cb.send = gs_am_sent;
+	p.user_data = buf;
+	p.flags = UCP_AM_SEND_FLAG_EAGER;
+	ucs_status_ptr_t r = ucp_am_send_nbx(ep, GS_AM_OP, NULL, 0, buf, hlen + dlen, &p);
+	if (r == NULL) {
+		free(buf);
+		return UCS_OK;
+	}
+	if (UCS_PTR_IS_ERR(r)) {
+		free(buf);
+		return UCS_PTR_STATUS(r);
+	}
+	ucp_request_free(r);
 	return UCS_OK;
 }
 

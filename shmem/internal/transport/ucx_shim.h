@@ -10,16 +10,25 @@
 #include <pthread.h>
 #include <ucp/api/ucp.h>
 
-enum { GS_AM_ID = 0x6773 };
+// GS_AM_ID carries the 16-byte notices (ring, ping, bye, lost); GS_AM_OP
+// the operations a target executes (atomics, accumulates) and their
+// replies, whose header the Go side reads (ucx_amo.go).
+enum { GS_AM_ID = 0x6773, GS_AM_OP = 0x6774 };
 
 // Event types: the first four are messages from peers (the AM header's
-// type), GS_EV_ERR is UCP's endpoint error callback.
-enum { GS_EV_RING = 1, GS_EV_PING = 2, GS_EV_BYE = 3, GS_EV_LOST = 4, GS_EV_ERR = 5 };
+// type), GS_EV_ERR is UCP's endpoint error callback, GS_EV_OP a GS_AM_OP
+// message (data, len: a malloc'ed copy the Go side frees).
+enum { GS_EV_RING = 1, GS_EV_PING = 2, GS_EV_BYE = 3, GS_EV_LOST = 4, GS_EV_ERR = 5, GS_EV_OP = 6 };
+
+// GS_OP_MIN is the shortest GS_AM_OP message: its fixed header.
+enum { GS_OP_MIN = 64 };
 
 typedef struct {
 	uint32_t type;
 	uint32_t from;
 	uint64_t arg;
+	void *data;
+	size_t len;
 } gs_event;
 
 typedef struct {
@@ -49,10 +58,10 @@ ucs_status_t gs_mem_map(gs_t *g, void *addr, size_t len, ucp_mem_h *memh);
 ucs_status_t gs_ep_create(gs_t *g, const void *addr, uint32_t pe, ucp_ep_h *ep, gs_epctx **ctxp);
 gs_res gs_put(ucp_ep_h ep, uintptr_t buf, size_t len, uint64_t raddr, ucp_rkey_h rkey);
 gs_res gs_get(ucp_ep_h ep, uintptr_t buf, size_t len, uint64_t raddr, ucp_rkey_h rkey);
-gs_res gs_atomic(ucp_ep_h ep, ucp_atomic_op_t op, const void *val, int width, void *reply, uint64_t raddr, ucp_rkey_h rkey);
 gs_res gs_ep_flush(ucp_ep_h ep);
 gs_res gs_ep_close(ucp_ep_h ep);
 ucs_status_t gs_am_send(ucp_ep_h ep, uint32_t type, uint32_t from, uint64_t arg);
+ucs_status_t gs_op_send(ucp_ep_h ep, const void *hdr, size_t hlen, const void *data, size_t dlen);
 char *gs_ep_info(ucp_ep_h ep);
 
 #endif

@@ -239,11 +239,23 @@ func sleepUntil(t *testing.T, heap []byte, ctrl bool, cond func() bool) {
 	}
 }
 
+// TestUCXRemoteWritesWakeWaiters: a put wakes the target's waiters both
+// ways: the target's progress rings after applying an emulated put (tcp),
+// and the issuer's doorbell message after a flush (RMA lanes; forced here
+// by treating the tcp peer as one, with the target's progress ring off).
 func TestUCXRemoteWritesWakeWaiters(t *testing.T) {
 	jobs := connectUCXAll(t, []string{"a", "b"}, 5*time.Second)
 	heap := jobs[1].Heap
 	word := func(off int) *uint64 { return (*uint64)(unsafe.Pointer(&heap[off])) }
-	for i := range 20 {
+	u := ucxOf(t, jobs[0])
+	require.True(t, u.peers[1].swRMA, "UCP over tcp emulates RMA: %s", u.peers[1].lanes)
+	for i := range 40 {
+		if i == 20 {
+			u.mu.Lock()
+			u.peers[1].swRMA = false
+			u.mu.Unlock()
+			ucxOf(t, jobs[1]).noProgressRing.Store(true)
+		}
 		off := 4096 + 64*i
 		// A put: the waiter is asleep before it lands.
 		go func() {
@@ -383,4 +395,91 @@ func TestSummarizeLanes(t *testing.T) {
 #`
 	assert.Equal(t, "tcp/lo.0 (am am_bw keepalive wireup); rc_mlx5/mlx5_0:1.0 (rma_bw amo)", summarizeLanes(info))
 	assert.Equal(t, "", summarizeLanes("garbage"))
+}
+
+// TestUCXAccumulate: the accumulates every remote transport supports,
+// executed by the target.
+func TestUCXAccumulate(t *testing.T) {
+	checkAccumulate(t, connectUCXAll(t, []string{"a", "b", "c"}, 5*time.Second))
+}
+
+// TestUCXAccumulateAtomicWithOtherPaths: sums from a remote accumulate, a
+// remote atomic and the target's own CPU atomics on the same elements lose
+// no update; fetched old values are each a value the element held.
+func TestUCXAccumulateAtomicWithOtherPaths(t *testing.T) {
+	jobs := connectUCXAll(t, []string{"a", "b", "c"}, 5*time.Second)
+	const base, n, rounds = 128 << 10, 64, 100
+	heap := jobs[0].Heap
+	ones := make([]int64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	src := unsafe.Slice((*byte)(unsafe.Pointer(&ones[0])), 8*n)
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { // PE 1: accumulates, every other one fetching
+		defer wg.Done()
+		for r := range rounds {
+			a := &Acc{Off: base, Type: tInt64, Op: opSum, Count: n, Src: src, Locks: NoLocks}
+			if r%2 == 1 {
+				a.Res = make([]byte, 8*n)
+			}
+			assert.NoError(t, jobs[1].Transport.Accumulate(0, a))
+			if a.Res != nil {
+				for i, v := range i64s(a.Res) {
+					if v < 0 || v >= 3*rounds {
+						assert.Fail(t, "a fetched value no element held", "element %d: %d", i, v)
+						return
+					}
+				}
+			}
+		}
+		assert.NoError(t, jobs[1].Transport.Quiet())
+	}()
+	go func() { // PE 2: remote atomics on every element
+		defer wg.Done()
+		for range rounds {
+			for i := range n {
+				_, err := jobs[2].Transport.Atomic(0, uint64(base+8*i), 8, OpAdd, 1, 0)
+				if !assert.NoError(t, err) {
+					return
+				}
+			}
+		}
+	}()
+	go func() { // PE 0: its own CPU atomics
+		defer wg.Done()
+		for range rounds {
+			for i := range n {
+				atomicop.Apply(unsafe.Pointer(&heap[base+8*i]), 8, atomicop.Add, 1, 0)
+			}
+			runtime.Gosched()
+		}
+	}()
+	wg.Wait()
+	for i, v := range i64s(heap[base : base+8*n]) {
+		require.Equal(t, int64(3*rounds), v, "element %d", i)
+	}
+}
+
+// TestUCXOperationsNeedTheJobToken: an operation message without the
+// job's token is dropped, not applied.
+func TestUCXOperationsNeedTheJobToken(t *testing.T) {
+	jobs := connectUCXAll(t, []string{"a", "b"}, 5*time.Second)
+	u := ucxOf(t, jobs[0])
+	const off = 8192
+	msg := make([]byte, opHdrSize)
+	h := opHeader{kind: opAMO, from: 0, id: 1, token: u.token ^ 1, off: off, a: 5, op: uint8(OpAdd), width: 8}
+	h.encode(msg)
+	u.mu.Lock()
+	require.NoError(t, u.lib.sendOp(u.peers[1].e, msg))
+	u.mu.Unlock()
+	// A real atomic after it: once it is answered, the forged one was seen.
+	old, err := u.Atomic(1, off, 8, OpAdd, 1, 0)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(0), old, "the forged add was applied")
+	assert.Equal(t, uint64(1), binary.LittleEndian.Uint64(jobs[1].Heap[off:]))
+	// A request the target finds invalid is refused, not applied.
+	_, err = u.Atomic(1, testHeap, 8, OpAdd, 1, 0)
+	assert.ErrorIs(t, err, errOpRejected)
 }

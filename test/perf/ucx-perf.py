@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Join ucx-perf.sh's raw outputs into one table.
+
+    ucx-perf.py RAW_DIR ROUNDS
+
+RAW_DIR holds {tcp,ucx}.<figure>.<round>.json (gshmem perf --json) and
+pt.<figure>[.<size>].<round>.csv (ucx_perftest -f -v). Each cell is the
+median over the rounds; the ratios compare the medians.
+"""
+import json
+import os
+import statistics
+import sys
+
+# figure, label, kind, size, perftest file stem, factor on perftest's latency
+FIGURES = [
+    ("put_lat", "put 8 B + quiet", "lat", 8, "put_lat", 2.0),
+    ("get_lat", "get 8 B", "lat", 8, "get_lat", 1.0),
+    ("fadd_lat", "fetch-add 8 B", "lat", 8, "fadd_lat", 1.0),
+    ("put_bw", "put bw 64 KiB", "bw", 65536, "put_bw.65536", None),
+    ("put_bw", "put bw 1 MiB", "bw", 1 << 20, "put_bw.1048576", None),
+    ("get_bw", "get bw 64 KiB", "bw", 65536, "get_bw.65536", None),
+    ("get_bw", "get bw 1 MiB", "bw", 1 << 20, "get_bw.1048576", None),
+]
+LAT_TARGET, BW_TARGET = 1.25, 0.8
+
+
+def gshmem(raw, tr, fig, kind, size, rnd, typical=False):
+    with open(os.path.join(raw, f"{tr}.{fig}.{rnd}.json")) as f:
+        rows = json.load(f)
+    for r in rows:
+        if r["size"] == size:
+            if kind == "bw":
+                return r["bandwidth_gbps"]
+            return r.get("median_latency_us", r["latency_us"]) if typical else r["latency_us"]
+    raise SystemExit(f"ucx-perf.py: no {size}-byte row in {tr}.{fig}.{rnd}.json")
+
+
+def perftest(raw, stem, kind, rnd, typical=False):
+    path = os.path.join(raw, f"pt.{stem}.{rnd}.csv")
+    with open(path) as f:
+        lines = [l.strip() for l in f if l.strip()]
+    # iterations,50.0_percentile_lat,avg_lat,overall_lat,avg_bw,overall_bw,avg_mr,overall_mr
+    for l in reversed(lines):
+        cols = l.split(",")
+        if len(cols) >= 8 and cols[0].strip().isdigit():
+            if kind == "lat":
+                # overall mean, or the 50th percentile, microseconds
+                return float(cols[1]) if typical else float(cols[3])
+            return float(cols[5]) * (1 << 20) / 1e9  # MiB/s -> 1e9 B/s
+    raise SystemExit(f"ucx-perf.py: no result line in {path}")
+
+
+def med(v):
+    return statistics.median(v)
+
+
+def table(raw, rnds, typical):
+    print("%-17s %9s %9s %11s  %9s %8s  %s" % ("figure", "tcp", "ucx", "ucx_perftest", "ucx/perf", "ucx/tcp", "target"))
+    ok = True
+    for fig, label, kind, size, stem, factor in FIGURES:
+        if typical and kind != "lat":
+            continue
+        t = med([gshmem(raw, "tcp", fig, kind, size, r, typical) for r in rnds])
+        u = med([gshmem(raw, "ucx", fig, kind, size, r, typical) for r in rnds])
+        p = med([perftest(raw, stem, kind, r, typical) for r in rnds])
+        if factor:
+            p *= factor
+        ratio = u / p
+        if kind == "lat":
+            met = ratio <= LAT_TARGET
+            target = "<= %.2f x %s" % (LAT_TARGET, "met" if met else "NOT met")
+            unit = "us"
+        else:
+            met = ratio >= BW_TARGET
+            target = ">= %.2f x %s" % (BW_TARGET, "met" if met else "NOT met")
+            unit = "GB/s"
+        ok = ok and met
+        print("%-17s %9.3f %9.3f %11.3f  %9.2f %8.2f  %s   (%s)" % (label, t, u, p, ratio, u / t, target, unit))
+    return ok
+
+
+def main():
+    raw, rounds = sys.argv[1], int(sys.argv[2])
+    rnds = range(1, rounds + 1)
+    print()
+    print("Means (latency: mean microseconds per operation; bandwidth: 1e9 bytes/s), median of %d rounds:" % rounds)
+    ok = table(raw, rnds, False)
+    print()
+    print("Typical latency (ucx_perftest: its 50th percentile; gshmem: the median of 16 batch means), median of %d rounds:" % rounds)
+    ok_typ = table(raw, rnds, True)
+    print()
+    print("put 8 B + quiet's ucx_perftest figure is 2 x ucp_put_lat (a ping-pong's half round trip; a put")
+    print("completed by a flush takes the whole round trip). Targets: ucx within 1.25 x of ucx_perftest's")
+    print("latency, at least 0.8 x its bandwidth: %s (means), %s (typical latency)." % (
+        "all met" if ok else "not all met", "all met" if ok_typ else "not all met"))
+
+
+main()
