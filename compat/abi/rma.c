@@ -87,6 +87,29 @@ static inline void ring(uint32_t *bell)
     }
 }
 
+/* w_dirty marks rank t as written by plain stores whose doorbell has not
+ * rung (the window is a fast one: xfer_target returned its target). */
+static inline void w_dirty(MPI_Win win, int t) { ((abi_win *)win)->dirty[t] = 1; }
+
+/* settle_one rings rank t's doorbell if puts left it dirty: a full fence
+ * orders their stores before the load of the waiter count. */
+static inline void settle_one(abi_win *w, int t)
+{
+    if (w->dirty[t]) {
+        w->dirty[t] = 0;
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        ring(w->targets[t].bell);
+    }
+}
+
+void abi_win_settle(abi_win *w)
+{
+    if (w == NULL || w->dirty == NULL)
+        return;
+    for (int t = 0; t < w->n; t++)
+        settle_one(w, t);
+}
+
 /* shared_lock takes rank t's lock as a reader, as windows' acquire does:
  * 0 when held, else the Go continuation's result code. */
 static int shared_lock(abi_win *w, MPI_Win win, int t)
@@ -155,8 +178,10 @@ int abic_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
                          target_count, (uintptr_t)target_datatype, (uintptr_t)win);
     }
     memcpy(g->data + target_disp * g->unit, origin_addr, n);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    ring(g->bell);
+    /* The doorbell rings when the epoch's synchronization completes the
+     * put (settle), once for all the puts before it: MPI promises the data
+     * no sooner, and a fence per put would cost more than the copy. */
+    w_dirty(win, target_rank);
     return MPI_SUCCESS;
 }
 
@@ -478,7 +503,10 @@ int abic_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
 
 /* Flush: every operation to a mapped rank is complete at the target when
  * it returns (plain stores and atomics in this process), so a flush of
- * one orders them and checks the epoch, as windows' Flush does. */
+ * one only checks the epoch, as windows' Flush does, and keeps the
+ * compiler from moving the stores past it (a release fence: on x86 the
+ * stores then leave in order, so whatever synchronization follows, all of
+ * which uses locked instructions, finds them done). */
 static inline int passive_open(abi_win *w, int t)
 {
     return (unsigned)t < (unsigned)w->n && w->targets[t].mapped && (locks_of(w)[t] != 0 || w->epoch->lock_all != 0);
@@ -491,7 +519,8 @@ static inline int flush_one(int rank, MPI_Win win, int (*slow)(int, uintptr_t))
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK);
     if (w == NULL || !passive_open(w, rank))
         return slow(rank, (uintptr_t)win);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    settle_one(w, rank);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 
@@ -500,7 +529,8 @@ static inline int flush_all(MPI_Win win, int (*slow)(uintptr_t))
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK | ABI_WIN_FAST_ALLMAPPED);
     if (w == NULL || (w->epoch->nlocks == 0 && w->epoch->lock_all == 0))
         return slow((uintptr_t)win);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    abi_win_settle(w);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 
@@ -537,7 +567,9 @@ int abic_Win_unlock(int rank, MPI_Win win)
     if (w == NULL || (unsigned)rank >= (unsigned)w->n || !w->targets[rank].mapped ||
         locks_of(w)[rank] != ABI_LOCK_SHARED)
         return abigo_Win_unlock(rank, (uintptr_t)win);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* The release's locked add orders every store of the epoch before it,
+     * and it rings the heap's doorbell, which the puts' data shares. */
+    w->dirty[rank] = 0;
     locks_of(w)[rank] = 0;
     access_of(w)[rank] = ABI_ACC_NONE;
     w->epoch->nlocks--;
@@ -562,14 +594,17 @@ int abic_Win_unlock_all(MPI_Win win)
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK | ABI_WIN_FAST_ALLMAPPED);
     if (w == NULL || w->epoch->lock_all != ABI_LOCK_SHARED)
         return abigo_Win_unlock_all((uintptr_t)win);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* Each release's locked add orders the epoch's stores to its rank (a
+     * rank never locked got none). */
     w->epoch->lock_all = 0;
     uint8_t *acc = access_of(w);
     for (int t = 0; t < w->n; t++) {
         uint8_t a = acc[t];
         acc[t] = ABI_ACC_NONE;
-        if (a == ABI_ACC_OPEN)
+        if (a == ABI_ACC_OPEN) {
+            w->dirty[t] = 0; /* the release rings the doorbell */
             shared_unlock(&w->targets[t]);
+        }
     }
     return MPI_SUCCESS;
 }
