@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gshmem/gshmem/compat/internal/p2pstate"
 )
 
 // The tests build gshmem and the library once per test binary (gshmem abi
@@ -160,6 +162,14 @@ func TestPointToPoint(t *testing.T) {
 	runOK(t, 3, exe, "p2p ok")
 }
 
+// TestEagerFastPath runs the C fast path of MPI_Send and MPI_Recv beside
+// the Go engine's calls (testdata/p2pfast.c).
+func TestEagerFastPath(t *testing.T) {
+	exe := compile(t, "p2pfast.c")
+	runOK(t, 2, exe, "p2pfast ok")
+	runOK(t, 4, exe, "p2pfast ok")
+}
+
 func TestCommunicatorsAndGroups(t *testing.T) {
 	exe := compile(t, "comm.c")
 	runOK(t, 4, exe, "comm ok")
@@ -245,6 +255,8 @@ func TestStateLayout(t *testing.T) {
 		{"abi_comm", reflect.TypeFor[commState]()},
 		{"abi_win", reflect.TypeFor[winState]()},
 		{"abi_state", reflect.TypeFor[globalState]()},
+		{"abi_p2p", reflect.TypeFor[p2pstate.Engine]()},
+		{"abi_p2p_peer", reflect.TypeFor[p2pstate.Peer]()},
 	} {
 		seen[m.name] = true
 		require.Equal(t, c[m.name].size, m.typ.Size(), "size of %s", m.name)
@@ -261,6 +273,10 @@ func TestStateLayout(t *testing.T) {
 	for k := range c {
 		require.True(t, seen[k], "C field %s has no Go mirror", k)
 	}
+	require.Equal(t, map[string]int{
+		"ABI_P2P_CELL": p2pstate.Cell, "ABI_P2P_HDR": p2pstate.HdrSize,
+		"ABI_P2P_EAGER": p2pstate.KindEager, "ABI_P2P_CREDIT_BASE": p2pstate.CreditBase,
+	}, cConstants())
 }
 
 // abiFunctions is the list of entry points in the ABI tables.

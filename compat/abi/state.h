@@ -56,12 +56,60 @@ typedef struct abi_obj {
     int32_t pad;
 } abi_obj;
 
+/* compat's point-to-point engine as it publishes it
+ * (compat/internal/p2pstate: Engine, then one Peer per PE), for the eager
+ * fast path of p2p.c. compat's ring format: a ring is ring_cells cells of
+ * ABI_P2P_CELL bytes; a message is a header (the stamp, its absolute cell
+ * position plus one, stored last; kind | length << 8; tag | context << 32;
+ * a word for control messages) and its payload, rounded up to whole cells,
+ * wrapping at the ring's end. */
+enum {
+    ABI_P2P_CELL = 64,
+    ABI_P2P_HDR = 32,
+    ABI_P2P_EAGER = 1,       /* the kind of an eager message */
+    ABI_P2P_CREDIT_BASE = 8  /* control word BASE+p: cells of our ring at p that p consumed */
+};
+
+typedef struct abi_p2p {
+    uint64_t posted;        /* receives posted in Go and not matched */
+    uint64_t unexpected;    /* arrived messages not matched */
+    uint64_t queued;        /* messages waiting for ring space */
+    uint64_t ring_cells;    /* a power of two */
+    uint64_t eager_limit;
+    uint8_t *ring_mine;     /* this PE's inbound rings, PE p's at p * ring bytes */
+    uint64_t *ctrl_mine;    /* this PE's control words */
+    int32_t me;
+    int32_t n;
+} abi_p2p;
+
+typedef struct abi_p2p_peer {
+    uint64_t wpos;          /* cells written into our ring at the peer */
+    uint64_t credit;        /* cells of it the peer consumed, as last read */
+    uint64_t rpos;          /* cells read from the peer's ring here */
+    uint64_t returned;      /* rpos as last returned to the peer */
+    uint64_t queued;        /* messages waiting for room in the peer's ring */
+    uint8_t *ring_out;      /* our ring in the peer's heap, mapped, or NULL */
+    uint64_t *ctrl_peer;    /* the peer's control words, mapped, or NULL */
+    uint32_t *heap_peer;    /* the peer's heap: its doorbell (seq, user waiters, ...) */
+} abi_p2p_peer;
+
+/* The predefined datatypes the fast path sends: abi_type_size[h] is the
+ * size of predefined datatype h when its instances are contiguous, 0 for
+ * any other handle below ABI_TYPE_TABLE (Go fills it at load). */
+#define ABI_TYPE_TABLE 0x400
+extern int32_t abi_type_size[ABI_TYPE_TABLE];
+
 /* A communicator. */
 typedef struct abi_comm {
     abi_obj hdr;
     int32_t rank;           /* MPI_Comm_rank */
     int32_t size;           /* MPI_Comm_size */
     uintptr_t errhandler;   /* the MPI_Errhandler attached */
+    abi_p2p *p2p;           /* the engine's state, or NULL: no fast path */
+    const int32_t *pes;     /* the world PE of each rank */
+    const int32_t *ranks;   /* the rank of each world PE, -1 for non-members */
+    uint32_t ctx;           /* the context id of its point-to-point messages */
+    int32_t pad;
 } abi_comm;
 
 /* A window. The attribute values live here because MPI_Win_get_attr

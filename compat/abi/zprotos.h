@@ -14,6 +14,8 @@ int abic_Init(int *argc, char ***argv);
 int abic_Init_thread(int *argc, char ***argv, int required, int *provided);
 int abic_Is_thread_main(int *flag);
 int abic_Pcontrol(const int level);
+int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int abic_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int abic_Status_get_error(const MPI_Status *status, int *error);
 int abic_Status_get_source(const MPI_Status *status, int *source);
 int abic_Status_get_tag(const MPI_Status *status, int *tag);

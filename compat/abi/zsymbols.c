@@ -3526,7 +3526,7 @@ int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return abigo_Recv((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)source, (int)tag, (uintptr_t)comm, (MPI_Status*)status);
+    return abic_Recv(buf, count, datatype, source, tag, comm, status);
 }
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Recv")));
 
@@ -3944,7 +3944,7 @@ int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return abigo_Send((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm);
+    return abic_Send(buf, count, datatype, dest, tag, comm);
 }
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Send")));
 
