@@ -19,7 +19,8 @@
 //
 //   - abic_X, a C implementation in a hand-written .c file of this package
 //     (env.c: MPI_Wtime, MPI_Comm_rank/size, status accessors, attributes;
-//     the hot paths of RMA and eager messages belong here too);
+//     p2p.c: the eager MPI_Send and MPI_Recv; the hot paths of RMA belong
+//     here too), which hands what it does not serve to abigo_X;
 //   - abigo_X, a Go function exported with //export abigo_X, over compat
 //     and windows;
 //   - for a large-count form X_c whose X is implemented and whose counts
@@ -79,12 +80,33 @@
 //	datatype.go, envelope.go, pack.go     datatypes, their decoding, MPI_Pack/Unpack
 //	buffers.go                            buffers and statuses at the C boundary
 //	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
+//	p2p.c                                 the eager fast path of MPI_Send and MPI_Recv (below)
 //	mprobe.go                             matched probes, MPI_Isendrecv(_replace)
 //	nbc.go, nbcv.go, pcoll.go             nonblocking and persistent collectives as schedules of point-to-point rounds
 //	coll.go, userop.go                    collectives; user reduction ops
 //	win.go, rma.go, mem.go                windows and their synchronization, RMA, MPI_Alloc_mem
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)
+//
+// # The eager fast path
+//
+// A blocking MPI_Send of up to the eager limit (8 KiB) on a predefined
+// contiguous datatype writes the message into the mapped peer's ring in C,
+// and a blocking MPI_Recv takes one from this process's ring, so that an
+// 8-byte ping-pong never enters Go (p2p.c). They read and advance compat's
+// engine state where compat keeps it for them, in its heap
+// (compat/internal/p2pstate, mirrored by state.h's abi_p2p), and write
+// compat's ring format, so each side reads what the other sent. They act
+// only when that cannot change which receive a message matches: no
+// earlier message waits in the Go engine's queue for that peer, and for a
+// receive no posted receive and no unexpected message exist in the Go
+// engine. Everything else goes to the Go calls, which start over. Calls
+// never overlap (MPI_THREAD_SERIALIZED), and compat makes no progress
+// outside a call, so the two never run at once.
+//
+// Waits run on the caller's C thread, whose goroutine is locked to it: a
+// Gosched there parks the thread, so the library's waits poll without
+// yielding before they sleep (threadWaits in env.go).
 //
 // # Not yet
 //
@@ -94,6 +116,7 @@
 // of mixed types, negative displacements and resized lower bounds other
 // than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md
 // lists every entry point. The C hot paths of the "Speed" section
-// (RMA into mapped peers, flush, lock, eager sends) are marked where they
-// go in win.go, p2p.go and coll.go.
+// still to come (RMA into mapped peers, flush, lock) are marked where they
+// go in win.go; nonblocking sends and receives, and collectives, cross
+// into Go.
 package main

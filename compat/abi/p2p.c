@@ -45,8 +45,9 @@ void gshmem_abi_fast_counts(uint64_t *sends, uint64_t *recvs)
 
 /* The polls of a receive before it leaves the wait to the Go engine's
  * (which polls on, then sleeps): some tens of microseconds, so that a
- * message that is on its way is taken here, while any longer wait (and
- * whatever else arrives meanwhile) is the engine's. */
+ * message that is on its way is taken here, while any longer wait is the
+ * engine's, and so is a wait during which another peer's message
+ * arrives. */
 enum { RECV_SPIN = 1 << 14 };
 
 /* The communicator behind a handle when the fast path may serve it. */
@@ -131,7 +132,8 @@ int abic_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     h[2] = (uint64_t)(uint32_t)tag | (uint64_t)c->ctx << 32;
     h[3] = 0;
     if ((size_t)plen <= room) {
-        memcpy(ring + off + ABI_P2P_HDR, buf, (size_t)plen);
+        if (plen > 0)
+            memcpy(ring + off + ABI_P2P_HDR, buf, (size_t)plen);
     } else {
         memcpy(ring + off + ABI_P2P_HDR, buf, room);
         memcpy(ring, (const uint8_t *)buf + room, (size_t)plen - room);
@@ -167,7 +169,8 @@ static inline int try_take(abi_comm *c, abi_p2p *e, int pe, int tag, void *buf, 
         return OTHER;
     size_t room = rbytes - off - ABI_P2P_HDR;
     if (plen <= room) {
-        memcpy(buf, ring + off + ABI_P2P_HDR, plen);
+        if (plen > 0)
+            memcpy(buf, ring + off + ABI_P2P_HDR, plen);
     } else {
         memcpy(buf, ring + off + ABI_P2P_HDR, room);
         memcpy((uint8_t *)buf + room, ring, plen - room);
@@ -194,6 +197,23 @@ static inline int try_take(abi_comm *c, abi_p2p *e, int pe, int tag, void *buf, 
     return TAKEN;
 }
 
+/* Whether a message from a PE other than pe waits in this PE's rings: a
+ * receive from pe then leaves its wait to the Go engine, which takes it
+ * (a peer may wait for that: a rendezvous's next step, the credit of a
+ * full ring). */
+static int others_arrived(abi_p2p *e, int pe)
+{
+    uint64_t ncells = e->ring_cells;
+    size_t rbytes = (size_t)ncells * ABI_P2P_CELL;
+    for (int q = 0; q < e->n; q++) {
+        uint64_t pos = peer_of(e, q)->rpos;
+        uint64_t *h = (uint64_t *)(e->ring_mine + (size_t)q * rbytes + (size_t)(pos & (ncells - 1)) * ABI_P2P_CELL);
+        if (q != pe && __atomic_load_n(&h[0], __ATOMIC_ACQUIRE) == pos + 1)
+            return 1;
+    }
+    return 0;
+}
+
 int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     abi_comm *c = fast_comm(comm);
@@ -209,7 +229,7 @@ int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
             int r = try_take(c, e, pe, tag, buf, (uint64_t)cap, status);
             if (r == TAKEN)
                 return MPI_SUCCESS;
-            if (r == OTHER)
+            if (r == OTHER || ((i & 63) == 63 && others_arrived(e, pe)))
                 break;
         }
         goto slow;

@@ -2,7 +2,8 @@
  * engine: messages sent by either path, received by either, in MPI's
  * order; wildcards; tags that do not match the ring's head; probes and
  * posted receives that must match first; a full ring, its wrap-around and
- * credit; truncation; a split communicator; self-sends. The library's
+ * credit; truncation; a split communicator; self-sends; a wait that
+ * must let another peer's full ring drain. The library's
  * diagnostic counters show that the fast path served part of it. */
 #include <stdint.h>
 #include <string.h>
@@ -243,6 +244,33 @@ int main(int argc, char **argv)
         CHECK(ec == MPI_ERR_COUNT);
         CHECK_RC(MPI_Error_class(MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_NULL, &st), &ec));
         CHECK(ec == MPI_ERR_COMM);
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+
+    /* 9. A receive from one peer while another's stream fills the ring:
+     * rank 2 streams 12 messages of 8k to 0 (more than its ring holds),
+     * then tells rank 1, which only then sends to 0; 0 waits for rank 1
+     * first, so its wait must let rank 2's stream through. */
+    if (size >= 3 && rank < 3) {
+        int go = 1, got = 0;
+        if (rank == 2) {
+            for (int i = 0; i < 12; i++) {
+                fill(out, 8192, i);
+                CHECK_RC(MPI_Send(out, 8192, MPI_BYTE, 0, 60, MPI_COMM_WORLD));
+            }
+            CHECK_RC(MPI_Send(&go, 1, MPI_INT, 1, 61, MPI_COMM_WORLD));
+        } else if (rank == 1) {
+            CHECK_RC(MPI_Recv(&got, 1, MPI_INT, 2, 61, MPI_COMM_WORLD, &st));
+            CHECK_RC(MPI_Send(&go, 1, MPI_INT, 0, 62, MPI_COMM_WORLD));
+        } else {
+            CHECK_RC(MPI_Recv(&got, 1, MPI_INT, 1, 62, MPI_COMM_WORLD, &st));
+            CHECK(got == 1);
+            for (int i = 0; i < 12; i++) {
+                CHECK_RC(MPI_Recv(in, 8192, MPI_BYTE, 2, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+                CHECK_RC(MPI_Get_count(&st, MPI_BYTE, &v));
+                CHECK(v == 8192 && st.MPI_TAG == 60 && same(in, 8192, i));
+            }
+        }
     }
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
 
