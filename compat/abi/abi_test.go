@@ -276,6 +276,7 @@ func TestStateLayout(t *testing.T) {
 	require.Equal(t, map[string]int{
 		"ABI_P2P_CELL": p2pstate.Cell, "ABI_P2P_HDR": p2pstate.HdrSize,
 		"ABI_P2P_EAGER": p2pstate.KindEager, "ABI_P2P_CREDIT_BASE": p2pstate.CreditBase,
+		"ABI_P2P_TAG_BARRIER": p2pstate.TagBarrier, "ABI_P2P_COLL_BIT": p2pstate.CollBit,
 	}, cConstants())
 }
 

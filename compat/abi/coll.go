@@ -13,9 +13,9 @@ import (
 // compat.InPlace; buffers a rank does not use (a non-root's receive
 // buffer) may be anything, as MPI says.
 //
-// Hot path to come: MPI_Barrier and the 8-byte MPI_Allreduce of the
-// issue's targets run the team collectives of shmem; their C form would
-// read a published team state from abi_comm.
+// MPI_Barrier runs in C over the point-to-point rings (p2p.c); the others
+// cross into Go, where compat runs the small ones as shmem team
+// collectives.
 
 // predefOp maps the ABI's predefined ops.
 var predefOp = map[C.uintptr_t]compat.Op{
@@ -96,13 +96,36 @@ func done(comm C.uintptr_t, call string, err error) C.int {
 	return C.MPI_SUCCESS
 }
 
+// MPI_Barrier is compat's point-to-point barrier, whose rounds p2p.c runs
+// in C where it can (abic_Barrier); abigo_Barrier serves a communicator
+// the C side cannot, and abiint_barrier_send and abiint_barrier_recv a
+// round's half it cannot. Every PE thus exchanges the same messages.
+
 //export abigo_Barrier
 func abigo_Barrier(comm C.uintptr_t) C.int {
 	c, rc := collComm(comm, "MPI_Barrier")
 	if c == nil {
 		return rc
 	}
-	return done(comm, "MPI_Barrier", c.Barrier())
+	return done(comm, "MPI_Barrier", c.BarrierP2P())
+}
+
+//export abiint_barrier_send
+func abiint_barrier_send(comm C.uintptr_t, to C.int) C.int {
+	c, rc := collComm(comm, "MPI_Barrier")
+	if c == nil {
+		return rc
+	}
+	return done(comm, "MPI_Barrier", c.BarrierSend(int(to)))
+}
+
+//export abiint_barrier_recv
+func abiint_barrier_recv(comm C.uintptr_t, from C.int) C.int {
+	c, rc := collComm(comm, "MPI_Barrier")
+	if c == nil {
+		return rc
+	}
+	return done(comm, "MPI_Barrier", c.BarrierRecv(int(from)))
 }
 
 //export abigo_Bcast

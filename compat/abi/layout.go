@@ -84,5 +84,7 @@ func cConstants() map[string]int {
 		"ABI_P2P_HDR":         C.ABI_P2P_HDR,
 		"ABI_P2P_EAGER":       C.ABI_P2P_EAGER,
 		"ABI_P2P_CREDIT_BASE": C.ABI_P2P_CREDIT_BASE,
+		"ABI_P2P_TAG_BARRIER": C.ABI_P2P_TAG_BARRIER,
+		"ABI_P2P_COLL_BIT":    C.ABI_P2P_COLL_BIT,
 	}
 }

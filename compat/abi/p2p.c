@@ -104,6 +104,41 @@ static inline void store_wake(uint64_t *word, uint64_t v, uint32_t *bell)
     }
 }
 
+/* Writes an eager message into PE pe's ring when it goes there now: no
+ * earlier message to pe waits in the Go engine's queue, pe's heap is
+ * mapped and its ring has room. */
+static int ring_put(abi_p2p *e, int pe, uint32_t ctx, int tag, const void *buf, uint64_t plen)
+{
+    abi_p2p_peer *p = peer_of(e, pe);
+    if (p->queued != 0 || p->ring_out == NULL)
+        return 0;
+    uint64_t cells = cells_of(plen), ncells = e->ring_cells;
+    if (p->wpos + cells - p->credit > ncells) {
+        p->credit = __atomic_load_n(&e->ctrl_mine[ABI_P2P_CREDIT_BASE + pe], __ATOMIC_ACQUIRE);
+        if (p->wpos + cells - p->credit > ncells)
+            return 0; /* the engine queues it and waits for credit */
+    }
+    uint64_t pos = p->wpos;
+    size_t off = (size_t)(pos & (ncells - 1)) * ABI_P2P_CELL;
+    size_t room = (size_t)ncells * ABI_P2P_CELL - off - ABI_P2P_HDR;
+    uint8_t *ring = p->ring_out;
+    uint64_t *h = (uint64_t *)(ring + off);
+    h[1] = ABI_P2P_EAGER | plen << 8;
+    h[2] = (uint64_t)(uint32_t)tag | (uint64_t)ctx << 32;
+    h[3] = 0;
+    if (plen <= room) {
+        if (plen > 0)
+            memcpy(ring + off + ABI_P2P_HDR, buf, plen);
+    } else {
+        memcpy(ring + off + ABI_P2P_HDR, buf, room);
+        memcpy(ring, (const uint8_t *)buf + room, plen - room);
+    }
+    store_wake(&h[0], pos + 1, p->heap_peer);
+    p->wpos = pos + cells;
+    fast_sends++;
+    return 1;
+}
+
 int abic_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     abi_comm *c = fast_comm(comm);
@@ -113,35 +148,8 @@ int abic_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     int64_t plen = fast_bytes(datatype, count);
     if (plen < 0 || (uint64_t)plen > e->eager_limit || (plen > 0 && (uintptr_t)buf < 4096))
         goto slow;
-    int pe = c->pes[dest];
-    abi_p2p_peer *p = peer_of(e, pe);
-    if (p->queued != 0 || p->ring_out == NULL)
-        goto slow;
-    uint64_t cells = cells_of((uint64_t)plen), ncells = e->ring_cells;
-    if (p->wpos + cells - p->credit > ncells) {
-        p->credit = __atomic_load_n(&e->ctrl_mine[ABI_P2P_CREDIT_BASE + pe], __ATOMIC_ACQUIRE);
-        if (p->wpos + cells - p->credit > ncells)
-            goto slow; /* the engine queues it and waits for credit */
-    }
-    uint64_t pos = p->wpos;
-    size_t off = (size_t)(pos & (ncells - 1)) * ABI_P2P_CELL;
-    size_t room = (size_t)ncells * ABI_P2P_CELL - off - ABI_P2P_HDR;
-    uint8_t *ring = p->ring_out;
-    uint64_t *h = (uint64_t *)(ring + off);
-    h[1] = ABI_P2P_EAGER | (uint64_t)plen << 8;
-    h[2] = (uint64_t)(uint32_t)tag | (uint64_t)c->ctx << 32;
-    h[3] = 0;
-    if ((size_t)plen <= room) {
-        if (plen > 0)
-            memcpy(ring + off + ABI_P2P_HDR, buf, (size_t)plen);
-    } else {
-        memcpy(ring + off + ABI_P2P_HDR, buf, room);
-        memcpy(ring, (const uint8_t *)buf + room, (size_t)plen - room);
-    }
-    store_wake(&h[0], pos + 1, p->heap_peer);
-    p->wpos = pos + cells;
-    fast_sends++;
-    return MPI_SUCCESS;
+    if (ring_put(e, c->pes[dest], c->ctx, tag, buf, (uint64_t)plen))
+        return MPI_SUCCESS;
 slow:
     return abigo_Send((uintptr_t)buf, count, (uintptr_t)datatype, dest, tag, (uintptr_t)comm);
 }
@@ -150,9 +158,9 @@ slow:
 enum { EMPTY, TAKEN, OTHER };
 
 /* Takes the message at the head of PE pe's ring into buf when it is an
- * eager message of c that tag (or MPI_ANY_TAG) matches and cap bytes
- * hold. */
-static inline int try_take(abi_comm *c, abi_p2p *e, int pe, int tag, void *buf, uint64_t cap, MPI_Status *st)
+ * eager message of c's context ctx (its point-to-point or collective one)
+ * that tag (or MPI_ANY_TAG) matches and cap bytes hold. */
+static inline int try_take(abi_comm *c, abi_p2p *e, int pe, uint32_t ctx, int tag, void *buf, uint64_t cap, MPI_Status *st)
 {
     abi_p2p_peer *p = peer_of(e, pe);
     uint64_t ncells = e->ring_cells, mask = ncells - 1, pos = p->rpos;
@@ -164,7 +172,7 @@ static inline int try_take(abi_comm *c, abi_p2p *e, int pe, int tag, void *buf, 
         return EMPTY;
     uint64_t w1 = h[1], w2 = h[2], plen = w1 >> 8;
     int mtag = (int32_t)(uint32_t)w2;
-    if ((w1 & 0xff) != ABI_P2P_EAGER || (uint32_t)(w2 >> 32) != c->ctx || (tag != MPI_ANY_TAG && mtag != tag) ||
+    if ((w1 & 0xff) != ABI_P2P_EAGER || (uint32_t)(w2 >> 32) != ctx || (tag != MPI_ANY_TAG && mtag != tag) ||
         plen > cap || p->ctrl_peer == NULL || c->ranks[pe] < 0)
         return OTHER;
     size_t room = rbytes - off - ABI_P2P_HDR;
@@ -226,7 +234,7 @@ int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     if (source != MPI_ANY_SOURCE) {
         int pe = c->pes[source];
         for (int i = 0; i < RECV_SPIN; i++) {
-            int r = try_take(c, e, pe, tag, buf, (uint64_t)cap, status);
+            int r = try_take(c, e, pe, c->ctx, tag, buf, (uint64_t)cap, status);
             if (r == TAKEN)
                 return MPI_SUCCESS;
             if (r == OTHER || ((i & 63) == 63 && others_arrived(e, pe)))
@@ -236,7 +244,7 @@ int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     }
     for (int i = 0; i < RECV_SPIN; i++) {
         for (int pe = 0; pe < e->n; pe++) {
-            int r = try_take(c, e, pe, tag, buf, (uint64_t)cap, status);
+            int r = try_take(c, e, pe, c->ctx, tag, buf, (uint64_t)cap, status);
             if (r == TAKEN)
                 return MPI_SUCCESS;
             if (r == OTHER)
@@ -245,4 +253,37 @@ int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     }
 slow:
     return abigo_Recv((uintptr_t)buf, count, (uintptr_t)datatype, source, tag, (uintptr_t)comm, status);
+}
+
+/* MPI_Barrier: compat's point-to-point barrier (Comm.BarrierP2P), every
+ * round in C where the fast path serves it: round d sends an empty
+ * message to rank+d and takes one from rank-d, in the collective context
+ * with the barrier's tag. A round's half that the fast path cannot serve
+ * goes to Go (abiint_barrier_send, abiint_barrier_recv), which sends and
+ * receives the same messages, so every PE runs the same protocol. */
+int abic_Barrier(MPI_Comm comm)
+{
+    abi_comm *c = fast_comm(comm);
+    if (c == NULL)
+        return abigo_Barrier((uintptr_t)comm);
+    abi_p2p *e = c->p2p;
+    int n = c->size, me = c->rank, rc;
+    uint32_t ctx = c->ctx | ABI_P2P_COLL_BIT;
+    for (int d = 1; d < n; d <<= 1) {
+        int to = (me + d) % n, from = (me - d + n) % n;
+        if (!ring_put(e, c->pes[to], ctx, ABI_P2P_TAG_BARRIER, NULL, 0) &&
+            (rc = abiint_barrier_send((uintptr_t)comm, to)) != MPI_SUCCESS)
+            return rc;
+        int r = OTHER, pe = c->pes[from];
+        if (e->posted == 0 && e->unexpected == 0 && e->queued == 0) {
+            for (int i = 0; i < RECV_SPIN; i++) {
+                r = try_take(c, e, pe, ctx, ABI_P2P_TAG_BARRIER, NULL, 0, MPI_STATUS_IGNORE);
+                if (r != EMPTY || ((i & 63) == 63 && others_arrived(e, pe)))
+                    break;
+            }
+        }
+        if (r != TAKEN && (rc = abiint_barrier_recv((uintptr_t)comm, from)) != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
 }

@@ -67,8 +67,12 @@ enum {
     ABI_P2P_CELL = 64,
     ABI_P2P_HDR = 32,
     ABI_P2P_EAGER = 1,       /* the kind of an eager message */
-    ABI_P2P_CREDIT_BASE = 8  /* control word BASE+p: cells of our ring at p that p consumed */
+    ABI_P2P_CREDIT_BASE = 8, /* control word BASE+p: cells of our ring at p that p consumed */
+    ABI_P2P_TAG_BARRIER = 1  /* the tag of MPI_Barrier's messages, in the collective context */
 };
+
+/* The bit that makes a communicator's context its collective context. */
+#define ABI_P2P_COLL_BIT 0x80000000u
 
 typedef struct abi_p2p {
     uint64_t posted;        /* receives posted in Go and not matched */

@@ -5,6 +5,7 @@
 #include "include/mpi.h"
 
 int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int abic_Barrier(MPI_Comm comm);
 int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
 int abic_Comm_get_parent(MPI_Comm *parent);
 int abic_Comm_rank(MPI_Comm comm, int *rank);

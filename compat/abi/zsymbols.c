@@ -348,7 +348,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __attribute__((
 
 int PMPI_Barrier(MPI_Comm comm)
 {
-    return abigo_Barrier((uintptr_t)comm);
+    return abic_Barrier(comm);
 }
 int MPI_Barrier(MPI_Comm comm) __attribute__((weak, alias("PMPI_Barrier")));
 

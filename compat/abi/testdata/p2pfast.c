@@ -3,7 +3,7 @@
  * order; wildcards; tags that do not match the ring's head; probes and
  * posted receives that must match first; a full ring, its wrap-around and
  * credit; truncation; a split communicator; self-sends; a wait that
- * must let another peer's full ring drain. The library's
+ * must let another peer's full ring drain; MPI_Barrier. The library's
  * diagnostic counters show that the fast path served part of it. */
 #include <stdint.h>
 #include <string.h>
@@ -273,6 +273,64 @@ int main(int argc, char **argv)
         }
     }
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+
+    /* 10. MPI_Barrier, whose rounds run over the rings in C or in Go:
+     * nobody leaves before everybody entered (MPI_Wtime is one clock on
+     * one host), behind unreceived messages, with a posted receive (its
+     * rounds then go to Go), in a loop, and on a split communicator. */
+    {
+        for (int k = 0; k < 3; k++) {
+            double t = MPI_Wtime();
+            while (MPI_Wtime() - t < 0.002 * ((rank + k) % size))
+                ;
+            double times[2] = {MPI_Wtime(), 0}, all[2 * 64];
+            CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+            times[1] = MPI_Wtime();
+            CHECK_RC(MPI_Allgather(times, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, MPI_COMM_WORLD));
+            for (int i = 0; i < size; i++)
+                for (int j = 0; j < size; j++)
+                    CHECK(all[2 * i] <= all[2 * j + 1]); /* i entered before j left */
+        }
+        int x = 7, y = 0;
+        if (rank == 0 && size > 1)
+            for (int i = 0; i < 5; i++)
+                CHECK_RC(MPI_Send(&x, 1, MPI_INT, 1, 70, MPI_COMM_WORLD));
+        MPI_Request rq = MPI_REQUEST_NULL;
+        if (rank == size - 1)
+            CHECK_RC(MPI_Irecv(&y, 1, MPI_INT, MPI_ANY_SOURCE, 71, MPI_COMM_WORLD, &rq));
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0)
+            CHECK_RC(MPI_Send(&x, 1, MPI_INT, size - 1, 71, MPI_COMM_WORLD));
+        if (rank == size - 1) {
+            CHECK_RC(MPI_Wait(&rq, &st));
+            CHECK(y == 7 && st.MPI_SOURCE == 0);
+        }
+        if (rank == 1)
+            for (int i = 0; i < 5; i++) {
+                CHECK_RC(MPI_Recv(&y, 1, MPI_INT, 0, 70, MPI_COMM_WORLD, &st));
+                CHECK(y == 7);
+            }
+        for (int i = 0; i < 2000; i++) {
+            if (i % 100 == 7 && size > 1) { /* a message between barriers */
+                if (rank == 0)
+                    CHECK_RC(MPI_Send(&i, 1, MPI_INT, size - 1, 72, MPI_COMM_WORLD));
+                if (rank == size - 1) {
+                    CHECK_RC(MPI_Recv(&y, 1, MPI_INT, 0, 72, MPI_COMM_WORLD, &st));
+                    CHECK(y == i);
+                }
+            }
+            CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        }
+        MPI_Comm half;
+        CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half));
+        for (int i = 0; i < 100; i++)
+            CHECK_RC(MPI_Barrier(half));
+        CHECK_RC(MPI_Comm_free(&half));
+        CHECK_RC(MPI_Barrier(MPI_COMM_SELF));
+        int ec;
+        CHECK_RC(MPI_Error_class(MPI_Barrier(MPI_COMM_NULL), &ec));
+        CHECK(ec == MPI_ERR_COMM);
+    }
 
     /* The fast path served some of it: 0's sends in part 1 and 5, and
      * the receives of the ranks that received in them. */

@@ -21,6 +21,9 @@ const (
 	HdrSize    = 32 // header: stamp, kind|len<<8, tag|ctx<<32, aux
 	KindEager  = 1  // a message whose payload is its data
 	CreditBase = 8  // control word CreditBase+p: cells of this PE's ring at p that p consumed
+
+	CollBit    = 1 << 31 // set in the context of a communicator's collective messages
+	TagBarrier = 1       // the tag of Barrier's messages, in the collective context
 )
 
 // Engine is the head of the published state; one Peer per PE follows it.
