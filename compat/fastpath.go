@@ -55,3 +55,31 @@ func (c *Comm) BarrierRecv(from int) error {
 	_, err := c.crecv(nil, nil, from, tagBarrier).Wait()
 	return err
 }
+
+// CollSend sends data to rank to in c's collective context with tag, and
+// waits until data may be reused; CollRecv receives such a message into
+// buf and returns its length. They are the C ABI's collective messages
+// (p2pstate.TagAllreduce) where its fast path cannot serve them; tag must
+// be one no collective of compat uses.
+func (c *Comm) CollSend(to int, tag int32, data []byte) error {
+	if err := c.check("collective"); err != nil {
+		return err
+	}
+	if uint(to) >= uint(c.Size()) {
+		return errorf(ClassRank, "collective: rank %d of a communicator of %d", to, c.Size())
+	}
+	_, err := c.env.wait(c.csend(data, to, tag))
+	return err
+}
+
+// CollRecv: see CollSend.
+func (c *Comm) CollRecv(from int, tag int32, buf []byte) (int, error) {
+	if err := c.check("collective"); err != nil {
+		return 0, err
+	}
+	if uint(from) >= uint(c.Size()) {
+		return 0, errorf(ClassRank, "collective: rank %d of a communicator of %d", from, c.Size())
+	}
+	st, err := c.crecv(buf, nil, from, tag).Wait()
+	return st.Bytes(), err
+}

@@ -167,6 +167,7 @@ func TestPointToPoint(t *testing.T) {
 func TestEagerFastPath(t *testing.T) {
 	exe := compile(t, "p2pfast.c")
 	runOK(t, 2, exe, "p2pfast ok")
+	runOK(t, 3, exe, "p2pfast ok")
 	runOK(t, 4, exe, "p2pfast ok")
 }
 

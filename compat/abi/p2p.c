@@ -23,6 +23,7 @@
  * call. */
 
 #include <limits.h>
+#include <math.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -31,6 +32,7 @@
 #include "_cgo_export.h"
 
 int32_t abi_type_size[ABI_TYPE_TABLE];
+uint8_t abi_type_red[ABI_TYPE_TABLE];
 
 /* How many sends and receives this path completed: diagnostics, which the
  * tests read through gshmem_abi_fast_counts to know that the path ran
@@ -286,4 +288,123 @@ int abic_Barrier(MPI_Comm comm)
             return rc;
     }
     return MPI_SUCCESS;
+}
+
+/* The folds of the small MPI_Allreduce. Integers wrap (as Go's); float
+ * MIN and MAX are Go's min and max (a NaN wins; -0 is below +0), so that
+ * the result is compat's for every op. Both PEs of a pair compute lower
+ * op upper, so every PE ends with bitwise the same result. */
+#define FOLD_INT(T, U)                                                                     \
+    do {                                                                                   \
+        T *o = (T *)out;                                                                   \
+        const T *a = (const T *)lower, *b = (const T *)upper;                              \
+        switch ((int)op) {                                                                 \
+        case 0x21: for (int i = 0; i < n; i++) o[i] = (T)((U)a[i] + (U)b[i]); return 1;    \
+        case 0x24: for (int i = 0; i < n; i++) o[i] = (T)((U)a[i] * (U)b[i]); return 1;    \
+        case 0x22: for (int i = 0; i < n; i++) o[i] = a[i] < b[i] ? a[i] : b[i]; return 1; \
+        case 0x23: for (int i = 0; i < n; i++) o[i] = a[i] > b[i] ? a[i] : b[i]; return 1; \
+        case 0x28: for (int i = 0; i < n; i++) o[i] = a[i] & b[i]; return 1;               \
+        case 0x29: for (int i = 0; i < n; i++) o[i] = a[i] | b[i]; return 1;               \
+        case 0x2a: for (int i = 0; i < n; i++) o[i] = a[i] ^ b[i]; return 1;               \
+        }                                                                                  \
+        return 0;                                                                          \
+    } while (0)
+
+#define FOLD_FLOAT(T)                                                                      \
+    do {                                                                                   \
+        T *o = (T *)out;                                                                   \
+        const T *a = (const T *)lower, *b = (const T *)upper;                              \
+        switch ((int)op) {                                                                 \
+        case 0x21: for (int i = 0; i < n; i++) o[i] = a[i] + b[i]; return 1;               \
+        case 0x24: for (int i = 0; i < n; i++) o[i] = a[i] * b[i]; return 1;               \
+        case 0x22:                                                                         \
+            for (int i = 0; i < n; i++)                                                    \
+                o[i] = isnan(a[i]) ? a[i] : isnan(b[i]) ? b[i] : a[i] < b[i] ? a[i]        \
+                     : b[i] < a[i] ? b[i] : signbit(a[i]) ? a[i] : b[i];                   \
+            return 1;                                                                      \
+        case 0x23:                                                                         \
+            for (int i = 0; i < n; i++)                                                    \
+                o[i] = isnan(a[i]) ? a[i] : isnan(b[i]) ? b[i] : a[i] > b[i] ? a[i]        \
+                     : b[i] > a[i] ? b[i] : signbit(a[i]) ? b[i] : a[i];                   \
+            return 1;                                                                      \
+        }                                                                                  \
+        return 0;                                                                          \
+    } while (0)
+
+int abi_fold(int t, uintptr_t op, void *out, const void *lower, const void *upper, int n)
+{
+    switch (t) {
+    case ABI_RED_I8: FOLD_INT(int8_t, uint8_t);
+    case ABI_RED_I16: FOLD_INT(int16_t, uint16_t);
+    case ABI_RED_I32: FOLD_INT(int32_t, uint32_t);
+    case ABI_RED_I64: FOLD_INT(int64_t, uint64_t);
+    case ABI_RED_U8: FOLD_INT(uint8_t, uint8_t);
+    case ABI_RED_U16: FOLD_INT(uint16_t, uint16_t);
+    case ABI_RED_U32: FOLD_INT(uint32_t, uint32_t);
+    case ABI_RED_U64: FOLD_INT(uint64_t, uint64_t);
+    case ABI_RED_F32: FOLD_FLOAT(float);
+    case ABI_RED_F64: FOLD_FLOAT(double);
+    }
+    return 0;
+}
+
+/* The bytes of the largest allreduce that runs as recursive doubling. */
+static inline uint64_t allreduce_max(abi_p2p *e)
+{
+    return e->eager_limit < ABI_ALLREDUCE_MAX ? e->eager_limit : ABI_ALLREDUCE_MAX;
+}
+
+/* MPI_Allreduce of up to ABI_ALLREDUCE_MAX bytes of one integer or float
+ * type with SUM, PROD, MIN, MAX or a bitwise op, on a communicator whose
+ * size is a power of two: recursive doubling over the rings, in C. In
+ * round k each PE sends what it has to rank ^ 2^k and folds what comes
+ * back, the lower rank's part first. Whether an allreduce runs so depends
+ * only on what MPI makes every member pass alike (the communicator, the
+ * op, the element type and count), and the Go side (allreduceRD in
+ * coll.go) runs the same rounds for what the C side hands it: a derived
+ * datatype, or a round's half the fast path cannot serve. */
+int abic_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    abi_comm *c = fast_comm(comm);
+    uintptr_t h = (uintptr_t)datatype;
+    if (c == NULL || c->size < 2 || (c->size & (c->size - 1)) != 0 || h >= ABI_TYPE_TABLE || abi_type_red[h] == ABI_RED_NONE)
+        goto slow;
+    abi_p2p *e = c->p2p;
+    int64_t plen = fast_bytes(datatype, count);
+    int t = abi_type_red[h];
+    unsigned char tmp[ABI_ALLREDUCE_MAX];
+    if (plen <= 0 || (uint64_t)plen > allreduce_max(e) || (uintptr_t)recvbuf < 4096 ||
+        (sendbuf != MPI_IN_PLACE && ((uintptr_t)sendbuf < 4096 || sendbuf == recvbuf)) ||
+        !abi_fold(t, (uintptr_t)op, NULL, NULL, NULL, 0))
+        goto slow;
+    if (sendbuf != MPI_IN_PLACE)
+        memmove(recvbuf, sendbuf, (size_t)plen);
+    int n = c->size, me = c->rank, rc;
+    uint32_t ctx = c->ctx | ABI_P2P_COLL_BIT;
+    for (int mask = 1; mask < n; mask <<= 1) {
+        int partner = me ^ mask, pe = c->pes[partner];
+        if (!ring_put(e, pe, ctx, ABI_P2P_TAG_ALLREDUCE, recvbuf, (uint64_t)plen) &&
+            (rc = abiint_allreduce_send((uintptr_t)comm, partner, (uintptr_t)recvbuf, (int)plen)) != MPI_SUCCESS)
+            return rc;
+        int r = OTHER;
+        MPI_Status st;
+        if (e->posted == 0 && e->unexpected == 0 && e->queued == 0) {
+            for (int i = 0; i < RECV_SPIN; i++) {
+                r = try_take(c, e, pe, ctx, ABI_P2P_TAG_ALLREDUCE, tmp, (uint64_t)plen, &st);
+                if (r != EMPTY || ((i & 63) == 63 && others_arrived(e, pe)))
+                    break;
+            }
+        }
+        if (r == TAKEN && (st.MPI_internal[ABI_STATUS_COUNT_LO] != (int)plen || st.MPI_internal[ABI_STATUS_COUNT_HI] != 0))
+            return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_TRUNCATE, (char *)"MPI_Allreduce");
+        if (r != TAKEN && (rc = abiint_allreduce_recv((uintptr_t)comm, partner, (uintptr_t)tmp, (int)plen)) != MPI_SUCCESS)
+            return rc;
+        if (partner < me)
+            abi_fold(t, (uintptr_t)op, recvbuf, tmp, recvbuf, count);
+        else
+            abi_fold(t, (uintptr_t)op, recvbuf, recvbuf, tmp, count);
+    }
+    return MPI_SUCCESS;
+slow:
+    return abigo_Allreduce((uintptr_t)sendbuf, (uintptr_t)recvbuf, count, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm);
 }

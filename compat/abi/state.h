@@ -74,6 +74,18 @@ enum {
 /* The bit that makes a communicator's context its collective context. */
 #define ABI_P2P_COLL_BIT 0x80000000u
 
+/* The tag of the small MPI_Allreduce's messages (p2p.c), in the
+ * collective context. */
+#define ABI_P2P_TAG_ALLREDUCE 16
+
+/* The element types the small MPI_Allreduce folds (abi_type_red). */
+enum {
+    ABI_RED_NONE = 0,
+    ABI_RED_I8, ABI_RED_I16, ABI_RED_I32, ABI_RED_I64,
+    ABI_RED_U8, ABI_RED_U16, ABI_RED_U32, ABI_RED_U64,
+    ABI_RED_F32, ABI_RED_F64
+};
+
 typedef struct abi_p2p {
     uint64_t posted;        /* receives posted in Go and not matched */
     uint64_t unexpected;    /* arrived messages not matched */
@@ -102,6 +114,18 @@ typedef struct abi_p2p_peer {
  * any other handle below ABI_TYPE_TABLE (Go fills it at load). */
 #define ABI_TYPE_TABLE 0x400
 extern int32_t abi_type_size[ABI_TYPE_TABLE];
+
+/* abi_type_red[h] is the ABI_RED_ element type of predefined datatype h,
+ * or ABI_RED_NONE (Go fills it at load). */
+extern uint8_t abi_type_red[ABI_TYPE_TABLE];
+
+/* The largest MPI_Allreduce, in bytes, that runs as p2p.c's recursive
+ * doubling (with the eager limit, when that is smaller). */
+#define ABI_ALLREDUCE_MAX 2048
+
+/* out = lower op upper, elementwise over n elements of ABI_RED_ type t,
+ * for the predefined op; returns 0 when p2p.c does not fold that pair. */
+int abi_fold(int t, uintptr_t op, void *out, const void *lower, const void *upper, int n);
 
 /* A communicator. */
 typedef struct abi_comm {

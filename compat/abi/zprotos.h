@@ -4,6 +4,7 @@
 
 #include "include/mpi.h"
 
+int abic_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int abic_Barrier(MPI_Comm comm);
 int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);

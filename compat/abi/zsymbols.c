@@ -178,7 +178,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) __attribute__((we
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return abigo_Allreduce((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int)count, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm);
+    return abic_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allreduce")));
 

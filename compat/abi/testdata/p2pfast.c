@@ -3,8 +3,9 @@
  * order; wildcards; tags that do not match the ring's head; probes and
  * posted receives that must match first; a full ring, its wrap-around and
  * credit; truncation; a split communicator; self-sends; a wait that
- * must let another peer's full ring drain; MPI_Barrier. The library's
+ * must let another peer's full ring drain; MPI_Barrier; MPI_Allreduce. The library's
  * diagnostic counters show that the fast path served part of it. */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
@@ -331,6 +332,128 @@ int main(int argc, char **argv)
         CHECK_RC(MPI_Error_class(MPI_Barrier(MPI_COMM_NULL), &ec));
         CHECK(ec == MPI_ERR_COMM);
     }
+
+    /* 11. MPI_Allreduce, whose small forms run as recursive doubling
+     * over the rings (C, or Go for a derived datatype or a round the fast
+     * path hands over) when the size is a power of two: every type and
+     * op, in place, a derived datatype of the same type signature beside
+     * the predefined one, a posted receive, sizes past the limit, and
+     * bitwise the same floats everywhere. */
+    {
+        static long long ll[512], want[512];
+        MPI_Datatype types[] = {MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_UNSIGNED_CHAR, MPI_UNSIGNED,
+                                MPI_UINT64_T, MPI_FLOAT, MPI_DOUBLE};
+        MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_BAND, MPI_BOR, MPI_BXOR};
+        int counts[] = {1, 3, 8, 100, 300};
+        for (int ti = 0; ti < 9; ti++)
+            for (int oi = 0; oi < 7; oi++)
+                for (int ci = 0; ci < 5; ci++) {
+                    MPI_Datatype t = types[ti];
+                    int n = counts[ci], fl = ti >= 7, tsz;
+                    if (fl && oi >= 4)
+                        continue;
+                    CHECK_RC(MPI_Type_size(t, &tsz));
+                    /* Values whose sums and products every type holds. */
+                    unsigned char sb[4096], rb[4096];
+                    for (int i = 0; i < n; i++) {
+                        long long v = (i + rank) % 3 + 1 + (oi >= 4 ? 8 * (rank + i) : 0);
+                        long long w = 0; /* the expected result */
+                        for (int r = 0; r < size; r++) {
+                            long long x = (i + r) % 3 + 1 + (oi >= 4 ? 8 * (r + i) : 0);
+                            if (r == 0) w = x;
+                            else if (oi == 0) w += x;
+                            else if (oi == 1) w = (w * x) % 1000003;
+                            else if (oi == 2) w = x < w ? x : w;
+                            else if (oi == 3) w = x > w ? x : w;
+                            else if (oi == 4) w &= x;
+                            else if (oi == 5) w |= x;
+                            else w ^= x;
+                        }
+                        ll[i] = v;
+                        want[i] = w;
+                        switch (ti) {
+                        case 0: ((signed char *)sb)[i] = (signed char)v; break;
+                        case 1: ((short *)sb)[i] = (short)v; break;
+                        case 2: ((int *)sb)[i] = (int)v; break;
+                        case 3: ((long *)sb)[i] = (long)v; break;
+                        case 4: ((unsigned char *)sb)[i] = (unsigned char)v; break;
+                        case 5: ((unsigned *)sb)[i] = (unsigned)v; break;
+                        case 6: ((uint64_t *)sb)[i] = (uint64_t)v; break;
+                        case 7: ((float *)sb)[i] = (float)v; break;
+                        default: ((double *)sb)[i] = (double)v;
+                        }
+                    }
+                    if (oi == 1 && size > 4)
+                        continue; /* products past 8 bits */
+                    int inplace = (ti + oi + ci) % 3 == 0;
+                    if (inplace)
+                        memcpy(rb, sb, (size_t)n * tsz);
+                    CHECK_RC(MPI_Allreduce(inplace ? MPI_IN_PLACE : sb, rb, n, t, ops[oi], MPI_COMM_WORLD));
+                    for (int i = 0; i < n; i++) {
+                        long long got;
+                        switch (ti) {
+                        case 0: got = ((signed char *)rb)[i]; break;
+                        case 1: got = ((short *)rb)[i]; break;
+                        case 2: got = ((int *)rb)[i]; break;
+                        case 3: got = ((long *)rb)[i]; break;
+                        case 4: got = ((unsigned char *)rb)[i]; break;
+                        case 5: got = ((unsigned *)rb)[i]; break;
+                        case 6: got = (long long)((uint64_t *)rb)[i]; break;
+                        case 7: got = (long long)((float *)rb)[i]; break;
+                        default: got = (long long)((double *)rb)[i];
+                        }
+                        long long w = want[i];
+                        if (ti == 0) w = (signed char)w;
+                        if (ti == 4) w = (unsigned char)w;
+                        CHECK(got == w);
+                    }
+                }
+        (void)ll;
+        /* A derived datatype on odd ranks, MPI_INT on even ones: the same
+         * type signature, the same rounds; and a posted receive on rank 0
+         * that sends a round's half through Go. */
+        MPI_Datatype two;
+        CHECK_RC(MPI_Type_contiguous(2, MPI_INT, &two));
+        CHECK_RC(MPI_Type_commit(&two));
+        int in6[6] = {rank, 1, 2, 3, 4, rank * 2}, out6[6], z = 0;
+        MPI_Request rq = MPI_REQUEST_NULL;
+        if (rank == 0)
+            CHECK_RC(MPI_Irecv(&z, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &rq));
+        CHECK_RC(MPI_Allreduce(in6, out6, rank % 2 ? 3 : 6, rank % 2 ? two : MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(out6[0] == size * (size - 1) / 2 && out6[1] == size && out6[4] == 4 * size && out6[5] == size * (size - 1));
+        CHECK_RC(MPI_Type_free(&two));
+        if (rank == size - 1)
+            CHECK_RC(MPI_Send(&rank, 1, MPI_INT, 0, 99, MPI_COMM_WORLD));
+        if (rank == 0) {
+            CHECK_RC(MPI_Wait(&rq, &st));
+            CHECK(z == size - 1);
+        }
+        /* Past the limit (the Go engine's allreduce), and floats that
+         * round: every rank holds bitwise the same result. */
+        static double big[1024], dres[1024], dall[64 * 8];
+        for (int i = 0; i < 1024; i++)
+            big[i] = 0.1 * (rank + 1) + 1.0 / (i + 3);
+        CHECK_RC(MPI_Allreduce(big, dres, 1024, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(dres[0] > 0.1 * size * (size + 1) / 2);
+        double d8[8];
+        for (int i = 0; i < 8; i++)
+            d8[i] = 0.1 * (rank + 1) / (i + 3) + 1e-17 * rank;
+        CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, d8, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Allgather(d8, 8, MPI_DOUBLE, dall, 8, MPI_DOUBLE, MPI_COMM_WORLD));
+        for (int r = 0; r < size; r++)
+            CHECK(memcmp(&dall[8 * r], d8, sizeof d8) == 0);
+        /* MIN and MAX of floats as Go's: a NaN wins, -0 is below +0. */
+        double zs[2] = {rank % 2 ? 0.0 : -0.0, rank == 0 ? 0.0 / 0.0 : 1.0}, mn[2], mx[2];
+        CHECK_RC(MPI_Allreduce(zs, mn, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Allreduce(zs, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+        CHECK(mn[0] == 0 && mx[0] == 0 && mn[1] != mn[1] && mx[1] != mx[1]);
+        if (size > 1)
+            CHECK(signbit(mn[0]) && !signbit(mx[0]));
+        int ec, one = 1;
+        CHECK_RC(MPI_Error_class(MPI_Allreduce(&one, &one, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), &ec));
+        CHECK(ec == MPI_ERR_BUFFER);
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
 
     /* The fast path served some of it: 0's sends in part 1 and 5, and
      * the receives of the ranks that received in them. */

@@ -24,6 +24,10 @@ const (
 
 	CollBit    = 1 << 31 // set in the context of a communicator's collective messages
 	TagBarrier = 1       // the tag of Barrier's messages, in the collective context
+	// TagAllreduce is the tag of the C ABI's small Allreduce (recursive
+	// doubling, compat/abi), in the collective context: no collective of
+	// compat uses it.
+	TagAllreduce = 16
 )
 
 // Engine is the head of the published state; one Peer per PE follows it.
