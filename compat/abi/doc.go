@@ -19,7 +19,8 @@
 //
 //   - abic_X, a C implementation in a hand-written .c file of this package
 //     (env.c: MPI_Wtime, MPI_Comm_rank/size, status accessors, attributes;
-//     p2p.c: the eager MPI_Send and MPI_Recv; the hot paths of RMA belong
+//     p2p.c: the eager MPI_Send and MPI_Recv, MPI_Barrier, the small
+//     MPI_Allreduce; the hot paths of RMA belong
 //     here too), which hands what it does not serve to abigo_X;
 //   - abigo_X, a Go function exported with //export abigo_X, over compat
 //     and windows;
@@ -80,7 +81,7 @@
 //	datatype.go, envelope.go, pack.go     datatypes, their decoding, MPI_Pack/Unpack
 //	buffers.go                            buffers and statuses at the C boundary
 //	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
-//	p2p.c                                 the eager fast path of MPI_Send and MPI_Recv (below)
+//	p2p.c                                 the eager fast path: MPI_Send, MPI_Recv, MPI_Barrier, small MPI_Allreduce (below)
 //	mprobe.go                             matched probes, MPI_Isendrecv(_replace)
 //	nbc.go, nbcv.go, pcoll.go             nonblocking and persistent collectives as schedules of point-to-point rounds
 //	coll.go, userop.go                    collectives; user reduction ops
@@ -104,6 +105,16 @@
 // never overlap (MPI_THREAD_SERIALIZED), and compat makes no progress
 // outside a call, so the two never run at once.
 //
+// MPI_Barrier and the small MPI_Allreduce (up to 2 KiB of one integer or
+// float type, a predefined arithmetic or bitwise op, a power-of-two
+// communicator) run over the same rings in C: compat's point-to-point
+// dissemination barrier, and recursive doubling, in the communicator's
+// collective context. Each round's half that the fast path cannot serve
+// goes to Go, which sends and receives the same messages, and whether an
+// allreduce runs so depends only on what MPI makes every member pass
+// alike (for a derived datatype, its element type and count), so every
+// member runs the same protocol.
+//
 // Waits run on the caller's C thread, whose goroutine is locked to it: a
 // Gosched there parks the thread, so the library's waits poll without
 // yielding before they sleep (threadWaits in env.go).
@@ -117,6 +128,6 @@
 // than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md
 // lists every entry point. The C hot paths of the "Speed" section
 // still to come (RMA into mapped peers, flush, lock) are marked where they
-// go in win.go; nonblocking sends and receives, and collectives, cross
-// into Go.
+// go in win.go; nonblocking sends and receives, and the other
+// collectives, cross into Go.
 package main

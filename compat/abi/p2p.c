@@ -20,7 +20,10 @@
  * receive that waits longer than its spin) goes to the Go call, which
  * starts over. One of the two runs at a time: MPI_THREAD_SERIALIZED keeps
  * calls from overlapping, and the Go engine makes no progress outside a
- * call. */
+ * call.
+ *
+ * MPI_Barrier and the small MPI_Allreduce run over the same rings, in the
+ * communicator's collective context (at the end of this file). */
 
 #include <limits.h>
 #include <math.h>
