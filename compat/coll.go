@@ -3,6 +3,7 @@ package compat
 import (
 	"unsafe"
 
+	"github.com/gshmem/gshmem/compat/internal/p2pstate"
 	"github.com/gshmem/gshmem/internal/mpitype"
 	"github.com/gshmem/gshmem/shmem"
 )
@@ -14,7 +15,7 @@ import (
 
 // Tags of the collective context.
 const (
-	tagBarrier int32 = iota + 1
+	tagBarrier int32 = iota + p2pstate.TagBarrier
 	tagBcast
 	tagReduce
 	tagGather

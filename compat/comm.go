@@ -5,12 +5,13 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/gshmem/gshmem/compat/internal/p2pstate"
 	"github.com/gshmem/gshmem/shmem"
 )
 
 // collBit marks the context of a communicator's collective traffic, so
 // that it never matches its point-to-point traffic.
-const collBit = 1 << 31
+const collBit = p2pstate.CollBit
 
 // Comm is a communicator (MPI_Comm): a group of PEs and a context that
 // keeps its messages apart from every other communicator's. Ranks are

@@ -90,6 +90,10 @@
 // progress, matching each message against its posted receives, in posting
 // order, or keeping it in the unexpected queue, in arrival order. Credits
 // returned in the sender's control words keep a ring from overflowing.
+// The rings' cursors and the queues' lengths live in the heap too
+// (internal/p2pstate, Env.Published), outside Go's heap: the C library
+// (compat/abi) sends and receives eager messages through the same rings
+// without calling into Go while the queues are empty.
 //
 // A message above the eager limit sends only a request; the receiver, once
 // it has matched it, copies the data itself, once, with no copy on the

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gshmem/gshmem/compat/internal/p2pstate"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -38,41 +39,41 @@ import (
 // its heap does.
 
 const (
-	cell    = 64
-	hdrSize = 32
+	cell    = p2pstate.Cell
+	hdrSize = p2pstate.HdrSize
 
 	// Control words (uint64 indices into ctrl).
-	tokenIdx   = 0 // procToken of the PE's process
-	creditBase = 8 // creditBase+p: cells of this PE's ring at p that p consumed
+	tokenIdx   = 0                   // procToken of the PE's process
+	creditBase = p2pstate.CreditBase // creditBase+p: cells of this PE's ring at p that p consumed
 )
 
 func ctrlWords(n int) int { return (creditBase + n + 7) &^ 7 }
 
 // Message kinds.
 const (
-	kEager = 1 + iota // payload: the data
-	kRTS              // rendezvous request: size, mode, sender request id, location
-	kCTS              // staged rendezvous matched: aux sender id, w0 receiver id
-	kChunk            // staged chunk ready: aux receiver id, w0 chunk, w1 bytes, w2 data offset
-	kCAck             // staged chunk consumed: aux sender id, w0 chunk, w1 bytes
-	kFin              // rendezvous complete: aux sender id
+	kEager = p2pstate.KindEager + iota // payload: the data
+	kRTS                               // rendezvous request: size, mode, sender request id, location
+	kCTS                               // staged rendezvous matched: aux sender id, w0 receiver id
+	kChunk                             // staged chunk ready: aux receiver id, w0 chunk, w1 bytes, w2 data offset
+	kCAck                              // staged chunk consumed: aux sender id, w0 chunk, w1 bytes
+	kFin                               // rendezvous complete: aux sender id
 )
 
 func ncells(plen int) uint64 { return uint64(hdrSize+plen+cell-1) / cell }
 
-// peer is the state of this PE's two rings with one peer.
+// peer is the state of this PE's two rings with one peer. The cursors
+// (cells written and the credit seen, cells read and the credit returned)
+// are in cur, in the published state (p2pstate), where the C ABI's fast
+// path advances them too.
 type peer struct {
 	// Outbound: our ring in the peer's heap.
-	ring   []byte       // mapped, or nil: use shmem.Put
-	ctrl   []uint64     // the peer's control words, mapped, or nil
-	mem    shmem.Mapped // the peer's heap, when ring and ctrl are mapped
-	wpos   uint64       // cells written
-	credit uint64       // cells the peer consumed, as last read
-	outq   []*outMsg
+	ring []byte       // mapped, or nil: use shmem.Put
+	ctrl []uint64     // the peer's control words, mapped, or nil
+	mem  shmem.Mapped // the peer's heap, when ring and ctrl are mapped
+	outq []*outMsg
 
-	// Inbound: the peer's ring in our heap.
-	rpos, returned uint64
-	sameProc       bool
+	cur      *p2pstate.Peer
+	sameProc bool
 }
 
 // outMsg is a message waiting for ring space.
@@ -102,16 +103,17 @@ func word(b []byte, off int) *uint64 { return (*uint64)(unsafe.Pointer(&b[off]))
 // room builds nothing.
 func (e *Env) write(p int, kind uint8, tag int32, ctx uint32, aux uint64, payload []byte) bool {
 	pr := &e.peers[p]
+	cur := pr.cur
 	plen := len(payload)
 	cells := ncells(plen)
-	if pr.wpos+cells-pr.credit > e.ringCells {
-		pr.credit = atomic.LoadUint64(&e.ctrlMine[creditBase+p])
-		if pr.wpos+cells-pr.credit > e.ringCells {
-			e.creditWatch[p].Store(pr.credit + 1)
+	if cur.Wpos+cells-cur.Credit > e.ringCells {
+		cur.Credit = atomic.LoadUint64(&e.ctrlMine[creditBase+p])
+		if cur.Wpos+cells-cur.Credit > e.ringCells {
+			e.creditWatch[p].Store(cur.Credit + 1)
 			return false
 		}
 	}
-	pos := pr.wpos
+	pos := cur.Wpos
 	off := int(pos&(e.ringCells-1)) * cell
 	w1 := uint64(kind) | uint64(plen)<<8
 	w2 := uint64(uint32(tag)) | uint64(ctx)<<32
@@ -126,7 +128,7 @@ func (e *Env) write(p int, kind uint8, tag int32, ctx uint32, aux uint64, payloa
 	} else if err := e.writeRemote(p, off, pos, payload, w1, w2, aux); err != nil {
 		e.w.Logger().Errorf("compat: writing to PE %d: %v", p, err)
 	}
-	pr.wpos = pos + cells
+	cur.Wpos = pos + cells
 	return true
 }
 
@@ -165,8 +167,16 @@ func (e *Env) send(p int, m *outMsg) bool {
 		return true
 	}
 	c := *m
-	pr.outq = append(pr.outq, &c)
+	e.enqueue(p, &c)
 	return false
+}
+
+// enqueue queues m for p behind the messages already waiting.
+func (e *Env) enqueue(p int, m *outMsg) {
+	pr := &e.peers[p]
+	pr.outq = append(pr.outq, m)
+	pr.cur.Queued++
+	e.pub.Queued++
 }
 
 // ctl sends a control message.
@@ -185,6 +195,8 @@ func (e *Env) flush(p int) {
 		}
 		pr.outq[0] = nil
 		pr.outq = pr.outq[1:]
+		pr.cur.Queued--
+		e.pub.Queued--
 		if m.req != nil {
 			e.complete(m.req)
 		}
@@ -195,10 +207,11 @@ func (e *Env) flush(p int) {
 
 func (e *Env) returnCredit(p int) {
 	pr := &e.peers[p]
-	pr.returned = pr.rpos
+	rpos := pr.cur.Rpos
+	pr.cur.Returned = rpos
 	if c := pr.ctrl; c != nil {
-		pr.mem.StoreUint64(&c[creditBase+e.me], pr.rpos)
-	} else if err := shmem.Store(e.ctrl.At(creditBase+e.me), pr.rpos, p); err != nil {
+		pr.mem.StoreUint64(&c[creditBase+e.me], rpos)
+	} else if err := shmem.Store(e.ctrl.At(creditBase+e.me), rpos, p); err != nil {
 		e.w.Logger().Errorf("compat: returning credit to PE %d: %v", p, err)
 	}
 }
@@ -206,13 +219,13 @@ func (e *Env) returnCredit(p int) {
 // drain handles every message that has arrived from p and reports whether
 // there was any.
 func (e *Env) drain(p int) bool {
-	pr := &e.peers[p]
+	cur := e.peers[p].cur
 	rb := e.cfg.ringBytes
 	ring := e.ringMine[p*rb : (p+1)*rb : (p+1)*rb]
 	mask := e.ringCells - 1
-	start := pr.rpos
+	start := cur.Rpos
 	for {
-		pos := pr.rpos
+		pos := cur.Rpos
 		off := int(pos&mask) * cell
 		if atomic.LoadUint64(word(ring, off)) != pos+1 {
 			break
@@ -235,12 +248,12 @@ func (e *Env) drain(p int) bool {
 		for c := uint64(1); c < cells; c++ { // payload cells; a stale header stamp never matches
 			*word(ring, int((pos+c)&mask)*cell) = 0
 		}
-		pr.rpos = pos + cells
+		cur.Rpos = pos + cells
 	}
-	if pr.rpos-pr.returned >= e.ringCells/4 {
+	if cur.Rpos-cur.Returned >= e.ringCells/4 {
 		e.returnCredit(p)
 	}
-	return pr.rpos != start
+	return cur.Rpos != start
 }
 
 // ringCopy copies up to len(dst) bytes of the payload at off (the header's
@@ -266,6 +279,7 @@ func (e *Env) handle(p int, kind uint8, tag int32, ctx uint32, aux uint64, ring 
 			return
 		}
 		e.unexpected = append(e.unexpected, &inMsg{src: p, tag: tag, ctx: ctx, size: rts.size, rdv: true, rts: rts})
+		e.pub.Unexpected = uint64(len(e.unexpected))
 	case kCTS:
 		e.onCTS(aux, w(0))
 	case kChunk:
@@ -282,6 +296,7 @@ func (e *Env) keep(p int, tag int32, ctx uint32, ring []byte, off, plen int) {
 	data := make([]byte, plen)
 	ringCopy(data, ring, off, plen)
 	e.unexpected = append(e.unexpected, &inMsg{src: p, tag: tag, ctx: ctx, size: plen, data: data})
+	e.pub.Unexpected = uint64(len(e.unexpected))
 }
 
 // progress drains every ring and flushes every queue. Called with mu held.
@@ -354,7 +369,7 @@ func (e *Env) waitFor(cond func() bool) error {
 func (e *Env) expected(next []uint64) []uint64 {
 	next = next[:0]
 	for p := range e.peers {
-		next = append(next, e.peers[p].rpos+1)
+		next = append(next, e.peers[p].cur.Rpos+1)
 	}
 	return next
 }

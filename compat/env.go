@@ -12,7 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
+	"github.com/gshmem/gshmem/compat/internal/p2pstate"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -50,6 +52,8 @@ type Env struct {
 	dev         bool
 
 	peers       []peer
+	pubSym      shmem.Sym[uint64] // the published state's memory (p2pstate)
+	pub         *p2pstate.Engine
 	posted      []*Request          // posted receives, in posting order
 	unexpected  []*inMsg            // arrived, unmatched messages, in arrival order
 	sends       map[uint64]*Request // rendezvous sends awaiting CTS, chunk acks or FIN
@@ -284,13 +288,22 @@ func (e *Env) allocate() (err error) {
 	if e.scratch, err = shmem.Alloc[byte](w, c.scratchSize); err != nil {
 		return fail("collective scratch", err)
 	}
+	// The published state is private to this PE; it is in the symmetric
+	// heap (every PE asks for the same size) because that memory is
+	// outside Go's heap, so C may hold its address (the host area of a
+	// device heap: C reads it).
+	if e.pubSym, err = shmem.CallocHost[uint64](w, p2pstate.Words(e.n)); err != nil {
+		return fail("engine state", err)
+	}
 	if e.scratchAs, err = scratchViews(e.scratch); err != nil {
 		return fail("collective scratch", err)
 	}
 	e.ctrlMine, e.ringMine = e.ctrl.Local(), e.rings.Local()
 	e.scratchMine = e.scratch.Local()
-	if e.ctrlMine == nil || e.ringMine == nil || (e.scratchMine == nil && !w.HeapOnDevice()) {
-		for _, f := range []func() error{func() error { return shmem.Free(e.scratch) }, func() error { return shmem.Free(e.pool) },
+	pubMine := e.pubSym.Local()
+	if e.ctrlMine == nil || e.ringMine == nil || pubMine == nil || (e.scratchMine == nil && !w.HeapOnDevice()) {
+		for _, f := range []func() error{func() error { return shmem.Free(e.pubSym) },
+			func() error { return shmem.Free(e.scratch) }, func() error { return shmem.Free(e.pool) },
 			func() error { return shmem.Free(e.staging) }, func() error { return shmem.Free(e.rings) }, func() error { return shmem.Free(e.ctrl) }} {
 			_ = f()
 		}
@@ -308,8 +321,14 @@ func (e *Env) allocate() (err error) {
 	}
 	e.peers = make([]peer, e.n)
 	e.creditWatch = make([]atomic.Uint64, e.n)
+	var curs []p2pstate.Peer
+	e.pub, curs = p2pstate.At(pubMine, e.n)
+	*e.pub = p2pstate.Engine{RingCells: e.ringCells, EagerLimit: uint64(c.eagerLimit),
+		RingMine: uintptr(unsafe.Pointer(&e.ringMine[0])), CtrlMine: uintptr(unsafe.Pointer(&e.ctrlMine[0])),
+		Me: int32(e.me), N: int32(e.n)}
 	for p := range e.peers {
 		pr := &e.peers[p]
+		pr.cur = &curs[p]
 		tok, err := shmem.Load(e.ctrl.At(tokenIdx), p)
 		if err != nil {
 			return wrap(err, "New: reading PE %d's token", p)
@@ -324,7 +343,13 @@ func (e *Env) allocate() (err error) {
 		}
 		pr.ctrl = shmem.Ptr(e.ctrl, p)
 		pr.mem = w.Mapped(p) // valid where Ptr gave ring and ctrl
-
+		if pr.ring != nil && pr.ctrl != nil {
+			pr.cur.RingOut = uintptr(unsafe.Pointer(&pr.ring[0]))
+			pr.cur.CtrlPeer = uintptr(unsafe.Pointer(&pr.ctrl[0]))
+			// The heap starts with its doorbell, the control words are
+			// ctrl's offset into it.
+			pr.cur.HeapPeer = pr.cur.CtrlPeer - uintptr(e.ctrl.Offset())
+		}
 	}
 	return nil
 }
@@ -372,7 +397,7 @@ func (e *Env) Finalize() error {
 	for _, f := range []func() error{
 		func() error { return shmem.Free(e.scratch) }, func() error { return shmem.Free(e.pool) },
 		func() error { return shmem.Free(e.staging) }, func() error { return shmem.Free(e.rings) },
-		func() error { return shmem.Free(e.ctrl) },
+		func() error { return shmem.Free(e.ctrl) }, func() error { return shmem.Free(e.pubSym) },
 	} {
 		if err == nil {
 			err = wrap(f(), "Finalize: freeing")

@@ -43,6 +43,7 @@ func (e *Env) match(src int, tag int32, ctx uint32) *Request {
 	for i, r := range e.posted {
 		if matches(r, src, tag, ctx) {
 			e.posted = remove(e.posted, i)
+			e.pub.Posted = uint64(len(e.posted))
 			return r
 		}
 	}
@@ -80,6 +81,7 @@ func (e *Env) postRecv(r *Request) {
 	if i := e.findUnexpected(r.ctx, r.src, r.tag); i >= 0 {
 		m := e.unexpected[i]
 		e.unexpected = remove(e.unexpected, i)
+		e.pub.Unexpected = uint64(len(e.unexpected))
 		if m.rdv {
 			e.recvRdv(r, m.src, m.tag, m.rts)
 		} else {
@@ -89,6 +91,7 @@ func (e *Env) postRecv(r *Request) {
 		return
 	}
 	e.posted = append(e.posted, r)
+	e.pub.Posted = uint64(len(e.posted))
 	e.progress()
 }
 

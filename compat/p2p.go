@@ -84,13 +84,12 @@ func recvBuffer(b []byte, size, count int, d *mpitype.Map) ([]byte, func([]byte)
 func (e *Env) isend(data []byte, pe int, tag int32, ctx uint32, sync bool, poolOff int) *Request {
 	e.mu.Lock()
 	if !sync && len(data) <= e.cfg.eagerLimit {
-		pr := &e.peers[pe]
-		if len(pr.outq) == 0 && e.write(pe, kEager, tag, ctx, 0, data) {
+		if len(e.peers[pe].outq) == 0 && e.write(pe, kEager, tag, ctx, 0, data) {
 			e.mu.Unlock()
 			return nil
 		}
 		r := &Request{env: e, poolOff: -1}
-		pr.outq = append(pr.outq, &outMsg{kind: kEager, tag: tag, ctx: ctx, data: data, req: r})
+		e.enqueue(pe, &outMsg{kind: kEager, tag: tag, ctx: ctx, data: data, req: r})
 		e.mu.Unlock()
 		return r
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gshmem/gshmem/compat/internal/p2pstate"
 	"github.com/gshmem/gshmem/windows"
 )
 
@@ -162,6 +163,15 @@ func TestPointToPoint(t *testing.T) {
 	runOK(t, 3, exe, "p2p ok")
 }
 
+// TestEagerFastPath runs the C fast path of MPI_Send and MPI_Recv beside
+// the Go engine's calls (testdata/p2pfast.c).
+func TestEagerFastPath(t *testing.T) {
+	exe := compile(t, "p2pfast.c")
+	runOK(t, 2, exe, "p2pfast ok")
+	runOK(t, 3, exe, "p2pfast ok")
+	runOK(t, 4, exe, "p2pfast ok")
+}
+
 func TestCommunicatorsAndGroups(t *testing.T) {
 	exe := compile(t, "comm.c")
 	runOK(t, 4, exe, "comm ok")
@@ -264,6 +274,8 @@ func TestStateLayout(t *testing.T) {
 		{"abi_epoch", reflect.TypeFor[epochState]()},
 		{"abi_shm_obj", reflect.TypeFor[shmObj]()},
 		{"abi_shmem", reflect.TypeFor[shmState]()},
+		{"abi_p2p", reflect.TypeFor[p2pstate.Engine]()},
+		{"abi_p2p_peer", reflect.TypeFor[p2pstate.Peer]()},
 	} {
 		seen[m.name] = true
 		require.Equal(t, c[m.name].size, m.typ.Size(), "size of %s", m.name)
@@ -280,6 +292,11 @@ func TestStateLayout(t *testing.T) {
 	for k := range c {
 		require.True(t, seen[k], "C field %s has no Go mirror", k)
 	}
+	require.Equal(t, map[string]int{
+		"ABI_P2P_CELL": p2pstate.Cell, "ABI_P2P_HDR": p2pstate.HdrSize,
+		"ABI_P2P_EAGER": p2pstate.KindEager, "ABI_P2P_CREDIT_BASE": p2pstate.CreditBase,
+		"ABI_P2P_TAG_BARRIER": p2pstate.TagBarrier, "ABI_P2P_COLL_BIT": p2pstate.CollBit,
+	}, cConstants())
 }
 
 // TestEpochConstants checks that rma.c reads windows' epoch bytes and

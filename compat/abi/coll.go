@@ -7,15 +7,17 @@ import "C"
 
 import (
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
 // Collectives over compat's, buffers as bytes. MPI_IN_PLACE becomes
 // compat.InPlace; buffers a rank does not use (a non-root's receive
 // buffer) may be anything, as MPI says.
 //
-// Hot path to come: MPI_Barrier and the 8-byte MPI_Allreduce of the
-// issue's targets run the team collectives of shmem; their C form would
-// read a published team state from abi_comm.
+// MPI_Barrier, and MPI_Allreduce of up to ABI_ALLREDUCE_MAX bytes on a
+// communicator whose size is a power of two, run in C over the
+// point-to-point rings (p2p.c); the others cross into Go, where compat
+// runs the small ones as shmem team collectives.
 
 // predefOp maps the ABI's predefined ops.
 var predefOp = map[C.uintptr_t]compat.Op{
@@ -96,13 +98,36 @@ func done(comm C.uintptr_t, call string, err error) C.int {
 	return C.MPI_SUCCESS
 }
 
+// MPI_Barrier is compat's point-to-point barrier, whose rounds p2p.c runs
+// in C where it can (abic_Barrier); abigo_Barrier serves a communicator
+// the C side cannot, and abiint_barrier_send and abiint_barrier_recv a
+// round's half it cannot. Every PE thus exchanges the same messages.
+
 //export abigo_Barrier
 func abigo_Barrier(comm C.uintptr_t) C.int {
 	c, rc := collComm(comm, "MPI_Barrier")
 	if c == nil {
 		return rc
 	}
-	return done(comm, "MPI_Barrier", c.Barrier())
+	return done(comm, "MPI_Barrier", c.BarrierP2P())
+}
+
+//export abiint_barrier_send
+func abiint_barrier_send(comm C.uintptr_t, to C.int) C.int {
+	c, rc := collComm(comm, "MPI_Barrier")
+	if c == nil {
+		return rc
+	}
+	return done(comm, "MPI_Barrier", c.BarrierSend(int(to)))
+}
+
+//export abiint_barrier_recv
+func abiint_barrier_recv(comm C.uintptr_t, from C.int) C.int {
+	c, rc := collComm(comm, "MPI_Barrier")
+	if c == nil {
+		return rc
+	}
+	return done(comm, "MPI_Barrier", c.BarrierRecv(int(from)))
 }
 
 //export abigo_Bcast
@@ -173,7 +198,123 @@ func allReduce(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm
 
 //export abigo_Allreduce
 func abigo_Allreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	if o, rc := commOf(comm, "MPI_Allreduce"); o == nil {
+		return rc
+	} else if rc, ok := allreduceRD(o, sbuf, rbuf, count, dtype, op, comm); ok {
+		return rc
+	}
 	return allReduce("MPI_Allreduce", sbuf, rbuf, count, dtype, op, comm, false, false, compat.Allreduce[byte])
+}
+
+// redKind is the element type p2p.c folds for a basic type, or
+// ABI_RED_NONE.
+func redKind(b compat.Basic) C.int {
+	switch b {
+	case compat.BasicInt8:
+		return C.ABI_RED_I8
+	case compat.BasicInt16:
+		return C.ABI_RED_I16
+	case compat.BasicInt32:
+		return C.ABI_RED_I32
+	case compat.BasicInt64:
+		return C.ABI_RED_I64
+	case compat.BasicUint8:
+		return C.ABI_RED_U8
+	case compat.BasicUint16:
+		return C.ABI_RED_U16
+	case compat.BasicUint32:
+		return C.ABI_RED_U32
+	case compat.BasicUint64:
+		return C.ABI_RED_U64
+	case compat.BasicFloat32:
+		return C.ABI_RED_F32
+	case compat.BasicFloat64:
+		return C.ABI_RED_F64
+	}
+	return C.ABI_RED_NONE
+}
+
+// allreduceRD runs MPI_Allreduce as p2p.c's recursive doubling
+// (abic_Allreduce) when the arguments call for it, and reports whether
+// they did. The test is abic_Allreduce's, made on the element type and
+// count where that makes it on the predefined datatype's handle, so a
+// member that passes a derived datatype of the same type signature runs
+// the same rounds here; so does a member whose C side handed a round over.
+func allreduceRD(o *commObj, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t) (C.int, bool) {
+	const call = "MPI_Allreduce"
+	n, me := o.c.Size(), o.c.Rank()
+	dt, ok := typeOf(dtype, true)
+	if n < 2 || n&(n-1) != 0 || count <= 0 || !ok || env.e == nil {
+		return 0, false
+	}
+	m := mpitype.MapOf(dt)
+	kind, plen := redKind(m.Basic()), int(count)*m.Size()
+	if kind == C.ABI_RED_NONE || plen <= 0 || plen > min(env.e.EagerLimit(), C.ABI_ALLREDUCE_MAX) ||
+		C.abi_fold(kind, op, nil, nil, nil, 0) == 0 {
+		return 0, false
+	}
+	rb, _, rc := msgBuf(comm, call, rbuf, count, dtype)
+	if rc != C.MPI_SUCCESS {
+		return rc, true
+	}
+	src := rb
+	if sbuf != 1 { // not MPI_IN_PLACE
+		if sbuf == rbuf {
+			return failCode(comm, call, C.MPI_ERR_BUFFER, "the send and receive buffers are the same (use MPI_IN_PLACE)"), true
+		}
+		if src, _, rc = msgBuf(comm, call, sbuf, count, dtype); rc != C.MPI_SUCCESS {
+			return rc, true
+		}
+	}
+	acc, tmp := make([]byte, plen), make([]byte, plen)
+	m.Pack(acc, src, int(count))
+	for mask := 1; mask < n; mask <<= 1 {
+		partner := me ^ mask
+		if err := o.c.CollSend(partner, C.ABI_P2P_TAG_ALLREDUCE, acc); err != nil {
+			return fail(comm, call, err), true
+		}
+		got, err := o.c.CollRecv(partner, C.ABI_P2P_TAG_ALLREDUCE, tmp)
+		if err != nil {
+			return fail(comm, call, err), true
+		}
+		if got != plen {
+			return failCode(comm, call, C.MPI_ERR_TRUNCATE, "rank %d contributed %d bytes, this rank %d", partner, got, plen), true
+		}
+		lower, upper := tmp, acc
+		if partner > me {
+			lower, upper = acc, tmp
+		}
+		C.abi_fold(kind, op, ptrOf(acc), ptrOf(lower), ptrOf(upper), C.int(plen/m.Basic().Size()))
+	}
+	m.Unpack(rb, acc, int(count))
+	return C.MPI_SUCCESS, true
+}
+
+//export abiint_allreduce_send
+func abiint_allreduce_send(comm C.uintptr_t, to C.int, buf C.uintptr_t, n C.int) C.int {
+	c, rc := collComm(comm, "MPI_Allreduce")
+	if c == nil {
+		return rc
+	}
+	b, _ := cbuf(buf, int(n))
+	return done(comm, "MPI_Allreduce", c.CollSend(int(to), C.ABI_P2P_TAG_ALLREDUCE, b))
+}
+
+//export abiint_allreduce_recv
+func abiint_allreduce_recv(comm C.uintptr_t, from C.int, buf C.uintptr_t, n C.int) C.int {
+	c, rc := collComm(comm, "MPI_Allreduce")
+	if c == nil {
+		return rc
+	}
+	b, _ := cbuf(buf, int(n))
+	got, err := c.CollRecv(int(from), C.ABI_P2P_TAG_ALLREDUCE, b)
+	if err != nil {
+		return fail(comm, "MPI_Allreduce", err)
+	}
+	if got != int(n) {
+		return failCode(comm, "MPI_Allreduce", C.MPI_ERR_TRUNCATE, "rank %d contributed %d bytes, this rank %d", int(from), got, int(n))
+	}
+	return C.MPI_SUCCESS
 }
 
 //export abigo_Scan

@@ -1,11 +1,14 @@
 package main
 
 /*
+#include <stdlib.h>
 #include "abi.h"
 */
 import "C"
 
 import (
+	"unsafe"
+
 	"github.com/gshmem/gshmem/compat"
 )
 
@@ -46,7 +49,50 @@ func newCommObj(c *compat.Comm, h uintptr) *commObj {
 	o.cs.Rank = int32(c.Rank())
 	o.cs.Size = int32(c.Size())
 	o.cs.Errhandler = 0x141 // MPI_ERRORS_ARE_FATAL
+	publishP2P(o.cs, c)
 	return o
+}
+
+// publishP2P gives the C fast path of p2p.c what it needs of c: the
+// engine's state, c's context and its rank tables (in C memory, freed by
+// unpublishP2P when the communicator is freed). A job whose heap is GPU
+// memory gets no fast path: its buffers may be device pointers, which the
+// C paths would read as host memory, and compat's Go calls tell the two
+// apart (collectives on device buffers run on the GPU).
+func publishP2P(cs *commState, c *compat.Comm) {
+	e := env.e
+	if e == nil || e.Published() == nil || e.World().HeapOnDevice() {
+		return
+	}
+	n := e.World().NPEs()
+	pes := unsafe.Slice((*int32)(C.malloc(C.size_t(4*max(c.Size(), 1)))), max(c.Size(), 1))
+	ranks := unsafe.Slice((*int32)(C.malloc(C.size_t(4*n))), n)
+	if pes == nil || ranks == nil {
+		C.free(unsafe.Pointer(unsafe.SliceData(pes)))
+		C.free(unsafe.Pointer(unsafe.SliceData(ranks)))
+		return // no fast path for c: the Go calls serve it
+	}
+	for r := range c.Size() {
+		pes[r] = int32(c.WorldRank(r))
+	}
+	for pe := range ranks {
+		ranks[pe] = -1
+		if r := c.RankOf(pe); r != compat.Undefined {
+			ranks[pe] = int32(r)
+		}
+	}
+	cs.PEs, cs.Ranks = unsafe.SliceData(pes), unsafe.SliceData(ranks)
+	cs.Ctx = c.Context()
+	cs.P2P = e.Published()
+}
+
+// unpublishP2P takes the fast path's state away from a communicator being
+// freed.
+func unpublishP2P(cs *commState) {
+	cs.P2P = nil
+	C.free(unsafe.Pointer(cs.PEs))
+	C.free(unsafe.Pointer(cs.Ranks))
+	cs.PEs, cs.Ranks = nil, nil
 }
 
 // handleOf is the handle of a user communicator object.
@@ -258,6 +304,7 @@ func abigo_Comm_free(comm *C.uintptr_t) C.int {
 	if err := o.c.Free(); err != nil {
 		return fail(h, "MPI_Comm_free", err)
 	}
+	unpublishP2P(o.cs)
 	release(uintptr(h))
 	*comm = 0x100
 	return C.MPI_SUCCESS

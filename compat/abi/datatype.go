@@ -90,6 +90,10 @@ type typeObj struct {
 func init() {
 	for h, p := range predefType {
 		definePredef(h, C.ABI_KIND_DATATYPE, p.dt, nil)
+		if m := mpitype.MapOf(p.dt); m.Contiguous() && h < C.ABI_TYPE_TABLE {
+			C.abi_type_size[h] = C.int32_t(m.Size())
+			C.abi_type_red[h] = C.uint8_t(redKind(m.Basic()))
+		}
 	}
 }
 

@@ -19,8 +19,9 @@
 //
 //   - abic_X, a C implementation in a hand-written .c file of this package
 //     (env.c: MPI_Wtime, MPI_Comm_rank/size, status accessors, attributes;
-//     rma.c: the RMA hot paths), which calls abigo_X itself for whatever
-//     its fast path does not cover;
+//     rma.c: the RMA hot paths; p2p.c: the eager MPI_Send and MPI_Recv,
+//     MPI_Barrier, the small MPI_Allreduce), which hands what its fast
+//     path does not serve to abigo_X;
 //   - abigo_X, a Go function exported with //export abigo_X, over compat
 //     and windows;
 //   - for a large-count form X_c whose X is implemented and whose counts
@@ -131,6 +132,7 @@
 //	datatype.go, envelope.go, pack.go     datatypes, their decoding, MPI_Pack/Unpack
 //	buffers.go                            buffers and statuses at the C boundary
 //	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
+//	p2p.c                                 the eager fast path: MPI_Send, MPI_Recv, MPI_Barrier, small MPI_Allreduce (below)
 //	mprobe.go                             matched probes, MPI_Isendrecv(_replace)
 //	nbc.go, nbcv.go, pcoll.go             nonblocking and persistent collectives as schedules of point-to-point rounds
 //	coll.go, userop.go                    collectives; user reduction ops
@@ -153,6 +155,36 @@
 // abi). The other calls still read their buffers on the host, so
 // MPIX_Query_cuda_support stays 0.
 //
+// # The eager fast path
+//
+// A blocking MPI_Send of up to the eager limit (8 KiB) on a predefined
+// contiguous datatype writes the message into the mapped peer's ring in C,
+// and a blocking MPI_Recv takes one from this process's ring, so that an
+// 8-byte ping-pong never enters Go (p2p.c). They read and advance compat's
+// engine state where compat keeps it for them, in its heap
+// (compat/internal/p2pstate, mirrored by state.h's abi_p2p), and write
+// compat's ring format, so each side reads what the other sent. They act
+// only when that cannot change which receive a message matches: no
+// earlier message waits in the Go engine's queue for that peer, and for a
+// receive no posted receive and no unexpected message exist in the Go
+// engine. Everything else goes to the Go calls, which start over. Calls
+// never overlap (MPI_THREAD_SERIALIZED), and compat makes no progress
+// outside a call, so the two never run at once.
+//
+// MPI_Barrier and the small MPI_Allreduce (up to 2 KiB of one integer or
+// float type, a predefined arithmetic or bitwise op, a power-of-two
+// communicator) run over the same rings in C: compat's point-to-point
+// dissemination barrier, and recursive doubling, in the communicator's
+// collective context. Each round's half that the fast path cannot serve
+// goes to Go, which sends and receives the same messages, and whether an
+// allreduce runs so depends only on what MPI makes every member pass
+// alike (for a derived datatype, its element type and count), so every
+// member runs the same protocol.
+//
+// Waits run on the caller's C thread, whose goroutine is locked to it: a
+// Gosched there parks the thread, so the library's waits poll without
+// yielding before they sleep (threadWaits in env.go).
+//
 // # Not yet
 //
 // compat has no message cancellation, and its datatypes are of one basic
@@ -161,5 +193,7 @@
 // of mixed types, negative displacements and resized lower bounds other
 // than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md
 // lists every entry point. Exclusive locks, fence and PSCW epochs and
-// derived datatypes are served by Go even to mapped ranks.
+// derived datatypes are served by Go even to mapped ranks; nonblocking
+// sends and receives, and the collectives other than MPI_Barrier and the
+// small MPI_Allreduce, cross into Go.
 package main

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/shmem"
 )
 
 // The environment: MPI_Init and MPI_Finalize, versions, thread levels,
@@ -70,6 +71,10 @@ func initialize(call string, required C.int, provided *C.int) C.int {
 	if err != nil {
 		return failCode(0, call, C.MPI_ERR_OTHER, "%v", err)
 	}
+	if err := threadWaits(e.World()); err != nil {
+		_ = e.Finalize()
+		return failCode(0, call, C.MPI_ERR_OTHER, "%v", err)
+	}
 	if err := defineEmptyGroup(e.CommWorld()); err != nil {
 		return failCode(0, call, C.MPI_ERR_OTHER, "%v", err)
 	}
@@ -97,6 +102,26 @@ func initialize(call string, required C.int, provided *C.int) C.int {
 	}
 	global.Initialized = 1
 	return C.MPI_SUCCESS
+}
+
+// threadWaits adapts the World's wait policy to waits that run on C
+// threads. A call into the library runs Go on the caller's own thread, and
+// the goroutine of such a callback is locked to it: runtime.Gosched, which
+// the policy's spin calls every few thousand polls to let the process's
+// other goroutines run, then parks the thread and hands its P to another
+// one, and the scheduler must wake both again before the wait resumes (tens
+// of microseconds on a busy two-CPU host, against a poll's few
+// nanoseconds). In osu_allreduce's loop (a barrier after every timed call)
+// one PE's late return from such a yield made its peer's wait long enough
+// to yield too, and the two took turns for hundreds of iterations at
+// 50 us each. The library's other goroutines have the other Ps, so the
+// spin polls without yielding; the sleep that ends a long wait, and a
+// crowded node's sched_yield phase, stay as the policy chose them.
+func threadWaits(w *shmem.World) error {
+	p := w.WaitPolicy()
+	p.YieldEvery = 1 << 30
+	p.Yields = 0
+	return w.SetWaitPolicy(p)
 }
 
 //export abigo_Init

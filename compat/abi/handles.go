@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -34,18 +35,23 @@ type object struct {
 // table is initialized in its declaration: other files' init functions
 // define predefined handles, and package initialization runs variable
 // declarations before any init.
+//
+// Every call looks up its handles (a communicator, a datatype, an op), so
+// lookups take no lock: predefined handles are indexes into predef, user
+// handles keys of the concurrent map byAddr. mu orders the writers.
 var table = struct {
 	mu     sync.Mutex
-	predef map[uintptr]*object
-	byAddr map[uintptr]*object
+	predef [predefLimit]atomic.Pointer[object]
+	byAddr sync.Map  // uintptr -> *object: live user handles
 	byID   []*object // user handles by id - ABI_ID_BASE
 	freeID []int32
 	spare  map[int][]unsafe.Pointer // freed C structs by kind
 }{
-	predef: map[uintptr]*object{},
-	byAddr: map[uintptr]*object{},
-	spare:  map[int][]unsafe.Pointer{},
+	spare: map[int][]unsafe.Pointer{},
 }
+
+// predefLimit is above every predefined handle of the ABI.
+const predefLimit = 0x400
 
 // cSize is the size of the C struct behind a handle of kind k.
 func cSize(k int) C.size_t {
@@ -63,9 +69,7 @@ func cSize(k int) C.size_t {
 // the C struct the hot paths read for it (MPI_COMM_WORLD's abi_comm).
 func definePredef(h uintptr, kind int, val any, c unsafe.Pointer) *object {
 	o := &object{kind: kind, c: c, id: int32(h), val: val}
-	table.mu.Lock()
-	table.predef[h] = o
-	table.mu.Unlock()
+	table.predef[h].Store(o)
 	return o
 }
 
@@ -108,19 +112,19 @@ func newHandle(kind int, val any) (uintptr, *object) {
 	}
 	o.id = C.ABI_ID_BASE + i
 	*(*objHeader)(p) = objHeader{Magic: C.ABI_MAGIC, Kind: uint32(kind), ID: o.id}
-	table.byAddr[uintptr(p)] = o
+	table.byAddr.Store(uintptr(p), o)
 	return uintptr(p), o
 }
 
 // lookup returns the live object of kind behind h.
 func lookup(h uintptr, kind int) (*object, bool) {
-	table.mu.Lock()
-	defer table.mu.Unlock()
-	o, ok := table.predef[h]
-	if !ok {
-		o, ok = table.byAddr[h]
+	var o *object
+	if h < predefLimit {
+		o = table.predef[h].Load()
+	} else if v, ok := table.byAddr.Load(h); ok {
+		o = v.(*object)
 	}
-	if !ok || o.kind != kind {
+	if o == nil || o.kind != kind {
 		return nil, false
 	}
 	return o, true
@@ -130,11 +134,11 @@ func lookup(h uintptr, kind int) (*object, bool) {
 func release(h uintptr) {
 	table.mu.Lock()
 	defer table.mu.Unlock()
-	o, ok := table.byAddr[h]
+	v, ok := table.byAddr.LoadAndDelete(h)
 	if !ok {
 		return
 	}
-	delete(table.byAddr, h)
+	o := v.(*object)
 	i := o.id - C.ABI_ID_BASE
 	table.byID[i] = nil
 	table.freeID = append(table.freeID, i)

@@ -17,6 +17,8 @@ func cLayout() map[string]cField {
 	var (
 		o  C.abi_obj
 		c  C.abi_comm
+		pe C.abi_p2p
+		pp C.abi_p2p_peer
 		w  C.abi_win
 		g  C.abi_state
 		t  C.abi_target
@@ -35,6 +37,30 @@ func cLayout() map[string]cField {
 		"abi_comm.rank":            {unsafe.Offsetof(c.rank), unsafe.Sizeof(c.rank)},
 		"abi_comm.size":            {unsafe.Offsetof(c.size), unsafe.Sizeof(c.size)},
 		"abi_comm.errhandler":      {unsafe.Offsetof(c.errhandler), unsafe.Sizeof(c.errhandler)},
+		"abi_comm.p2p":             {unsafe.Offsetof(c.p2p), unsafe.Sizeof(c.p2p)},
+		"abi_comm.pes":             {unsafe.Offsetof(c.pes), unsafe.Sizeof(c.pes)},
+		"abi_comm.ranks":           {unsafe.Offsetof(c.ranks), unsafe.Sizeof(c.ranks)},
+		"abi_comm.ctx":             {unsafe.Offsetof(c.ctx), unsafe.Sizeof(c.ctx)},
+		"abi_comm.pad":             {unsafe.Offsetof(c.pad), unsafe.Sizeof(c.pad)},
+		"abi_p2p":                  {0, unsafe.Sizeof(pe)},
+		"abi_p2p.posted":           {unsafe.Offsetof(pe.posted), unsafe.Sizeof(pe.posted)},
+		"abi_p2p.unexpected":       {unsafe.Offsetof(pe.unexpected), unsafe.Sizeof(pe.unexpected)},
+		"abi_p2p.queued":           {unsafe.Offsetof(pe.queued), unsafe.Sizeof(pe.queued)},
+		"abi_p2p.ring_cells":       {unsafe.Offsetof(pe.ring_cells), unsafe.Sizeof(pe.ring_cells)},
+		"abi_p2p.eager_limit":      {unsafe.Offsetof(pe.eager_limit), unsafe.Sizeof(pe.eager_limit)},
+		"abi_p2p.ring_mine":        {unsafe.Offsetof(pe.ring_mine), unsafe.Sizeof(pe.ring_mine)},
+		"abi_p2p.ctrl_mine":        {unsafe.Offsetof(pe.ctrl_mine), unsafe.Sizeof(pe.ctrl_mine)},
+		"abi_p2p.me":               {unsafe.Offsetof(pe.me), unsafe.Sizeof(pe.me)},
+		"abi_p2p.n":                {unsafe.Offsetof(pe.n), unsafe.Sizeof(pe.n)},
+		"abi_p2p_peer":             {0, unsafe.Sizeof(pp)},
+		"abi_p2p_peer.wpos":        {unsafe.Offsetof(pp.wpos), unsafe.Sizeof(pp.wpos)},
+		"abi_p2p_peer.credit":      {unsafe.Offsetof(pp.credit), unsafe.Sizeof(pp.credit)},
+		"abi_p2p_peer.rpos":        {unsafe.Offsetof(pp.rpos), unsafe.Sizeof(pp.rpos)},
+		"abi_p2p_peer.returned":    {unsafe.Offsetof(pp.returned), unsafe.Sizeof(pp.returned)},
+		"abi_p2p_peer.queued":      {unsafe.Offsetof(pp.queued), unsafe.Sizeof(pp.queued)},
+		"abi_p2p_peer.ring_out":    {unsafe.Offsetof(pp.ring_out), unsafe.Sizeof(pp.ring_out)},
+		"abi_p2p_peer.ctrl_peer":   {unsafe.Offsetof(pp.ctrl_peer), unsafe.Sizeof(pp.ctrl_peer)},
+		"abi_p2p_peer.heap_peer":   {unsafe.Offsetof(pp.heap_peer), unsafe.Sizeof(pp.heap_peer)},
 		"abi_win":                  {0, unsafe.Sizeof(w)},
 		"abi_win.hdr":              {unsafe.Offsetof(w.hdr), unsafe.Sizeof(w.hdr)},
 		"abi_win.errhandler":       {unsafe.Offsetof(w.errhandler), unsafe.Sizeof(w.errhandler)},
@@ -98,5 +124,18 @@ func cEpochConstants() map[string]int {
 		"LockExclusive": C.ABI_LOCK_EXCLUSIVE, "LockShared": C.ABI_LOCK_SHARED, "LockNoCheck": C.ABI_LOCK_NOCHECK,
 		"FenceNone": C.ABI_FENCE_NONE, "LockReaderInc": C.ABI_LOCK_READER, "LockWriterBits": C.ABI_LOCK_WRITER,
 		"EpochSize": C.sizeof_abi_epoch,
+	}
+}
+
+// cConstants lists the constants of state.h that mirror compat's ring
+// format (p2pstate), for TestStateLayout.
+func cConstants() map[string]int {
+	return map[string]int{
+		"ABI_P2P_CELL":        C.ABI_P2P_CELL,
+		"ABI_P2P_HDR":         C.ABI_P2P_HDR,
+		"ABI_P2P_EAGER":       C.ABI_P2P_EAGER,
+		"ABI_P2P_CREDIT_BASE": C.ABI_P2P_CREDIT_BASE,
+		"ABI_P2P_TAG_BARRIER": C.ABI_P2P_TAG_BARRIER,
+		"ABI_P2P_COLL_BIT":    C.ABI_P2P_COLL_BIT,
 	}
 }

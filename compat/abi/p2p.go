@@ -12,10 +12,9 @@ import (
 // Point-to-point calls, over compat's Send/Recv/Isend/Irecv with the
 // buffer as bytes (a byte buffer fits every datatype in compat).
 //
-// Hot path to come (the "Speed" section): the eager send into a
-// mapped peer's ring and its matching receive, in C over an abi_comm that
-// publishes the ring addresses and credits; these Go exports stay the slow
-// path (rendezvous, wildcards with unexpected messages, errors).
+// MPI_Send and MPI_Recv of eager messages run in C (p2p.c), which calls
+// abigo_Send and abigo_Recv for everything else (rendezvous, queued
+// sends, unexpected messages, derived datatypes, errors).
 
 // sendMode is how a send completes: standard (Send, and Rsend whose
 // ready-mode precondition allows standard semantics) or synchronous.

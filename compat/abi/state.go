@@ -1,8 +1,13 @@
 package main
 
-import "unsafe"
+import (
+	"unsafe"
 
-// Go's view of state.h: every struct Go publishes for the C hot paths,
+	"github.com/gshmem/gshmem/compat/internal/p2pstate"
+)
+
+// Go's view of state.h (abi_p2p and abi_p2p_peer are compat's
+// p2pstate.Engine and p2pstate.Peer): every struct Go publishes for the C hot paths,
 // field for field. Go writes the C structs (malloc'd, or the C global
 // abi_global) through these types; TestStateLayout checks each field's
 // offset and size against the C compiler's (the c tag names the C field).
@@ -18,10 +23,15 @@ type objHeader struct {
 
 // commState is abi_comm.
 type commState struct {
-	Hdr        objHeader `c:"hdr"`
-	Rank       int32     `c:"rank"`
-	Size       int32     `c:"size"`
-	Errhandler uintptr   `c:"errhandler"`
+	Hdr        objHeader        `c:"hdr"`
+	Rank       int32            `c:"rank"`
+	Size       int32            `c:"size"`
+	Errhandler uintptr          `c:"errhandler"`
+	P2P        *p2pstate.Engine `c:"p2p"`
+	PEs        *int32           `c:"pes"`
+	Ranks      *int32           `c:"ranks"`
+	Ctx        uint32           `c:"ctx"`
+	Pad        int32            `c:"pad"`
 }
 
 // winState is abi_win.

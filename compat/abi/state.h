@@ -55,12 +55,88 @@ typedef struct abi_obj {
     int32_t pad;
 } abi_obj;
 
+/* compat's point-to-point engine as it publishes it
+ * (compat/internal/p2pstate: Engine, then one Peer per PE), for the eager
+ * fast path of p2p.c. compat's ring format: a ring is ring_cells cells of
+ * ABI_P2P_CELL bytes; a message is a header (the stamp, its absolute cell
+ * position plus one, stored last; kind | length << 8; tag | context << 32;
+ * a word for control messages) and its payload, rounded up to whole cells,
+ * wrapping at the ring's end. */
+enum {
+    ABI_P2P_CELL = 64,
+    ABI_P2P_HDR = 32,
+    ABI_P2P_EAGER = 1,       /* the kind of an eager message */
+    ABI_P2P_CREDIT_BASE = 8, /* control word BASE+p: cells of our ring at p that p consumed */
+    ABI_P2P_TAG_BARRIER = 1  /* the tag of MPI_Barrier's messages, in the collective context */
+};
+
+/* The bit that makes a communicator's context its collective context. */
+#define ABI_P2P_COLL_BIT 0x80000000u
+
+/* The tag of the small MPI_Allreduce's messages (p2p.c), in the
+ * collective context. */
+#define ABI_P2P_TAG_ALLREDUCE 16
+
+/* The element types the small MPI_Allreduce folds (abi_type_red). */
+enum {
+    ABI_RED_NONE = 0,
+    ABI_RED_I8, ABI_RED_I16, ABI_RED_I32, ABI_RED_I64,
+    ABI_RED_U8, ABI_RED_U16, ABI_RED_U32, ABI_RED_U64,
+    ABI_RED_F32, ABI_RED_F64
+};
+
+typedef struct abi_p2p {
+    uint64_t posted;        /* receives posted in Go and not matched */
+    uint64_t unexpected;    /* arrived messages not matched */
+    uint64_t queued;        /* messages waiting for ring space */
+    uint64_t ring_cells;    /* a power of two */
+    uint64_t eager_limit;
+    uint8_t *ring_mine;     /* this PE's inbound rings, PE p's at p * ring bytes */
+    uint64_t *ctrl_mine;    /* this PE's control words */
+    int32_t me;
+    int32_t n;
+} abi_p2p;
+
+typedef struct abi_p2p_peer {
+    uint64_t wpos;          /* cells written into our ring at the peer */
+    uint64_t credit;        /* cells of it the peer consumed, as last read */
+    uint64_t rpos;          /* cells read from the peer's ring here */
+    uint64_t returned;      /* rpos as last returned to the peer */
+    uint64_t queued;        /* messages waiting for room in the peer's ring */
+    uint8_t *ring_out;      /* our ring in the peer's heap, mapped, or NULL */
+    uint64_t *ctrl_peer;    /* the peer's control words, mapped, or NULL */
+    uint32_t *heap_peer;    /* the peer's heap: its doorbell (seq, user waiters, ...) */
+} abi_p2p_peer;
+
+/* The predefined datatypes the fast path sends: abi_type_size[h] is the
+ * size of predefined datatype h when its instances are contiguous, 0 for
+ * any other handle below ABI_TYPE_TABLE (Go fills it at load). */
+#define ABI_TYPE_TABLE 0x400
+extern int32_t abi_type_size[ABI_TYPE_TABLE];
+
+/* abi_type_red[h] is the ABI_RED_ element type of predefined datatype h,
+ * or ABI_RED_NONE (Go fills it at load). */
+extern uint8_t abi_type_red[ABI_TYPE_TABLE];
+
+/* The largest MPI_Allreduce, in bytes, that runs as p2p.c's recursive
+ * doubling (with the eager limit, when that is smaller). */
+#define ABI_ALLREDUCE_MAX 2048
+
+/* out = lower op upper, elementwise over n elements of ABI_RED_ type t,
+ * for the predefined op; returns 0 when p2p.c does not fold that pair. */
+int abi_fold(int t, uintptr_t op, void *out, const void *lower, const void *upper, int n);
+
 /* A communicator. */
 typedef struct abi_comm {
     abi_obj hdr;
     int32_t rank;           /* MPI_Comm_rank */
     int32_t size;           /* MPI_Comm_size */
     uintptr_t errhandler;   /* the MPI_Errhandler attached */
+    abi_p2p *p2p;           /* the engine's state, or NULL: no fast path */
+    const int32_t *pes;     /* the world PE of each rank */
+    const int32_t *ranks;   /* the rank of each world PE, -1 for non-members */
+    uint32_t ctx;           /* the context id of its point-to-point messages */
+    int32_t pad;
 } abi_comm;
 
 /* One rank of a window as this process reaches it by load and store

@@ -5,7 +5,9 @@
 #include "include/mpi.h"
 
 int abic_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int abic_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int abic_Barrier(MPI_Comm comm);
 int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
 int abic_Comm_get_parent(MPI_Comm *parent);
 int abic_Comm_rank(MPI_Comm comm, int *rank);
@@ -20,6 +22,8 @@ int abic_Init_thread(int *argc, char ***argv, int required, int *provided);
 int abic_Is_thread_main(int *flag);
 int abic_Pcontrol(const int level);
 int abic_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int abic_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int abic_Status_get_error(const MPI_Status *status, int *error);
 int abic_Status_get_source(const MPI_Status *status, int *source);
 int abic_Status_get_tag(const MPI_Status *status, int *tag);

@@ -178,7 +178,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) __attribute__((we
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return abigo_Allreduce((uintptr_t)sendbuf, (uintptr_t)recvbuf, (int)count, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm);
+    return abic_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allreduce")));
 
@@ -348,7 +348,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __attribute__((
 
 int PMPI_Barrier(MPI_Comm comm)
 {
-    return abigo_Barrier((uintptr_t)comm);
+    return abic_Barrier(comm);
 }
 int MPI_Barrier(MPI_Comm comm) __attribute__((weak, alias("PMPI_Barrier")));
 
@@ -3526,7 +3526,7 @@ int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return abigo_Recv((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)source, (int)tag, (uintptr_t)comm, (MPI_Status*)status);
+    return abic_Recv(buf, count, datatype, source, tag, comm, status);
 }
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Recv")));
 
@@ -3944,7 +3944,7 @@ int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return abigo_Send((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm);
+    return abic_Send(buf, count, datatype, dest, tag, comm);
 }
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Send")));
 
