@@ -29,8 +29,4 @@ void abi_call_user_op(uintptr_t fn, void *in, void *inout, int len, uintptr_t da
  * shm_scan): 1 when the wait may end. Go's World.Await calls it. */
 int shm_scan_done(uintptr_t scan);
 
-/* Rings the doorbells of the ranks a window's C puts left dirty (rma.c);
- * Go calls it before serving a window's synchronization call. */
-void abi_win_settle(abi_win *w);
-
 #endif

@@ -71,10 +71,10 @@
 // compare-and-swap on their aligned 4-byte word), the same phase-fair
 // lock protocol (a shared locker that meets a writer waits in Go,
 // windows.Win.AwaitShared) and ring the same doorbell, so C, Go and
-// remote (TCP) updates stay atomic with each other. A put's doorbell rings
-// when the synchronization that completes it runs (a flush or unlock in
-// C, any other synchronization call in Go first settles what C left
-// dirty), once for all the puts of the epoch. Everything else, and
+// remote (TCP) updates stay atomic with each other. Lock releases ring the
+// heap's doorbell for lock waiters; data writes ring none, as windows'
+// Put does not: no MPI wait ends on window data, and a target asleep in
+// MPI_Barrier would otherwise be woken by every put. Everything else, and
 // every error, goes to the Go export of the call. test/perf/abi-calls.sh
 // measures the calls beside Open MPI and MPICH.
 //

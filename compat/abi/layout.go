@@ -75,7 +75,6 @@ func cLayout() map[string]cField {
 		"abi_win.fast":             {unsafe.Offsetof(w.fast), unsafe.Sizeof(w.fast)},
 		"abi_win.epoch":            {unsafe.Offsetof(w.epoch), unsafe.Sizeof(w.epoch)},
 		"abi_win.targets":          {unsafe.Offsetof(w.targets), unsafe.Sizeof(w.targets)},
-		"abi_win.dirty":            {unsafe.Offsetof(w.dirty), unsafe.Sizeof(w.dirty)},
 		"abi_target":               {0, unsafe.Sizeof(t)},
 		"abi_target.data":          {unsafe.Offsetof(t.data), unsafe.Sizeof(t.data)},
 		"abi_target.size":          {unsafe.Offsetof(t.size), unsafe.Sizeof(t.size)},

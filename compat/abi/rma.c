@@ -12,11 +12,14 @@
  * both sides, a range inside the window. Anything else, errors included,
  * goes to the Go function of the same call, which sees every change made
  * here because the epoch bytes are the same memory. The updates follow the
- * Go path exactly: the same atomic instructions on the same words (so an
+ * Go path: the same atomic instructions on the same words (so an
  * accumulate from here and one from Go, or from a process reaching the
- * rank over TCP, stay atomic with each other), the same lock protocol, and
- * the same doorbell after each write so that a peer asleep in a wait on
- * its heap wakes. MPI_THREAD_SERIALIZED is the level provided: no lock is
+ * rank over TCP, stay atomic with each other) and the same lock protocol,
+ * whose releases ring the heap's doorbell for lock waiters. Data writes
+ * ring no doorbell, as windows' Put does not: no MPI wait ends on window
+ * data (those of fence, PSCW and locks end on their own words), and a
+ * target asleep in, say, MPI_Barrier would be woken by every put.
+ * MPI_THREAD_SERIALIZED is the level provided: no lock is
  * needed around a window's state. */
 
 #include <limits.h>
@@ -87,36 +90,14 @@ static inline void ring(uint32_t *bell)
     }
 }
 
-/* w_dirty marks rank t as written by plain stores whose doorbell has not
- * rung (the window is a fast one: xfer_target returned its target). */
-static inline void w_dirty(MPI_Win win, int t) { ((abi_win *)win)->dirty[t] = 1; }
-
-/* settle_one rings rank t's doorbell if puts left it dirty: a full fence
- * orders their stores before the load of the waiter count. */
-static inline void settle_one(abi_win *w, int t)
-{
-    if (w->dirty[t]) {
-        w->dirty[t] = 0;
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        ring(w->targets[t].bell);
-    }
-}
-
-void abi_win_settle(abi_win *w)
-{
-    if (w == NULL || w->dirty == NULL)
-        return;
-    for (int t = 0; t < w->n; t++)
-        settle_one(w, t);
-}
-
 /* shared_lock takes rank t's lock as a reader, as windows' acquire does:
  * 0 when held, else the Go continuation's result code. */
 static int shared_lock(abi_win *w, MPI_Win win, int t)
 {
     abi_target *g = &w->targets[t];
+    /* No doorbell: no wait ends on a reader's arrival (writers wait for
+     * readers to leave, readers for a writer to go). */
     uint32_t v = __atomic_fetch_add(&g->lock[0], ABI_LOCK_READER, __ATOMIC_SEQ_CST);
-    ring(g->bell);
     if ((v & ABI_LOCK_WRITER) == 0)
         return MPI_SUCCESS;
     return abiint_win_await_shared((uintptr_t)win, t, v);
@@ -178,10 +159,6 @@ int abic_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
                          target_count, (uintptr_t)target_datatype, (uintptr_t)win);
     }
     memcpy(g->data + target_disp * g->unit, origin_addr, n);
-    /* The doorbell rings when the epoch's synchronization completes the
-     * put (settle), once for all the puts before it: MPI promises the data
-     * no sooner, and a fence per put would cost more than the copy. */
-    w_dirty(win, target_rank);
     return MPI_SUCCESS;
 }
 
@@ -403,7 +380,6 @@ int abic_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
     const uint8_t *s = origin_addr;
     for (int i = 0; i < origin_count; i++)
         elem(b, p + (size_t)i * b.size, s + (size_t)i * b.size, NULL, op);
-    ring(g->bell);
     return MPI_SUCCESS;
 }
 
@@ -428,8 +404,6 @@ int abic_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
     const uint8_t *s = origin_addr;
     for (int i = 0; i < target_count; i++)
         elem(b, p + (size_t)i * b.size, noop ? NULL : s + (size_t)i * b.size, r + (size_t)i * b.size, op);
-    if (!noop)
-        ring(g->bell);
     return MPI_SUCCESS;
 }
 
@@ -448,8 +422,6 @@ int abic_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
                                   target_disp, (uintptr_t)op, (uintptr_t)win);
     }
     elem(b, g->data + target_disp * g->unit, noop ? NULL : origin_addr, result_addr, op);
-    if (!noop)
-        ring(g->bell);
     return MPI_SUCCESS;
 }
 
@@ -470,12 +442,10 @@ int abic_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                                       (uintptr_t)datatype, target_rank, target_disp, (uintptr_t)win);
     }
     void *p = g->data + target_disp * g->unit;
-    int swapped;
     if (b.size < 4) {
         int sign = b.kind == K_SINT;
         int64_t cmp = small_operand(compare_addr, b.size, sign), old = 0;
         elem_small(p, b.size, sign, MPI_REPLACE, small_operand(origin_addr, b.size, sign), &cmp, &old);
-        swapped = old == cmp;
         if (b.size == 1) {
             uint8_t r = (uint8_t)old;
             memcpy(result_addr, &r, 1);
@@ -487,17 +457,15 @@ int abic_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         uint32_t cmp, v;
         memcpy(&cmp, compare_addr, 4);
         memcpy(&v, origin_addr, 4);
-        swapped = __atomic_compare_exchange_n((uint32_t *)p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        __atomic_compare_exchange_n((uint32_t *)p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         memcpy(result_addr, &cmp, 4);
     } else {
         uint64_t cmp, v;
         memcpy(&cmp, compare_addr, 8);
         memcpy(&v, origin_addr, 8);
-        swapped = __atomic_compare_exchange_n((uint64_t *)p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        __atomic_compare_exchange_n((uint64_t *)p, &cmp, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         memcpy(result_addr, &cmp, 8);
     }
-    if (swapped)
-        ring(g->bell);
     return MPI_SUCCESS;
 }
 
@@ -519,7 +487,6 @@ static inline int flush_one(int rank, MPI_Win win, int (*slow)(int, uintptr_t))
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK);
     if (w == NULL || !passive_open(w, rank))
         return slow(rank, (uintptr_t)win);
-    settle_one(w, rank);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
@@ -529,7 +496,6 @@ static inline int flush_all(MPI_Win win, int (*slow)(uintptr_t))
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK | ABI_WIN_FAST_ALLMAPPED);
     if (w == NULL || (w->epoch->nlocks == 0 && w->epoch->lock_all == 0))
         return slow((uintptr_t)win);
-    abi_win_settle(w);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
@@ -567,9 +533,7 @@ int abic_Win_unlock(int rank, MPI_Win win)
     if (w == NULL || (unsigned)rank >= (unsigned)w->n || !w->targets[rank].mapped ||
         locks_of(w)[rank] != ABI_LOCK_SHARED)
         return abigo_Win_unlock(rank, (uintptr_t)win);
-    /* The release's locked add orders every store of the epoch before it,
-     * and it rings the heap's doorbell, which the puts' data shares. */
-    w->dirty[rank] = 0;
+    /* The release's locked add orders every store of the epoch before it. */
     locks_of(w)[rank] = 0;
     access_of(w)[rank] = ABI_ACC_NONE;
     w->epoch->nlocks--;
@@ -601,10 +565,8 @@ int abic_Win_unlock_all(MPI_Win win)
     for (int t = 0; t < w->n; t++) {
         uint8_t a = acc[t];
         acc[t] = ABI_ACC_NONE;
-        if (a == ABI_ACC_OPEN) {
-            w->dirty[t] = 0; /* the release rings the doorbell */
+        if (a == ABI_ACC_OPEN)
             shared_unlock(&w->targets[t]);
-        }
     }
     return MPI_SUCCESS;
 }

@@ -49,7 +49,6 @@ type winState struct {
 	Fast       int64     `c:"fast"`
 	Epoch      uintptr   `c:"epoch"`
 	Targets    uintptr   `c:"targets"`
-	Dirty      uintptr   `c:"dirty"`
 }
 
 // targetState is abi_target.

@@ -198,7 +198,6 @@ typedef struct abi_win {
     int64_t fast;           /* ABI_WIN_FAST_* bits; 0: every call goes to Go */
     abi_epoch *epoch;       /* windows' epoch state, then access[n], locks[n] */
     abi_target *targets;    /* n ranks */
-    uint8_t *dirty;         /* n: 1 where puts went since the rank's doorbell rang */
 } abi_win;
 
 /* The process's MPI state. */

@@ -201,9 +201,6 @@ func abigo_Win_free(win *C.uintptr_t) C.int {
 	if o == nil {
 		return rc
 	}
-	if o.ws.Fast != 0 {
-		C.abi_win_settle((*C.abi_win)(unsafe.Pointer(o.ws)))
-	}
 	if err := o.w.Free(); err != nil {
 		return winFail(*win, "MPI_Win_free", err)
 	}
@@ -304,15 +301,10 @@ func assertIn(a C.int) windows.Assert {
 	return r
 }
 
-// winCall serves a window's synchronization call in Go, after ringing
-// the doorbells rma.c's puts left for the synchronization to ring.
 func winCall(win C.uintptr_t, call string, f func(*windows.Win) error) C.int {
 	o, rc := winOf(win, call)
 	if o == nil {
 		return rc
-	}
-	if o.ws.Fast != 0 {
-		C.abi_win_settle((*C.abi_win)(unsafe.Pointer(o.ws)))
 	}
 	return winDone(win, call, f(o.w))
 }

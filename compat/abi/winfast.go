@@ -23,8 +23,7 @@ func publishFast(o *winObj) {
 	w := o.w
 	n := w.Comm().Size()
 	tsz := C.sizeof_abi_target * uintptr(n)
-	// targets, then the epoch bytes (windows.BindSize), then dirty[n].
-	block := C.calloc(1, C.size_t(tsz+uintptr(windows.BindSize(n)+n)+8))
+	block := C.calloc(1, C.size_t(tsz+uintptr(windows.BindSize(n))+8))
 	if block == nil {
 		return
 	}
@@ -54,7 +53,6 @@ func publishFast(o *winObj) {
 	}
 	o.ws.N, o.ws.Me = int32(n), int32(w.Comm().Rank())
 	o.ws.Epoch, o.ws.Targets = uintptr(epoch), uintptr(block)
-	o.ws.Dirty = uintptr(unsafe.Add(epoch, windows.BindSize(n)))
 	o.ws.Fast = fast
 }
 
@@ -62,7 +60,7 @@ func publishFast(o *winObj) {
 // (windows has moved its epoch state back to Go memory) and frees the
 // block.
 func unpublishFast(o *winObj) {
-	o.ws.Fast, o.ws.Epoch, o.ws.Targets, o.ws.Dirty = 0, 0, 0, 0
+	o.ws.Fast, o.ws.Epoch, o.ws.Targets = 0, 0, 0
 	if o.hot != nil {
 		C.free(o.hot)
 		o.hot = nil
