@@ -46,13 +46,21 @@ func (m Mapped) Valid() bool { return m.bell != nil }
 // writes (fenced: a sequentially consistent atomic, or a full fence after
 // plain stores) such code loads the user count and, when it is not zero,
 // adds 1 to the sequence and wakes every futex(2) waiter on it (a shared,
-// not FUTEX_PRIVATE, wake: sleepers may be other processes).
+// not FUTEX_PRIVATE, wake: sleepers may be other processes). After an
+// atomic on a word that only control waiters watch (RingControl), it
+// loads the control count instead.
 func (m Mapped) Doorbell() unsafe.Pointer {
 	if m.bell == nil {
 		return nil
 	}
 	return unsafe.Pointer(m.bell)
 }
+
+// RingControl wakes the heap's control waiters (AwaitControl) after the
+// caller changed, with an atomic, a word that only such waiters watch; the
+// heap's user waiters sleep on. Lock words are such words: a lock's
+// release must not wake a peer asleep in a receive.
+func (m Mapped) RingControl() { m.bell.RingCtrl() }
 
 // Wake wakes the heap's sleeping waiters after the caller wrote into it
 // with plain stores (a copy): it fences those stores first, so that a

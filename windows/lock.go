@@ -32,7 +32,7 @@ func (win *Win) acquire(t int, typ LockType) error {
 	if err != nil {
 		return wrap(err, "locking rank %d", t)
 	}
-	if err := win.poll(c, func() (bool, error) {
+	if err := win.pollLock(c, func() (bool, error) {
 		cur, err := c.load32(ctrlWout)
 		return cur == ticket, err
 	}); err != nil {
@@ -42,7 +42,7 @@ func (win *Win) acquire(t int, typ LockType) error {
 	if err != nil {
 		return wrap(err, "locking rank %d", t)
 	}
-	return wrap(win.poll(c, func() (bool, error) {
+	return wrap(win.pollLock(c, func() (bool, error) {
 		cur, err := c.load32(ctrlRout)
 		return cur == readers, err
 	}), "waiting for readers of rank %d to leave", t)
@@ -52,7 +52,7 @@ func (win *Win) acquire(t int, typ LockType) error {
 // found writer bits w, until that writer's phase has passed.
 func (win *Win) awaitShared(t int, w uint32) error {
 	c := &win.ctrlMem[t]
-	return wrap(win.poll(c, func() (bool, error) {
+	return wrap(win.pollLock(c, func() (bool, error) {
 		cur, err := c.load32(ctrlRin)
 		return cur&wBits != w, err
 	}), "waiting for the lock on rank %d", t)

@@ -97,9 +97,13 @@ func (m *rmem) cas32(off int, old, new uint32) (uint32, error) {
 	return shmem.CompareAndSwap(s, old, new, m.pe)
 }
 
+// add32 and and32 update lock words: their waiters are control waiters
+// (pollLock), rung without waking the heap's user waiters.
 func (m *rmem) add32(off int, v uint32) (uint32, error) {
 	if m.mapped != nil {
-		return m.heap.AddUint32((*uint32)(m.ptr(off)), v) - v, nil
+		n := atomic.AddUint32((*uint32)(m.ptr(off)), v)
+		m.heap.RingControl()
+		return n - v, nil
 	}
 	s, err := word[uint32](m, off)
 	if err != nil {
@@ -110,7 +114,8 @@ func (m *rmem) add32(off int, v uint32) (uint32, error) {
 
 func (m *rmem) and32(off int, v uint32) error {
 	if m.mapped != nil {
-		m.heap.AndUint32((*uint32)(m.ptr(off)), v)
+		atomic.AndUint32((*uint32)(m.ptr(off)), v)
+		m.heap.RingControl()
 		return nil
 	}
 	s, err := word[uint32](m, off)
@@ -163,8 +168,19 @@ func errAborted() error {
 // peer's unlock, a stripe release). It ends when the window dies or the
 // World's context is cancelled, so that no wait on a peer's word can hang.
 func (w *Win) poll(m *rmem, cond func() (bool, error)) error {
+	return w.pollAs(m, m.sym.World().Await, cond)
+}
+
+// pollLock is poll for lock words, a control wait (shmem.AwaitControl):
+// a release rings only such waiters, and the data traffic into the heap
+// does not wake them.
+func (w *Win) pollLock(m *rmem, cond func() (bool, error)) error {
+	return w.pollAs(m, m.sym.World().AwaitControl, cond)
+}
+
+func (w *Win) pollAs(m *rmem, await func(int, func() (bool, error)) error, cond func() (bool, error)) error {
 	var condErr error
-	err := m.sym.World().Await(m.pe, func() (bool, error) {
+	err := await(m.pe, func() (bool, error) {
 		if err := w.alive(); err != nil {
 			condErr = err
 			return false, err

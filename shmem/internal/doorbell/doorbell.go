@@ -75,6 +75,15 @@ func (b *Bell) RingUser() {
 	}
 }
 
+// RingCtrl wakes b's runtime waiters only: for a word that only such
+// waiters watch (a window's lock words), so that the heap's user waiters,
+// asleep for something else, are not woken by every change of it.
+func (b *Bell) RingCtrl() {
+	if atomic.LoadUint32(&b.ctrl) != 0 {
+		b.wake()
+	}
+}
+
 func (b *Bell) wake() {
 	atomic.AddUint32(&b.seq, 1)
 	futexWake(&b.seq)

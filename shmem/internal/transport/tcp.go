@@ -603,10 +603,13 @@ func (in *inConn) serve() {
 			err = in.reply(&frame{typ: fGetReply, n: f.n, id: f.id}, heap[f.off:f.off+uint64(f.n)])
 		case fAtomic:
 			p := unsafe.Pointer(&heap[f.off])
-			op, runtime := AtomicOp(f.op).Split()
+			op, _ := AtomicOp(f.op).Split()
 			old := apply(p, int(f.width), op, f.a, f.b)
 			if op != OpLoad {
-				doorbell.Ring(heap, runtime)
+				// A remote atomic may be a window's lock release, whose
+				// waiters here sleep as control waiters (AwaitControl):
+				// ring them too.
+				doorbell.Ring(heap, true)
 			}
 			err = in.reply(&frame{typ: fAtomicReply, id: f.id, a: old}, nil)
 		case fAcc:

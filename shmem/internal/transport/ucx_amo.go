@@ -171,7 +171,7 @@ func (u *UCX) handleOp(p *ucxPeer, msg []byte) {
 }
 
 func (u *UCX) applyAMO(h opHeader) (uint64, int32) {
-	base, rt := AtomicOp(h.op).Split()
+	base, _ := AtomicOp(h.op).Split()
 	w := int(h.width)
 	if !atomicop.Op(base).Valid() || !atomicop.Width(w) || h.off%uint64(w) != 0 || h.off > uint64(len(u.heap)-w) {
 		u.log().Errorf("ucx transport: refused atomic op %d of width %d at offset %d", h.op, w, h.off)
@@ -179,7 +179,7 @@ func (u *UCX) applyAMO(h opHeader) (uint64, int32) {
 	}
 	old := apply(unsafe.Pointer(&u.heap[h.off]), w, base, h.a, h.b)
 	if base != OpLoad {
-		doorbell.Ring(u.heap, rt)
+		doorbell.Ring(u.heap, true) // a lock release's control waiters too (as tcp)
 	}
 	return old, opOK
 }
