@@ -41,14 +41,13 @@ func (m Mapped) Valid() bool { return m.bell != nil }
 // Doorbell returns the address of the heap's doorbell (nil for the zero
 // Mapped), for code in another language that writes into the heap
 // directly (the C ABI's hot paths) and must wake its sleepers as the
-// helpers here do. The doorbell is three uint32 words: a sequence, the
-// count of user waiters and the count of runtime waiters. After its
+// helpers here do. The doorbell is four uint32 words: a sequence, the
+// count of user waiters, of runtime waiters and of lock waiters. After its
 // writes (fenced: a sequentially consistent atomic, or a full fence after
 // plain stores) such code loads the user count and, when it is not zero,
 // adds 1 to the sequence and wakes every futex(2) waiter on it (a shared,
-// not FUTEX_PRIVATE, wake: sleepers may be other processes). After an
-// atomic on a word that only control waiters watch (RingControl), it
-// loads the control count instead.
+// not FUTEX_PRIVATE, wake: sleepers may be other processes). After a
+// lock word's release (RingLock) it loads the lock count instead.
 func (m Mapped) Doorbell() unsafe.Pointer {
 	if m.bell == nil {
 		return nil
@@ -56,11 +55,11 @@ func (m Mapped) Doorbell() unsafe.Pointer {
 	return unsafe.Pointer(m.bell)
 }
 
-// RingControl wakes the heap's control waiters (AwaitControl) after the
-// caller changed, with an atomic, a word that only such waiters watch; the
-// heap's user waiters sleep on. Lock words are such words: a lock's
-// release must not wake a peer asleep in a receive.
-func (m Mapped) RingControl() { m.bell.RingCtrl() }
+// RingLock wakes the heap's lock waiters (AwaitLock) after the caller
+// released a lock word with an atomic; the heap's user and runtime waiters
+// sleep on (a lock's release must not wake a peer asleep in a receive or
+// a barrier).
+func (m Mapped) RingLock() { m.bell.RingLock() }
 
 // Wake wakes the heap's sleeping waiters after the caller wrote into it
 // with plain stores (a copy): it fences those stores first, so that a

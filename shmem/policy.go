@@ -145,24 +145,23 @@ func (w *World) Await(pe int, cond func() (bool, error)) error {
 	return w.AwaitContext(nil, pe, cond)
 }
 
-// AwaitControl is Await for words that writers change only with atomics
-// followed by Mapped.RingControl (or through the core's atomics from other
-// nodes): its sleep is not ended by the puts, stores and atomics that wake
-// the heap's user waiters, so a wait for a lock is not woken by the data
-// traffic into that heap, and its releases do not wake the heap's other
-// waiters.
-func (w *World) AwaitControl(pe int, cond func() (bool, error)) error {
-	return w.await(nil, pe, true, cond)
+// AwaitLock is Await for lock words: words that writers release with an
+// atomic followed by Mapped.RingLock (or through the core's atomics from
+// other nodes, which ring every waiter). Its sleep is not ended by the
+// data traffic into that heap, and the lock's releases do not wake the
+// heap's other waiters (a peer asleep in a receive or a barrier).
+func (w *World) AwaitLock(pe int, cond func() (bool, error)) error {
+	return w.await(nil, pe, doorbell.Lock, cond)
 }
 
 // AwaitContext is Await that also ends when ctx ends (a stream's or a
 // launch's context), then returning context.Cause(ctx). ctx may be nil.
 // Ending ctx wakes a sleeping waiter at once.
 func (w *World) AwaitContext(ctx context.Context, pe int, cond func() (bool, error)) error {
-	return w.await(ctx, pe, false, cond)
+	return w.await(ctx, pe, doorbell.User, cond)
 }
 
-func (w *World) await(ctx context.Context, pe int, ctrl bool, cond func() (bool, error)) error {
+func (w *World) await(ctx context.Context, pe int, class doorbell.Class, cond func() (bool, error)) error {
 	if ok, err := cond(); ok || err != nil {
 		return err
 	}
@@ -200,7 +199,7 @@ func (w *World) await(ctx context.Context, pe int, ctrl bool, cond func() (bool,
 			}()
 		}
 	}
-	return w.waiter.Wait(b, ctrl, cond, check)
+	return w.waiter.Wait(b, class, cond, check)
 }
 
 // bell returns the doorbell of pe's heap, or nil when it is not mapped here.

@@ -152,7 +152,11 @@ func (w *World) waitFor(cond func() bool) error {
 // waitOwn waits by the World's policy for cond on words of this PE's heap,
 // as a runtime wait (ctrl) or a user wait.
 func (w *World) waitOwn(ctrl bool, cond func() bool) error {
-	return w.waiter.Wait(doorbell.At(w.heap), ctrl, func() (bool, error) { return cond(), nil }, w.check)
+	class := doorbell.User
+	if ctrl {
+		class = doorbell.Ctrl
+	}
+	return w.waiter.Wait(doorbell.At(w.heap), class, func() (bool, error) { return cond(), nil }, w.check)
 }
 
 // WaitUntil blocks until the first element of ivar on this PE satisfies
@@ -176,7 +180,7 @@ func WaitUntil[T SyncInteger](ivar Sym[T], cmp Cmp, value T) error {
 }
 
 func waitOne[T SyncInteger](w *World, off uint64, cmp Cmp, value T) error {
-	return w.waiter.Wait(doorbell.At(w.heap), false, func() (bool, error) { return compare(loadWord[T](w, off), value, cmp), nil }, w.check)
+	return w.waiter.Wait(doorbell.At(w.heap), doorbell.User, func() (bool, error) { return compare(loadWord[T](w, off), value, cmp), nil }, w.check)
 }
 
 // WaitUntilAll blocks until every element of ivars whose status entry is 0

@@ -97,12 +97,12 @@ func (m *rmem) cas32(off int, old, new uint32) (uint32, error) {
 	return shmem.CompareAndSwap(s, old, new, m.pe)
 }
 
-// add32 and and32 update lock words: their waiters are control waiters
-// (pollLock), rung without waking the heap's user waiters.
+// add32 and and32 update lock words: their waiters are lock waiters
+// (pollLock), rung without waking the heap's other waiters.
 func (m *rmem) add32(off int, v uint32) (uint32, error) {
 	if m.mapped != nil {
 		n := atomic.AddUint32((*uint32)(m.ptr(off)), v)
-		m.heap.RingControl()
+		m.heap.RingLock()
 		return n - v, nil
 	}
 	s, err := word[uint32](m, off)
@@ -115,7 +115,7 @@ func (m *rmem) add32(off int, v uint32) (uint32, error) {
 func (m *rmem) and32(off int, v uint32) error {
 	if m.mapped != nil {
 		atomic.AndUint32((*uint32)(m.ptr(off)), v)
-		m.heap.RingControl()
+		m.heap.RingLock()
 		return nil
 	}
 	s, err := word[uint32](m, off)
@@ -171,11 +171,10 @@ func (w *Win) poll(m *rmem, cond func() (bool, error)) error {
 	return w.pollAs(m, m.sym.World().Await, cond)
 }
 
-// pollLock is poll for lock words, a control wait (shmem.AwaitControl):
-// a release rings only such waiters, and the data traffic into the heap
-// does not wake them.
+// pollLock is poll for lock words (shmem.AwaitLock): a release rings only
+// such waiters, and the data traffic into the heap does not wake them.
 func (w *Win) pollLock(m *rmem, cond func() (bool, error)) error {
-	return w.pollAs(m, m.sym.World().AwaitControl, cond)
+	return w.pollAs(m, m.sym.World().AwaitLock, cond)
 }
 
 func (w *Win) pollAs(m *rmem, await func(int, func() (bool, error)) error, cond func() (bool, error)) error {

@@ -25,13 +25,10 @@
  * MPI_Barrier and the small MPI_Allreduce run over the same rings, in the
  * communicator's collective context (at the end of this file). */
 
-#include <limits.h>
 #include <math.h>
-#include <linux/futex.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include "abi.h"
+#include "bell.h"
 #include "_cgo_export.h"
 
 int32_t abi_type_size[ABI_TYPE_TABLE];
@@ -103,10 +100,7 @@ static inline uint64_t cells_of(uint64_t plen)
 static inline void store_wake(uint64_t *word, uint64_t v, uint32_t *bell)
 {
     __atomic_store_n(word, v, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&bell[1], __ATOMIC_SEQ_CST) != 0) {
-        __atomic_add_fetch(&bell[0], 1, __ATOMIC_SEQ_CST);
-        syscall(SYS_futex, &bell[0], FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-    }
+    bell_ring(bell, BELL_USER);
 }
 
 /* Writes an eager message into PE pe's ring when it goes there now: no

@@ -15,19 +15,16 @@
  * Go path: the same atomic instructions on the same words (so an
  * accumulate from here and one from Go, or from a process reaching the
  * rank over TCP, stay atomic with each other) and the same lock protocol,
- * whose releases ring the heap's doorbell for its control (lock) waiters. Data writes
+ * whose releases ring the heap's doorbell for its lock waiters only. Data writes
  * ring no doorbell, as windows' Put does not: no MPI wait ends on window
  * data (those of fence, PSCW and locks end on their own words), and a
  * target asleep in, say, MPI_Barrier would be woken by every put.
  * MPI_THREAD_SERIALIZED is the level provided: no lock is
  * needed around a window's state. */
 
-#include <limits.h>
-#include <linux/futex.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include "abi.h"
+#include "bell.h"
 #include "_cgo_export.h"
 
 /* What a predefined datatype is, for the fast paths. */
@@ -79,19 +76,6 @@ static inline abi_win *fast_win(MPI_Win win, int64_t need)
 static inline uint8_t *access_of(abi_win *w) { return (uint8_t *)(w->epoch + 1); }
 static inline uint8_t *locks_of(abi_win *w) { return access_of(w) + w->n; }
 
-/* ring_control wakes the control waiters of a heap's doorbell
- * (shmem.Mapped.Doorbell: seq, user, ctrl) after a sequentially consistent
- * atomic there, as shmem.Mapped.RingControl does: lock waiters wait as
- * such (windows' pollLock), so a lock release does not wake a peer asleep
- * in a receive. */
-static inline void ring_control(uint32_t *bell)
-{
-    if (__atomic_load_n(&bell[2], __ATOMIC_SEQ_CST) != 0) {
-        __atomic_add_fetch(&bell[0], 1, __ATOMIC_SEQ_CST);
-        syscall(SYS_futex, &bell[0], FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-    }
-}
-
 /* shared_lock takes rank t's lock as a reader, as windows' acquire does:
  * 0 when held, else the Go continuation's result code. */
 static int shared_lock(abi_win *w, MPI_Win win, int t)
@@ -108,7 +92,7 @@ static int shared_lock(abi_win *w, MPI_Win win, int t)
 static inline void shared_unlock(abi_target *g)
 {
     __atomic_fetch_add(&g->lock[1], ABI_LOCK_READER, __ATOMIC_SEQ_CST);
-    ring_control(g->bell);
+    bell_ring(g->bell, BELL_LOCK); /* lock waiters only (windows' pollLock) */
 }
 
 /* target returns rank t's mapped memory for bytes at disp, with the epoch

@@ -17,15 +17,12 @@
 #ifndef GSHMEM_ABI_SHM_H
 #define GSHMEM_ABI_SHM_H
 
-#include <limits.h>
 #include <sched.h>
-#include <linux/futex.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include "include/gshmem.h"
 #include "state.h"
+#include "bell.h"
 #include "_cgo_export.h"
 
 /* The kind of an element (the Go side's type switch): integers by their
@@ -148,16 +145,9 @@ static inline uint64_t shm_locate(const char *call, const char *what, const void
     return off;
 }
 
-/* shm_ring wakes the user waiters of a heap's doorbell (shmem.Mapped.
- * Doorbell) after this thread's writes there, which a sequentially
- * consistent atomic or fence has ordered before the load of the count. */
-static inline void shm_ring(uint32_t *bell)
-{
-    if (__atomic_load_n(&bell[1], __ATOMIC_SEQ_CST) != 0) {
-        __atomic_add_fetch(&bell[0], 1, __ATOMIC_SEQ_CST);
-        syscall(SYS_futex, &bell[0], FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-    }
-}
+/* shm_ring wakes the user waiters of a heap's doorbell after this
+ * thread's writes there (bell.h). */
+static inline void shm_ring(uint32_t *bell) { bell_ring(bell, BELL_USER); }
 
 /* shm_peer is pe's heap as mapped here, or NULL (then Go). */
 static inline uint8_t *shm_peer(int pe)

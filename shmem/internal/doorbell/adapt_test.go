@@ -44,7 +44,7 @@ func TestWaitRecordsItsSleep(t *testing.T) {
 	w := Waiter{Spin: 0, YieldEvery: 1, MaxSleep: time.Second, Adapt: a}
 	done := make(chan error, 1)
 	go func() {
-		done <- w.Wait(b, false, func() (bool, error) { return flag.Load() == 1, nil }, func() error { return nil })
+		done <- w.Wait(b, User, func() (bool, error) { return flag.Load() == 1, nil }, func() error { return nil })
 	}()
 	for atomic.LoadUint32(&b.user) == 0 {
 		time.Sleep(100 * time.Microsecond)

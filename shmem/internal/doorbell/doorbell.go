@@ -3,17 +3,20 @@
 // layers above it (compat, windows, streams, kernels) runs Waiter.Wait.
 //
 // Every heap starts with a control area. Its first cache line is the Bell:
-// a sequence word and two waiter counts. A waiter registers, rechecks its
+// a sequence word and three waiter counts. A waiter registers, rechecks its
 // condition and sleeps on the sequence word with futex(2); a writer that
 // changed the heap and sees a registered waiter bumps the sequence and wakes
 // everyone sleeping on it.
 //
-// The two counts are two bells. Runtime waits (barriers, collectives) wait
-// only for atomics, so they register on the control bell, which plain puts
-// do not ring: a PE idle in a barrier costs the PEs streaming puts into its
-// heap nothing. User waits (WaitUntil may watch a word updated by a put, a
-// compat receive a mailbox stamp, a window lock a peer's lock word) register
-// on the user bell, which every write rings. Because the futex is keyed by
+// The three counts are three bells. Runtime waits (barriers, collectives)
+// wait only for atomics, so they register on the control bell, which plain
+// puts do not ring: a PE idle in a barrier costs the PEs streaming puts into
+// its heap nothing. A window's lock waits register on the lock bell, which
+// only lock releases ring (RingLock), so that neither a PE asleep in a
+// receive or a barrier is woken by every unlock, nor a lock waiter by the
+// data traffic. User waits (WaitUntil may watch a word updated by a put, a
+// compat receive a mailbox stamp) register on the user bell, which every
+// write rings. Because the futex is keyed by
 // the shared mapping (not FUTEX_PRIVATE), the same code wakes goroutines and
 // other processes, and a waiter may sleep on a mapped peer's bell.
 //
@@ -39,8 +42,19 @@ type Bell struct {
 	seq  uint32
 	user uint32 // waiters woken by every write
 	ctrl uint32 // waiters woken only by runtime atomics
-	_    [Size - 12]byte
+	lock uint32 // waiters for lock words, woken by their releases (RingLock)
+	_    [Size - 16]byte
 }
+
+// Class is which count a waiter registers on, which decides what wakes it.
+type Class uint8
+
+// The classes of waiters.
+const (
+	User Class = iota // every write into the heap
+	Ctrl              // runtime atomics only (barriers, collectives)
+	Lock              // lock releases only (a window's lock words)
+)
 
 // At returns the bell of the heap mem (mapped peer memory or our own), or
 // nil when mem is nil (a heap not mapped here).
@@ -51,8 +65,9 @@ func At(mem []byte) *Bell {
 	return (*Bell)(unsafe.Pointer(&mem[0]))
 }
 
-// Ring wakes the user waiters of the heap mem, and its runtime waiters too
-// when all is set (after a runtime atomic). It costs one or two loads of one
+// Ring wakes the user waiters of the heap mem, and its runtime and lock
+// waiters too when all is set (after a runtime atomic, or one from another
+// node, which may be a lock release). It costs one or two loads of one
 // cache line when nobody waits.
 func Ring(mem []byte, all bool) { At(mem).Ring(all) }
 
@@ -60,7 +75,7 @@ func Ring(mem []byte, all bool) { At(mem).Ring(all) }
 func (b *Bell) Ring(all bool) {
 	n := atomic.LoadUint32(&b.user)
 	if all {
-		n += atomic.LoadUint32(&b.ctrl)
+		n += atomic.LoadUint32(&b.ctrl) + atomic.LoadUint32(&b.lock)
 	}
 	if n != 0 {
 		b.wake()
@@ -75,11 +90,11 @@ func (b *Bell) RingUser() {
 	}
 }
 
-// RingCtrl wakes b's runtime waiters only: for a word that only such
-// waiters watch (a window's lock words), so that the heap's user waiters,
-// asleep for something else, are not woken by every change of it.
-func (b *Bell) RingCtrl() {
-	if atomic.LoadUint32(&b.ctrl) != 0 {
+// RingLock wakes b's lock waiters only, after a lock word's release: the
+// heap's user waiters (a receive) and runtime waiters (a barrier), asleep
+// for something else, are not woken by every lock and unlock.
+func (b *Bell) RingLock() {
+	if atomic.LoadUint32(&b.lock) != 0 {
 		b.wake()
 	}
 }
@@ -166,10 +181,10 @@ func (a *Adapt) slept(base int, d time.Duration) {
 // runs every 4096 polls of the spin and before every sleep. cond must
 // read the words it watches with atomic loads; it is called many times.
 // The waiter sleeps on b (the bell of the heap that holds the words): a
-// runtime wait (ctrl) is woken only by runtime atomics, a user wait by
-// every write. With b nil (words of a heap not mapped here, read through a
+// runtime wait (Ctrl) is woken only by runtime atomics, a lock wait
+// (Lock) only by lock releases, a user wait by every write. With b nil (words of a heap not mapped here, read through a
 // transport) it sleeps for growing pauses instead, up to MaxSleep.
-func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func() error) error {
+func (w Waiter) Wait(b *Bell, class Class, cond func() (bool, error), check func() error) error {
 	mask := max(w.YieldEvery, 1) - 1
 	spin := w.Spin + w.Adapt.Extra()
 	for i := 0; i < spin; i++ {
@@ -200,10 +215,7 @@ func (w Waiter) Wait(b *Bell, ctrl bool, cond func() (bool, error), check func()
 	if b == nil {
 		return w.pause(cond, check)
 	}
-	waiters := &b.user
-	if ctrl {
-		waiters = &b.ctrl
-	}
+	waiters := [...]*uint32{User: &b.user, Ctrl: &b.ctrl, Lock: &b.lock}[class]
 	if w.Adapt != nil {
 		start := time.Now()
 		defer func() { w.Adapt.slept(w.Spin, time.Since(start)) }()

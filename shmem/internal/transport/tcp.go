@@ -607,8 +607,8 @@ func (in *inConn) serve() {
 			old := apply(p, int(f.width), op, f.a, f.b)
 			if op != OpLoad {
 				// A remote atomic may be a window's lock release, whose
-				// waiters here sleep as control waiters (AwaitControl):
-				// ring them too.
+				// waiters here sleep as lock waiters (AwaitLock): ring
+				// every waiter.
 				doorbell.Ring(heap, true)
 			}
 			err = in.reply(&frame{typ: fAtomicReply, id: f.id, a: old}, nil)

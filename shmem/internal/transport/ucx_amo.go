@@ -179,7 +179,7 @@ func (u *UCX) applyAMO(h opHeader) (uint64, int32) {
 	}
 	old := apply(unsafe.Pointer(&u.heap[h.off]), w, base, h.a, h.b)
 	if base != OpLoad {
-		doorbell.Ring(u.heap, true) // a lock release's control waiters too (as tcp)
+		doorbell.Ring(u.heap, true) // a lock release's waiters too (as tcp)
 	}
 	return old, opOK
 }
