@@ -227,9 +227,13 @@ func TestUCXAtomicsAgainstLocalCPU(t *testing.T) {
 func sleepUntil(t *testing.T, heap []byte, ctrl bool, cond func() bool) {
 	t.Helper()
 	w := doorbell.Waiter{MaxSleep: time.Hour}
+	class := doorbell.User
+	if ctrl {
+		class = doorbell.Ctrl
+	}
 	done := make(chan error, 1)
 	go func() {
-		done <- w.Wait(doorbell.At(heap), ctrl, func() (bool, error) { return cond(), nil }, func() error { return nil })
+		done <- w.Wait(doorbell.At(heap), class, func() (bool, error) { return cond(), nil }, func() error { return nil })
 	}()
 	select {
 	case err := <-done:
