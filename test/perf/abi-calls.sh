@@ -13,6 +13,7 @@
 # mpiexec.mpich); a missing one's column says "-".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/perf/calls-lib.sh
 iters=${1:-1000000}
 repeat=${REPEAT:-3}
 work=$(mktemp -d /tmp/gshmem-abicalls.XXXXXX)
@@ -38,32 +39,12 @@ fi
 # MPI 4.1's compare-and-swap did here, loses only that row); each row
 # keeps its best figure per library.
 rows="put+flush get+flush acc+flush fop+flush cas+flush lock_all+put+unlock_all lock+put+unlock wtime"
-for _ in $(seq "$repeat"); do
-	for row in $rows; do
-		for lib in gshmem ompi mpich; do
-			[ -n "${run[$lib]:-}" ] || continue
-			timeout 300 ${run[$lib]} "$row" >>"$work/$lib.out" 2>>"$work/$lib.err" ||
-				echo "$lib: $row failed (exit $?)" >>"$work/notes"
-		done
-	done
-done
-python3 - "$work" <<'PY'
-import sys, os, collections
-work = sys.argv[1]
-best = collections.defaultdict(dict)
-rows = []
-for lib in ("gshmem", "ompi", "mpich"):
-    p = os.path.join(work, lib + ".out")
-    if not os.path.exists(p):
-        continue
-    for line in open(p):
-        f = line.split()
-        if len(f) != 3 or f[2] != "ns":
-            continue
-        name, ns = f[0], float(f[1])
-        if name not in rows:
-            rows.append(name)
-        best[name][lib] = min(ns, best[name].get(lib, float("inf")))
+calls_run "$work" "$repeat" "$rows" gshmem ompi mpich
+python3 -B - "$work" "test/perf" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import calls_best
+rows, best = calls_best.best(sys.argv[1], ("gshmem", "ompi", "mpich"))
 print("%-24s %10s %10s %10s %14s" % ("row (ns per iteration)", "gshmem", "Open MPI", "MPICH", "gshmem/better"))
 for r in rows:
     b = best[r]
@@ -72,6 +53,4 @@ for r in rows:
     cell = lambda l: "%.1f" % b[l] if l in b else "-"
     print("%-24s %10s %10s %10s %14s" % (r, cell("gshmem"), cell("ompi"), cell("mpich"), ratio))
 PY
-if [ -s "$work/notes" ]; then
-	sort -u "$work/notes"
-fi
+calls_notes "$work"

@@ -10,6 +10,7 @@
 #   test/perf/shmem-calls.sh [ITERS]     # default 200000 calls per row (2000 over tcp)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. test/perf/calls-lib.sh
 iters=${1:-200000}
 repeat=${REPEAT:-3}
 work=$(mktemp -d /tmp/gshmem-shmemcalls.XXXXXX)
@@ -28,36 +29,15 @@ if command -v oshcc >/dev/null && command -v oshrun >/dev/null; then
 	run[osh]="oshrun -np 2 $work/osh_calls $iters"
 fi
 rows="p g put8+quiet get8 fadd cswap put_signal8 put64k+quiet pingpong"
-for _ in $(seq "$repeat"); do
-	for row in $rows; do
-		for lib in node tcp osh; do
-			[ -n "${run[$lib]:-}" ] || continue
-			timeout 300 ${run[$lib]} "$row" >>"$work/$lib.out" 2>>"$work/$lib.err" ||
-				echo "$lib: $row failed (exit $?)" >>"$work/notes"
-		done
-	done
-done
-python3 - "$work" <<'PY'
-import sys, os, collections
-work = sys.argv[1]
-best = collections.defaultdict(dict)
-rows = []
-for lib in ("node", "tcp", "osh"):
-    p = os.path.join(work, lib + ".out")
-    if not os.path.exists(p):
-        continue
-    for line in open(p):
-        f = line.split()
-        if len(f) != 3 or f[2] != "ns":
-            continue
-        if f[0] not in rows:
-            rows.append(f[0])
-        best[f[0]][lib] = min(float(f[1]), best[f[0]].get(lib, float("inf")))
+calls_run "$work" "$repeat" "$rows" node tcp osh
+python3 -B - "$work" "test/perf" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import calls_best
+rows, best = calls_best.best(sys.argv[1], ("node", "tcp", "osh"))
 print("%-16s %14s %16s %12s" % ("row (ns/call)", "gshmem, 1 node", "gshmem, tcp", "OpenSHMEM"))
 for r in rows:
     cell = lambda l: "%.1f" % best[r][l] if l in best[r] else "-"
     print("%-16s %14s %16s %12s" % (r, cell("node"), cell("tcp"), cell("osh")))
 PY
-if [ -s "$work/notes" ]; then
-	sort -u "$work/notes"
-fi
+calls_notes "$work"
