@@ -92,7 +92,9 @@
 // Put, the atomics and signals, and the store-and-wake helpers (Mapped)
 // through which the layers write into mapped peers directly; so a sleeper
 // wakes whichever path wrote. Layers wait on conditions of their own with
-// World.Await. Every wait ends with ErrAborted when the World's context is
+// World.Await; waits for lock words use World.AwaitLock, which only lock
+// releases (Mapped.RingLock) and remote atomics wake, so that a heap's
+// lock traffic and its other waiters leave each other alone. Every wait ends with ErrAborted when the World's context is
 // cancelled or the job stops (a sleeper is woken for it at once), and with
 // ErrPeerLost when a peer is lost: one that died (its heap socket or tcp
 // connection closed), one whose heartbeat stopped for the peer timeout (a

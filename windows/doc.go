@@ -116,6 +116,15 @@
 // it out as a shmem.Sym at the same offset on every rank, which streams and
 // kernels put into and signal directly, naming a rank's PE with Win.PE.
 //
+// # Bindings
+//
+// Code in another language that runs a window's hottest calls itself (the
+// C ABI's rma.c) keeps the window's epoch bytes in its own memory
+// (Win.Bind), reaches each rank's mapped memory and lock words through
+// Win.Target, and finishes a shared lock that met a writer with
+// Win.AwaitShared; every other call goes to this package, which sees the
+// binding's changes because the bytes are the same.
+//
 // # Performance tests
 //
 // `gshmem perf win_*` runs the OSU one-sided patterns (sync modes flush,
