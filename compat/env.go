@@ -129,6 +129,7 @@ var Settings = []shmem.Setting{
 	{Name: "GSHMEM_MPI_STAGING", Default: "1m", Help: "symmetric staging for rendezvous between processes from non-AllocMem buffers (256k chunks)"},
 	{Name: "GSHMEM_MPI_POOL_SIZE", Default: "heap/8", Help: "symmetric memory behind AllocMem (MPI_Alloc_mem), at most 256m by default"},
 	{Name: "GSHMEM_MPI_SCRATCH", Default: "heap/32", Help: "symmetric scratch for collectives on shmem teams (64k to 1m by default); larger ones run in pieces"},
+	{Name: "GSHMEM_MPI_WTIME", Default: "auto", Help: "the C library's MPI_Wtime: auto reads the CPU's time stamp counter where it is an invariant clock (calibrated against CLOCK_MONOTONIC), clock always calls clock_gettime"},
 }
 
 func envSize(name string, dst *int, c *config) {
@@ -149,6 +150,9 @@ func buildConfig(opts []Option, heap uint64, npes int) (config, error) {
 	envSize("GSHMEM_MPI_STAGING", &c.stagingBytes, &c)
 	envSize("GSHMEM_MPI_POOL_SIZE", &c.poolBytes, &c)
 	envSize("GSHMEM_MPI_SCRATCH", &c.scratchSize, &c)
+	if v := os.Getenv("GSHMEM_MPI_WTIME"); v != "" && v != "auto" && v != "clock" {
+		c.err = errorf(ClassArg, "GSHMEM_MPI_WTIME=%q: want auto or clock", v)
+	}
 	for _, o := range opts {
 		o(&c)
 	}

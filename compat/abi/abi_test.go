@@ -157,6 +157,20 @@ func TestEnvironment(t *testing.T) {
 	runOK(t, 2, exe, "env ok")
 }
 
+// TestWtime checks MPI_Wtime against CLOCK_MONOTONIC with each clock it
+// can read: the counter where this machine's is invariant, and
+// clock_gettime when GSHMEM_MPI_WTIME=clock asks for it.
+func TestWtime(t *testing.T) {
+	exe := compile(t, "wtime.c", "-pthread")
+	runOK(t, 2, exe, "wtime ok")
+	t.Setenv("GSHMEM_MPI_WTIME", "clock")
+	runOK(t, 1, exe, "wtime ok 0 clock\n")
+	t.Setenv("GSHMEM_MPI_WTIME", "rdtsc")
+	r := run(t, 1, exe)
+	require.NotEqual(t, 0, r.code, "a misspelt clock must fail MPI_Init:\n%s", r.stdout)
+	require.Contains(t, r.stderr, "GSHMEM_MPI_WTIME")
+}
+
 func TestPointToPoint(t *testing.T) {
 	exe := compile(t, "p2p.c")
 	runOK(t, 2, exe, "p2p ok")

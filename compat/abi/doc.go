@@ -18,7 +18,8 @@
 // of preference:
 //
 //   - abic_X, a C implementation in a hand-written .c file of this package
-//     (env.c: MPI_Wtime, MPI_Comm_rank/size, status accessors, attributes;
+//     (env.c: MPI_Comm_rank/size, status accessors, attributes; wtime.c:
+//     MPI_Wtime;
 //     rma.c: the RMA hot paths; p2p.c: the eager MPI_Send and MPI_Recv,
 //     MPI_Barrier, the small MPI_Allreduce), which hands what its fast
 //     path does not serve to abigo_X;
@@ -125,7 +126,8 @@
 //	handles.go         the handle table, MPI_X_toint/fromint
 //	errors.go          error classes, strings and handlers
 //	callbacks.c        calls into user code (error handlers, user ops, attribute copy/delete)
-//	env.go, env.c      MPI_Init ... MPI_Finalize, versions, MPI_Abort; Wtime, statuses, attributes in C
+//	env.go, env.c      MPI_Init ... MPI_Finalize, versions, MPI_Abort; statuses, attributes in C
+//	wtime.c            MPI_Wtime from the time stamp counter where it is a clock (GSHMEM_MPI_WTIME)
 //	comm.go, group.go, topo.go, info.go   communicators, groups, Cartesian topologies, info
 //	neighbor.go                           distributed graphs, neighborhood collectives
 //	attr.go                               communicator attributes with user keyvals

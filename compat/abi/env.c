@@ -1,33 +1,15 @@
 //go:build cgo
 
 /* The environment calls that run in C: no Go, no lock, since they are
- * either hot (MPI_Wtime, MPI_Comm_rank/size) or cannot be Go (the variadic
+ * either hot (MPI_Comm_rank/size; MPI_Wtime is wtime.c) or cannot be Go (the variadic
  * MPI_Pcontrol, calls returning a handle or an address). */
 
 #include <pthread.h>
-#include <time.h>
 #include "abi.h"
 #include "_cgo_export.h"
 #include "include/mpi-ext.h"
 
 abi_state abi_global = {.last_used_code = MPI_ERR_ABI};
-
-double abic_Wtime(void)
-{
-    /* CLOCK_MONOTONIC: MPI_WTIME_IS_GLOBAL is false, so a local clock
-     * that never steps is what MPI asks for. */
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-double abic_Wtick(void)
-{
-    struct timespec ts;
-    if (clock_getres(CLOCK_MONOTONIC, &ts) != 0 || (ts.tv_sec == 0 && ts.tv_nsec == 0))
-        return 1e-9;
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int abic_Pcontrol(const int level)
 {

@@ -7,8 +7,10 @@ import "C"
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -54,11 +56,25 @@ func abortJob(code int) {
 	os.Exit(code)
 }
 
+// initialize raises its error only after it let env.mu go: the fatal
+// handler's abortJob takes env.mu too, and a failed MPI_Init under
+// MPI_ERRORS_ARE_FATAL used to hang there instead of ending the job.
 func initialize(call string, required C.int, provided *C.int) C.int {
+	code, err := initLocked(required, provided)
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "MPI_ERR") {
+			err = fmt.Errorf("%s: %w", classText[code], err)
+		}
+		return raise(C.ABI_KIND_COMM, 0, code, call, err)
+	}
+	return C.MPI_SUCCESS
+}
+
+func initLocked(required C.int, provided *C.int) (C.int, error) {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	if env.e != nil || env.finalized {
-		return failCode(0, call, C.MPI_ERR_OTHER, "MPI is already initialized (or finalized)")
+		return C.MPI_ERR_OTHER, errors.New(classText[C.MPI_ERR_OTHER] + ": MPI is already initialized (or finalized)")
 	}
 	// After gshmem_init, MPI runs on the World it made: one job, one heap.
 	var e *compat.Env
@@ -69,14 +85,15 @@ func initialize(call string, required C.int, provided *C.int) C.int {
 		e, err = compat.Init(context.Background())
 	}
 	if err != nil {
-		return failCode(0, call, C.MPI_ERR_OTHER, "%v", err)
+		return codeOf(err), err
 	}
 	if err := threadWaits(e.World()); err != nil {
 		_ = e.Finalize()
-		return failCode(0, call, C.MPI_ERR_OTHER, "%v", err)
+		return codeOf(err), err
 	}
 	if err := defineEmptyGroup(e.CommWorld()); err != nil {
-		return failCode(0, call, C.MPI_ERR_OTHER, "%v", err)
+		_ = e.Finalize()
+		return codeOf(err), err
 	}
 	env.e = e
 	env.world = newCommObj(e.CommWorld(), 0x101)
@@ -101,7 +118,7 @@ func initialize(call string, required C.int, provided *C.int) C.int {
 		*provided = level
 	}
 	global.Initialized = 1
-	return C.MPI_SUCCESS
+	return C.MPI_SUCCESS, nil
 }
 
 // threadWaits adapts the World's wait policy to waits that run on C
