@@ -4,7 +4,9 @@
 # built unchanged with each library's mpicc, 2 processes, the clock read
 # only around each loop (see rma_calls.c for why not OSU's per-iteration
 # timing), best of REPEAT runs (default 3), and the ratio gshmem / better
-# MPI.
+# MPI. Beside them, the same calls through the Go API (gshmem perf's window
+# tests, also timed around the loop, 2 processes), and the ratio ABI / Go:
+# what the C ABI adds to the engine, measured like for like.
 #
 #   test/perf/abi-calls.sh [ITERS]     # default 1000000 calls per row
 #
@@ -35,22 +37,45 @@ if command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null; the
 	run[mpich]="mpiexec.mpich -np 2 $work/mpich_calls $iters"
 fi
 
+# The Go API's side of each row: gshmem perf's window test of the same
+# call, epoch shape, element type (MPI_LONG: int64) and size, printed as
+# rma_calls prints ("ROW NS ns"); a script, since calls_run runs each job
+# under timeout.
+cat >"$work/goapi_row.sh" <<EOF
+t=win_put_latency sync=flush dt=()
+case \$1 in
+put+flush) ;;
+get+flush) t=win_get_latency ;;
+acc+flush) t=win_acc_latency dt=(--datatype int64) ;;
+fop+flush) t=win_fop_latency dt=(--datatype int64) ;;
+cas+flush) t=win_cas_latency dt=(--datatype int64) ;;
+lock_all+put+unlock_all) sync=lock_all ;;
+lock+put+unlock) sync=lock ;;
+*) exit 0 ;; # no Go counterpart (wtime)
+esac
+GSHMEM_BIND=auto "$work/gshmem" perf "\$t" -n 2 --win_flavor allocate --sync "\$sync" "\${dt[@]}" \\
+	--min_size 8 --max_size 8 --iters $iters --json "$work/goapi.json" >/dev/null &&
+	python3 -c 'import json,sys; print(sys.argv[1], json.load(open(sys.argv[2]))[0]["latency_us"] * 1e3, "ns")' "\$1" "$work/goapi.json"
+EOF
+run[goapi]="bash $work/goapi_row.sh"
+
 # Interleaved runs, one job per row (a library that fails a row, as Open
 # MPI 4.1's compare-and-swap did here, loses only that row); each row
 # keeps its best figure per library.
 rows="put+flush get+flush acc+flush fop+flush cas+flush lock_all+put+unlock_all lock+put+unlock wtime"
-calls_run "$work" "$repeat" "$rows" gshmem ompi mpich
+calls_run "$work" "$repeat" "$rows" gshmem ompi mpich goapi
 python3 -B - "$work" "test/perf" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[2])
 import calls_best
-rows, best = calls_best.best(sys.argv[1], ("gshmem", "ompi", "mpich"))
-print("%-24s %10s %10s %10s %14s" % ("row (ns per iteration)", "gshmem", "Open MPI", "MPICH", "gshmem/better"))
+rows, best = calls_best.best(sys.argv[1], ("gshmem", "ompi", "mpich", "goapi"))
+print("%-24s %10s %10s %10s %14s %10s %10s" % ("row (ns per iteration)", "gshmem", "Open MPI", "MPICH", "gshmem/better", "Go API", "ABI/Go"))
 for r in rows:
     b = best[r]
     mpis = [b[l] for l in ("ompi", "mpich") if l in b]
     ratio = "%.3g" % (b["gshmem"] / min(mpis)) if mpis and "gshmem" in b else "-"
+    gr = "%.3g" % (b["gshmem"] / b["goapi"]) if "goapi" in b and "gshmem" in b else "-"
     cell = lambda l: "%.1f" % b[l] if l in b else "-"
-    print("%-24s %10s %10s %10s %14s" % (r, cell("gshmem"), cell("ompi"), cell("mpich"), ratio))
+    print("%-24s %10s %10s %10s %14s %10s %10s" % (r, cell("gshmem"), cell("ompi"), cell("mpich"), ratio, cell("goapi"), gr))
 PY
 calls_notes "$work"
