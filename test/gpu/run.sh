@@ -34,6 +34,17 @@
 #                                 cuda, collectives on cuMemAlloc buffers
 #                                 (compat/abi/testdata/cudacoll.c), 2 and 4
 #                                 processes under MPS and 2 without.
+#   test/gpu/run.sh cabi [DIR]    on the GPU machine: gshmem.h on the device heap
+#                                 and its *_on_stream calls (issue 22), built
+#                                 with -tags cuda (compat/abi/testdata/
+#                                 gshmem_stream.c): the checks with 2 and 4
+#                                 processes under MPS, then the figures (on-
+#                                 stream put 8 B, putmem_signal_on_stream
+#                                 ping-pong) beside the Go API's (the same
+#                                 shapes with streams.CUDAStream), 2 processes
+#                                 under MPS, and NVSHMEM's in the same shapes
+#                                 (test/gpu/nvshmem_stream.cu, from the GPU
+#                                 machine's NVSHMEM wheel).
 #   test/gpu/run.sh multi [DIR]   on a machine of several GPUs: the multi-GPU
 #                                 sitting (issue 10), most telling first: the
 #                                 measurements with one PE per GPU (processes,
@@ -63,12 +74,17 @@ if [ "$cmd" = build ]; then
 	[ -d "$root/shared/reference/gpu" ] && ref="$root/shared/reference/gpu"
 	cp "$ref"/putbw.cu "$ref"/run.sh "$dir/ref/" 2>/dev/null || echo "warning: no NVSHMEM reference at $ref"
 	cp "$0" "$dir/run.sh"
-	cp "$root/test/gpu/nccl_allreduce.py" "$dir/"
+	cp "$root/test/gpu/nccl_allreduce.py" "$root/test/gpu/nvshmem_stream.cu" "$dir/"
 	if GOFLAGS=-tags=cuda go run ./cmd/gshmem abi install --prefix "$dir/abi" >/dev/null; then
 		cc -Wall -Wextra -Werror -I "$dir/abi/include" -o "$dir/abi/cudacoll" compat/abi/testdata/cudacoll.c \
 			-L "$dir/abi/lib" -lmpi_abi -lcuda -Wl,-rpath,'$ORIGIN/lib' || echo "warning: cudacoll did not build"
 	else
 		echo "warning: the cuda-tagged C ABI did not build; 'run.sh abi' will fail"
+	fi
+	# gshmem.h on the device heap and its on-stream calls (run.sh cabi).
+	if [ -f "$dir/abi/lib/libmpi_abi.so.1" ]; then
+		"$dir/abi/bin/mpicc" -Wall -Wextra -Werror -o "$dir/abi/gshmem_stream" compat/abi/testdata/gshmem_stream.c \
+			-lcuda -Wl,-rpath,'$ORIGIN/lib' || echo "warning: gshmem_stream did not build"
 	fi
 	ls -la "$dir" "$dir/ref"
 	exit 0
@@ -152,6 +168,33 @@ if [ "$cmd" = abi ]; then
 	mps_stop
 	step abi-cudacoll-2 60 ./abi/bin/gshmem run -n 2 ./abi/cudacoll
 	grep -h "cudacoll:" "$out"/abi-*.log
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = cabi ]; then
+	# gshmem_init alone puts the heap on the GPU in the cuda build.
+	export GSHMEM_SYMMETRIC_SIZE=256m LD_LIBRARY_PATH="$PWD/abi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	mps_start
+	for n in 2 4; do
+		step "cabi-stream-$n-mps" 90 ./abi/bin/gshmem run -n $n ./abi/gshmem_stream
+	done
+	step cabi-perf-mps 60 ./abi/bin/gshmem run -n 2 ./abi/gshmem_stream perf
+	[ -x ./gpu.test ] && step cabi-goperf-mps 60 env GSHMEM_GPU_CABI=1 ./gpu.test -test.run TestGPUStreamFiguresProcesses -test.v -test.timeout 55s
+	# NVSHMEM's figures in the same shapes (test/gpu/nvshmem_stream.cu),
+	# from the machine's pip wheel, under Open MPI.
+	if [ -f nvshmem_stream.cu ] && NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null); then
+		ln -sf "$NV/lib/libnvshmem_host.so.3" "$NV/lib/libnvshmem_host.so" 2>/dev/null
+		step cabi-nvshmem-build 90 nvcc -O3 -rdc=true -arch=sm_90 -I"$NV/include" nvshmem_stream.cu -o /tmp/nvshmem_stream \
+			-L"$NV/lib" -lnvshmem_host -lnvshmem_device -lcuda
+		step cabi-nvshmem-mps 60 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
+			-x LD_LIBRARY_PATH -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 \
+			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=256M -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/nvshmem_stream
+	fi
+	mps_stop
+	grep -h "gshmem_stream ok" "$out"/cabi-stream-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort | uniq -c
+	grep -h "BENCH" "$out"/cabi-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort -u
 	echo "failed steps: ${fails[*]:-none}"
 	[ ${#fails[@]} = 0 ]
 	exit

@@ -437,6 +437,7 @@ int main(void)
     int major, minor;
     gshmem_info_get_version(&major, &minor);
     SCHECK(major == 1 && minor == 5);
+    SCHECK(gshmemx_heap_on_device() == 0); /* the host build, or GSHMEM_HEAP=host */
     SCHECK(gshmem_malloc(0) == NULL);
     /* PEs that disagree on a size all get NULL, and nobody hangs. */
     void *m = gshmem_malloc(me == 0 ? 8 : 0);
