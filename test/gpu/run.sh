@@ -178,17 +178,17 @@ if [ "$cmd" = cabi ]; then
 	export GSHMEM_SYMMETRIC_SIZE=256m LD_LIBRARY_PATH="$PWD/abi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	mps_start
 	for n in 2 4; do
-		step "cabi-stream-$n-mps" 90 ./abi/bin/gshmem run -n $n ./abi/gshmem_stream
+		step "cabi-stream-$n-mps" 60 ./abi/bin/gshmem run -n $n ./abi/gshmem_stream
 	done
-	step cabi-perf-mps 60 ./abi/bin/gshmem run -n 2 ./abi/gshmem_stream perf
-	[ -x ./gpu.test ] && step cabi-goperf-mps 60 env GSHMEM_GPU_CABI=1 ./gpu.test -test.run TestGPUStreamFiguresProcesses -test.v -test.timeout 55s
+	step cabi-perf-mps 45 ./abi/bin/gshmem run -n 2 ./abi/gshmem_stream perf
+	[ -x ./gpu.test ] && step cabi-goperf-mps 45 env GSHMEM_GPU_CABI=1 ./gpu.test -test.run TestGPUStreamFiguresProcesses -test.v -test.timeout 40s
 	# NVSHMEM's figures in the same shapes (test/gpu/nvshmem_stream.cu),
 	# from the machine's pip wheel, under Open MPI.
 	if [ -f nvshmem_stream.cu ] && NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null); then
 		ln -sf "$NV/lib/libnvshmem_host.so.3" "$NV/lib/libnvshmem_host.so" 2>/dev/null
-		step cabi-nvshmem-build 90 nvcc -O3 -rdc=true -arch=sm_90 -I"$NV/include" nvshmem_stream.cu -o /tmp/nvshmem_stream \
+		step cabi-nvshmem-build 60 nvcc -O3 -rdc=true -arch=sm_90 -I"$NV/include" nvshmem_stream.cu -o /tmp/nvshmem_stream \
 			-L"$NV/lib" -lnvshmem_host -lnvshmem_device -lcuda
-		step cabi-nvshmem-mps 60 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
+		step cabi-nvshmem-mps 45 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
 			-x LD_LIBRARY_PATH -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 \
 			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=256M -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/nvshmem_stream
 	fi

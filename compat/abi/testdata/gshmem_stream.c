@@ -157,8 +157,8 @@ static void host_calls(void)
     fill(h, me, 4);
     h2d(b, h, sizeof h);
     gshmem_barrier_all();
-    gshmem_putmem_signal(a, b, N * sizeof(int), sig, (uint64_t)left + 1, GSHMEM_SIGNAL_SET, right);
-    SCHECK(gshmem_signal_wait_until(sig, GSHMEM_CMP_EQ, (uint64_t)(me + n - 1) % n + 1) == (uint64_t)left + 1);
+    gshmem_putmem_signal(a, b, N * sizeof(int), sig, (uint64_t)me + 1, GSHMEM_SIGNAL_SET, right);
+    SCHECK(gshmem_signal_wait_until(sig, GSHMEM_CMP_EQ, (uint64_t)left + 1) == (uint64_t)left + 1);
     expect(a, left, 4);
     SCHECK(gshmem_signal_fetch(sig) == (uint64_t)left + 1);
     gshmem_barrier_all();
