@@ -103,36 +103,36 @@ func peStream(w *shmem.World) uintptr {
 	return dev.Stream()
 }
 
-// devLocal reports whether the local buffer at p is device memory, and
-// orders the PE's device work after the legacy default stream's when it
-// is (the copy that filled it, or the last one that read it).
-func devLocal(w *shmem.World, p uintptr) (bool, error) {
-	if !w.IsDeviceMemory(p) {
-		return false, nil
+// devLocal tells what the local buffer of n bytes at p is on a device
+// heap: a symmetric object (sym, ok), other device memory (onDev), or host
+// memory. Device memory is ordered after the legacy default stream's work
+// (the copy that filled it, or the last one that read it) first.
+func devLocal(w *shmem.World, p uintptr, n int) (sym shmem.Sym[byte], ok, onDev bool, err error) {
+	sym, ok = shmem.DeviceSym(w, p, n) // no driver call for the heap's own memory
+	if onDev = ok || w.IsDeviceMemory(p); onDev {
+		err = w.DeviceAfterDefaultStream()
 	}
-	return true, w.DeviceAfterDefaultStream()
+	return sym, ok, onDev, err
 }
 
 // devPut is a put into dst on pe from the local buffer src on a device
 // heap; it returns when src may be reused unless nbi (then Quiet waits).
 func devPut(w *shmem.World, dst shmem.Sym[byte], src uintptr, pe int, nbi bool) error {
 	n := dst.Len()
-	onDev, err := devLocal(w, src)
-	if err != nil {
+	s, isSym, onDev, err := devLocal(w, src, n)
+	switch {
+	case err != nil:
 		return err
-	}
-	if !onDev {
+	case isSym && nbi:
+		return shmem.PutSymNBI(dst, s, pe)
+	case isSym:
+		return shmem.PutSym(dst, s, pe)
+	case !onDev:
 		b := unsafe.Slice((*byte)(cptr(C.uintptr_t(src))), n)
 		if nbi {
 			return shmem.PutNBI(dst, b, pe)
 		}
 		return shmem.Put(dst, b, pe)
-	}
-	if s, ok := shmem.DeviceSym(w, src, n); ok {
-		if nbi {
-			return shmem.PutSymNBI(dst, s, pe)
-		}
-		return shmem.PutSym(dst, s, pe)
 	}
 	to, err := shmem.DevicePtr(dst, pe)
 	if err != nil {
@@ -146,15 +146,14 @@ func devPut(w *shmem.World, dst shmem.Sym[byte], src uintptr, pe int, nbi bool) 
 // promises).
 func devGet(w *shmem.World, dst uintptr, src shmem.Sym[byte], pe int) error {
 	n := src.Len()
-	onDev, err := devLocal(w, dst)
-	if err != nil {
+	d, isSym, onDev, err := devLocal(w, dst, n)
+	switch {
+	case err != nil:
 		return err
-	}
-	if !onDev {
-		return shmem.Get(unsafe.Slice((*byte)(cptr(C.uintptr_t(dst))), n), src, pe)
-	}
-	if d, ok := shmem.DeviceSym(w, dst, n); ok {
+	case isSym:
 		return shmem.GetSym(d, src, pe)
+	case !onDev:
+		return shmem.Get(unsafe.Slice((*byte)(cptr(C.uintptr_t(dst))), n), src, pe)
 	}
 	from, err := shmem.DevicePtr(src, pe)
 	if err != nil {
@@ -167,7 +166,7 @@ func devGet(w *shmem.World, dst uintptr, src shmem.Sym[byte], pe int) error {
 // local in device memory: through a host copy of it, since the strided
 // calls move elements one by one.
 func devStrided(w *shmem.World, local uintptr, span int, put bool, do func(b []byte) error) error {
-	onDev, err := devLocal(w, local)
+	_, _, onDev, err := devLocal(w, local, span)
 	if err != nil || !onDev {
 		if err == nil {
 			err = do(unsafe.Slice((*byte)(cptr(C.uintptr_t(local))), span))

@@ -48,12 +48,8 @@ func streamLocal(call, what string, w *shmem.World, p uintptr) {
 func abiint_shmem_rma_stream(call *C.char, put C.int, obj, off C.uint64_t, local C.uintptr_t, n C.size_t, pe C.int, stream C.uintptr_t) {
 	c := C.GoString(call)
 	w := shmStreamWorld(c)
-	what := "source"
-	if put == 0 {
-		what = "dest"
-	}
-	streamLocal(c, what, w, uintptr(local))
 	sym := shmObjAt(c, uint64(obj), uint64(off), int(n))
+	// A symmetric buffer is device memory without asking the driver.
 	if l, ok := shmem.DeviceSym(w, uintptr(local), int(n)); ok {
 		if put != 0 {
 			shmCheck(c, shmem.PutOnDeviceStream(uintptr(stream), sym, l, int(pe)))
@@ -62,6 +58,11 @@ func abiint_shmem_rma_stream(call *C.char, put C.int, obj, off C.uint64_t, local
 		}
 		return
 	}
+	what := "source"
+	if put == 0 {
+		what = "dest"
+	}
+	streamLocal(c, what, w, uintptr(local))
 	peer, err := shmem.DevicePtr(sym, int(pe))
 	shmCheck(c, err)
 	if put != 0 {
@@ -81,12 +82,12 @@ func abiint_shmem_put_signal_stream(call *C.char, obj, off C.uint64_t, src C.uin
 	sig := shmSig(c, sobj, soff)
 	sop, s := shmem.SignalOp(op), uintptr(stream)
 	if n != 0 {
-		streamLocal(c, "source", w, uintptr(src))
 		dst := shmObjAt(c, uint64(obj), uint64(off), int(n))
 		if l, ok := shmem.DeviceSym(w, uintptr(src), int(n)); ok {
 			shmCheck(c, shmem.PutSignalOnDeviceStream(s, dst, l, sig, uint64(value), sop, int(pe)))
 			return
 		}
+		streamLocal(c, "source", w, uintptr(src))
 		peer, err := shmem.DevicePtr(dst, int(pe))
 		shmCheck(c, err)
 		shmCheck(c, devCopy(w, peer, uintptr(src), uint64(n), s, false))

@@ -170,6 +170,19 @@ static void host_calls(void)
     SCHECK(gshmem_int_test_all(flags, (size_t)n, NULL, GSHMEM_CMP_EQ, 1));
     SCHECK(gshmem_int_test(flags + me, GSHMEM_CMP_EQ, 1));
     SCHECK(!gshmem_int_test(flags + me, GSHMEM_CMP_EQ, 2));
+    SCHECK(gshmem_int_wait_until_any(flags, (size_t)n, NULL, GSHMEM_CMP_EQ, 1) < (size_t)n);
+    size_t idx[64];
+    SCHECK(n <= 64 && gshmem_int_test_some(flags, (size_t)n, idx, NULL, GSHMEM_CMP_EQ, 1) == (size_t)n);
+    int ones[64];
+    for (int p = 0; p < n; p++)
+        ones[p] = 1;
+    gshmem_int_wait_until_all_vector(flags, (size_t)n, NULL, GSHMEM_CMP_EQ, ones);
+    gshmem_barrier_all();
+    /* fence: two puts to one PE land in order */
+    gshmem_int_p(flags + me, 2, right);
+    gshmem_fence();
+    gshmem_int_p(flags + me, 3, right);
+    gshmem_int_wait_until(flags + left, GSHMEM_CMP_EQ, 3);
     gshmem_barrier_all();
 
     /* collectives */
@@ -243,6 +256,17 @@ static void stream_calls(void)
     gshmemx_int_get_nbi_on_stream(src, dst, N, right, st);
     sync_stream();
     expect(src, me, 11);
+    gshmemx_getmem_nbi_on_stream(c, dst, N * sizeof(int), right, st);
+    sync_stream();
+    expect(c, me, 11);
+    SCHECK(gshmemx_team_sync_on_stream(GSHMEM_TEAM_WORLD, st) == 0);
+    fill(h, me, 14);
+    h2d(src, h, sizeof h);
+    gshmemx_sync_all_on_stream(st); /* every PE has read its dst and my src is set */
+    gshmemx_putmem_nbi_on_stream(dst, src, N * sizeof(int), right, st);
+    gshmemx_barrier_all_on_stream(st);
+    sync_stream();
+    expect(dst, left, 14);
     SCHECK(gshmemx_team_sync_on_stream(GSHMEM_TEAM_WORLD, st) == 0);
 
     /* putmem_signal_on_stream + signal_wait_until_on_stream: small (one
