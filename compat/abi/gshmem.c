@@ -111,7 +111,7 @@ void gshmem_info_get_version(int *major, int *minor)
 void gshmem_info_get_name(char *name)
 {
     if (name != NULL)
-        snprintf(name, GSHMEM_MAX_NAME_LEN, "gshmem (libmpi_abi host build)");
+        snprintf(name, GSHMEM_MAX_NAME_LEN, "gshmem (libmpi_abi %s build)", abiint_shmem_cuda_build() ? "CUDA" : "host");
 }
 
 int gshmem_pe_accessible(int pe)

@@ -48,6 +48,17 @@ func shmHeapOptions() []shmem.Option {
 	return []shmem.Option{shmem.WithDevice()}
 }
 
+// abiint_shmem_cuda_build is 1 in the library built with -tags cuda (for
+// gshmem_info_get_name).
+//
+//export abiint_shmem_cuda_build
+func abiint_shmem_cuda_build() C.int {
+	if cudaBuild {
+		return 1
+	}
+	return 0
+}
+
 // shmNoteHostHeap says, in the CUDA build, that gshmem runs on the host
 // heap MPI made when no one asked where the heap goes: a code ported from
 // NVSHMEM expects device memory from gshmem_malloc.
