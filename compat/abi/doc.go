@@ -88,8 +88,7 @@
 // runs compat.New on gshmem's World, so a job has one set of PEs and one
 // heap whichever starts first. A communicator other than one of every
 // process of MPI_COMM_WORLD in its order is refused: shmem makes Worlds of
-// the whole job only. This build's heap is host memory; the CUDA build's
-// device heap and the *_on_stream calls are not built yet.
+// the whole job only.
 //
 // gshmem.c, gshmem_sync.c and shm.h hold the calls; the typed families (TYPENAME_put,
 // _atomic_fetch_add, _wait_until, _OP_reduce, ...) are one line each in
@@ -106,6 +105,40 @@
 // collectives and teams go to the Go exports (abiint_shmem_*) over
 // package shmem. Operations Go carried set abi_shm.pending, so quiet and
 // fence cross into Go only when they have something to complete.
+//
+// # gshmem.h on the GPU (stage 3 in C)
+//
+// In the library built with -tags cuda the heap may be GPU memory, as
+// NVSHMEM's always is: gshmem_init alone puts it there unless
+// GSHMEM_HEAP=host (or no GPU is usable: then a note on stderr and the
+// host heap); when MPI_Init starts the job first, GSHMEM_HEAP decides for
+// both (host by default, which MPI windows need; a note on stderr in the
+// CUDA build says so). gshmemx_heap_on_device tells a program which it
+// got. On a device heap (gshmem_device.go, shmdev.h) gshmem_malloc returns
+// device memory, gshmem_ptr a peer's heap as CUDA IPC mapped it here, and C
+// maps no PE: every call goes to Go, which moves device memory through
+// shmem's device paths (stream memory writes, copies on the PE's stream,
+// atomic kernels, the collectives' kernels), never a byte loop. A local
+// buffer may be host memory, a symmetric object (PutSym, GetSym) or other
+// device memory (one copy to or from the peer's mapped heap), ordered
+// after the legacy default stream's work. Waits and tests read the words
+// through Go (shm_read_word; shm_wait_set scans a host copy Go refreshes).
+//
+// The *_on_stream calls (gshmem_stream.c, gshmem_stream.go; the typed
+// families in zgshmem.c) take a cudaStream_t or CUstream as
+// gshmemx_stream_t, a pointer to CUDA's incomplete struct CUstream_st, so
+// that gshmem.h needs no CUDA header, and enqueue their work through
+// shmem's *OnDeviceStream calls: putmem, getmem (+ _nbi), putmem_signal,
+// signal_op, signal_wait_until, quiet (nothing to enqueue: stream work
+// completes in order), barrier_all, barrier(team), sync_all, team_sync,
+// TYPENAME_OP_reduce and reducescatter (the reduction kernels' types and
+// ops), broadcast, fcollect and alltoall. Like the rest of gshmem.h they
+// return nothing (or 0) and end the job with a message naming the call on
+// any error: a host heap (the host build says it needs -tags cuda), host
+// memory as an on-stream local buffer, a bad PE, address or team.
+// testdata/gshmem_stream.c checks every call on the GPU (test/gpu/run.sh
+// cabi), and examples/c/jacobi-gpu/stage3_stream.cu is stage 3 of the
+// Jacobi example in C.
 //
 // Every error is an MPI error class at the ABI's value (errors.go maps
 // compat's classes) raised through the object's error handler (for calls
@@ -142,6 +175,8 @@
 //	rma.c, winfast.go                     the RMA hot paths in C; the state Go publishes for them
 //	gshmem.go, gshmem_rma.go, gshmem_team.go  gshmem.h's setup and heap, its Go paths, teams and collectives
 //	gshmem.c, gshmem_sync.c, shm.h        gshmem.h's calls in C and the inline cores of its typed families
+//	gshmem_device.go, gshmem_cuda.go, shmdev.h  gshmem.h on a device heap (the CUDA build)
+//	gshmem_stream.c, gshmem_stream.go     the *_on_stream calls
 //	zgshmem.c, include/gshmem.h           generated: the typed families and the header
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)

@@ -11,6 +11,7 @@
 #include "shm.h"
 
 abi_shmem abi_shm;
+shm_device shm_dev;
 
 void shm_fatal(const char *call, const char *fmt, ...)
 {
@@ -110,7 +111,7 @@ void gshmem_info_get_version(int *major, int *minor)
 void gshmem_info_get_name(char *name)
 {
     if (name != NULL)
-        snprintf(name, GSHMEM_MAX_NAME_LEN, "gshmem (libmpi_abi host build)");
+        snprintf(name, GSHMEM_MAX_NAME_LEN, "gshmem (libmpi_abi %s build)", abiint_shmem_cuda_build() ? "CUDA" : "host");
 }
 
 int gshmem_pe_accessible(int pe)
@@ -130,8 +131,20 @@ void *gshmem_ptr(const void *dest, int pe)
     shm_ready("gshmem_ptr");
     shm_check_pe("gshmem_ptr", pe);
     uint64_t obj, off = shm_locate("gshmem_ptr", "dest", dest, 0, &obj);
+    if (shm_dev.on) {
+        /* The peer's device memory as mapped here: for kernels and
+         * cudaMemcpy, as nvshmem_ptr gives on a GPU heap. */
+        uintptr_t b = __atomic_load_n(&shm_dev.peers[pe], __ATOMIC_ACQUIRE);
+        return b == 0 ? NULL : (void *)(b + off);
+    }
     uint8_t *p = shm_peer(pe);
     return p == NULL ? NULL : p + off;
+}
+
+int gshmemx_heap_on_device(void)
+{
+    shm_ready("gshmemx_heap_on_device");
+    return shm_dev.on != 0;
 }
 
 /* ------------------------------------------------------------- heap --- */
@@ -336,5 +349,7 @@ uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)
     const char *call = "gshmem_signal_fetch";
     shm_ready(call);
     uint64_t sobj, soff = locate_sig(call, sig_addr, &sobj);
+    if (shm_dev.on)
+        return shm_read_word(call, sobj, soff, 8);
     return __atomic_load_n((uint64_t *)(abi_shm.base + soff), __ATOMIC_SEQ_CST);
 }

@@ -179,10 +179,12 @@ func abiint_shmem_init(withComm C.int, comm C.uintptr_t) C.int {
 	w, own := mw, false
 	if w == nil {
 		var err error
-		if w, err = shmem.Init(context.Background()); err != nil {
+		if w, err = shmem.Init(context.Background(), shmHeapOptions()...); err != nil {
 			return refuse("%v", err)
 		}
 		own = true
+	} else {
+		shmNoteHostHeap(call, w)
 	}
 	if err := shmSetup(w); err != nil {
 		if own {
@@ -208,9 +210,9 @@ func shmSetup(w *shmem.World) error {
 		return err
 	}
 	local := probe.Local()
-	if local == nil {
+	if local == nil && !w.HeapOnDevice() {
 		_ = shmem.Free(probe)
-		return fmt.Errorf("the symmetric heap has no host view (a device heap needs the CUDA build)")
+		return fmt.Errorf("the symmetric heap has no host view")
 	}
 	n := w.NPEs()
 	peers := C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0))))
@@ -228,17 +230,23 @@ func shmSetup(w *shmem.World) error {
 	shm.peers = unsafe.Slice((*uintptr)(peers), n)
 	shm.bells = unsafe.Slice((*uintptr)(bells), n)
 	shmC.MyPE, shmC.NPEs = int32(w.MyPE()), int32(n)
-	shmC.Base = uintptr(unsafe.Pointer(&local[0])) - uintptr(probe.Offset())
 	shmC.Peers, shmC.Bells = uintptr(peers), uintptr(bells)
 	shmC.Objs, shmC.NObjs = 0, 0
+	if w.HeapOnDevice() {
+		return shmSetupDevice(w)
+	}
+	shmC.Base = uintptr(unsafe.Pointer(&local[0])) - uintptr(probe.Offset())
 	shmMapPeers(w)
 	return nil
 }
 
 // shmMapPeers publishes the heaps of PEs mapped here that were not yet
 // (a transport may map a peer's heap late); C reads peers[p] with
-// acquire, so the bell is there first.
+// acquire, so the bell is there first. A device heap maps none.
 func shmMapPeers(w *shmem.World) {
+	if w.HeapOnDevice() {
+		return
+	}
 	for p := range shm.peers {
 		if atomic.LoadUintptr(&shm.peers[p]) != 0 {
 			continue
@@ -284,6 +292,7 @@ func abiint_shmem_finalize() {
 	shm.cur, shm.cap = nil, 0
 	shmC.Objs, shmC.NObjs = 0, 0
 	shmC.Peers, shmC.Bells = 0, 0
+	shmFinalizeDevice()
 	C.free(unsafe.Pointer(unsafe.SliceData(shm.peers)))
 	C.free(unsafe.Pointer(unsafe.SliceData(shm.bells)))
 	shm.peers, shm.bells, shm.objs = nil, nil, nil

@@ -62,6 +62,11 @@ func cbytes(p C.uintptr_t, n C.size_t) []byte {
 func abiint_shmem_put(call *C.char, obj, off C.uint64_t, src C.uintptr_t, n C.size_t, pe, nbi C.int) {
 	c := C.GoString(call)
 	dst := shmObjAt(c, uint64(obj), uint64(off), int(n))
+	if shmDevice() {
+		shmCheck(c, devPut(shmWorld(), dst, uintptr(src), int(pe), nbi != 0))
+		carried()
+		return
+	}
 	if nbi != 0 {
 		shmCheck(c, shmem.PutNBI(dst, cbytes(src, n), int(pe)))
 	} else {
@@ -74,6 +79,10 @@ func abiint_shmem_put(call *C.char, obj, off C.uint64_t, src C.uintptr_t, n C.si
 func abiint_shmem_get(call *C.char, dst C.uintptr_t, obj, off C.uint64_t, n C.size_t, pe, nbi C.int) {
 	c := C.GoString(call)
 	src := shmObjAt(c, uint64(obj), uint64(off), int(n))
+	if shmDevice() {
+		shmCheck(c, devGet(shmWorld(), uintptr(dst), src, int(pe)))
+		return
+	}
 	if nbi != 0 {
 		shmCheck(c, shmem.GetNBI(cbytes(dst, n), src, int(pe)))
 		carried()
@@ -146,6 +155,12 @@ func abiint_shmem_put_signal(call *C.char, obj, off C.uint64_t, src C.uintptr_t,
 	sig := shmSig(c, sobj, soff)
 	sop := shmem.SignalOp(op)
 	switch {
+	case n != 0 && shmDevice():
+		// The data on the PE's stream, waited for unless nbi, then the
+		// signal on the same stream: a PE that sees it sees the data.
+		dst := shmObjAt(c, uint64(obj), uint64(off), int(n))
+		shmCheck(c, devPut(shmWorld(), dst, uintptr(src), int(pe), nbi != 0))
+		shmCheck(c, shmem.SignalOpAt(sig, uint64(value), sop, int(pe)))
 	case n == 0:
 		shmCheck(c, shmem.SignalOpAt(sig, uint64(value), sop, int(pe)))
 	case nbi != 0:
@@ -253,21 +268,26 @@ func abiint_shmem_istride(call *C.char, obj, off C.uint64_t, local C.uintptr_t, 
 	}
 	span := (int(n)-1)*sym + 1
 	b := shmObjAt(c, uint64(obj), uint64(off), span*int(size))
-	lb := cbytes(local, C.size_t(((int(n)-1)*loc+1)*int(size)))
-	var err error
-	switch size {
-	case 1:
-		err = istride[uint8](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
-	case 2:
-		err = istride[uint16](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
-	case 4:
-		err = istride[uint32](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
-	case 8:
-		err = istride[uint64](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
-	default:
-		err = istride[[2]uint64](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+	do := func(lb []byte) error {
+		switch size {
+		case 1:
+			return istride[uint8](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+		case 2:
+			return istride[uint16](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+		case 4:
+			return istride[uint32](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+		case 8:
+			return istride[uint64](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+		default:
+			return istride[[2]uint64](b, lb, int(dst), int(sst), int(n), int(pe), put != 0)
+		}
 	}
-	shmCheck(c, err)
+	lspan := ((int(n)-1)*loc + 1) * int(size)
+	if shmDevice() {
+		shmCheck(c, devStrided(shmWorld(), uintptr(local), lspan, put != 0, do))
+	} else {
+		shmCheck(c, do(cbytes(local, C.size_t(lspan))))
+	}
 	carried()
 }
 

@@ -4,6 +4,7 @@
  * doorbell), ordering and barriers, teams and collectives (Go's, over
  * package shmem). */
 
+#include <stdlib.h>
 #include "shm.h"
 
 /* ------------------------------------------------------------ waits --- */
@@ -51,11 +52,14 @@ static const uint8_t *locate_ivar(const char *call, const void *ivar, int width,
     return abi_shm.base + *off;
 }
 
+/* On a device heap locate_ivar's address is device memory: C looks at a
+ * copy of the word (shm_read_word), and a wait is Go's from the start. */
+
 void shm_wait(const char *call, void *ivar, int width, int kind, int cmp, uint64_t value)
 {
     uint64_t obj, off;
     const uint8_t *p = locate_ivar(call, ivar, width, cmp, &obj, &off);
-    if (holds(p, width, kind, cmp, value))
+    if (!shm_dev.on && holds(p, width, kind, cmp, value))
         return;
     abiint_shmem_wait((char *)call, obj, off, width, kind, cmp, value);
 }
@@ -63,7 +67,12 @@ void shm_wait(const char *call, void *ivar, int width, int kind, int cmp, uint64
 int shm_test(const char *call, void *ivar, int width, int kind, int cmp, uint64_t value)
 {
     uint64_t obj, off;
-    return holds(locate_ivar(call, ivar, width, cmp, &obj, &off), width, kind, cmp, value);
+    const uint8_t *p = locate_ivar(call, ivar, width, cmp, &obj, &off);
+    if (shm_dev.on) {
+        uint64_t v = shm_read_word(call, obj, off, width);
+        return holds(&v, width, kind, cmp, value);
+    }
+    return holds(p, width, kind, cmp, value);
 }
 
 /* shm_scan is one wait or test over an array of words: what
@@ -132,6 +141,16 @@ size_t shm_wait_set(const char *call, void *ivars, size_t nelems, size_t *indice
         shm_locate(call, "ivars", ivars, n, &obj);
     if (mode == ABI_SET_SOME && indices == NULL)
         shm_fatal(call, "indices is NULL");
+    if (shm_dev.on) {
+        /* Scan a host copy of the words, which Go refreshes each look. */
+        void *copy = malloc(n);
+        if (copy == NULL)
+            shm_fatal(call, "out of memory for a copy of %zu bytes", n);
+        s.p = copy;
+        abiint_shmem_scan_device((char *)call, (uintptr_t)&s, (uintptr_t)copy, obj, off, n, wait);
+        free(copy);
+        return s.result;
+    }
     if (!shm_scan_done((uintptr_t)&s) && wait)
         abiint_shmem_await((char *)call, (uintptr_t)&s);
     return s.result;
@@ -142,7 +161,7 @@ uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
     const char *call = "gshmem_signal_wait_until";
     uint64_t obj, off;
     const uint8_t *p = locate_ivar(call, sig_addr, 8, cmp, &obj, &off);
-    if (holds(p, 8, ABI_SHM_UINT, cmp, cmp_value))
+    if (!shm_dev.on && holds(p, 8, ABI_SHM_UINT, cmp, cmp_value))
         return __atomic_load_n((const uint64_t *)p, __ATOMIC_SEQ_CST);
     return abiint_shmem_signal_wait((char *)call, obj, off, cmp, cmp_value);
 }

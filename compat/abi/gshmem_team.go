@@ -148,6 +148,10 @@ const (
 func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src C.uintptr_t, nelems, size C.size_t, kind, op, root C.int, dstStride, srcStride C.ptrdiff_t) C.int {
 	c := C.GoString(call)
 	t := shmTeam(c, uint64(team))
+	if shmDevice() {
+		// After the copies that filled the source on the legacy stream.
+		shmCheck(c, shmWorld().DeviceAfterDefaultStream())
+	}
 	n, sz, np := int(nelems), int(size), t.NPEs()
 	if n == 0 && coll != collCollect {
 		shmCheck(c, t.Sync()) // no data: still a collective point

@@ -23,6 +23,7 @@
 #include "include/gshmem.h"
 #include "state.h"
 #include "bell.h"
+#include "shmdev.h"
 #include "_cgo_export.h"
 
 /* The kind of an element (the Go side's type switch): integers by their
@@ -66,12 +67,30 @@ int shm_coll(const char *call, int coll, gshmem_team_t team, void *dest, const v
 int shm_alltoalls(const char *call, gshmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                   size_t nelems, size_t size);
 
+/* The cores of the *_on_stream calls (gshmem_stream.c). */
+void shm_rma_stream(const char *call, void *dest, const void *src, size_t nelems, size_t size, int pe, int put,
+                    gshmemx_stream_t stream);
+void shm_put_signal_stream(const char *call, void *dest, const void *src, size_t nelems, size_t size, uint64_t *sig,
+                           uint64_t value, int op, int pe, gshmemx_stream_t stream);
+int shm_coll_stream(const char *call, int coll, gshmem_team_t team, void *dest, const void *src, size_t nelems,
+                    size_t size, int kind, int op, int root, gshmemx_stream_t stream);
+
 /* shm_bits is a value's bytes as the low bytes of a word. */
 static inline uint64_t shm_bits(const void *v, size_t size)
 {
     uint64_t b = 0;
     memcpy(&b, v, size);
     return b;
+}
+
+/* shm_read_word is the width-byte word at heap offset off of this PE
+ * (its bytes as the low bytes of the result), read through Go after the
+ * PE's earlier operations: the device heap's way to look at a word. */
+static inline uint64_t shm_read_word(const char *call, uint64_t obj, uint64_t off, int width)
+{
+    uint64_t v = 0;
+    abiint_shmem_get((char *)call, (uintptr_t)&v, obj, off, (size_t)width, abi_shm.my_pe, 0);
+    return v;
 }
 
 static inline void shm_ready(const char *call)

@@ -34,6 +34,19 @@
 #                                 cuda, collectives on cuMemAlloc buffers
 #                                 (compat/abi/testdata/cudacoll.c), 2 and 4
 #                                 processes under MPS and 2 without.
+#   test/gpu/run.sh cabi [DIR]    on the GPU machine: gshmem.h on the device heap
+#                                 and its *_on_stream calls (issue 22), built
+#                                 with -tags cuda (compat/abi/testdata/
+#                                 gshmem_stream.c): the checks with 2 and 4
+#                                 processes under MPS, then the figures (on-
+#                                 stream put 8 B, putmem_signal_on_stream
+#                                 ping-pong) beside the Go API's (the same
+#                                 shapes with streams.CUDAStream), 2 processes
+#                                 under MPS, and NVSHMEM's in the same shapes
+#                                 (test/gpu/nvshmem_stream.cu, from the GPU
+#                                 machine's NVSHMEM wheel), and the C Jacobi
+#                                 of stage 3 (examples/c/jacobi-gpu) against
+#                                 the Go one's residual and checksum.
 #   test/gpu/run.sh multi [DIR]   on a machine of several GPUs: the multi-GPU
 #                                 sitting (issue 10), most telling first: the
 #                                 measurements with one PE per GPU (processes,
@@ -63,12 +76,21 @@ if [ "$cmd" = build ]; then
 	[ -d "$root/shared/reference/gpu" ] && ref="$root/shared/reference/gpu"
 	cp "$ref"/putbw.cu "$ref"/run.sh "$dir/ref/" 2>/dev/null || echo "warning: no NVSHMEM reference at $ref"
 	cp "$0" "$dir/run.sh"
-	cp "$root/test/gpu/nccl_allreduce.py" "$dir/"
+	cp "$root/test/gpu/nccl_allreduce.py" "$root/test/gpu/nvshmem_stream.cu" "$dir/"
 	if GOFLAGS=-tags=cuda go run ./cmd/gshmem abi install --prefix "$dir/abi" >/dev/null; then
 		cc -Wall -Wextra -Werror -I "$dir/abi/include" -o "$dir/abi/cudacoll" compat/abi/testdata/cudacoll.c \
 			-L "$dir/abi/lib" -lmpi_abi -lcuda -Wl,-rpath,'$ORIGIN/lib' || echo "warning: cudacoll did not build"
 	else
 		echo "warning: the cuda-tagged C ABI did not build; 'run.sh abi' will fail"
+	fi
+	# gshmem.h on the device heap and its on-stream calls, and the C Jacobi
+	# of stage 3 with the Go one to compare it with (run.sh cabi).
+	if [ -f "$dir/abi/lib/libmpi_abi.so.1" ]; then
+		"$dir/abi/bin/mpicc" -Wall -Wextra -Werror -o "$dir/abi/gshmem_stream" compat/abi/testdata/gshmem_stream.c \
+			-lcuda -Wl,-rpath,'$ORIGIN/lib' || echo "warning: gshmem_stream did not build"
+		nvcc -O2 -fmad=false -arch=sm_90 -I "$dir/abi/include" -o "$dir/abi/stage3_stream" examples/c/jacobi-gpu/stage3_stream.cu \
+			-L "$dir/abi/lib" -lmpi_abi -Xlinker -rpath -Xlinker '$ORIGIN/lib' || echo "warning: stage3_stream did not build"
+		go build -o "$dir/jacobi" ./examples/jacobi
 	fi
 	ls -la "$dir" "$dir/ref"
 	exit 0
@@ -152,6 +174,50 @@ if [ "$cmd" = abi ]; then
 	mps_stop
 	step abi-cudacoll-2 60 ./abi/bin/gshmem run -n 2 ./abi/cudacoll
 	grep -h "cudacoll:" "$out"/abi-*.log
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = cabi ]; then
+	# gshmem_init alone puts the heap on the GPU in the cuda build.
+	export GSHMEM_SYMMETRIC_SIZE=256m LD_LIBRARY_PATH="$PWD/abi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	mps_start
+	for n in 2 4; do
+		step "cabi-stream-$n-mps" 60 ./abi/bin/gshmem run -n $n ./abi/gshmem_stream
+	done
+	step cabi-perf-mps 45 ./abi/bin/gshmem run -n 2 ./abi/gshmem_stream perf
+	# The same with each process held to half the GPU's threads, the
+	# condition under which NVSHMEM allows its on-stream signal calls on
+	# processes that share a GPU (below).
+	step cabi-perf-mps50 45 env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 ./abi/bin/gshmem run -n 2 ./abi/gshmem_stream perf
+	# The C Jacobi of stage 3 (examples/c/jacobi-gpu/stage3_stream.cu) prints
+	# the Go program's line for the same grid.
+	if [ -x ./abi/stage3_stream ] && [ -x ./jacobi ]; then
+		for g in "-n 256 -iters 100" "-n 512 -iters 200"; do
+			name="cabi-jacobi3-$(echo "$g" | tr -d ' -')"
+			step "$name" 60 ./abi/bin/gshmem run -n 2 ./abi/stage3_stream $g
+			step "$name-go" 60 ./abi/bin/gshmem run -n 2 ./jacobi -stage 3 $g
+			c=$(grep -o 'residual=.*' "$out/$name.log") g2=$(grep -o 'residual=.*' "$out/$name-go.log")
+			echo "jacobi $g: C stage3_stream: $c; Go examples/jacobi: $g2" | tee -a "$out/steps.log"
+			[ -n "$c" ] && [ "$c" = "$g2" ] || fails+=("$name (differs from Go)")
+		done
+	fi
+	[ -x ./gpu.test ] && step cabi-goperf-mps 45 env GSHMEM_GPU_CABI=1 ./gpu.test -test.run TestGPUStreamFiguresProcesses -test.v -test.timeout 40s
+	# NVSHMEM's figures in the same shapes (test/gpu/nvshmem_stream.cu),
+	# from the machine's pip wheel, under Open MPI.
+	if [ -f nvshmem_stream.cu ] && NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null); then
+		ln -sf "$NV/lib/libnvshmem_host.so.3" "$NV/lib/libnvshmem_host.so" 2>/dev/null
+		step cabi-nvshmem-build 60 nvcc -O3 -rdc=true -arch=sm_90 -I"$NV/include" nvshmem_stream.cu -o /tmp/nvshmem_stream \
+			-L"$NV/lib" -lnvshmem_host -lnvshmem_device -lcuda
+		step cabi-nvshmem-mps 45 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
+			-x LD_LIBRARY_PATH -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 \
+			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=256M -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/nvshmem_stream
+	fi
+	mps_stop
+	grep -h "^jacobi .*: C stage3_stream" "$out/steps.log"
+	grep -h "gshmem_stream ok" "$out"/cabi-stream-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort | uniq -c
+	grep "BENCH" "$out"/cabi-*.log | sed "s|^$out/||; s/\.log:/: /; s/\[pe [0-9]*\] //"
 	echo "failed steps: ${fails[*]:-none}"
 	[ ${#fails[@]} = 0 ]
 	exit

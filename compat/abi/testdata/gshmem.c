@@ -437,6 +437,10 @@ int main(void)
     int major, minor;
     gshmem_info_get_version(&major, &minor);
     SCHECK(major == 1 && minor == 5);
+    SCHECK(gshmemx_heap_on_device() == 0); /* the host build, or GSHMEM_HEAP=host */
+    char name[GSHMEM_MAX_NAME_LEN];
+    gshmem_info_get_name(name);
+    SCHECK(strncmp(name, "gshmem (libmpi_abi ", 19) == 0 && strstr(name, " build)") != NULL);
     SCHECK(gshmem_malloc(0) == NULL);
     /* PEs that disagree on a size all get NULL, and nobody hangs. */
     void *m = gshmem_malloc(me == 0 ? 8 : 0);

@@ -29,6 +29,12 @@ int main(int argc, char **argv)
             gshmem_free(buf + 1);
         else if (strcmp(what, "team") == 0)
             (void)gshmem_team_n_pes((gshmem_team_t)77);
+        else if (strcmp(what, "stream") == 0) /* on a host heap */
+            gshmemx_putmem_on_stream(buf, buf + 1, sizeof(long), 0, NULL);
+        else if (strcmp(what, "stream-pe") == 0) /* the PE before the heap */
+            gshmemx_long_put_on_stream(buf, buf + 1, 1, -1, NULL);
+        else if (strcmp(what, "stream-coll") == 0)
+            (void)gshmemx_float_sum_reduce_on_stream(GSHMEM_TEAM_WORLD, (float *)buf, (float *)buf + 1, 1, NULL);
         printf("not fatal\n");
     }
     gshmem_barrier_all();

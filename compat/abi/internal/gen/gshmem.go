@@ -266,6 +266,7 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 	}
 	reduce(bitTypes, "and", "or", "xor")
 	reduce(arithTypes, "max", "min", "sum", "prod")
+	streamTyped(add)
 	return groups, funcs
 }
 
@@ -276,6 +277,7 @@ func gshmemHeader() []byte {
 	b.WriteString(" * gshmem_X, nvshmemx_X is gshmemx_X), in libmpi_abi.so.1 beside MPI.\n")
 	fmt.Fprintf(&b, " * %s */\n", strings.Replace(banner, "abi.txt", "gshmem.go", 1))
 	b.WriteString(gshmemHead)
+	b.WriteString(streamHead)
 	groups, funcs := typedFuncs()
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n/* %s. */\n", g)
@@ -321,9 +323,8 @@ extern "C" {
 #define GSHMEM_MAJOR_VERSION 1
 #define GSHMEM_MINOR_VERSION 5
 
-/* This host build's heap is host memory; the CUDA build's is device
- * memory and adds the *_on_stream calls. */
-#define GSHMEM_HEAP_ON_DEVICE 0
+/* Where the heap lives is the build's and GSHMEM_HEAP's to say, at run
+ * time: gshmemx_heap_on_device() below. */
 
 /* Shared with kernels/cuda/gshmem.cuh, which defines the same. */
 #ifndef GSHMEMI_COMMON_TYPES

@@ -1,0 +1,242 @@
+/* stage3_stream.cu: the 2-D Jacobi solver of examples/jacobi at stage 3 in
+ * C, on the GPU: the grid lives in the symmetric heap in device memory
+ * (gshmem_malloc), and every sweep is issued on one CUDA stream up front:
+ * the halo rows go straight into the neighbours' halo rows with
+ * gshmemx_putmem_signal_on_stream, gshmemx_signal_wait_until_on_stream
+ * holds the stream until the neighbours' rows are in, the sweep is a CUDA
+ * kernel, and the residual a MAX reduction on the stream
+ * (gshmemx_double_max_reduce_on_stream). The host waits once, at the end.
+ * It prints the same last line as the Go program for the same grid:
+ *
+ *   stage=3 residual=R checksum=C
+ *
+ * Build with the library built with -tags cuda and the user's own nvcc:
+ *
+ *   GOFLAGS=-tags=cuda gshmem abi install --prefix $P
+ *   nvcc -O2 -fmad=false -arch=sm_90 -I$P/include stage3_stream.cu -o stage3_stream \
+ *        -L$P/lib -lmpi_abi -Xlinker -rpath -Xlinker $P/lib
+ *   $P/bin/gshmem run -n 2 ./stage3_stream -n 512 -iters 200
+ *   gshmem run -n 2 ./examples/jacobi -stage 3 -n 512 -iters 200   # the same line
+ *
+ * (-fmad=false: the sweep must round as the Go code does; several
+ * processes on one GPU want MPS.) */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+#include <gshmem.h>
+
+#define CK(x)                                                                                    \
+    do {                                                                                         \
+        cudaError_t e_ = (x);                                                                    \
+        if (e_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));         \
+            gshmem_global_exit(1);                                                               \
+        }                                                                                        \
+    } while (0)
+
+enum { THREADS = 256 };
+
+/* go_sin is sin(x) for 0 <= x <= pi rounded as Go's math.Sin rounds it,
+ * so that the boundary row, and so the checksum, has the Go program's
+ * bits (the C library's sin differs from it in the last bit at about one
+ * point in five): the octant of x by pi/4, the argument reduced with pi/4
+ * in three parts, then the minimax polynomials of sin or cos on
+ * [-pi/4, pi/4] (Moshier's Cephes coefficients, which Go uses). */
+static double go_sin(double x)
+{
+    static const double s[6] = {1.58962301576546568060e-10, -2.50507477628578072866e-8, 2.75573136213857245213e-6,
+                                -1.98412698295895385996e-4, 8.33333333332211858878e-3, -1.66666666666666307295e-1};
+    static const double c[6] = {-1.13585365213876817300e-11, 2.08757008419747316778e-9, -2.75573141792967388112e-7,
+                                2.48015872888517045348e-5, -1.38888888888730564116e-3, 4.16666666666665929218e-2};
+    if (x == 0)
+        return x;
+    uint64_t oct = (uint64_t)(x * (4 / M_PI));
+    double y = (double)oct;
+    if (oct & 1) { /* odd octants measure from the next multiple of pi/4 */
+        oct++;
+        y++;
+    }
+    oct &= 7;
+    double z = ((x - y * 7.85398125648498535156e-1) - y * 3.77489470793079817668e-8) - y * 2.69515142907905952645e-15;
+    int neg = 0;
+    if (oct > 3) {
+        neg = 1;
+        oct -= 4;
+    }
+    double zz = z * z, r;
+    if (oct == 1 || oct == 2)
+        r = 1.0 - 0.5 * zz + zz * zz * (((((c[0] * zz + c[1]) * zz + c[2]) * zz + c[3]) * zz + c[4]) * zz + c[5]);
+    else
+        r = z + z * zz * (((((s[0] * zz + s[1]) * zz + s[2]) * zz + s[3]) * zz + s[4]) * zz + s[5]);
+    return neg ? -r : r;
+}
+
+/* rows gives the interior rows [lo, hi) PE r of np owns, as the Go code
+ * splits them (the first blocks one row longer when they do not divide). */
+static void rows(int n, int r, int np, int *lo, int *hi)
+{
+    int interior = n - 2, base = interior / np, extra = interior % np;
+    *lo = 1 + r * base + (r < extra ? r : extra);
+    *hi = *lo + base + (r < extra ? 1 : 0);
+}
+
+/* sweep computes dst from src over the block's rows (rows x n, with the
+ * halo rows 0 and rows+1) and leaves each thread's largest change in
+ * diffs, the point's arithmetic exactly as the Go code's. */
+__global__ void sweep(const double *src, double *dst, int nrows, int n, double *diffs)
+{
+    double d = 0;
+    int cells = nrows * (n - 2), me = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int cell = me; cell < cells; cell += gridDim.x * blockDim.x) {
+        int i = cell / (n - 2) + 1, j = cell % (n - 2) + 1;
+        double v = 0.25 * (src[(i - 1) * n + j] + src[(i + 1) * n + j] + src[i * n + j - 1] + src[i * n + j + 1]);
+        dst[i * n + j] = v;
+        d = fmax(d, fabs(v - src[i * n + j]));
+    }
+    diffs[me] = d;
+}
+
+/* maxOf writes the largest of the k values at diffs to *out (one block). */
+__global__ void maxOf(const double *diffs, int k, double *out)
+{
+    __shared__ double m[THREADS];
+    double d = 0;
+    for (int i = threadIdx.x; i < k; i += blockDim.x)
+        d = fmax(d, diffs[i]);
+    m[threadIdx.x] = d;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            m[threadIdx.x] = fmax(m[threadIdx.x], m[threadIdx.x + s]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *out = m[0];
+}
+
+int main(int argc, char **argv)
+{
+    int n = 256, iters = 100;
+    for (int a = 1; a + 1 < argc; a += 2) {
+        if (strcmp(argv[a], "-n") == 0)
+            n = atoi(argv[a + 1]);
+        else if (strcmp(argv[a], "-iters") == 0)
+            iters = atoi(argv[a + 1]);
+    }
+    gshmem_init(); /* in the CUDA build: the heap in GPU memory */
+    int me = gshmem_my_pe(), np = gshmem_n_pes();
+    if (n < 3 || iters < 0 || np > n - 2 || !gshmemx_heap_on_device()) {
+        if (me == 0)
+            fprintf(stderr, "stage3_stream: want -n >= 3, -iters >= 0, at most n-2 PEs and the heap on the GPU (the "
+                            "library built with -tags cuda)\n");
+        gshmem_finalize();
+        return 1;
+    }
+    /* The runtime API on the library's context: the device's primary one. */
+    int ndev = 1;
+    CK(cudaGetDeviceCount(&ndev));
+    CK(cudaSetDevice(gshmem_team_my_pe(GSHMEMX_TEAM_NODE) % ndev));
+
+    int lo, hi, lo0, hi0;
+    rows(n, me, np, &lo, &hi);
+    rows(n, 0, np, &lo0, &hi0);
+    int nrows = hi - lo;
+    size_t stride = (size_t)(hi0 - lo0 + 2) * n; /* elements per buffer: PE 0's block is the largest */
+    size_t blen = (size_t)(nrows + 2) * n;
+    /* Two buffers at 0 and stride; the signal words ([0]: upper halo in,
+     * [1]: lower halo in, the value the sweep number + 1); the residuals
+     * (this PE's and the MAX, one pair per buffer parity). */
+    double *grid = (double *)gshmem_malloc(2 * stride * sizeof(double));
+    uint64_t *sig = (uint64_t *)gshmem_calloc(2, sizeof(uint64_t));
+    double *lres = (double *)gshmem_malloc(2 * sizeof(double)), *gres = (double *)gshmem_malloc(2 * sizeof(double));
+    uint64_t *part = (uint64_t *)gshmem_malloc(sizeof(uint64_t)), *sum = (uint64_t *)gshmem_malloc(sizeof(uint64_t));
+    if (!grid || !sig || !lres || !gres || !part || !sum) {
+        fprintf(stderr, "stage3_stream: PE %d: gshmem_malloc failed (GSHMEM_SYMMETRIC_SIZE?)\n", me);
+        gshmem_global_exit(1);
+    }
+    /* Both buffers: zero inside, the boundary on the edges and in the halo
+     * rows that are the global boundary. */
+    double *h = (double *)calloc(blen, sizeof(double));
+    for (size_t i = 0; i < (size_t)nrows + 2; i++) {
+        int g = lo - 1 + (int)i;
+        for (int j = 0; j < n; j++)
+            if (g == 0)
+                h[i * n + j] = go_sin(M_PI * (double)j / (double)(n - 1));
+    }
+    for (int k = 0; k < 2; k++)
+        CK(cudaMemcpy(grid + k * stride, h, blen * sizeof(double), cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize());
+    gshmem_barrier_all(); /* every PE's halos are set before anyone puts */
+
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    int cells = nrows * (n - 2), blocks = (cells + THREADS - 1) / THREADS;
+    blocks = blocks < 1 ? 1 : blocks > 1024 ? 1024 : blocks;
+    double *diffs;
+    CK(cudaMalloc((void **)&diffs, (size_t)blocks * THREADS * sizeof(double)));
+    int up = me - 1, down = me + 1 < np ? me + 1 : -1;
+    size_t row = (size_t)n * sizeof(double);
+    int k = 0;
+    for (int it = 0; it < iters; it++) {
+        uint64_t v = (uint64_t)it + 1;
+        double *b = grid + k * stride;
+        /* My first row into the lower halo of the PE above, my last row
+         * into the upper halo of the PE below, each with its signal; then
+         * the stream waits for my own two halos. */
+        if (up >= 0) {
+            int ulo, uhi;
+            rows(n, up, np, &ulo, &uhi);
+            gshmemx_putmem_signal_on_stream(b + (size_t)(uhi - ulo + 1) * n, b + n, row, sig + 1, v, GSHMEM_SIGNAL_SET,
+                                            up, st);
+        }
+        if (down >= 0)
+            gshmemx_putmem_signal_on_stream(b, b + (size_t)nrows * n, row, sig, v, GSHMEM_SIGNAL_SET, down, st);
+        if (up >= 0)
+            gshmemx_signal_wait_until_on_stream(sig, GSHMEM_CMP_GE, v, st);
+        if (down >= 0)
+            gshmemx_signal_wait_until_on_stream(sig + 1, GSHMEM_CMP_GE, v, st);
+        sweep<<<blocks, THREADS, 0, st>>>(b, grid + (1 - k) * stride, nrows, n, diffs);
+        maxOf<<<1, THREADS, 0, st>>>(diffs, blocks * THREADS, lres + k);
+        gshmemx_double_max_reduce_on_stream(GSHMEM_TEAM_WORLD, gres + k, lres + k, 1, st);
+        k = 1 - k;
+    }
+    CK(cudaStreamSynchronize(st));
+    CK(cudaGetLastError());
+
+    /* The checksum: the bits of the rows I own (and the global boundary row
+     * I border), summed with wrapping, then summed across the PEs. */
+    CK(cudaMemcpy(h, grid + k * stride, blen * sizeof(double), cudaMemcpyDeviceToHost));
+    int first = lo == 1 ? 0 : 1, last = hi == n - 1 ? nrows + 1 : nrows;
+    uint64_t mine = 0;
+    for (int i = first; i <= last; i++)
+        for (int j = 0; j < n; j++) {
+            uint64_t bits;
+            memcpy(&bits, &h[(size_t)i * n + j], sizeof bits);
+            mine += bits;
+        }
+    gshmem_uint64_p(part, mine, me);
+    gshmem_barrier_all();
+    gshmem_uint64_sum_reduce(GSHMEM_TEAM_WORLD, sum, part, 1);
+    uint64_t checksum = gshmem_uint64_g(sum, me);
+    double residual = iters > 0 ? gshmem_double_g(gres + (1 - k), me) : 0;
+    if (me == 0) {
+        printf("jacobi: %d x %d grid, %d sweeps on %d PEs, stage 3 (gshmem.h on-stream put-with-signal + wait, CUDA "
+               "sweep kernel)\n",
+               n, n, iters, np);
+        printf("stage=3 residual=%.17g checksum=%016llx\n", residual, (unsigned long long)checksum);
+    }
+    CK(cudaFree(diffs));
+    CK(cudaStreamDestroy(st));
+    free(h);
+    gshmem_free(sum);
+    gshmem_free(part);
+    gshmem_free(gres);
+    gshmem_free(lres);
+    gshmem_free(sig);
+    gshmem_free(grid);
+    gshmem_finalize();
+    return 0;
+}
