@@ -3,6 +3,7 @@ package compat
 import (
 	"unsafe"
 
+	"github.com/gshmem/gshmem/internal/devcopy"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -98,7 +99,7 @@ func (e *Env) deviceSend(b []byte, size, count int, dt Datatype) (data []byte, d
 	if err := e.afterCaller(addr); err != nil {
 		return nil, false, err
 	}
-	return b[:size:size], true, wrap(devSync(e.w), "waiting for the default stream")
+	return b[:size:size], true, wrap(devcopy.Sync(e.w), "waiting for the default stream")
 }
 
 // deviceRecv returns where a receive into b puts its bytes when b is
@@ -171,7 +172,7 @@ func (e *Env) fromDeviceAddr(r *Request, at int, src uintptr, n int) error {
 		return nil
 	}
 	if r.devBuf {
-		return devCopy(e.w, addrOf(r.buf)+uintptr(at), src, n)
+		return devcopy.Copy(e.w, addrOf(r.buf)+uintptr(at), src, n)
 	}
 	return e.w.CopyDeviceToHost(r.buf[at:at+n], src)
 }
@@ -236,7 +237,7 @@ func (e *Env) stageDev(r *Request, c, at, n int) bool {
 	base, err := e.peerHeap(e.me)
 	if err == nil {
 		dst := base + uintptr(e.devStage.Offset()) + uintptr(c*e.cfg.chunk)
-		err = devCopy(e.w, dst, addrOf(r.data)+uintptr(at), n)
+		err = devcopy.Copy(e.w, dst, addrOf(r.data)+uintptr(at), n)
 	}
 	if err != nil {
 		e.w.Logger().Errorf("compat: staging a device send: %v", err)

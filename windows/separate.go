@@ -52,6 +52,10 @@ func (win *Win) syncAll(push, pull bool) {
 		return
 	}
 	if win.flavor == FlavorCreate {
+		if win.devWorld {
+			win.reconcileDevice(push, pull)
+			return
+		}
 		reconcile(win.base, win.public, win.shadow, push, pull)
 		return
 	}

@@ -9,11 +9,13 @@ import (
 	"sort"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/shmem"
+	"github.com/gshmem/gshmem/windows"
 )
 
 // compat's point-to-point on device buffers (issue 22, CUDA-aware MPI):
@@ -137,6 +139,7 @@ func p2pSuite(w *shmem.World, logf func(string, ...any)) (err error) {
 		}
 	}
 	p2pVector(w, c, world, arena)
+	p2pWindow(w, c, world, arena)
 	c.ok("Finalize", env.Finalize())
 	if me == 0 {
 		logf("compat p2p on device buffers, %d PEs: %d cases, %d failures", n, k+1, len(c.errs))
@@ -183,7 +186,7 @@ func p2pVector(w *shmem.World, c *checker, world *compat.Comm, arena *devMem) {
 
 // The measurement: a ping-pong of Send and Recv between cudaMalloc buffers
 // of two PEs (osu_latency -d cuda D D), 8 B and 1 MiB, one-way time in us
-// (the median of rounds), beside the C ABI's (test/gpu/cudap2p_bench.c).
+// (the median of rounds), beside the C ABI's (test/gpu/testdata/cudap2p_bench.c).
 // Set GSHMEM_GPU_P2P_BENCH=1.
 func TestGPUP2PBenchInProcess(t *testing.T) {
 	needGPU(t)
@@ -248,5 +251,116 @@ func p2pBench(w *shmem.World, how string, logf func(string, ...any)) (err error)
 		}
 		arena.used = 0
 	}
+	// windows.Put of 8 B + Flush into a window on the GPU, from a device
+	// and from a host origin (the C ABI's MPI_Put figure's counterpart).
+	win := must(windows.Allocate(world, 1<<16, 1, compat.Info{windows.InfoMemory: windows.MemoryDevice}))
+	must(0, win.LockAll(0))
+	for _, origin := range []string{"device", "host"} {
+		src := devSlice[byte](arena.take(8), 8)
+		if origin == "host" {
+			src = make([]byte, 8)
+		}
+		var rounds []float64
+		const iters = 2000
+		for rep := range 6 {
+			t0 := time.Now()
+			if me == 0 {
+				for i := range iters {
+					must(0, windows.Put(win, src, 1, 64*(i&63)))
+					must(0, win.Flush(1))
+				}
+			}
+			if rep > 0 {
+				rounds = append(rounds, time.Since(t0).Seconds()*1e6/iters)
+			}
+		}
+		sort.Float64s(rounds)
+		if me == 0 {
+			logf("BENCH windows.Put 8 B + Flush, %s origin -> device window %s: %.2f us (median of %d rounds; best %.2f)",
+				origin, how, rounds[len(rounds)/2], len(rounds), rounds[0])
+		}
+	}
+	must(0, win.UnlockAll())
+	must(0, win.Free())
 	return env.Finalize()
+}
+
+// p2pWindow checks a window whose memory is on the GPU: Put from device
+// and host origins, Get into device memory, Accumulate from a device
+// origin, FetchAndOp and CompareAndSwap, in fence and lock epochs.
+func p2pWindow(w *shmem.World, c *checker, world *compat.Comm, arena *devMem) {
+	me, n := world.Rank(), world.Size()
+	next, prev := (me+1)%n, (me+n-1)%n
+	const m = 2048
+	win, base, err := windows.AllocateOf[int32](world, m, compat.Info{windows.InfoMemory: windows.MemoryDevice})
+	if !c.ok("device window", err) {
+		return
+	}
+	c.eq("window memory is on the GPU", w.IsDeviceMemory(uintptr(unsafe.Pointer(&base[0]))), true)
+	c.eq("window info", win.Info()[windows.InfoMemory], windows.MemoryDevice)
+	b := &cbufs{w: w, kind: kindDev, arena: arena}
+	orig, res := cbuf[int32](b, me, m), cbuf[int32](b, me, m)
+	v := make([]int32, m)
+	for i := range v {
+		v[i] = int32(me*100000 + i)
+	}
+	write(w, orig, v)
+	c.ok("fence", win.Fence(0))
+	c.ok("put device origin", windows.Put(win, orig[:m/2], next, 0))
+	c.ok("put host origin", windows.Put(win, v[m/2:], next, m/2))
+	c.ok("fence", win.Fence(0))
+	got := read(w, base)
+	for i := range got {
+		if got[i] != int32(prev*100000+i) {
+			c.eq(fmt.Sprintf("window element %d", i), got[i], prev*100000+i)
+			break
+		}
+	}
+	c.ok("get into device", windows.Get(win, res, next, 0))
+	c.ok("fence", win.Fence(0))
+	got = read(w, res)
+	for i := range got {
+		if got[i] != int32(me*100000+i) {
+			c.eq(fmt.Sprintf("get element %d", i), got[i], me*100000+i)
+			break
+		}
+	}
+	for i := range v {
+		v[i] = int32(me + i)
+	}
+	write(w, orig, v)
+	if me == 0 {
+		write(w, base, make([]int32, m))
+	}
+	c.ok("fence", win.Fence(0))
+	c.ok("accumulate device origin", windows.Accumulate(win, orig, 0, 0, compat.OpSum))
+	c.ok("fence", win.Fence(0))
+	if me == 0 {
+		got = read(w, base)
+		for i := range got {
+			if want := int32(n*i + n*(n-1)/2); got[i] != want {
+				c.eq(fmt.Sprintf("accumulate element %d", i), got[i], want)
+				break
+			}
+		}
+		write(w, base[:1], []int32{0})
+	}
+	must(0, world.Barrier())
+	c.ok("lock", win.Lock(windows.LockShared, 0, 0))
+	old, err := windows.FetchAndOp(win, int32(1), 0, 0, compat.OpSum)
+	c.ok("fetch and op", err)
+	c.ok("unlock", win.Unlock(0))
+	c.eq("fetch and op old value in range", old >= 0 && old < int32(n), true)
+	must(0, world.Barrier())
+	if me == 0 {
+		c.ok("lock", win.Lock(windows.LockExclusive, 0, 0))
+		prior, err := windows.CompareAndSwap(win, int32(n), -7, 0, 0)
+		c.ok("compare and swap", err)
+		c.ok("unlock", win.Unlock(0))
+		c.eq("compare and swap prior", prior, n)
+		c.eq("compare and swap result", read(w, base[:1])[0], -7)
+	}
+	must(0, world.Barrier())
+	c.ok("free window", win.Free())
+	b.free()
 }
