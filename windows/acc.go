@@ -167,6 +167,23 @@ func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
 		if r != nil {
 			rb = r.buf
 		}
+		if t := r; (o == nil || o.ot.Contiguous()) && (r == nil || r.ot.Contiguous()) {
+			// Contiguous on the origin side: one update of the whole range
+			// (on GPU memory one locked read-modify-write, not one per
+			// element).
+			if o != nil {
+				t = o
+			}
+			if t.tt.Contiguous() {
+				if o != nil {
+					ob = ob[:o.bytes]
+				}
+				if r != nil {
+					rb = rb[:r.bytes]
+				}
+				return win.accContig(t.tt.Basic(), ob, rb, target, disp, op)
+			}
+		}
 		if win.anyDevice(ob, rb) {
 			return win.hostStaged(ob, rb, func(s, res []byte) error {
 				o2, r2 := withBuf(o, s), withBuf(r, res)
