@@ -6,16 +6,16 @@ package main
 import "C"
 
 // The library built with -tags cuda is CUDA-aware: env.c's
-// MPIX_Query_cuda_support asks abigo_Cuda_aware, and `gshmem abi install`
+// MPIX_Query_cuda_support asks abiint_cuda_aware, and `gshmem abi install`
 // installs mpi-ext.h with MPIX_CUDA_AWARE_SUPPORT 1 when this file is part
 // of the build.
 
-// abigo_Cuda_aware is 1 unless MPI runs on a World whose heap is host
+// abiint_cuda_aware is 1 unless MPI runs on a World whose heap is host
 // memory: there compat cannot tell device buffers from host ones (it never
 // asks the driver), so they are not supported.
 //
-//export abigo_Cuda_aware
-func abigo_Cuda_aware() C.int {
+//export abiint_cuda_aware
+func abiint_cuda_aware() C.int {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	if env.e != nil && !env.e.World().HeapOnDevice() {

@@ -160,7 +160,7 @@ int abic_Get_address(const void *location, MPI_Aint *address)
 int MPIX_Query_cuda_support(void)
 {
 #ifdef GSHMEM_ABI_CUDA
-    return abigo_Cuda_aware();
+    return abiint_cuda_aware();
 #else
     return 0;
 #endif

@@ -190,6 +190,38 @@ int main(int argc, char **argv)
                     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
                 }
 
+    /* A buffered send from device memory, a matched probe delivered into
+     * device memory, MPI_Isendrecv_replace on device memory. */
+    {
+        const size_t n = 100000;
+        struct buf s = {'D', dbuf[0]}, r = {'D', dbuf[1]};
+        MPI_Status st;
+        k++;
+        fill(s, rank, k, n);
+        zero(r, n);
+        int bsz = (int)n + MPI_BSEND_OVERHEAD;
+        void *att = malloc((size_t)bsz);
+        CHECK(att != NULL);
+        CHECK_RC(MPI_Buffer_attach(att, bsz));
+        CHECK_RC(MPI_Bsend(s.p, (int)n, MPI_BYTE, next, 7, MPI_COMM_WORLD));
+        MPI_Message msg;
+        CHECK_RC(MPI_Mprobe(prev, 7, MPI_COMM_WORLD, &msg, &st));
+        CHECK_RC(MPI_Mrecv(r.p, (int)n, MPI_BYTE, &msg, &st));
+        check_status(&st, prev, n);
+        verify(r, prev, k, n);
+        CHECK_RC(MPI_Buffer_detach(&att, &bsz));
+        free(att);
+        k++;
+        fill(s, rank, k, n);
+        MPI_Request q;
+        CHECK_RC(MPI_Isendrecv_replace(s.p, (int)n, MPI_BYTE, next, 8, prev, 8, MPI_COMM_WORLD, &q));
+        CHECK_RC(MPI_Wait(&q, &st));
+        check_status(&st, prev, n);
+        verify(s, prev, k, n);
+        cases += 2;
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    }
+
     /* A window on the GPU: fence epochs. */
     enum { W = 4096 };
     int *wbase;
