@@ -103,10 +103,13 @@ func (win *Win) setupDevice(my seg, buf []byte) error {
 		return nil
 	case FlavorCreate:
 		win.base = buf
-		if m.dev != 0 {
+		switch {
+		case m.dev != 0:
 			win.pubDev = m.dev + uintptr(my.base)
-		} else {
+		case m.mapped != nil:
 			win.public = m.mapped[my.base : my.base+my.size : my.base+my.size]
+		default:
+			return errorf(compat.ClassOther, "a create window's public copy has no view on this PE")
 		}
 		if len(buf) == 0 {
 			return nil
