@@ -118,7 +118,7 @@ func (win *Win) setupDevice(my seg, buf []byte) error {
 		if err := win.readPrivate(win.shadow); err != nil {
 			return wrap(err, "reading the window's buffer")
 		}
-		return wrap(win.writePublic(win.shadow), "initializing the window's public copy")
+		return wrap(win.writePublicAt(0, win.shadow), "initializing the window's public copy")
 	}
 	return errorf(compat.ClassOther, "%v windows on GPU memory", win.flavor)
 }
@@ -136,14 +136,6 @@ func (win *Win) readPrivate(b []byte) error {
 	return nil
 }
 
-func (win *Win) writePrivate(b []byte) error {
-	if win.isDev(win.base) {
-		return win.world.CopyHostToDevice(addrOf(win.base), b)
-	}
-	copy(win.base, b)
-	return nil
-}
-
 func (win *Win) readPublic(b []byte) error {
 	if win.pubDev != 0 {
 		return win.world.CopyDeviceToHost(b, win.pubDev)
@@ -152,20 +144,29 @@ func (win *Win) readPublic(b []byte) error {
 	return nil
 }
 
-func (win *Win) writePublic(b []byte) error {
-	if win.pubDev != 0 {
-		return win.world.CopyHostToDevice(win.pubDev, b)
+// settle completes, on a device World, the device work this process
+// queued on the CUDA default stream: a cudaMemcpy into window memory may
+// return before its data lands, and MPI makes local stores visible to the
+// other PEs at the synchronization calls, which call settle first.
+func (win *Win) settle() {
+	if !win.devWorld {
+		return
 	}
-	copy(win.public, b)
-	m := &win.dataMem[win.segs[win.me].pe]
-	if m.mapped != nil {
-		m.heap.Wake()
+	err := win.world.DeviceAfterDefaultStream()
+	if err == nil {
+		err = devcopy.Sync(win.world)
 	}
-	return nil
+	if err != nil {
+		win.world.Logger().Errorf("windows: waiting for the default stream: %v", err)
+	}
 }
 
 // reconcileDevice is reconcile for a create window on a device World:
-// through host copies of whichever side is device memory.
+// through host copies of whichever side is device memory. Only the bytes
+// reconcile changed are written back, as reconcile itself does on the
+// host: the public copy may be receiving peers' puts meanwhile (a push
+// comes before the epoch's barrier), and rewriting bytes nobody changed
+// would undo them.
 func (win *Win) reconcileDevice(push, pull bool) {
 	n := len(win.shadow)
 	if n == 0 {
@@ -177,17 +178,56 @@ func (win *Win) reconcileDevice(push, pull bool) {
 		err = win.readPublic(pub)
 	}
 	if err == nil {
+		priv0, pub0 := slices.Clone(priv), slices.Clone(pub)
 		reconcile(priv, pub, win.shadow, push, pull)
-		if pull {
-			err = win.writePrivate(priv)
-		}
-		if push && err == nil {
-			err = win.writePublic(pub)
+		err = writeRuns(priv0, priv, win.writePrivateAt)
+		if err == nil {
+			err = writeRuns(pub0, pub, win.writePublicAt)
 		}
 	}
 	if err != nil {
 		win.world.Logger().Errorf("windows: reconciling a create window on GPU memory: %v", err)
 	}
+}
+
+// writeRuns writes, through write, every run of bytes where now differs
+// from was.
+func writeRuns(was, now []byte, write func(off int, b []byte) error) error {
+	for i := 0; i < len(now); {
+		if was[i] == now[i] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(now) && was[j] != now[j] {
+			j++
+		}
+		if err := write(i, now[i:j]); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+func (win *Win) writePrivateAt(off int, b []byte) error {
+	if win.isDev(win.base) {
+		return win.world.CopyHostToDevice(addrOf(win.base)+uintptr(off), b)
+	}
+	copy(win.base[off:], b)
+	return nil
+}
+
+func (win *Win) writePublicAt(off int, b []byte) error {
+	if win.pubDev != 0 {
+		return win.world.CopyHostToDevice(win.pubDev+uintptr(off), b)
+	}
+	copy(win.public[off:], b)
+	m := &win.dataMem[win.segs[win.me].pe]
+	if m.mapped != nil {
+		m.heap.Wake()
+	}
+	return nil
 }
 
 // onDeviceWorld says whether m's World has a device heap: its reads and
