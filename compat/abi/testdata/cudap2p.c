@@ -281,6 +281,11 @@ int main(int argc, char **argv)
     if (rank == 0) {
         int z = 0;
         put(wbase, &z, sizeof z);
+        /* The others read it after a plain barrier, no window call: the
+         * copy must have landed (a cuMemcpy from pageable memory may return
+         * before it does; the window's own synchronization calls wait for
+         * such copies, MPI_Barrier does not). */
+        CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
     }
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     int one = 1, old = -1;
