@@ -32,10 +32,10 @@ func TestCUDAQueryHostBuild(t *testing.T) {
 
 func TestCUDAAwareBuild(t *testing.T) {
 	setup(t)
-	probe := exec.Command("cc", "-E", "-x", "c", "-")
-	probe.Stdin = strings.NewReader("#include <cuda.h>\n")
-	if err := probe.Run(); err != nil {
-		t.Skip("no CUDA headers here (scripts/install-cuda-deps.sh installs them): the cuda-tagged library cannot be built")
+	probe := exec.Command("cc", "-x", "c", "-o", filepath.Join(t.TempDir(), "probe"), "-", "-lcuda")
+	probe.Stdin = strings.NewReader("#include <cuda.h>\nint main(void) { return cuInit(0) == 12345; }\n")
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Skipf("no CUDA headers or libcuda here (scripts/install-cuda-deps.sh installs them): the cuda-tagged library and its programs cannot be built\n%s", out)
 	}
 	prefix := filepath.Join(filepath.Dir(tool.prefix), "prefix-cuda")
 	gshmem := filepath.Join(filepath.Dir(tool.prefix), "gshmem")
