@@ -132,6 +132,17 @@
 // members may mix them. What has no kernel takes the host path, copying
 // device buffers to the host and back (coll_device.go).
 //
+// Point-to-point calls (Send, Recv, Isend, Irecv, Sendrecv,
+// SendrecvReplace, the synchronous forms, Probe then Recv) take device
+// buffers on either side too, mixed with host ones (p2p_device.go): an
+// eager message is copied device-to-host into the ring and host-to-device
+// out of it; a larger one moves device to device by the copy engine,
+// straight from the sender's buffer when it lies in the symmetric heap or
+// the peer is in the same process, else through a device staging area in
+// the sender's heap that the receiver reads over CUDA IPC. Only
+// non-contiguous datatypes over device memory and SendrecvReplace of a
+// device buffer cross the host.
+//
 // # Errors
 //
 // Every error is an *Error with an MPI error class; test it with errors.Is

@@ -54,8 +54,8 @@ const (
 	kEager = p2pstate.KindEager + iota // payload: the data
 	kRTS                               // rendezvous request: size, mode, sender request id, location
 	kCTS                               // staged rendezvous matched: aux sender id, w0 receiver id
-	kChunk                             // staged chunk ready: aux receiver id, w0 chunk, w1 bytes, w2 data offset
-	kCAck                              // staged chunk consumed: aux sender id, w0 chunk, w1 bytes
+	kChunk                             // staged chunk ready: aux receiver id, w0 chunk, w1 bytes, w2 data offset, w3 area
+	kCAck                              // staged chunk consumed: aux sender id, w0 chunk, w1 bytes, w2 area
 	kFin                               // rendezvous complete: aux sender id
 )
 
@@ -237,8 +237,10 @@ func (e *Env) drain(p int) bool {
 		// Eager messages are handled here, without handle's call: the usual
 		// small message, on its critical path.
 		if uint8(w1) == kEager {
-			if r := e.match(p, tag, ctx); r != nil {
+			if r := e.match(p, tag, ctx); r != nil && !r.devBuf {
 				e.finishRecv(r, p, tag, ringCopy(r.buf, ring, off, plen), plen)
+			} else if r != nil {
+				e.finishRecv(r, p, tag, e.ringIntoDevice(r, ring, off, plen), plen)
 			} else {
 				e.keep(p, tag, ctx, ring, off, plen)
 			}
@@ -283,9 +285,9 @@ func (e *Env) handle(p int, kind uint8, tag int32, ctx uint32, aux uint64, ring 
 	case kCTS:
 		e.onCTS(aux, w(0))
 	case kChunk:
-		e.onChunk(p, aux, int(w(0)), int(w(1)), int(w(2)))
+		e.onChunk(p, aux, int(w(0)), int(w(1)), int(w(2)), w(3))
 	case kCAck:
-		e.onCAck(aux, int(w(0)), int(w(1)))
+		e.onCAck(aux, int(w(0)), int(w(1)), w(2))
 	case kFin:
 		e.onFin(aux)
 	}

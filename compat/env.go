@@ -51,19 +51,23 @@ type Env struct {
 	scratchMine []byte
 	dev         bool
 
-	peers       []peer
-	pubSym      shmem.Sym[uint64] // the published state's memory (p2pstate)
-	pub         *p2pstate.Engine
-	posted      []*Request          // posted receives, in posting order
-	unexpected  []*inMsg            // arrived, unmatched messages, in arrival order
-	sends       map[uint64]*Request // rendezvous sends awaiting CTS, chunk acks or FIN
-	recvs       map[uint64]*Request // staged receives awaiting chunks
-	nextID      uint64
-	freeChunks  []int
-	stalled     []*Request // staged sends waiting for a free chunk
-	stagedSends int        // staged sends not yet complete
-	teamComms   []*Comm    // communicators holding a shmem team, in creation order
-	spareRecv   *Request   // the request of the next blocking Recv
+	peers      []peer
+	pubSym     shmem.Sym[uint64] // the published state's memory (p2pstate)
+	pub        *p2pstate.Engine
+	posted     []*Request          // posted receives, in posting order
+	unexpected []*inMsg            // arrived, unmatched messages, in arrival order
+	sends      map[uint64]*Request // rendezvous sends awaiting CTS, chunk acks or FIN
+	recvs      map[uint64]*Request // staged receives awaiting chunks
+	nextID     uint64
+	freeChunks []int
+	// devStage is the device staging area of a device World (nil Sym
+	// otherwise), freeDevChunks its free chunks (p2p_device.go).
+	devStage      shmem.Sym[byte]
+	freeDevChunks []int
+	stalled       []*Request // staged sends waiting for a free chunk
+	stagedSends   int        // staged sends not yet complete
+	teamComms     []*Comm    // communicators holding a shmem team, in creation order
+	spareRecv     *Request   // the request of the next blocking Recv
 
 	// Lock-free view for idle waiters.
 	creditWatch []atomic.Uint64 // per peer: credit seen when a send blocked, 0 if none
@@ -292,6 +296,16 @@ func (e *Env) allocate() (err error) {
 	if e.scratch, err = shmem.Alloc[byte](w, c.scratchSize); err != nil {
 		return fail("collective scratch", err)
 	}
+	if w.HeapOnDevice() {
+		// Rendezvous between processes from device buffers outside the
+		// heap go through here, device to device (p2p_device.go).
+		if e.devStage, err = shmem.Alloc[byte](w, c.stagingBytes); err != nil {
+			return fail("device rendezvous staging", err)
+		}
+		for i := range c.stagingBytes / c.chunk {
+			e.freeDevChunks = append(e.freeDevChunks, i)
+		}
+	}
 	// The published state is private to this PE; it is in the symmetric
 	// heap (every PE asks for the same size) because that memory is
 	// outside Go's heap, so C may hold its address (the host area of a
@@ -306,7 +320,7 @@ func (e *Env) allocate() (err error) {
 	e.scratchMine = e.scratch.Local()
 	pubMine := e.pubSym.Local()
 	if e.ctrlMine == nil || e.ringMine == nil || pubMine == nil || (e.scratchMine == nil && !w.HeapOnDevice()) {
-		for _, f := range []func() error{func() error { return shmem.Free(e.pubSym) },
+		for _, f := range []func() error{func() error { return shmem.Free(e.pubSym) }, func() error { return freeIfAny(e.devStage) },
 			func() error { return shmem.Free(e.scratch) }, func() error { return shmem.Free(e.pool) },
 			func() error { return shmem.Free(e.staging) }, func() error { return shmem.Free(e.rings) }, func() error { return shmem.Free(e.ctrl) }} {
 			_ = f()
@@ -402,6 +416,7 @@ func (e *Env) Finalize() error {
 		func() error { return shmem.Free(e.scratch) }, func() error { return shmem.Free(e.pool) },
 		func() error { return shmem.Free(e.staging) }, func() error { return shmem.Free(e.rings) },
 		func() error { return shmem.Free(e.ctrl) }, func() error { return shmem.Free(e.pubSym) },
+		func() error { return freeIfAny(e.devStage) },
 	} {
 		if err == nil {
 			err = wrap(f(), "Finalize: freeing")

@@ -31,6 +31,9 @@ const (
 	modeHeap   = 1 // in the sender's AllocMem pool at offset loc: one Get
 	modeProc   = 2 // same process: the sender's buffer, registry entry loc: one copy
 	modeStaged = 3 // copied by the sender chunk by chunk into its staging area after a CTS
+	// in the sender's device heap at offset loc: one device copy
+	// (p2p_device.go)
+	modeDevHeap = 4
 )
 
 func matches(r *Request, src int, tag int32, ctx uint32) bool {
@@ -85,7 +88,12 @@ func (e *Env) postRecv(r *Request) {
 		if m.rdv {
 			e.recvRdv(r, m.src, m.tag, m.rts)
 		} else {
-			n := copy(r.buf, m.data)
+			var n int
+			if r.devBuf {
+				n = e.fillDev(r, 0, m.data)
+			} else {
+				n = copy(r.buf, m.data)
+			}
 			e.finishRecv(r, m.src, m.tag, n, m.size)
 		}
 		return
@@ -104,6 +112,11 @@ func (e *Env) finishRecv(r *Request, src int, tag int32, n, size int) {
 	if r.unpack != nil {
 		r.unpack(r.buf[:n])
 	}
+	if r.fin != nil {
+		if err := r.fin(); err != nil && r.err == nil {
+			r.err = wrap(err, "receiving into a device buffer")
+		}
+	}
 	e.complete(r)
 }
 
@@ -120,7 +133,13 @@ func (e *Env) sendRdv(r *Request, p int, tag int32, ctx uint32) {
 	id := e.nextID
 	e.sends[id] = r
 	mode, loc := uint64(modeStaged), uint64(0)
-	if off, ok := e.inPool(r.data); ok {
+	if r.devData {
+		mode, loc = e.devRendezvous(r, p)
+		if mode == modeStaged {
+			r.staged = true
+			e.stagedSends++
+		}
+	} else if off, ok := e.inPool(r.data); ok {
 		mode, loc = modeHeap, uint64(off)
 	} else if e.peers[p].sameProc {
 		r.regID = registryID.Add(1)
@@ -141,7 +160,13 @@ func (e *Env) recvRdv(r *Request, p int, tag int32, rts rtsInfo) {
 	switch rts.mode {
 	case modeHeap:
 		if n > 0 {
-			if err := getBytes(r.buf[:n], e.pool.Slice(int(rts.loc), int(rts.loc)+n), p); err != nil {
+			var err error
+			if r.devBuf {
+				err = e.getIntoDevice(r, 0, e.pool.Slice(int(rts.loc), int(rts.loc)+n), p)
+			} else {
+				err = getBytes(r.buf[:n], e.pool.Slice(int(rts.loc), int(rts.loc)+n), p)
+			}
+			if err != nil {
 				r.err = wrap(err, "rendezvous get from rank %d", r.comm.rankOf(p))
 			}
 		}
@@ -149,8 +174,14 @@ func (e *Env) recvRdv(r *Request, p int, tag int32, rts rtsInfo) {
 		v, ok := registry.Load(rts.loc)
 		if !ok {
 			r.err = errorf(ClassOther, "rendezvous from rank %d: buffer %d not registered", r.comm.rankOf(p), rts.loc)
-		} else {
-			memcopy.Copy(r.buf[:n], v.([]byte))
+		} else if b, host := v.([]byte); host && !r.devBuf {
+			memcopy.Copy(r.buf[:n], b)
+		} else if err := e.recvRegistered(r, v, n); err != nil {
+			r.err = wrap(err, "rendezvous copy from rank %d", r.comm.rankOf(p))
+		}
+	case modeDevHeap:
+		if err := e.recvDevHeap(r, p, rts.loc, n); err != nil {
+			r.err = wrap(err, "rendezvous copy from rank %d's device heap", r.comm.rankOf(p))
 		}
 	default:
 		e.nextID++
@@ -215,8 +246,12 @@ func (e *Env) onCTS(sid, rid uint64) {
 func (e *Env) pump(r *Request) {
 	d := &r.rdv
 	chunk := e.cfg.chunk
+	free := &e.freeChunks
+	if r.devStg {
+		free = &e.freeDevChunks
+	}
 	for d.staged < d.size && d.held < 2 {
-		k := len(e.freeChunks)
+		k := len(*free)
 		if k == 0 {
 			if !d.stalled {
 				d.stalled = true
@@ -224,30 +259,58 @@ func (e *Env) pump(r *Request) {
 			}
 			return
 		}
-		c := e.freeChunks[k-1]
-		e.freeChunks = e.freeChunks[:k-1]
+		c := (*free)[k-1]
+		*free = (*free)[:k-1]
 		n := min(chunk, d.size-d.staged)
-		memcopy.Copy(e.stageMine[c*chunk:c*chunk+n], r.data[d.staged:d.staged+n])
-		e.ctl(d.peer, kChunk, d.id, uint64(c), uint64(n), uint64(d.staged))
+		// The chunk's last word: bit 0 set for the device staging area,
+		// bit 1 when the sender's device copy failed.
+		area := uint64(0)
+		switch {
+		case r.devStg:
+			area = 1
+			if !e.stageDev(r, c, d.staged, n) {
+				area = 3
+			}
+		case r.devData:
+			// No device staging area: through the host one.
+			if err := e.w.CopyDeviceToHost(e.stageMine[c*chunk:c*chunk+n], addrOf(r.data)+uintptr(d.staged)); err != nil {
+				e.w.Logger().Errorf("compat: staging a device send: %v", err)
+				area = 2
+			}
+		default:
+			memcopy.Copy(e.stageMine[c*chunk:c*chunk+n], r.data[d.staged:d.staged+n])
+		}
+		e.ctl(d.peer, kChunk, d.id, uint64(c), uint64(n), uint64(d.staged), area)
 		d.staged += n
 		d.held++
 	}
 }
 
 // onChunk takes one staged chunk from world rank p.
-func (e *Env) onChunk(p int, rid uint64, c, n, at int) {
+func (e *Env) onChunk(p int, rid uint64, c, n, at int, area uint64) {
 	r := e.recvs[rid]
 	if r == nil {
 		return
 	}
 	d := &r.rdv
 	if hi := min(at+n, len(r.buf)); at < hi && r.err == nil {
+		var err error
 		src := e.staging.Slice(c*e.cfg.chunk, c*e.cfg.chunk+hi-at)
-		if err := getBytes(r.buf[at:hi], src, p); err != nil {
+		switch {
+		case area&2 != 0:
+			err = errorf(ClassOther, "the sender's device copy failed")
+		case area == 1:
+			err = e.takeDevChunk(r, p, c, at, hi)
+		case r.devBuf:
+			err = e.getIntoDevice(r, at, src, p)
+		default:
+			err = getBytes(r.buf[at:hi], src, p)
+		}
+		if err != nil {
 			r.err = wrap(err, "rendezvous get from rank %d", r.comm.rankOf(p))
 		}
 	}
-	e.ctl(p, kCAck, d.id, uint64(c), uint64(n))
+	e.ctl(p, kCAck, d.id, uint64(c), uint64(n), area&1)
 	d.got += n
 	if d.got >= d.size {
 		delete(e.recvs, rid)
@@ -256,8 +319,12 @@ func (e *Env) onChunk(p int, rid uint64, c, n, at int) {
 }
 
 // onCAck frees a staging chunk and continues the sends that wait.
-func (e *Env) onCAck(sid uint64, c, n int) {
-	e.freeChunks = append(e.freeChunks, c)
+func (e *Env) onCAck(sid uint64, c, n int, area uint64) {
+	if area == 1 {
+		e.freeDevChunks = append(e.freeDevChunks, c)
+	} else {
+		e.freeChunks = append(e.freeChunks, c)
+	}
 	if r := e.sends[sid]; r != nil {
 		r.rdv.held--
 		r.rdv.acked += n
@@ -268,10 +335,20 @@ func (e *Env) onCAck(sid uint64, c, n int) {
 			e.pump(r)
 		}
 	}
-	for len(e.stalled) > 0 && len(e.freeChunks) > 0 {
-		s := e.stalled[0]
-		e.stalled = e.stalled[1:]
+	// A stalled send waits for a chunk of its own area: wake the first
+	// of each kind that may go on (pump stalls it again if not).
+	for i := 0; i < len(e.stalled); {
+		s := e.stalled[i]
+		free := e.freeChunks
+		if s.devStg {
+			free = e.freeDevChunks
+		}
+		if len(free) == 0 {
+			i++
+			continue
+		}
+		e.stalled = append(e.stalled[:i], e.stalled[i+1:]...)
 		s.rdv.stalled = false
-		e.pump(s)
+		e.pump(s) // may stall s again, at the end
 	}
 }

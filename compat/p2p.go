@@ -9,7 +9,7 @@ import "github.com/gshmem/gshmem/internal/mpitype"
 
 // sendArgs checks a send and returns its bytes (packed when dt is not
 // contiguous) and the destination's world rank.
-func sendArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, what string) (data []byte, pe, poolOff int, err error) {
+func sendArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, what string) (data []byte, pe, poolOff int, dev bool, err error) {
 	poolOff = -1
 	if err = c.check(what); err != nil {
 		return
@@ -23,6 +23,11 @@ func sendArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, w
 	b, size, err := view(buf, count, dt, what)
 	if err != nil {
 		return
+	}
+	if c.env.dev && pe != ProcNull {
+		if data, dev, err = c.env.deviceSend(b, size, count, dt); err != nil || data != nil {
+			return
+		}
 	}
 	data, poolOff = c.env.packSend(b, size, count, dt)
 	return
@@ -53,7 +58,7 @@ func (e *Env) packSend(b []byte, size, count int, dt Datatype) ([]byte, int) {
 
 // recvArgs checks a receive and returns where its bytes go, the unpacking
 // step for a non-contiguous dt, and the source's world rank (or AnySource).
-func recvArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int, what string) (dst []byte, unpack func([]byte), pe int, err error) {
+func recvArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int, what string) (dst []byte, unpack func([]byte), pe int, dr devRecv, err error) {
 	if err = c.check(what); err != nil {
 		return
 	}
@@ -66,6 +71,11 @@ func recvArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int, wh
 	b, size, err := view(buf, count, dt, what)
 	if err != nil {
 		return
+	}
+	if c.env.dev && pe != ProcNull {
+		if dst, unpack, dr, err = c.env.deviceRecv(b, size, count, dt); err != nil || dst != nil {
+			return
+		}
 	}
 	dst, unpack = recvBuffer(b, size, count, mapOf(dt))
 	return
@@ -82,8 +92,15 @@ func recvBuffer(b []byte, size, count int, d *mpitype.Map) ([]byte, func([]byte)
 // isend starts sending data to world rank pe; it returns nil when the send
 // completed at once (an eager message written into the peer's ring).
 func (e *Env) isend(data []byte, pe int, tag int32, ctx uint32, sync bool, poolOff int) *Request {
+	return e.isendx(data, pe, tag, ctx, sync, poolOff, false)
+}
+
+// isendx is isend whose data may be device memory (dev): such data is
+// larger than the eager limit (deviceSend copies smaller messages to the
+// host) and goes by rendezvous.
+func (e *Env) isendx(data []byte, pe int, tag int32, ctx uint32, sync bool, poolOff int, dev bool) *Request {
 	e.mu.Lock()
-	if !sync && len(data) <= e.cfg.eagerLimit {
+	if !sync && !dev && len(data) <= e.cfg.eagerLimit {
 		if len(e.peers[pe].outq) == 0 && e.write(pe, kEager, tag, ctx, 0, data) {
 			e.mu.Unlock()
 			return nil
@@ -93,7 +110,7 @@ func (e *Env) isend(data []byte, pe int, tag int32, ctx uint32, sync bool, poolO
 		e.mu.Unlock()
 		return r
 	}
-	r := &Request{env: e, data: data, dest: pe, poolOff: poolOff}
+	r := &Request{env: e, data: data, dest: pe, poolOff: poolOff, devData: dev}
 	e.sendRdv(r, pe, tag, ctx)
 	e.mu.Unlock()
 	return r
@@ -101,7 +118,12 @@ func (e *Env) isend(data []byte, pe int, tag int32, ctx uint32, sync bool, poolO
 
 // irecv posts a receive into dst from world rank pe (or AnySource).
 func (e *Env) irecv(c *Comm, dst []byte, unpack func([]byte), pe, tag int, ctx uint32) *Request {
-	r := &Request{env: e, comm: c, ctx: ctx, src: pe, tag: tag, buf: dst, unpack: unpack, poolOff: -1}
+	return e.irecvx(c, dst, unpack, pe, tag, ctx, devRecv{})
+}
+
+// irecvx is irecv into dst that may be device memory (p2p_device.go).
+func (e *Env) irecvx(c *Comm, dst []byte, unpack func([]byte), pe, tag int, ctx uint32, dr devRecv) *Request {
+	r := &Request{env: e, comm: c, ctx: ctx, src: pe, tag: tag, buf: dst, unpack: unpack, poolOff: -1, devBuf: dr.dev, fin: dr.fin}
 	e.mu.Lock()
 	e.postRecv(r)
 	e.mu.Unlock()
@@ -116,14 +138,14 @@ func (e *Env) wait(r *Request) (Status, error) {
 }
 
 func startSend[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, sync bool, what string) (*Request, error) {
-	data, pe, poolOff, err := sendArgs(c, buf, count, dt, dest, tag, what)
+	data, pe, poolOff, dev, err := sendArgs(c, buf, count, dt, dest, tag, what)
 	if err != nil {
 		return nil, err
 	}
 	if pe == ProcNull {
 		return nil, nil
 	}
-	return c.env.isend(data, pe, int32(tag), c.ctx, sync, poolOff), nil
+	return c.env.isendx(data, pe, int32(tag), c.ctx, sync, poolOff, dev), nil
 }
 
 // Send sends count instances of dt from buf to rank dest with tag
@@ -179,26 +201,31 @@ func Issend[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int) (*R
 // src (or AnySource) with tag (or AnyTag) and returns its request
 // (MPI_Irecv). A longer message completes the request with ErrTruncate.
 func Irecv[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int) (*Request, error) {
-	dst, unpack, pe, err := recvArgs(c, buf, count, dt, src, tag, "Irecv")
+	dst, unpack, pe, dr, err := recvArgs(c, buf, count, dt, src, tag, "Irecv")
 	if err != nil {
 		return nil, err
 	}
 	if pe == ProcNull {
 		return c.env.doneRequest(nullStatus(), nil), nil
 	}
-	return c.env.irecv(c, dst, unpack, pe, tag, c.ctx), nil
+	return c.env.irecvx(c, dst, unpack, pe, tag, c.ctx, dr), nil
 }
 
 // Recv receives up to count instances of dt into buf from rank src (or
 // AnySource) with tag (or AnyTag) and returns the Status (MPI_Recv). A
 // longer message fills buf and returns ErrTruncate.
 func Recv[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int) (Status, error) {
-	dst, unpack, pe, err := recvArgs(c, buf, count, dt, src, tag, "Recv")
+	dst, unpack, pe, dr, err := recvArgs(c, buf, count, dt, src, tag, "Recv")
 	if err != nil {
 		return Status{}, err
 	}
 	if pe == ProcNull {
 		return nullStatus(), nil
+	}
+	if dr.dev || dr.fin != nil {
+		// The blocking path's spare request is host-only: a device
+		// receive takes a request of its own.
+		return c.env.irecvx(c, dst, unpack, pe, tag, c.ctx, dr).Wait()
 	}
 	source, mtag, n, err := c.env.recv(c, dst, unpack, pe, tag)
 	return Status{Source: source, Tag: mtag, bytes: n}, err
@@ -261,26 +288,26 @@ func Sendrecv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, dest, stag
 	if err := checkAlias(sbuf, rbuf, "Sendrecv"); err != nil {
 		return Status{}, err
 	}
-	data, spe, poolOff, err := sendArgs(c, sbuf, scount, sdt, dest, stag, "Sendrecv")
+	data, spe, poolOff, sdev, err := sendArgs(c, sbuf, scount, sdt, dest, stag, "Sendrecv")
 	if err != nil {
 		return Status{}, err
 	}
-	dst, unpack, rpe, err := recvArgs(c, rbuf, rcount, rdt, src, rtag, "Sendrecv")
+	dst, unpack, rpe, rdr, err := recvArgs(c, rbuf, rcount, rdt, src, rtag, "Sendrecv")
 	if err != nil {
 		return Status{}, err
 	}
-	return c.env.sendrecv(c, data, spe, stag, poolOff, dst, unpack, rpe, rtag)
+	return c.env.sendrecv(c, data, spe, stag, poolOff, sdev, dst, unpack, rpe, rtag, rdr)
 }
 
-func (e *Env) sendrecv(c *Comm, data []byte, spe, stag, poolOff int, dst []byte, unpack func([]byte), rpe, rtag int) (Status, error) {
+func (e *Env) sendrecv(c *Comm, data []byte, spe, stag, poolOff int, sdev bool, dst []byte, unpack func([]byte), rpe, rtag int, rdr devRecv) (Status, error) {
 	st := nullStatus()
 	var rr *Request
 	if rpe != ProcNull {
-		rr = e.irecv(c, dst, unpack, rpe, rtag, c.ctx)
+		rr = e.irecvx(c, dst, unpack, rpe, rtag, c.ctx, rdr)
 	}
 	var sr *Request
 	if spe != ProcNull {
-		sr = e.isend(data, spe, int32(stag), c.ctx, false, poolOff)
+		sr = e.isendx(data, spe, int32(stag), c.ctx, false, poolOff, sdev)
 	}
 	_, serr := e.wait(sr)
 	if rr != nil {
@@ -296,16 +323,25 @@ func (e *Env) sendrecv(c *Comm, data []byte, spe, stag, poolOff int, dst []byte,
 // SendrecvReplace is Sendrecv with one buffer: its contents are sent and
 // then replaced by the message received (MPI_Sendrecv_replace).
 func SendrecvReplace[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, stag, src, rtag int) (Status, error) {
-	data, spe, poolOff, err := sendArgs(c, buf, count, dt, dest, stag, "SendrecvReplace")
+	data, spe, poolOff, sdev, err := sendArgs(c, buf, count, dt, dest, stag, "SendrecvReplace")
 	if err != nil {
 		return Status{}, err
 	}
-	if poolOff < 0 && mapOf(dt).Contiguous() {
+	switch {
+	case sdev:
+		// The message leaves from a copy, as below. A device buffer's copy
+		// is in host memory: a device temporary would have to be freed,
+		// and cuMemFree waits for the whole GPU (peers' kernels too).
+		if data, err = c.env.toHost(data); err != nil {
+			return Status{}, err
+		}
+		sdev = false
+	case poolOff < 0 && mapOf(dt).Contiguous():
 		data = append([]byte(nil), data...)
 	}
-	dst, unpack, rpe, err := recvArgs(c, buf, count, dt, src, rtag, "SendrecvReplace")
+	dst, unpack, rpe, rdr, err := recvArgs(c, buf, count, dt, src, rtag, "SendrecvReplace")
 	if err != nil {
 		return Status{}, err
 	}
-	return c.env.sendrecv(c, data, spe, stag, poolOff, dst, unpack, rpe, rtag)
+	return c.env.sendrecv(c, data, spe, stag, poolOff, sdev, dst, unpack, rpe, rtag, rdr)
 }

@@ -57,6 +57,8 @@ type Request struct {
 	tag    int
 	buf    []byte       // where the bytes go: the user's buffer, or a temporary
 	unpack func([]byte) // scatters a temporary into a non-contiguous buffer
+	devBuf bool         // buf is device memory (p2p_device.go)
+	fin    func() error // after unpack: moves a device buffer's host copy back
 	rdv    rdvState
 
 	// A blocking Recv's request, read only by its caller and only under
@@ -71,6 +73,8 @@ type Request struct {
 	regID   uint64 // registry entry of an in-process rendezvous
 	poolOff int    // pool block holding packed data, or -1
 	staged  bool   // a staged rendezvous send in progress
+	devData bool   // data is device memory (p2p_device.go)
+	devStg  bool   // staged through the device staging area
 
 	// A generalized request (GrequestStart): its Status comes from query
 	// when GrequestComplete is called.

@@ -48,6 +48,26 @@ func (c *Comm) AllocSymmetric(n int) (shmem.Sym[byte], error) {
 	return e.pool.Slice(off, off+n), nil
 }
 
+// AllocSymmetricHost is AllocSymmetric in host memory: on a World whose
+// heap is GPU memory, a communicator of every PE takes it from the heap's
+// host area (shmem.CallocHost) instead of the GPU; elsewhere it is
+// AllocSymmetric. It is for memory the host loads and stores, such as
+// windows' control words. FreeSymmetric releases it.
+func (c *Comm) AllocSymmetricHost(n int) (shmem.Sym[byte], error) {
+	if err := c.check("AllocSymmetricHost"); err != nil {
+		return shmem.Sym[byte]{}, err
+	}
+	e := c.env
+	if !e.dev || c.Size() != e.n {
+		return c.AllocSymmetric(n)
+	}
+	if n < 0 {
+		return shmem.Sym[byte]{}, errorf(ClassArg, "AllocSymmetricHost of %d bytes", n)
+	}
+	s, err := shmem.CallocHost[byte](e.w, n)
+	return s, wrap(err, "AllocSymmetricHost of %d bytes", n)
+}
+
 // FreeSymmetric releases an object AllocSymmetric returned on c. It is
 // collective over c, as MPI_Win_free is: no member may reach the object
 // after any member has freed it.

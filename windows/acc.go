@@ -30,6 +30,9 @@ func (win *Win) accContig(b mpitype.Basic, src, res []byte, target, disp int, op
 	if err := win.enter(target); err != nil {
 		return err
 	}
+	if win.devWorld && win.anyDevice(src, res) {
+		return win.hostStaged(src, res, func(s, r []byte) error { return win.accContig(b, s, r, target, disp, op) })
+	}
 	k := &kinds[b]
 	n := max(len(src), len(res))
 	m, off, err := win.locate(target, disp, n)
@@ -155,6 +158,38 @@ func (win *Win) one(b mpitype.Basic, target, disp int, op compat.Op, src, cmp, r
 func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
 	if err := win.enter(target); err != nil {
 		return err
+	}
+	if win.devWorld {
+		var ob, rb []byte
+		if o != nil {
+			ob = o.buf
+		}
+		if r != nil {
+			rb = r.buf
+		}
+		if t := r; (o == nil || o.ot.Contiguous()) && (r == nil || r.ot.Contiguous()) {
+			// Contiguous on the origin side: one update of the whole range
+			// (on GPU memory one locked read-modify-write, not one per
+			// element).
+			if o != nil {
+				t = o
+			}
+			if t.tt.Contiguous() {
+				if o != nil {
+					ob = ob[:o.bytes]
+				}
+				if r != nil {
+					rb = rb[:r.bytes]
+				}
+				return win.accContig(t.tt.Basic(), ob, rb, target, disp, op)
+			}
+		}
+		if win.anyDevice(ob, rb) {
+			return win.hostStaged(ob, rb, func(s, res []byte) error {
+				o2, r2 := withBuf(o, s), withBuf(r, res)
+				return win.accumulate(o2, r2, target, disp, op)
+			})
+		}
 	}
 	t := r
 	if o != nil {
@@ -368,6 +403,9 @@ func (win *Win) remoteAcc(rank int, m *rmem, off int, b mpitype.Basic, op compat
 	n := max(len(src), len(res))
 	if op == compat.OpNoOp {
 		src = nil
+	}
+	if m.dev != 0 {
+		return win.devAcc(rank, m, off, b, op, src, cmp, res)
 	}
 	c := &win.ctrlMem[rank]
 	return win.world.Accumulate(m.pe, &shmem.Update{

@@ -100,9 +100,11 @@ const (
 // Target returns where rank's window memory is in this process, and false
 // when the binding must use the Go calls for it: a rank whose heap is not
 // mapped here, a dynamic window, a window in the separate model (whose
-// copies the Go calls reconcile), or one that has been freed.
+// copies the Go calls reconcile), a window on a World whose heap is GPU
+// memory (an origin buffer there may be device memory, which a binding
+// would read as host memory: device.go), or one that has been freed.
 func (win *Win) Target(rank int) (Target, bool) {
-	if win == nil || win.dead.Load() || uint(rank) >= uint(win.n) || win.flavor == FlavorDynamic || win.model != Unified {
+	if win == nil || win.dead.Load() || uint(rank) >= uint(win.n) || win.flavor == FlavorDynamic || win.model != Unified || win.devWorld {
 		return Target{}, false
 	}
 	s, c := &win.segs[rank], &win.ctrlMem[rank]

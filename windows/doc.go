@@ -95,6 +95,17 @@
 //
 // A Win is used by one goroutine per PE at a time (MPI_THREAD_SERIALIZED).
 //
+// # GPU memory
+//
+// On a World whose heap is GPU memory (GSHMEM_HEAP=device), allocate
+// windows put their memory on the GPU (info gshmem_memory=device, the
+// default there; =host keeps it in the heap's host area) and Base is a
+// device address; create windows take device buffers too; the control
+// words stay in host memory. Put and Get between device memory run on the
+// copy engine, host origins through the heap's CUDA transport, and the
+// accumulate family on the host under the stripe locks. Shared and dynamic
+// windows need a host heap. device.go has the table of paths.
+//
 // # Errors
 //
 // Every error is a *compat.Error carrying an MPI error class; test it with

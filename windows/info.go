@@ -113,7 +113,11 @@ func (l LockType) String() string {
 // accumulate_ordering and accumulate_ops may change after creation; the
 // others only at creation. gshmem_dynamic_pool is the bytes of symmetric
 // memory a dynamic window reserves for attached memory on every PE
-// (default 1 MiB). Unknown keys are ignored, as MPI does.
+// (default 1 MiB). gshmem_memory (device or host) says where an allocate
+// window's memory lives on a World whose heap is GPU memory: device (the
+// default there, as NVSHMEM-backed windows are) or the heap's host area
+// (device.go); a host World has only host memory and ignores it. Unknown
+// keys are ignored, as MPI does.
 const (
 	InfoNoLocks            = "no_locks"
 	InfoAccumulateOrdering = "accumulate_ordering"
@@ -122,6 +126,7 @@ const (
 	InfoSameDispUnit       = "same_disp_unit"
 	InfoAllocSharedNoncont = "alloc_shared_noncontig"
 	InfoDynamicPool        = "gshmem_dynamic_pool"
+	InfoMemory             = "gshmem_memory"
 )
 
 const defaultPool = 1 << 20
@@ -130,6 +135,7 @@ type settings struct {
 	noLocks, sameSize, sameDisp, noncontig bool
 	ordering, accOps                       string
 	pool                                   int
+	memory                                 string // InfoMemory: "", MemoryDevice or MemoryHost
 }
 
 func defaultSettings() settings {
@@ -154,7 +160,7 @@ func (s *settings) apply(info compat.Info, creation bool) error {
 		switch k {
 		case InfoNoLocks:
 			s.noLocks, err = parseBool(k, v)
-		case InfoSameSize, InfoSameDispUnit, InfoAllocSharedNoncont, InfoDynamicPool:
+		case InfoSameSize, InfoSameDispUnit, InfoAllocSharedNoncont, InfoDynamicPool, InfoMemory:
 			if !creation {
 				return errorf(compat.ClassInfoKey, "info %s can only be given at creation", k)
 			}
@@ -165,6 +171,13 @@ func (s *settings) apply(info compat.Info, creation bool) error {
 				s.sameDisp, err = parseBool(k, v)
 			case InfoAllocSharedNoncont:
 				s.noncontig, err = parseBool(k, v)
+			case InfoMemory:
+				switch v = strings.ToLower(strings.TrimSpace(v)); v {
+				case MemoryDevice, MemoryHost:
+					s.memory = v
+				default:
+					err = errorf(compat.ClassInfoValue, "info %s=%q: want device or host", k, v)
+				}
 			default:
 				n, perr := strconv.Atoi(strings.TrimSpace(v))
 				if perr != nil || n < 0 {
@@ -204,5 +217,14 @@ func (s settings) info() compat.Info {
 		InfoSameDispUnit:       strconv.FormatBool(s.sameDisp),
 		InfoAllocSharedNoncont: strconv.FormatBool(s.noncontig),
 		InfoDynamicPool:        strconv.Itoa(s.pool),
+		InfoMemory:             s.memoryName(),
 	}
+}
+
+// memoryName is where the window's memory is, once created.
+func (s settings) memoryName() string {
+	if s.memory == "" {
+		return MemoryHost
+	}
+	return s.memory
 }

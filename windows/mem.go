@@ -18,6 +18,7 @@ type rmem struct {
 	mapped []byte
 	heap   shmem.Mapped // pe's heap, when mapped is not nil
 	sym    shmem.Sym[byte]
+	dev    uintptr // pe's copy as mapped here when it is GPU memory (device.go), else 0
 }
 
 // forceRemote makes new windows reach every peer through shmem calls, as
@@ -30,6 +31,7 @@ func newRmem(s shmem.Sym[byte], pe int) rmem {
 		m.mapped = shmem.Ptr(s, pe)
 		m.heap = s.World().Mapped(pe)
 	}
+	m.dev = devAddr(s, pe)
 	return m
 }
 
@@ -38,6 +40,9 @@ func (m *rmem) ptr(off int) unsafe.Pointer { return unsafe.Pointer(&m.mapped[off
 func (m *rmem) write(off int, b []byte) error {
 	if len(b) == 0 {
 		return nil
+	}
+	if m.onDeviceWorld() {
+		return m.writeDev(off, b)
 	}
 	if m.mapped != nil {
 		copy(m.mapped[off:off+len(b)], b)
@@ -50,6 +55,9 @@ func (m *rmem) write(off int, b []byte) error {
 func (m *rmem) read(off int, b []byte) error {
 	if len(b) == 0 {
 		return nil
+	}
+	if m.onDeviceWorld() {
+		return m.readDev(off, b)
 	}
 	if m.mapped != nil {
 		copy(b, m.mapped[off:off+len(b)])

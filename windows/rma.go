@@ -96,7 +96,7 @@ func Put[T compat.Elem](win *Win, origin []T, target, disp int) error {
 	if err != nil {
 		return err
 	}
-	if m.mapped != nil {
+	if m.mapped != nil && !win.devWorld {
 		copy(m.mapped[off:off+len(b)], b)
 		return nil
 	}
@@ -121,7 +121,7 @@ func Get[T compat.Elem](win *Win, result []T, target, disp int) error {
 	if err != nil {
 		return err
 	}
-	if m.mapped != nil {
+	if m.mapped != nil && !win.devWorld {
 		copy(b, m.mapped[off:off+len(b)])
 		return nil
 	}

@@ -48,10 +48,15 @@ func mergeBytes(priv, pub, shadow []byte, push, pull bool) {
 // syncAll reconciles every part of this PE's window (nothing to do in the
 // unified model).
 func (win *Win) syncAll(push, pull bool) {
+	win.settle()
 	if win.model != Separate || (!push && !pull) {
 		return
 	}
 	if win.flavor == FlavorCreate {
+		if win.devWorld {
+			win.reconcileDevice(push, pull)
+			return
+		}
 		reconcile(win.base, win.public, win.shadow, push, pull)
 		return
 	}

@@ -18,6 +18,7 @@ func (win *Win) check() error {
 // quiet completes this PE's operations (every operation on the host
 // transports completes as it is issued; this also orders them).
 func (win *Win) quiet() error {
+	win.settle()
 	if err := win.world.Quiet(); err != nil {
 		return wrap(err, "completing RMA")
 	}

@@ -34,6 +34,7 @@ const (
 	flagSameSize              // this PE passed same_size=true
 	flagSameDisp              // this PE passed same_disp_unit=true
 	flagNoncontig             // this PE passed alloc_shared_noncontig=true
+	flagDevice                // this PE wants the memory on the GPU (device.go)
 )
 
 // Access states of a target, per origin.
@@ -89,6 +90,10 @@ type Win struct {
 	public []byte // Create: this PE's public copy in the heap
 	shadow []byte // Create: the contents at the last reconciliation
 	dyn    *dynamic
+	// On a World whose heap is GPU memory (device.go): devWorld, and
+	// pubDev, a Create window's public copy when it is device memory.
+	devWorld bool
+	pubDev   uintptr
 
 	// ep, access and locks are the epoch state every operation checks
 	// first; they live in own, or in memory a binding supplied (Bind).
@@ -170,9 +175,9 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 		return nil, errorf(compat.ClassComm, "window over a nil communicator (MPI_COMM_NULL)")
 	}
 	w := comm.World()
-	if w.HeapOnDevice() {
+	if w.HeapOnDevice() && (flavor == FlavorShared || flavor == FlavorDynamic) {
 		// The same answer on every PE of the World: no collective starts.
-		return nil, errorf(compat.ClassOther, "windows need a host heap: this World's heap is GPU memory (GSHMEM_HEAP=device)")
+		return nil, errorf(compat.ClassOther, "%v windows need a host heap: this World's heap is GPU memory (GSHMEM_HEAP=device), where allocate and create windows work", flavor)
 	}
 	n, me := comm.Size(), comm.Rank()
 	set := defaultSettings()
@@ -185,7 +190,7 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 	default:
 		localErr = set.apply(info, true)
 	}
-	cb, err := comm.AllocSymmetric(8 * ctrlWords(n))
+	cb, err := comm.AllocSymmetricHost(8 * ctrlWords(n))
 	if err != nil {
 		return nil, wrap(err, "allocating the window's control area")
 	}
@@ -200,7 +205,7 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 	}
 	win := &Win{comm: comm, pes: pes, world: w, ctx: w.Context(), me: me, n: n, flavor: flavor, set: set, ctrl: ctrl,
 		access: make([]uint8, n), locks: make([]uint8, n), startsTo: make([]uint64, n),
-		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local()}
+		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local(), devWorld: w.HeapOnDevice()}
 	win.ep = &win.own
 	win.posted, win.completed = ctrl.At(win.postedIdx(me)), ctrl.At(win.completedIdx(me))
 	if flavor == FlavorCreate || flavor == FlavorDynamic {
@@ -220,7 +225,7 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 	for _, f := range []struct {
 		on  bool
 		bit uint64
-	}{{set.sameSize, flagSameSize}, {set.sameDisp, flagSameDisp}, {set.noncontig, flagNoncontig}} {
+	}{{set.sameSize, flagSameSize}, {set.sameDisp, flagSameDisp}, {set.noncontig, flagNoncontig}, {win.wantsDevice(buf), flagDevice}} {
 		if f.on {
 			flags |= f.bit
 		}
@@ -265,7 +270,7 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 	// Settings that shape the memory are the same on every PE.
 	win.set.pool = pool
 	win.set.noncontig = any&flagNoncontig != 0
-	if err := win.setupData(sizes, units, buf); err != nil {
+	if err := win.setupData(sizes, units, buf, any&flagDevice != 0); err != nil {
 		_ = comm.FreeSymmetric(cb)
 		return nil, err
 	}
@@ -279,7 +284,7 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 
 func roundUp(n, k int) int { return (n + k - 1) / k * k }
 
-func (win *Win) setupData(sizes, units []int, buf []byte) error {
+func (win *Win) setupData(sizes, units []int, buf []byte, device bool) error {
 	n, me := win.n, win.me
 	total, largest := 0, slices.Max(sizes)
 	for _, s := range sizes {
@@ -293,7 +298,14 @@ func (win *Win) setupData(sizes, units []int, buf []byte) error {
 	case win.flavor == FlavorDynamic:
 		alloc = dynTableBytes + win.set.pool
 	}
-	data, err := win.comm.AllocSymmetric(roundUp(alloc, 8))
+	alloc8 := roundUp(alloc, 8)
+	var data shmem.Sym[byte]
+	var err error
+	if device {
+		data, err = win.comm.AllocSymmetric(alloc8)
+	} else {
+		data, err = win.comm.AllocSymmetricHost(alloc8)
+	}
 	if err != nil {
 		return wrap(err, "allocating %d bytes of window memory", alloc)
 	}
@@ -315,6 +327,10 @@ func (win *Win) setupData(sizes, units []int, buf []byte) error {
 	}
 	my := win.segs[me]
 	local := win.dataMem[my.pe].mapped
+	if win.devWorld && (win.dataMem[my.pe].dev != 0 || win.flavor == FlavorCreate) {
+		return win.setupDevice(my, buf)
+	}
+	win.set.memory = MemoryHost
 	switch win.flavor {
 	case FlavorAllocate, FlavorShared:
 		if local != nil {

@@ -64,6 +64,40 @@ func moduleRoot(src string) (string, error) {
 	return filepath.Abs(src)
 }
 
+// cudaBuild reports whether the library built with env is the CUDA-aware
+// one: whether the build's tags (GOFLAGS=-tags=cuda) take in
+// compat/abi/cudaaware.go, asked of the go tool rather than parsed here.
+func cudaBuild(root string, env []string) (bool, error) {
+	list := exec.Command("go", "list", "-f", `{{join .CgoFiles " "}}`, "./compat/abi")
+	list.Dir, list.Env = root, env
+	out, err := list.Output()
+	if err != nil {
+		return false, fmt.Errorf("listing compat/abi's files: %w", err)
+	}
+	return strings.Contains(" "+strings.TrimSpace(string(out))+" ", " cudaaware.go "), nil
+}
+
+// installExtHeader installs mpi-ext.h, whose MPIX_CUDA_AWARE_SUPPORT is 1
+// for a CUDA-aware build: codes test the macro at compile time.
+func installExtHeader(root, prefix string, env []string) error {
+	src, err := os.ReadFile(filepath.Join(root, "compat", "abi", "include", "mpi-ext.h"))
+	if err != nil {
+		return err
+	}
+	cuda, err := cudaBuild(root, env)
+	if err != nil {
+		return err
+	}
+	const off = "#define MPIX_CUDA_AWARE_SUPPORT 0\n"
+	if !bytes.Contains(src, []byte(off)) {
+		return fmt.Errorf("mpi-ext.h: no %q line", strings.TrimSpace(off))
+	}
+	if cuda {
+		src = bytes.Replace(src, []byte(off), []byte("#define MPIX_CUDA_AWARE_SUPPORT 1\n"), 1)
+	}
+	return os.WriteFile(filepath.Join(prefix, "include", "mpi-ext.h"), src, 0o644)
+}
+
 func installABI(cmd *cobra.Command, prefix, src string) error {
 	root, err := moduleRoot(src)
 	if err != nil {
@@ -95,10 +129,13 @@ func installABI(cmd *cobra.Command, prefix, src string) error {
 	if err := os.Symlink(abiLib, link); err != nil {
 		return err
 	}
-	for _, h := range []string{"mpi.h", "mpi-ext.h", "gshmem.h"} {
+	for _, h := range []string{"mpi.h", "gshmem.h"} {
 		if err := copyFile(filepath.Join(root, "compat", "abi", "include", h), filepath.Join(prefix, "include", h), 0o644); err != nil {
 			return err
 		}
+	}
+	if err := installExtHeader(root, prefix, build.Env); err != nil {
+		return err
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -110,7 +110,10 @@ func abigo_Bsend(buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag C.in
 	if bsend.used+need > bsend.size {
 		return failCode(comm, call, C.MPI_ERR_BUFFER, "%d bytes more in an attached buffer of %d with %d in use (MPI_Buffer_attach)", need, bsend.size, bsend.used)
 	}
-	cp := append([]byte(nil), b...)
+	cp, err := snapshot(b)
+	if err != nil {
+		return fail(comm, call, err)
+	}
 	r, err := compat.Isend(o.c, cp, int(count), dt, rankIn(dest), int(tag))
 	if err != nil {
 		return fail(comm, call, err)

@@ -107,5 +107,48 @@ func abigo_Status_set_elements(st *C.MPI_Status, h C.uintptr_t, count C.int) C.i
 	return C.MPI_SUCCESS
 }
 
+// Device buffers where the ABI itself reads or writes a caller's buffer on
+// the host (a matched probe's delivery, a buffered send's copy,
+// MPI_Isendrecv_replace's copies): in a CUDA-aware job the buffer may be
+// device memory, reached through copies. compat and windows tell device
+// buffers apart on their own.
+
+// onDevice reports whether b is device memory of a job whose heap is on
+// the GPU (the only jobs where device buffers are supported).
+func onDevice(b []byte) bool {
+	e := env.e
+	return e != nil && len(b) > 0 && e.World().HeapOnDevice() && e.World().IsDeviceMemory(uintptr(ptrOf(b)))
+}
+
+// hostView returns b's bytes where the host can read and write them: b
+// itself, or for device memory a host copy (storeBack writes it back).
+func hostView(b []byte) ([]byte, error) {
+	if !onDevice(b) {
+		return b, nil
+	}
+	w := env.e.World()
+	h := make([]byte, len(b))
+	if err := w.DeviceAfterDefaultStream(); err != nil {
+		return nil, err
+	}
+	return h, w.CopyDeviceToHost(h, uintptr(ptrOf(b)))
+}
+
+// snapshot is a host copy of b, device memory or not.
+func snapshot(b []byte) ([]byte, error) {
+	if onDevice(b) {
+		return hostView(b)
+	}
+	return append([]byte(nil), b...), nil
+}
+
+// storeBack copies h, from hostView(b), into b when b is device memory.
+func storeBack(b, h []byte) error {
+	if !onDevice(b) {
+		return nil
+	}
+	return env.e.World().CopyHostToDevice(uintptr(ptrOf(b)), h)
+}
+
 // ptrOf is the address of a non-empty buffer's first byte.
 func ptrOf(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }

@@ -179,18 +179,27 @@
 //	gshmem_stream.c, gshmem_stream.go     the *_on_stream calls
 //	zgshmem.c, include/gshmem.h           generated: the typed families and the header
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
-//	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)
+//	include/mpi-ext.h, cudaaware.go       MPIX_CUDA_AWARE_SUPPORT (0; 1 as installed from a -tags cuda build)
 //
 // # Device buffers
 //
 // Built with -tags cuda (GOFLAGS=-tags=cuda gshmem abi install) and run
-// with GSHMEM_HEAP=device, MPI_Allreduce, MPI_Reduce, MPI_Bcast,
-// MPI_Allgather and MPI_Alltoall take device pointers (cudaMalloc memory,
-// the symmetric heap) and run on the GPU: the buffers reach compat as bytes
-// over their addresses, and compat tells device memory from host memory
-// (compat's coll_device.go; testdata/cudacoll.c, run by test/gpu/run.sh
-// abi). The other calls still read their buffers on the host, so
-// MPIX_Query_cuda_support stays 0.
+// with GSHMEM_HEAP=device, the library is CUDA-aware: device pointers
+// (cudaMalloc memory, the symmetric heap) may be passed to the collectives
+// (MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather and MPI_Alltoall run
+// on the GPU: compat's coll_device.go), to point-to-point calls (eager
+// messages copied to and from the host mailboxes, larger ones device to
+// device: compat's p2p_device.go) and to RMA (MPI_Win_allocate's memory is
+// on the GPU unless info gshmem_memory=host; puts and gets between device
+// memory run on the copy engine: windows' device.go). The buffers reach
+// compat and windows as bytes over their addresses and those tell device
+// memory from host memory; the C fast paths (p2p.c, rma.c) stay off on such
+// a heap, since they would read device pointers as host memory. The
+// installed mpi-ext.h says MPIX_CUDA_AWARE_SUPPORT 1, and
+// MPIX_Query_cuda_support returns 1 (0 once MPI runs on a host heap, where
+// device buffers are not supported); the host build says 0 in both
+// (cudaaware.go, env.c). testdata/cudacoll.c and cudap2p.c are the device
+// programs (run by test/gpu/run.sh abi; TestCUDAAwareBuild builds them).
 //
 // # The eager fast path
 //

@@ -100,8 +100,14 @@ func mrecv(call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t, msg *C.
 	release(uintptr(*msg))
 	*msg = 0x128 // MPI_MESSAGE_NULL
 	n := min(len(m.data), int(count)*dt.Size())
-	unpack(b, dt, n/max(dt.Size(), 1), m.data[:n])
-	var err error
+	h, err := hostView(b)
+	if err == nil {
+		unpack(h, dt, n/max(dt.Size(), 1), m.data[:n])
+		err = storeBack(b, h)
+	}
+	if err != nil {
+		return m.st, m.comm, err, C.MPI_SUCCESS
+	}
 	if len(m.data) > int(count)*dt.Size() {
 		err = &compat.Error{Class: compat.ClassTruncate, Msg: "a matched message longer than the receive buffer"}
 	}
@@ -191,7 +197,11 @@ func abigo_Isendrecv_replace(buf C.uintptr_t, count C.int, dtype C.uintptr_t, de
 	}
 	// The send goes from a copy; the receive lands in a second one that is
 	// unpacked into the buffer at completion.
-	out := packed(b, dt, int(count))
+	h, err := hostView(b) // device memory: the copies go through the host
+	if err != nil {
+		return fail(comm, call, err)
+	}
+	out := packed(h, dt, int(count))
 	in := make([]byte, len(out))
 	s, err := compat.Isend(o.c, out, len(out), compat.Byte, rankIn(dest), int(stag))
 	if err != nil {
@@ -201,5 +211,5 @@ func abigo_Isendrecv_replace(buf C.uintptr_t, count C.int, dtype C.uintptr_t, de
 	if err != nil {
 		return fail(comm, call, err)
 	}
-	return isendrecv(comm, r, s, func() error { unpack(b, dt, int(count), in); return nil }, req)
+	return isendrecv(comm, r, s, func() error { unpack(h, dt, int(count), in); return storeBack(b, h) }, req)
 }

@@ -46,6 +46,10 @@ func child(mode string) int {
 		err = suite(w, logf)
 	case "compat":
 		err = compatSuite(w, logf)
+	case "p2p":
+		err = p2pSuite(w, logf)
+	case "p2pbench":
+		err = p2pBench(w, "processes"+mpsTag(), logf)
 	case "compatbench":
 		err = compatBench(w, "processes"+mpsTag(), logf)
 	case "collbench":

@@ -31,9 +31,21 @@
 #                                 beside shmem.Reduce's in-process, then under
 #                                 MPS both as processes.
 #   test/gpu/run.sh abi [DIR]     on the GPU machine: the C ABI built with -tags
-#                                 cuda, collectives on cuMemAlloc buffers
-#                                 (compat/abi/testdata/cudacoll.c), 2 and 4
-#                                 processes under MPS and 2 without.
+#                                 cuda (CUDA-aware MPI, issues 21-22):
+#                                 collectives on cuMemAlloc buffers
+#                                 (compat/abi/testdata/cudacoll.c) and
+#                                 point-to-point and RMA on device buffers
+#                                 and windows (cudap2p.c), 2 and 4 processes
+#                                 under MPS and 2 without; then the timings
+#                                 (test/gpu/testdata/cudap2p_bench.c: device
+#                                 ping-pong 8 B and 1 MiB, MPI_Put 8 B on a
+#                                 device window), 2 processes under MPS.
+#   test/gpu/run.sh p2p [DIR]     on the GPU machine: compat's point-to-point
+#                                 and windows on device buffers through the Go
+#                                 API (issue 22): the suite in-process (2 and
+#                                 4 PEs) and the timings in-process, then under
+#                                 MPS the suite as processes (2 and 4) and the
+#                                 timings as processes.
 #   test/gpu/run.sh cabi [DIR]    on the GPU machine: gshmem.h on the device heap
 #                                 and its *_on_stream calls (issue 22), built
 #                                 with -tags cuda (compat/abi/testdata/
@@ -78,8 +90,11 @@ if [ "$cmd" = build ]; then
 	cp "$0" "$dir/run.sh"
 	cp "$root/test/gpu/nccl_allreduce.py" "$root/test/gpu/nvshmem_stream.cu" "$dir/"
 	if GOFLAGS=-tags=cuda go run ./cmd/gshmem abi install --prefix "$dir/abi" >/dev/null; then
-		cc -Wall -Wextra -Werror -I "$dir/abi/include" -o "$dir/abi/cudacoll" compat/abi/testdata/cudacoll.c \
-			-L "$dir/abi/lib" -lmpi_abi -lcuda -Wl,-rpath,'$ORIGIN/lib' || echo "warning: cudacoll did not build"
+		for c in compat/abi/testdata/cudacoll.c compat/abi/testdata/cudap2p.c test/gpu/testdata/cudap2p_bench.c; do
+			b=$(basename "$c" .c)
+			cc -Wall -Wextra -Werror -I "$dir/abi/include" -I compat/abi/testdata -o "$dir/abi/$b" "$c" \
+				-L "$dir/abi/lib" -lmpi_abi -lcuda -Wl,-rpath,'$ORIGIN/lib' || echo "warning: $b did not build"
+		done
 	else
 		echo "warning: the cuda-tagged C ABI did not build; 'run.sh abi' will fail"
 	fi
@@ -170,10 +185,27 @@ if [ "$cmd" = abi ]; then
 	mps_start
 	for n in 2 4; do
 		step "abi-cudacoll-$n-mps" 60 ./abi/bin/gshmem run -n $n ./abi/cudacoll
+		step "abi-cudap2p-$n-mps" 120 ./abi/bin/gshmem run -n $n ./abi/cudap2p
 	done
+	step abi-bench-mps 90 ./abi/bin/gshmem run -n 2 ./abi/cudap2p_bench
 	mps_stop
 	step abi-cudacoll-2 60 ./abi/bin/gshmem run -n 2 ./abi/cudacoll
-	grep -h "cudacoll:" "$out"/abi-*.log
+	step abi-cudap2p-2 120 ./abi/bin/gshmem run -n 2 ./abi/cudap2p
+	grep -h "cudacoll:\|cudap2p:\|BENCH" "$out"/abi-*.log
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = p2p ]; then
+	step p2p-inproc 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUP2PInProcess' -test.v -test.timeout 145s
+	step p2pbench-inproc 90 env GSHMEM_GPU_P2P_BENCH=1 ./gpu.test -test.run TestGPUP2PBenchInProcess -test.v -test.timeout 85s
+	mps_start
+	step p2p-procs-mps 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run TestGPUP2PProcesses -test.v -test.timeout 145s
+	step p2pbench-procs-mps 90 env GSHMEM_GPU_P2P_BENCH=1 GSHMEM_GPU_MPS=1 ./gpu.test -test.run TestGPUP2PBenchProcesses -test.v -test.timeout 85s
+	mps_stop
+	grep -h "BENCH" "$out"/p2pbench-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
+	grep -h "compat p2p on device buffers" "$out"/p2p-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
 	echo "failed steps: ${fails[*]:-none}"
 	[ ${#fails[@]} = 0 ]
 	exit
