@@ -30,10 +30,15 @@ func (r Result) Line(stage int) string {
 }
 
 // boundary is the fixed value of global point (i, j) on the edge: the top
-// edge is a sine bump, the other edges are cold.
+// edge is a parabolic bump, the other edges are cold. Plain arithmetic
+// with no library function, so that a C or CUDA port of the program
+// (examples/c/jacobi-gpu) computes the same bits and prints the same
+// checksum: libm's sin and Go's differ in the last bit at about one point
+// in five.
 func boundary(p Problem, i, j int) float64 {
 	if i == 0 {
-		return math.Sin(math.Pi * float64(j) / float64(p.N-1))
+		t := float64(j) / float64(p.N-1)
+		return 4 * t * (1 - t)
 	}
 	return 0
 }
