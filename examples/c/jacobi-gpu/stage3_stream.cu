@@ -127,12 +127,10 @@ int main(int argc, char **argv)
     double *h = (double *)calloc(blen, sizeof(double));
     for (size_t i = 0; i < (size_t)nrows + 2; i++) {
         int g = lo - 1 + (int)i;
-        for (int j = 0; j < n; j++)
-            if (g == 0)
-                {
-                    double t = (double)j / (double)(n - 1); /* examples/jacobi's boundary, bit for bit */
-                    h[i * n + j] = 4 * t * (1 - t);
-                }
+        for (int j = 0; j < n && g == 0; j++) {
+            double t = (double)j / (double)(n - 1); /* examples/jacobi's boundary, bit for bit */
+            h[i * n + j] = 4 * t * (1 - t);
+        }
     }
     for (int k = 0; k < 2; k++)
         CK(cudaMemcpy(grid + k * stride, h, blen * sizeof(double), cudaMemcpyHostToDevice));
