@@ -276,6 +276,7 @@ func gshmemHeader() []byte {
 	b.WriteString(" * gshmem_X, nvshmemx_X is gshmemx_X), in libmpi_abi.so.1 beside MPI.\n")
 	fmt.Fprintf(&b, " * %s */\n", strings.Replace(banner, "abi.txt", "gshmem.go", 1))
 	b.WriteString(gshmemHead)
+	b.WriteString(gshmemKernHead)
 	groups, funcs := typedFuncs()
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n/* %s. */\n", g)
