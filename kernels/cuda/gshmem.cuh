@@ -864,13 +864,12 @@ GSHMEMI_COLL_TYPED(double, double)
 
 // ------------------------------------------------------------- host side ---
 //
-// Compiled into the program when nvcc compiles this header for the host
-// (runtime-API programs): the registration of this unit's state with
+// Host code, when nvcc compiles this header (runtime-API programs): the registration of this unit's state with
 // libmpi_abi, and the collective launch. The library's calls are weak, so
 // a program that does not link libmpi_abi still links (its kernels then
 // run without a state: gshmemx_collective_launch refuses).
 
-#if defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+#if defined(__CUDACC__)
 #include <stdio.h>
 
 extern "C" {
@@ -879,7 +878,7 @@ int gshmemi_register_state(gshmemi_bind_fn bind) __attribute__((weak));
 int gshmemi_kern_query(int *device, int *sharers) __attribute__((weak));
 }
 
-#if !defined(__CUDACC_RDC__) || defined(GSHMEM_STATE_DEFINE)
+#if !defined(__CUDA_ARCH__) && (!defined(__CUDACC_RDC__) || defined(GSHMEM_STATE_DEFINE))
 // gshmemi_bind_state writes this unit's gshmemi_state on the PE's GPU
 // (the runtime's context there is the GPU's primary context, the
 // library's too) and leaves the caller's current device as it was.
@@ -895,7 +894,7 @@ static int gshmemi_bind_state(const void *state, size_t size, int device) {
 __attribute__((constructor)) static void gshmemi_register_unit(void) {
   if (gshmemi_register_state) gshmemi_register_state(gshmemi_bind_state);
 }
-#else
+#elif !defined(__CUDA_ARCH__)
 // Under -rdc=true the unit that defines the state registers it; naming it
 // here makes the linker fail (undefined gshmemi_state) when no unit does.
 __attribute__((used)) static const void *gshmemi_state_ref = (const void *)&gshmemi_state;
