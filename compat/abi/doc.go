@@ -141,6 +141,7 @@
 //	gshmem.go, gshmem_rma.go, gshmem_team.go  gshmem.h's setup and heap, its Go paths, teams and collectives
 //	gshmem.c, gshmem_sync.c, shm.h        gshmem.h's calls in C and the inline cores of its typed families
 //	zgshmem.c, include/gshmem.h           generated: the typed families and the header
+//	gshmem_kern*.go, gshmem_kern.c         stage 4: gshmem.cuh's device state bound into the program's kernels (registered binders) and driver-API modules
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h                     MPIX_CUDA_AWARE_SUPPORT (0 in this host build)
 //
