@@ -223,12 +223,15 @@ if [ "$cmd" = ckern ]; then
 		diff -r ckern /tmp/kern_nv >"$out/ckern-nvshmem-rename.diff" 2>&1
 		step ckern-nvshmem-build 120 "$nvcc" -O3 -rdc=true -arch=sm_90 -I"$NV/include" /tmp/kern_nv/kern_rt.cu -o /tmp/kern_nv/kern_rt \
 			-L"$NV/lib" -lnvshmem_host -lnvshmem_device -lcuda
+		step ckern-nvshmem-ops-mps 60 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
+			-x LD_LIBRARY_PATH -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 \
+			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=256M -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/kern_nv/kern_rt
 		step ckern-nvshmem-bench-mps 90 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
 			-x LD_LIBRARY_PATH -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 \
 			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=3G -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/kern_nv/kern_rt bench
 	fi
 	mps_stop
-	grep -h "kern ok\|kern_drv ok" "$out"/ckern-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort | uniq -c
+	grep -H "kern ok\|kern_drv ok" "$out"/ckern-*.log | sed 's|^[^:]*/||; s/\.log:.*\] /: /; s/\.log:/: /' | sort | uniq -c
 	echo "gshmem:"
 	grep -h "BENCH\|kern putbw grid" "$out"/ckern-bench-mps.log | sed 's/^ *\[pe [0-9]*\] //'
 	echo "NVSHMEM (same source, renamed):"

@@ -48,17 +48,24 @@ extern "C" __global__ void kern_putbw(char *dst, const char *src, size_t n, int 
 }
 
 /* kern_pingpong: PE 0 and PE 1 pass a count back and forth iters times
- * with a p into the other's sig and a signal wait on their own. */
-extern "C" __global__ void kern_pingpong(uint64_t *sig, int iters)
+ * with a p into the other's sig and a wait on their own: a signal wait,
+ * or (wait != 0) the typed wait_until. */
+extern "C" __global__ void kern_pingpong(uint64_t *sig, int iters, int wait)
 {
     int me = gshmem_my_pe(), peer = 1 - me;
     for (int i = 1; i <= iters; i++) {
+        if (me == 1) {
+            if (wait)
+                gshmem_uint64_wait_until(sig, GSHMEM_CMP_GE, (uint64_t)i);
+            else
+                gshmem_signal_wait_until(sig, GSHMEM_CMP_GE, (uint64_t)i);
+        }
+        gshmem_uint64_p(sig, (uint64_t)i, peer);
         if (me == 0) {
-            gshmem_uint64_p(sig, (uint64_t)i, peer);
-            gshmem_signal_wait_until(sig, GSHMEM_CMP_GE, (uint64_t)i);
-        } else {
-            gshmem_signal_wait_until(sig, GSHMEM_CMP_GE, (uint64_t)i);
-            gshmem_uint64_p(sig, (uint64_t)i, peer);
+            if (wait)
+                gshmem_uint64_wait_until(sig, GSHMEM_CMP_GE, (uint64_t)i);
+            else
+                gshmem_signal_wait_until(sig, GSHMEM_CMP_GE, (uint64_t)i);
         }
     }
 }
