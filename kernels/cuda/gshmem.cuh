@@ -345,15 +345,11 @@ template <typename T> static __device__ __forceinline__ int gshmemi_test(const T
   return gshmemi_cmp(gshmemi_ld_acquire(ivar), cmp, value);
 }
 
-// Polls with relaxed loads and orders once it sees the value: a strong
-// load followed by a fence is an acquire in PTX's memory model, and the
-// poll stays off the fence's cost.
 GSHMEMI_API(uint64_t gshmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t value), {
   uint64_t v;
   do {
-    v = gshmemi_ld_relaxed_u64((const unsigned long long *)sig);
+    v = gshmemi_ld_acquire_u64((const unsigned long long *)sig);
   } while (!gshmemi_cmp(v, cmp, value));
-  asm volatile("fence.acq_rel.sys;" ::: "memory");
   return v;
 })
 
