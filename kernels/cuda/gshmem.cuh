@@ -14,9 +14,8 @@
 //     table, so exactly one .cu file defines it by
 //         #define GSHMEM_STATE_DEFINE
 //         #include <gshmem.cuh>
-//     (or links libgshmem_device.a, which `gshmem abi install` builds when
-//     it finds nvcc: nvcc -rdc=true ... -lgshmem_device), as NVSHMEM's
-//     libnvshmem_device.a defines its state.
+//     (NVSHMEM keeps its state in libnvshmem_device.a instead; without a
+//     definition the device link fails on gshmemi_state).
 //   - as a module loaded with the driver API (nvcc -ptx or -cubin, then
 //     cuModuleLoad): gshmemx_cumodule_init(module) writes the module's
 //     table (gshmem.h); the Go loader (kernels.LoadPTX) does the same for Go
