@@ -31,8 +31,9 @@ func abiInstallCmd() *cobra.Command {
 		Long: `install builds compat/abi with the go toolchain (cgo and a C compiler needed)
 into DIR/lib/libmpi_abi.so.1 (+ the libmpi_abi.so link), and installs
 DIR/include/mpi.h, mpi-ext.h and gshmem.h (the symmetric heap's C host API,
-in the same library), DIR/lib/pkgconfig/mpi.pc, a copy of this
-gshmem binary as DIR/bin/gshmem, and DIR/bin/mpicc, mpicxx and mpiexec (gshmem
+in the same library) and gshmem.cuh (its device API, for kernels built with
+gshmem nvcc), DIR/lib/pkgconfig/mpi.pc, a copy of this gshmem binary as
+DIR/bin/gshmem, and DIR/bin/mpicc, mpicxx and mpiexec (gshmem
 run), so that PATH=DIR/bin:$PATH or make MPICC=DIR/bin/mpicc builds existing
 MPI projects. --src is the gshmem source tree (default: the module of the
 current directory).`,
@@ -135,6 +136,9 @@ func installABI(cmd *cobra.Command, prefix, src string) error {
 		}
 	}
 	if err := installExtHeader(root, prefix, build.Env); err != nil {
+		return err
+	}
+	if err := installKernelHeaders(root, prefix); err != nil {
 		return err
 	}
 	exe, err := os.Executable()

@@ -178,6 +178,7 @@
 //	gshmem_device.go, gshmem_cuda.go, shmdev.h  gshmem.h on a device heap (the CUDA build)
 //	gshmem_stream.c, gshmem_stream.go     the *_on_stream calls
 //	zgshmem.c, include/gshmem.h           generated: the typed families and the header
+//	gshmem_kern*.go, gshmem_kern.c         stage 4: gshmem.cuh's device state bound into the program's kernels (registered binders) and driver-API modules
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h, cudaaware.go       MPIX_CUDA_AWARE_SUPPORT (0; 1 as installed from a -tags cuda build)
 //

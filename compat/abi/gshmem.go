@@ -115,6 +115,7 @@ func shmBeforeMPIFinalize(w *shmem.World) {
 	shm.mu.Lock()
 	defer shm.mu.Unlock()
 	if shm.w == w && !shm.own && !shm.finalized {
+		kernUnpublish()
 		atomic.StoreInt32(&shmC.Initialized, 0)
 		shm.finalized, shm.w = true, nil
 		shmExit.Store(nil)
@@ -199,6 +200,9 @@ func abiint_shmem_init(withComm C.int, comm C.uintptr_t) C.int {
 		atomic.StoreInt32(&shmC.Aborted, 1)
 	}(w.Context().Done())
 	atomic.StoreInt32(&shmC.Initialized, 1)
+	if err := kernPublish(w); err != nil {
+		shmFatal(call, "%v", err)
+	}
 	return 0
 }
 
@@ -275,6 +279,7 @@ func abiint_shmem_finalize() {
 		shmFatal("gshmem_finalize", "%v", err)
 	}
 	shm.mu.Lock()
+	kernUnpublish()
 	atomic.StoreInt32(&shmC.Initialized, 0)
 	for _, t := range shm.teams[teamNode+1:] {
 		if t != nil {

@@ -807,6 +807,9 @@ type Module struct{ h C.CUmodule }
 
 func (m Module) c() C.CUmodule { return m.h }
 
+// ModuleFromUintptr wraps a CUmodule that C code loaded (gshmemx_cumodule_init).
+func ModuleFromUintptr(u uintptr) Module { return Module{*(*C.CUmodule)(unsafe.Pointer(&u))} }
+
 // LoadModule loads a PTX (or cubin, fatbin) image into c. A JIT failure
 // carries the compiler's log.
 func (c Context) LoadModule(image string) (Module, error) {

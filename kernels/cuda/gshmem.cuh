@@ -1,17 +1,37 @@
 // gshmem.cuh: the device side of gshmem, for kernels that issue their own
 // puts, gets, atomics, signals and waits (the NVSHMEM device API's shape).
 //
-// Header only. Include it in a .cu file, compile that file to PTX
+// Header only. A kernel reaches the other PEs through this PE's state
+// table, the __constant__ gshmemi_state, which the library writes before
+// the kernels run. How it gets there depends on how the kernels are built:
 //
-//     nvcc -arch=sm_90 -ptx -O3 -I kernels/cuda my.cu -o my.ptx
+//   - with nvcc into the program (runtime API, `gshmem nvcc app.cu`, or
+//     nvcc -I$PREFIX/include app.cu -L$PREFIX/lib -lmpi_abi): every
+//     translation unit that includes this header registers its copy of the
+//     table with libmpi_abi when the program starts, and gshmem_init (or
+//     gshmemx_init_attr) writes it; nothing to call.
+//   - with separate compilation (-rdc=true): the device program has one
+//     table, so exactly one .cu file defines it by
+//         #define GSHMEM_STATE_DEFINE
+//         #include <gshmem.cuh>
+//     (NVSHMEM keeps its state in libnvshmem_device.a instead; without a
+//     definition the device link fails on gshmemi_state).
+//   - as a module loaded with the driver API (nvcc -ptx or -cubin, then
+//     cuModuleLoad): gshmemx_cumodule_init(module) writes the module's
+//     table (gshmem.h); the Go loader (kernels.LoadPTX) does the same for Go
+//     programs.
 //
-// and load the PTX with kernels.Load (Go, -tags cuda): the loader writes
-// this PE's state table into the module's gshmemi_state symbol before any
-// kernel runs. A symmetric address is an address inside this PE's own heap
-// (shmem.DevicePtr of a Sym for this PE, or a pointer derived from it): the
-// calls below turn it into the target PE's heap as mapped in this context
-// (CUDA IPC for another process, the same pointer for a PE of this process,
-// peer access for another GPU) from the state table.
+// In a .cu file the host API comes with it: this header includes gshmem.h
+// when it is on the include path, and the calls both headers name
+// (gshmem_my_pe, gshmem_int_p, gshmem_barrier_all, ...) are the library's
+// on the host and this header's in device code, as NVSHMEM's are.
+//
+// A symmetric address is an address inside this PE's own heap (from
+// gshmem_malloc, or shmem.DevicePtr of a Sym for this PE in Go, or a
+// pointer derived from it): the calls below turn it into the target PE's
+// heap as mapped in this context (CUDA IPC for another process, the same
+// pointer for a PE of this process, peer access for another GPU) from the
+// state table.
 //
 // Scopes: the plain calls are made by one thread; the _warp forms by every
 // thread of a warp (converged) and the _block forms by every thread of the
@@ -27,6 +47,33 @@
 
 #include <stdint.h>
 #include <stddef.h>
+
+#if defined(__has_include) && !defined(GSHMEM_NO_HOST_API)
+#if __has_include("gshmem.h")
+#include "gshmem.h"
+#endif
+#endif
+
+// Shared with gshmem.h, which defines the same.
+#ifndef GSHMEMI_COMMON_TYPES
+#define GSHMEMI_COMMON_TYPES
+enum gshmem_cmp { GSHMEM_CMP_EQ = 0, GSHMEM_CMP_NE, GSHMEM_CMP_GT, GSHMEM_CMP_GE, GSHMEM_CMP_LT, GSHMEM_CMP_LE };
+enum gshmem_signal_op { GSHMEM_SIGNAL_SET = 0, GSHMEM_SIGNAL_ADD = 1 };
+typedef unsigned long long gshmem_team_t;
+#endif
+
+// GSHMEMI_API defines a call that gshmem.h also declares for the host: one
+// extern "C" __host__ __device__ function whose body exists only when
+// compiling for the device, so a host caller links to libmpi_abi and a
+// kernel inlines the body. The other device calls are static.
+#ifdef __CUDA_ARCH__
+#define GSHMEMI_API(decl, ...) extern "C" __host__ __device__ __forceinline__ decl __VA_ARGS__
+#else
+#define GSHMEMI_API(decl, ...) extern "C" __host__ __device__ decl;
+#endif
+// The redeclaration of gshmem.h's host calls as __host__ __device__ is
+// what GSHMEMI_API means to do.
+#pragma nv_diag_suppress 20040
 
 // ---------------------------------------------------------------- state ---
 
@@ -59,26 +106,27 @@ typedef struct gshmem_state {
   unsigned long long reserved;
 } gshmem_state_t;
 
-// One per module; written by the loader (cuModuleGetGlobal + copy).
+// One per device program: per translation unit in whole-program
+// compilation, one in all under -rdc=true (defined where GSHMEM_STATE_DEFINE
+// is). Written by the library (see the top of this file).
+#if defined(__CUDACC_RDC__) && !defined(GSHMEM_STATE_DEFINE)
+extern __constant__ gshmem_state_t gshmemi_state;
+#else
 __constant__ gshmem_state_t gshmemi_state;
-
-// ------------------------------------------------------------- constants ---
-
-enum gshmem_cmp { GSHMEM_CMP_EQ = 0, GSHMEM_CMP_NE, GSHMEM_CMP_GT, GSHMEM_CMP_GE, GSHMEM_CMP_LT, GSHMEM_CMP_LE };
-enum gshmem_signal_op { GSHMEM_SIGNAL_SET = 0, GSHMEM_SIGNAL_ADD = 1 };
+#endif
 
 // ------------------------------------------------------------ addressing ---
 
-static __device__ __forceinline__ int gshmem_my_pe(void) { return gshmemi_state.mype; }
-static __device__ __forceinline__ int gshmem_n_pes(void) { return gshmemi_state.npes; }
+GSHMEMI_API(int gshmem_my_pe(void), { return gshmemi_state.mype; })
+GSHMEMI_API(int gshmem_n_pes(void), { return gshmemi_state.npes; })
 
 // gshmem_ptr returns the address of sym on pe, usable by load/store from
 // this kernel, or NULL when pe's heap is not mapped here.
-static __device__ __forceinline__ void *gshmem_ptr(const void *sym, int pe) {
+GSHMEMI_API(void *gshmem_ptr(const void *sym, int pe), {
   unsigned long long off = (unsigned long long)sym - gshmemi_state.heap_base;
   unsigned long long b = __ldg(gshmemi_state.peer_base + pe);
   return b ? (void *)(b + off) : (void *)0;
-}
+})
 
 static __device__ __forceinline__ void *gshmemi_peer(const void *sym, int pe) {
   return (void *)(__ldg(gshmemi_state.peer_base + pe) + ((unsigned long long)sym - gshmemi_state.heap_base));
@@ -120,8 +168,8 @@ static __device__ __forceinline__ void gshmemi_red_release_add_u64(unsigned long
 
 // quiet: every put, atomic and signal this thread issued is complete and
 // visible at its target. fence: they are ordered before later ones.
-static __device__ __forceinline__ void gshmem_quiet(void) { asm volatile("fence.sc.sys;" ::: "memory"); }
-static __device__ __forceinline__ void gshmem_fence(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+GSHMEMI_API(void gshmem_quiet(void), { asm volatile("fence.sc.sys;" ::: "memory"); })
+GSHMEMI_API(void gshmem_fence(void), { asm volatile("fence.acq_rel.sys;" ::: "memory"); })
 
 // ---------------------------------------------------------------- copies ---
 
@@ -177,12 +225,12 @@ static __device__ __forceinline__ void gshmemi_copy(void *dst, const void *src, 
 
 // ------------------------------------------------------------- put / get ---
 
-static __device__ __forceinline__ void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe) {
+GSHMEMI_API(void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe), {
   gshmemi_copy(gshmemi_peer(dest, pe), source, nelems, 0, 1);
-}
-static __device__ __forceinline__ void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe) {
+})
+GSHMEMI_API(void gshmem_getmem(void *dest, const void *source, size_t nelems, int pe), {
   gshmemi_copy(dest, gshmemi_peer(source, pe), nelems, 0, 1);
-}
+})
 static __device__ __forceinline__ void gshmemx_putmem_warp(void *dest, const void *source, size_t nelems, int pe) {
   gshmemi_copy(gshmemi_peer(dest, pe), source, nelems, gshmemi_lane(), 32);
   __syncwarp();
@@ -201,12 +249,12 @@ static __device__ __forceinline__ void gshmemx_getmem_block(void *dest, const vo
 }
 // The non-blocking forms: the same copies, without the closing barrier of
 // the warp and block forms; complete after gshmem_quiet.
-static __device__ __forceinline__ void gshmem_putmem_nbi(void *dest, const void *source, size_t n, int pe) {
+GSHMEMI_API(void gshmem_putmem_nbi(void *dest, const void *source, size_t n, int pe), {
   gshmemi_copy(gshmemi_peer(dest, pe), source, n, 0, 1);
-}
-static __device__ __forceinline__ void gshmem_getmem_nbi(void *dest, const void *source, size_t n, int pe) {
+})
+GSHMEMI_API(void gshmem_getmem_nbi(void *dest, const void *source, size_t n, int pe), {
   gshmemi_copy(dest, gshmemi_peer(source, pe), n, 0, 1);
-}
+})
 static __device__ __forceinline__ void gshmemx_putmem_nbi_warp(void *dest, const void *source, size_t n, int pe) {
   gshmemi_copy(gshmemi_peer(dest, pe), source, n, gshmemi_lane(), 32);
 }
@@ -230,11 +278,11 @@ static __device__ __forceinline__ void gshmem_signal_op(uint64_t *sig, uint64_t 
   }
 }
 
-static __device__ __forceinline__ void gshmem_putmem_signal(void *dest, const void *source, size_t n, uint64_t *sig,
-                                                            uint64_t value, int op, int pe) {
+GSHMEMI_API(void gshmem_putmem_signal(void *dest, const void *source, size_t n, uint64_t *sig,
+                                                            uint64_t value, int op, int pe), {
   gshmem_putmem(dest, source, n, pe);
   gshmem_signal_op(sig, value, op, pe);
-}
+})
 static __device__ __forceinline__ void gshmemx_putmem_signal_warp(void *dest, const void *source, size_t n,
                                                                   uint64_t *sig, uint64_t value, int op, int pe) {
   gshmemx_putmem_warp(dest, source, n, pe);
@@ -254,12 +302,14 @@ static __device__ __forceinline__ void gshmemx_putmem_signal_block(void *dest, c
   }
   __syncthreads();
 }
-#define gshmem_putmem_signal_nbi gshmem_putmem_signal
+GSHMEMI_API(void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t n, uint64_t *sig, uint64_t value,
+                                          int op, int pe),
+            { gshmem_putmem_signal(dest, source, n, sig, value, op, pe); })
 #define gshmemx_putmem_signal_nbi_block gshmemx_putmem_signal_block
 
-static __device__ __forceinline__ uint64_t gshmem_signal_fetch(const uint64_t *sig) {
+GSHMEMI_API(uint64_t gshmem_signal_fetch(const uint64_t *sig), {
   return gshmemi_ld_acquire_u64((const unsigned long long *)sig);
-}
+})
 
 // ----------------------------------------------------------------- waits ---
 
@@ -294,13 +344,13 @@ template <typename T> static __device__ __forceinline__ int gshmemi_test(const T
   return gshmemi_cmp(gshmemi_ld_acquire(ivar), cmp, value);
 }
 
-static __device__ __forceinline__ uint64_t gshmem_signal_wait_until(const uint64_t *sig, int cmp, uint64_t value) {
+GSHMEMI_API(uint64_t gshmem_signal_wait_until(uint64_t *sig, int cmp, uint64_t value), {
   uint64_t v;
   do {
     v = gshmemi_ld_acquire_u64((const unsigned long long *)sig);
   } while (!gshmemi_cmp(v, cmp, value));
   return v;
-}
+})
 
 // -------------------------------------------------------------- atomics ---
 // On pe's copy of the word at the symmetric address dest, system scope.
@@ -363,14 +413,12 @@ template <typename T> static __device__ __forceinline__ T gshmemi_g(const T *src
 
 // Typed entry points, as NVSHMEM names them: gshmem_<type>_<op>.
 #define GSHMEMI_RMA(NAME, T)                                                                                      \
-  static __device__ __forceinline__ void gshmem_##NAME##_p(T *dest, T v, int pe) { gshmemi_p<T>(dest, v, pe); } \
-  static __device__ __forceinline__ T gshmem_##NAME##_g(const T *src, int pe) { return gshmemi_g<T>(src, pe); }  \
-  static __device__ __forceinline__ void gshmem_##NAME##_put(T *dest, const T *src, size_t n, int pe) {          \
-    gshmem_putmem(dest, src, n * sizeof(T), pe);                                                                  \
-  }                                                                                                               \
-  static __device__ __forceinline__ void gshmem_##NAME##_get(T *dest, const T *src, size_t n, int pe) {          \
-    gshmem_getmem(dest, src, n * sizeof(T), pe);                                                                  \
-  }                                                                                                               \
+  GSHMEMI_API(void gshmem_##NAME##_p(T *dest, T value, int pe), { gshmemi_p<T>(dest, value, pe); })              \
+  GSHMEMI_API(T gshmem_##NAME##_g(const T *source, int pe), { return gshmemi_g<T>(source, pe); })                 \
+  GSHMEMI_API(void gshmem_##NAME##_put(T *dest, const T *source, size_t nelems, int pe),                          \
+              { gshmem_putmem(dest, source, nelems * sizeof(T), pe); })                                           \
+  GSHMEMI_API(void gshmem_##NAME##_get(T *dest, const T *source, size_t nelems, int pe),                          \
+              { gshmem_getmem(dest, source, nelems * sizeof(T), pe); })                                           \
   static __device__ __forceinline__ void gshmemx_##NAME##_put_warp(T *dest, const T *src, size_t n, int pe) {    \
     gshmemx_putmem_warp(dest, src, n * sizeof(T), pe);                                                            \
   }                                                                                                               \
@@ -389,64 +437,41 @@ GSHMEMI_RMA(uint64, uint64_t)
 GSHMEMI_RMA(float, float)
 GSHMEMI_RMA(double, double)
 
+// The typed atomics, waits and tests. Their C types are gshmem.h's (and
+// OpenSHMEM's): uint64 is uint64_t, ulonglong is unsigned long long.
 #define GSHMEMI_AMO(NAME, T)                                                                                        \
-  static __device__ __forceinline__ T gshmem_##NAME##_atomic_fetch(const T *src, int pe) {                          \
-    return gshmemi_fetch<T>(src, pe);                                                                               \
-  }                                                                                                                 \
-  static __device__ __forceinline__ void gshmem_##NAME##_atomic_set(T *dest, T v, int pe) {                         \
-    gshmemi_set<T>(dest, v, pe);                                                                                    \
-  }                                                                                                                 \
-  static __device__ __forceinline__ T gshmem_##NAME##_atomic_swap(T *dest, T v, int pe) {                           \
-    return gshmemi_swap<T>(dest, v, pe);                                                                            \
-  }                                                                                                                 \
-  static __device__ __forceinline__ T gshmem_##NAME##_atomic_compare_swap(T *dest, T cond, T v, int pe) {           \
-    return gshmemi_cswap<T>(dest, cond, v, pe);                                                                     \
-  }                                                                                                                 \
-  static __device__ __forceinline__ T gshmem_##NAME##_atomic_fetch_add(T *dest, T v, int pe) {                      \
-    return gshmemi_fetch_add<T>(dest, v, pe);                                                                       \
-  }                                                                                                                 \
-  static __device__ __forceinline__ void gshmem_##NAME##_atomic_add(T *dest, T v, int pe) {                         \
-    gshmemi_fetch_add<T>(dest, v, pe);                                                                              \
-  }                                                                                                                 \
-  static __device__ __forceinline__ T gshmem_##NAME##_atomic_fetch_inc(T *dest, int pe) {                           \
-    return gshmemi_fetch_add<T>(dest, (T)1, pe);                                                                    \
-  }                                                                                                                 \
-  static __device__ __forceinline__ void gshmem_##NAME##_atomic_inc(T *dest, int pe) {                              \
-    gshmemi_fetch_add<T>(dest, (T)1, pe);                                                                           \
-  }                                                                                                                 \
-  static __device__ __forceinline__ void gshmem_##NAME##_wait_until(const T *ivar, int cmp, T value) {              \
-    gshmemi_wait_until<T>(ivar, cmp, value);                                                                        \
-  }                                                                                                                 \
-  static __device__ __forceinline__ int gshmem_##NAME##_test(const T *ivar, int cmp, T value) {                     \
-    return gshmemi_test<T>(ivar, cmp, value);                                                                       \
-  }
+  GSHMEMI_API(T gshmem_##NAME##_atomic_fetch(const T *source, int pe), { return gshmemi_fetch<T>(source, pe); })  \
+  GSHMEMI_API(void gshmem_##NAME##_atomic_set(T *dest, T value, int pe), { gshmemi_set<T>(dest, value, pe); })    \
+  GSHMEMI_API(T gshmem_##NAME##_atomic_swap(T *dest, T value, int pe), { return gshmemi_swap<T>(dest, value, pe); }) \
+  GSHMEMI_API(T gshmem_##NAME##_atomic_compare_swap(T *dest, T cond, T value, int pe),                              \
+              { return gshmemi_cswap<T>(dest, cond, value, pe); })                                                  \
+  GSHMEMI_API(T gshmem_##NAME##_atomic_fetch_add(T *dest, T value, int pe),                                         \
+              { return gshmemi_fetch_add<T>(dest, value, pe); })                                                    \
+  GSHMEMI_API(void gshmem_##NAME##_atomic_add(T *dest, T value, int pe), { gshmemi_fetch_add<T>(dest, value, pe); }) \
+  GSHMEMI_API(T gshmem_##NAME##_atomic_fetch_inc(T *dest, int pe), { return gshmemi_fetch_add<T>(dest, (T)1, pe); }) \
+  GSHMEMI_API(void gshmem_##NAME##_atomic_inc(T *dest, int pe), { gshmemi_fetch_add<T>(dest, (T)1, pe); })        \
+  GSHMEMI_API(void gshmem_##NAME##_wait_until(T *ivar, int cmp, T cmp_value),                                       \
+              { gshmemi_wait_until<T>(ivar, cmp, cmp_value); })                                                     \
+  GSHMEMI_API(int gshmem_##NAME##_test(T *ivar, int cmp, T cmp_value), { return gshmemi_test<T>(ivar, cmp, cmp_value); })
 #define GSHMEMI_BITWISE(NAME, T)                                                                                    \
-  static __device__ __forceinline__ T gshmem_##NAME##_atomic_fetch_and(T *dest, T v, int pe) {                      \
-    return gshmemi_fetch_and<T>(dest, v, pe);                                                                       \
-  }                                                                                                                 \
-  static __device__ __forceinline__ T gshmem_##NAME##_atomic_fetch_or(T *dest, T v, int pe) {                       \
-    return gshmemi_fetch_or<T>(dest, v, pe);                                                                        \
-  }                                                                                                                 \
-  static __device__ __forceinline__ T gshmem_##NAME##_atomic_fetch_xor(T *dest, T v, int pe) {                      \
-    return gshmemi_fetch_xor<T>(dest, v, pe);                                                                       \
-  }                                                                                                                 \
-  static __device__ __forceinline__ void gshmem_##NAME##_atomic_and(T *dest, T v, int pe) {                         \
-    gshmemi_fetch_and<T>(dest, v, pe);                                                                              \
-  }                                                                                                                 \
-  static __device__ __forceinline__ void gshmem_##NAME##_atomic_or(T *dest, T v, int pe) {                          \
-    gshmemi_fetch_or<T>(dest, v, pe);                                                                               \
-  }                                                                                                                 \
-  static __device__ __forceinline__ void gshmem_##NAME##_atomic_xor(T *dest, T v, int pe) {                         \
-    gshmemi_fetch_xor<T>(dest, v, pe);                                                                              \
-  }
+  GSHMEMI_API(T gshmem_##NAME##_atomic_fetch_and(T *dest, T value, int pe),                                         \
+              { return gshmemi_fetch_and<T>(dest, value, pe); })                                                    \
+  GSHMEMI_API(T gshmem_##NAME##_atomic_fetch_or(T *dest, T value, int pe), { return gshmemi_fetch_or<T>(dest, value, pe); }) \
+  GSHMEMI_API(T gshmem_##NAME##_atomic_fetch_xor(T *dest, T value, int pe),                                         \
+              { return gshmemi_fetch_xor<T>(dest, value, pe); })                                                    \
+  GSHMEMI_API(void gshmem_##NAME##_atomic_and(T *dest, T value, int pe), { gshmemi_fetch_and<T>(dest, value, pe); }) \
+  GSHMEMI_API(void gshmem_##NAME##_atomic_or(T *dest, T value, int pe), { gshmemi_fetch_or<T>(dest, value, pe); })  \
+  GSHMEMI_API(void gshmem_##NAME##_atomic_xor(T *dest, T value, int pe), { gshmemi_fetch_xor<T>(dest, value, pe); })
 GSHMEMI_AMO(int, int)
-GSHMEMI_AMO(uint32, unsigned int)
+GSHMEMI_AMO(uint32, uint32_t)
 GSHMEMI_AMO(long, long)
 GSHMEMI_AMO(longlong, long long)
-GSHMEMI_AMO(uint64, unsigned long long)
+GSHMEMI_AMO(uint64, uint64_t)
+GSHMEMI_AMO(ulonglong, unsigned long long)
 GSHMEMI_BITWISE(int, int)
-GSHMEMI_BITWISE(uint32, unsigned int)
-GSHMEMI_BITWISE(uint64, unsigned long long)
+GSHMEMI_BITWISE(uint32, uint32_t)
+GSHMEMI_BITWISE(uint64, uint64_t)
+GSHMEMI_BITWISE(ulonglong, unsigned long long)
 GSHMEMI_BITWISE(long, long)
 
 // -------------------------------------------------------------- barrier ---
@@ -454,7 +479,7 @@ GSHMEMI_BITWISE(long, long)
 // gshmem_sync_all: every PE's calling thread meets (dissemination over
 // counters in the device control areas; counters only grow, so nothing is
 // reset). Exactly one thread of each PE calls it, and every PE must.
-static __device__ __forceinline__ void gshmem_sync_all(void) {
+GSHMEMI_API(void gshmem_sync_all(void), {
   int me = gshmemi_state.mype, n = gshmemi_state.npes;
   unsigned long long *mine = gshmemi_ctrl(me, 0);
   unsigned long long *ep = (unsigned long long *)((char *)mine + GSHMEM_CTRL_EPOCH);
@@ -467,12 +492,12 @@ static __device__ __forceinline__ void gshmem_sync_all(void) {
     while (gshmemi_ld_acquire_u64(own) < epoch) {
     }
   }
-}
+})
 // gshmem_barrier_all: quiet, then sync_all.
-static __device__ __forceinline__ void gshmem_barrier_all(void) {
+GSHMEMI_API(void gshmem_barrier_all(void), {
   gshmem_quiet();
   gshmem_sync_all();
-}
+})
 static __device__ __forceinline__ void gshmemx_barrier_all_warp(void) {
   __syncwarp();
   if (gshmemi_lane() == 0) gshmem_barrier_all();
@@ -571,8 +596,6 @@ template <> __device__ __forceinline__ double gshmemi_fold<double>(int op, doubl
 // reused, destinations hold the result); reductions fold in team order on
 // every member, so every member gets the same bits.
 
-typedef unsigned long long gshmem_team_t;
-
 #define GSHMEMI_TEAM_CTR 512    /* this block's barrier counters, one per member, written by peers */
 #define GSHMEMI_TEAM_EPOCH 1024 /* this PE's count of kernel-side team barriers */
 #define GSHMEMI_TEAM_LL_EPOCH 1032 /* this PE's count of one-round (LL) reductions */
@@ -590,12 +613,12 @@ typedef struct gshmemi_team_desc {
   int members[64]; /* world PE of each member */
 } gshmemi_team_desc_t;
 
-static __device__ __forceinline__ int gshmem_team_my_pe(gshmem_team_t team) {
+GSHMEMI_API(int gshmem_team_my_pe(gshmem_team_t team), {
   return ((const gshmemi_team_desc_t *)team)->me;
-}
-static __device__ __forceinline__ int gshmem_team_n_pes(gshmem_team_t team) {
+})
+GSHMEMI_API(int gshmem_team_n_pes(gshmem_team_t team), {
   return ((const gshmemi_team_desc_t *)team)->np;
-}
+})
 // gshmem_team_translate_pe returns the world PE of member p.
 static __device__ __forceinline__ int gshmemi_team_pe(gshmem_team_t team, int p) {
   return ((const gshmemi_team_desc_t *)team)->members[p];
@@ -837,5 +860,104 @@ GSHMEMI_COLL_TYPED(uint32, uint32_t)
 GSHMEMI_COLL_TYPED(uint64, uint64_t)
 GSHMEMI_COLL_TYPED(float, float)
 GSHMEMI_COLL_TYPED(double, double)
+
+// ------------------------------------------------------------- host side ---
+//
+// Host code, when nvcc compiles this header (runtime-API programs): the registration of this unit's state with
+// libmpi_abi, and the collective launch. The library's calls are weak, so
+// a program that does not link libmpi_abi still links (its kernels then
+// run without a state: gshmemx_collective_launch refuses).
+
+#if defined(__CUDACC__)
+#include <stdio.h>
+
+extern "C" {
+typedef int (*gshmemi_bind_fn)(const void *state, size_t size, int device);
+int gshmemi_register_state(gshmemi_bind_fn bind) __attribute__((weak));
+int gshmemi_kern_query(int *device, int *sharers) __attribute__((weak));
+}
+
+#if !defined(__CUDA_ARCH__) && (!defined(__CUDACC_RDC__) || defined(GSHMEM_STATE_DEFINE))
+// gshmemi_bind_state writes this unit's gshmemi_state on the PE's GPU
+// (the runtime's context there is the GPU's primary context, the
+// library's too) and leaves the caller's current device as it was.
+static int gshmemi_bind_state(const void *state, size_t size, int device) {
+  if (size != sizeof(gshmem_state_t)) return 2;
+  int prev = -1;
+  if (cudaGetDevice(&prev) != cudaSuccess) prev = -1;
+  if (prev != device && cudaSetDevice(device) != cudaSuccess) return 1;
+  cudaError_t e = cudaMemcpyToSymbol(gshmemi_state, state, size);
+  if (prev >= 0 && prev != device) cudaSetDevice(prev);
+  return e == cudaSuccess ? 0 : 1;
+}
+__attribute__((constructor)) static void gshmemi_register_unit(void) {
+  if (gshmemi_register_state) gshmemi_register_state(gshmemi_bind_state);
+}
+#elif !defined(__CUDA_ARCH__)
+// Under -rdc=true the unit that defines the state registers it; naming it
+// here makes the linker fail (undefined gshmemi_state) when no unit does.
+__attribute__((used)) static const void *gshmemi_state_ref = (const void *)&gshmemi_state;
+#endif
+
+// gshmemx_collective_launch_query_gridsize: the most blocks of func (of
+// block threads, shared bytes of dynamic shared memory) that can be
+// resident at once on the PE's GPU, shared with the other PEs on that GPU
+// (under MPS their collective kernels run at the same time). 0, or
+// nonzero after saying why.
+static inline int gshmemx_collective_launch_query_gridsize(const void *func, dim3 block, void **args, size_t shared,
+                                                           int *gridsize) {
+  (void)args;
+  int dev = 0, sharers = 1, per = 0, sms = 0;
+  if (!gshmemi_kern_query || gshmemi_kern_query(&dev, &sharers) != 0) {
+    fprintf(stderr, "gshmem: gshmemx_collective_launch: no device state (gshmem_init first, with the heap on the "
+                    "device: GSHMEM_HEAP=device and a libmpi_abi built with -tags cuda)\n");
+    return 1;
+  }
+  cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, func, (int)(block.x * block.y * block.z), shared);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "gshmem: gshmemx_collective_launch: occupancy of the kernel: %s\n", cudaGetErrorString(e));
+    return (int)e;
+  }
+  *gridsize = per * sms / (sharers > 0 ? sharers : 1);
+  return 0;
+}
+
+// gshmemx_collective_launch launches a kernel whose blocks wait on each
+// other or on the other PEs' kernels (device barriers, signal waits), as
+// nvshmemx_collective_launch: every block must be resident at once, so the
+// launch is cooperative, and a grid larger than can be (for this PE's
+// share of the GPU) is refused rather than left to hang. 0, or nonzero
+// (a cudaError_t where the runtime failed) after saying why.
+static inline int gshmemx_collective_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                                            cudaStream_t stream) {
+  int limit = 0, dev = 0, cur = -1;
+  int rc = gshmemx_collective_launch_query_gridsize(func, block, args, shared, &limit);
+  if (rc != 0) return rc;
+  unsigned long long n = (unsigned long long)grid.x * grid.y * grid.z;
+  if (n == 0 || n > (unsigned long long)limit) {
+    fprintf(stderr, "gshmem: gshmemx_collective_launch: a grid of %llu blocks; at most %d can be resident at once for "
+                    "this PE on its GPU\n", n, limit);
+    return (int)cudaErrorCooperativeLaunchTooLarge;
+  }
+  gshmemi_kern_query(&dev, 0);
+  if (cudaGetDevice(&cur) != cudaSuccess || cur != dev) {
+    fprintf(stderr, "gshmem: gshmemx_collective_launch: the current device is %d, this PE's GPU is %d (cudaSetDevice)\n",
+            cur, dev);
+    return (int)cudaErrorInvalidDevice;
+  }
+  cudaError_t e = cudaLaunchCooperativeKernel(func, grid, block, args, shared, stream);
+  if (e == cudaErrorNotSupported) {
+    // No cooperative launches here (an MPS client may lack them): the
+    // occupancy check above already showed that the grid fits.
+    (void)cudaGetLastError();
+    e = cudaLaunchKernel(func, grid, block, args, shared, stream);
+  }
+  if (e != cudaSuccess) fprintf(stderr, "gshmem: gshmemx_collective_launch: %s\n", cudaGetErrorString(e));
+  return (int)e;
+}
+#endif
+
+#pragma nv_diag_default 20040
 
 #endif // GSHMEM_CUH

@@ -7,8 +7,8 @@
 
 struct gshmemt_args {
   long long *vals;          // sym, >= 4 elements, zeroed
-  unsigned long long *ctr;  // sym, 1 element, zeroed
-  unsigned long long *bits; // sym, 1 element, zeroed
+  uint64_t *ctr;            // sym, 1 element, zeroed
+  uint64_t *bits;           // sym, 1 element, zeroed
   uint64_t *sig;            // sym, 1 element, zeroed
   int *buf;                 // sym, n ints, zeroed: receives the left PE's src (block put + signal)
   int *wbuf;                // sym, n ints, zeroed: receives the left PE's src (warp put)

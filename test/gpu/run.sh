@@ -59,6 +59,15 @@
 #                                 machine's NVSHMEM wheel), and the C Jacobi
 #                                 of stage 3 (examples/c/jacobi-gpu) against
 #                                 the Go one's residual and checksum.
+#   test/gpu/run.sh ckern [DIR]   on the GPU machine: stage 4 in C (issue 22): the
+#                                 programs of compat/abi/testdata/kern_* compiled
+#                                 there by the machine's own nvcc through gshmem
+#                                 nvcc (a runtime-API program, the same over two
+#                                 -rdc files, a driver-API module), run as 2 and 4
+#                                 processes under MPS; then kernel put bandwidth
+#                                 and the device ping-pong, and the same source
+#                                 built against NVSHMEM (renamed) for its figures.
+#                                 Build with 'run.sh build-ckern DIR' first.
 #   test/gpu/run.sh multi [DIR]   on a machine of several GPUs: the multi-GPU
 #                                 sitting (issue 10), most telling first: the
 #                                 measurements with one PE per GPU (processes,
@@ -108,6 +117,30 @@ if [ "$cmd" = build ]; then
 		go build -o "$dir/jacobi" ./examples/jacobi
 	fi
 	ls -la "$dir" "$dir/ref"
+	exit 0
+fi
+
+if [ "$cmd" = build-ckern ]; then
+	# On a machine with Go: the cuda-tagged library and gshmem (for gshmem
+	# nvcc), the stage-4 sources for the GPU machine's nvcc, kern_drv (C)
+	# and, as a fallback, the programs built by this machine's nvcc.
+	set -e
+	cd "$root"
+	ex=$(git rev-parse --git-path info/exclude)
+	git check-ignore -q "$dir" || { mkdir -p "$(dirname "$ex")" && echo "/$dir/" >>"$ex"; }
+	mkdir -p "$dir/ckern/prebuilt"
+	GOFLAGS=-tags=cuda go run ./cmd/gshmem abi install --prefix "$dir/abi" >/dev/null
+	t=compat/abi/testdata
+	cp $t/kern_*.cu $t/kern_ops.cuh $t/kern_main.h $t/kern_nv.h $t/shmcheck.h "$dir/ckern/"
+	"$dir/abi/bin/mpicc" -Wall -Wextra -Werror -o "$dir/ckern/kern_drv" $t/kern_drv.c -lcuda -Wl,-rpath,'$ORIGIN/../abi/lib'
+	if command -v nvcc >/dev/null; then
+		g="$dir/abi/bin/gshmem nvcc --prefix $dir/abi -arch=sm_90 -O3"
+		$g -o "$dir/ckern/prebuilt/kern_rt" $t/kern_rt.cu -Xlinker -rpath,'$ORIGIN/../../abi/lib'
+		$g -rdc=true -o "$dir/ckern/prebuilt/kern_rdc" $t/kern_rdc_main.cu $t/kern_rdc_dev.cu -Xlinker -rpath,'$ORIGIN/../../abi/lib'
+		$g -cubin -o "$dir/ckern/prebuilt/kern_mod.cubin" $t/kern_mod.cu
+	fi
+	cp "$0" "$dir/run.sh"
+	ls -la "$dir" "$dir/ckern"
 	exit 0
 fi
 
@@ -250,6 +283,57 @@ if [ "$cmd" = cabi ]; then
 	grep -h "^jacobi .*: C stage3_stream" "$out/steps.log"
 	grep -h "gshmem_stream ok" "$out"/cabi-stream-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort | uniq -c
 	grep "BENCH" "$out"/cabi-*.log | sed "s|^$out/||; s/\.log:/: /; s/\[pe [0-9]*\] //"
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = ckern ]; then
+	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+	export GSHMEM_NVCC=$nvcc LD_LIBRARY_PATH="$PWD/abi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	"$nvcc" --version 2>&1 | tail -2 | tee -a "$out/steps.log"
+	# The user's own nvcc (this machine's), in parallel: the three builds.
+	g="./abi/bin/gshmem nvcc --prefix abi -arch=sm_90 -O3"
+	b=ckern/built && mkdir -p $b
+	$g -o $b/kern_rt ckern/kern_rt.cu >"$out/ckern-build-rt.log" 2>&1 &
+	$g -rdc=true -o $b/kern_rdc ckern/kern_rdc_main.cu ckern/kern_rdc_dev.cu >"$out/ckern-build-rdc.log" 2>&1 &
+	$g -cubin -o $b/kern_mod.cubin ckern/kern_mod.cu >"$out/ckern-build-mod.log" 2>&1 &
+	wait
+	for f in kern_rt kern_rdc kern_mod.cubin; do
+		[ -s $b/$f ] || { echo "=== $f did not build with $nvcc (log: ckern-build-*.log): the prebuilt one runs" | tee -a "$out/steps.log"
+			fails+=("ckern-build-$f"); cp ckern/prebuilt/$f $b/ 2>/dev/null; }
+	done
+	export GSHMEM_HEAP=device GSHMEM_SYMMETRIC_SIZE=256m
+	mps_start
+	for n in 2 4; do
+		step "ckern-rt-$n-mps" 60 ./abi/bin/gshmem run -n $n $b/kern_rt
+	done
+	step ckern-rdc-2-mps 60 ./abi/bin/gshmem run -n 2 $b/kern_rdc
+	step ckern-drv-2-mps 60 ./abi/bin/gshmem run -n 2 ./ckern/kern_drv $b/kern_mod.cubin
+	step ckern-bench-mps 90 env GSHMEM_SYMMETRIC_SIZE=3g ./abi/bin/gshmem run -n 2 $b/kern_rt bench
+	# The same source against NVSHMEM (the machine's pip wheel), renamed.
+	if NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null); then
+		ln -sf "$NV/lib/libnvshmem_host.so.3" "$NV/lib/libnvshmem_host.so" 2>/dev/null
+		mkdir -p /tmp/kern_nv && cp ckern/kern_nv.h /tmp/kern_nv/
+		for f in kern_rt.cu kern_ops.cuh kern_main.h shmcheck.h; do
+			sed 's|<gshmem.cuh>|"kern_nv.h"|; s/gshmem/nvshmem/g; s/GSHMEM/NVSHMEM/g' ckern/$f >/tmp/kern_nv/$f
+		done
+		diff -r ckern /tmp/kern_nv >"$out/ckern-nvshmem-rename.diff" 2>&1
+		step ckern-nvshmem-build 120 "$nvcc" -O3 -rdc=true -arch=sm_90 -I"$NV/include" /tmp/kern_nv/kern_rt.cu -o /tmp/kern_nv/kern_rt \
+			-L"$NV/lib" -lnvshmem_host -lnvshmem_device -lcuda
+		step ckern-nvshmem-ops-mps 60 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
+			-x LD_LIBRARY_PATH -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 \
+			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=256M -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/kern_nv/kern_rt
+		step ckern-nvshmem-bench-mps 90 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
+			-x LD_LIBRARY_PATH -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 \
+			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=3G -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/kern_nv/kern_rt bench
+	fi
+	mps_stop
+	grep -H "kern ok\|kern_drv ok" "$out"/ckern-*.log | sed 's|^[^:]*/||; s/\.log:.*\] /: /; s/\.log:/: /' | sort | uniq -c
+	echo "gshmem:"
+	grep -h "BENCH\|kern putbw grid" "$out"/ckern-bench-mps.log | sed 's/^ *\[pe [0-9]*\] //'
+	echo "NVSHMEM (same source, renamed):"
+	grep -h "BENCH\|kern putbw grid" "$out"/ckern-nvshmem-bench-mps.log 2>/dev/null | sed 's/^ *\[pe [0-9]*\] //'
 	echo "failed steps: ${fails[*]:-none}"
 	[ ${#fails[@]} = 0 ]
 	exit

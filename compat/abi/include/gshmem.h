@@ -166,6 +166,18 @@ int gshmemx_broadcastmem_on_stream(gshmem_team_t team, void *dest, const void *s
 int gshmemx_fcollectmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems, gshmemx_stream_t stream);
 int gshmemx_alltoallmem_on_stream(gshmem_team_t team, void *dest, const void *source, size_t nelems, gshmemx_stream_t stream);
 
+/* Kernels in a module loaded with the driver API (cuModuleLoad of nvcc's
+ * -ptx or -cubin output, built with gshmem.cuh): gshmemx_cumodule_init
+ * writes this PE's device state into the module (a CUmodule, passed as a
+ * void * so that this header needs no CUDA header), after gshmem_init and
+ * before the module's kernels run; gshmemx_cumodule_finalize clears it
+ * before the module is unloaded. Both return 0, or nonzero after saying
+ * why on stderr (the heap is host memory, the module was built against
+ * another gshmem.cuh, ...). Kernels built into the program by nvcc are
+ * bound by gshmem_init itself; see gshmem.cuh. */
+int gshmemx_cumodule_init(void *module);
+int gshmemx_cumodule_finalize(void *module);
+
 /* Remote memory access: TYPENAME_put, get, p, g and their _nbi forms. */
 void gshmem_float_put(float *dest, const float *source, size_t nelems, int pe);
 void gshmem_float_get(float *dest, const float *source, size_t nelems, int pe);

@@ -278,6 +278,7 @@ func gshmemHeader() []byte {
 	fmt.Fprintf(&b, " * %s */\n", strings.Replace(banner, "abi.txt", "gshmem.go", 1))
 	b.WriteString(gshmemHead)
 	b.WriteString(streamHead)
+	b.WriteString(gshmemKernHead)
 	groups, funcs := typedFuncs()
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n/* %s. */\n", g)
