@@ -200,7 +200,10 @@
 // MPIX_Query_cuda_support returns 1 (0 once MPI runs on a host heap, where
 // device buffers are not supported); the host build says 0 in both
 // (cudaaware.go, env.c). testdata/cudacoll.c and cudap2p.c are the device
-// programs (run by test/gpu/run.sh abi; TestCUDAAwareBuild builds them).
+// programs (run by test/gpu/run.sh abi; TestCUDAAwareBuild builds them);
+// examples/c/jacobi-gpu/stage1_mpi.cu (MPI_Sendrecv on cudaMalloc rows) and
+// stage2_win.cu (MPI_Put on a window in GPU memory) are stages 1 and 2 of
+// the Jacobi example in C (test/gpu/run.sh cjacobi).
 //
 // # The eager fast path
 //

@@ -11,4 +11,6 @@
 //	test/gpu/run.sh run     # there: correctness in both modes, benchmarks, NVSHMEM reference
 //	test/gpu/run.sh p2p     # there: compat's point-to-point and windows on device buffers
 //	test/gpu/run.sh compat  # there: compat on device buffers; run.sh abi: the C ABI's
+//	test/gpu/run.sh cjacobi # there: the C Jacobi ladder (examples/c/jacobi-gpu) against examples/jacobi
+//	test/gpu/run.sh nvjacobi DIR MGPM # there: NVIDIA's mpi and mpi_overlap Jacobi under gshmem run
 package gpu

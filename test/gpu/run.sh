@@ -68,6 +68,22 @@
 #                                 and the device ping-pong, and the same source
 #                                 built against NVSHMEM (renamed) for its figures.
 #                                 Build with 'run.sh build-ckern DIR' first.
+#   test/gpu/run.sh cjacobi [DIR] on the GPU machine: the C Jacobi ladder
+#                                 (examples/c/jacobi-gpu, issue 22) built there
+#                                 by its own nvcc (stage1_mpi, stage2_win,
+#                                 stage3_stream, stage4_kernel.cu when present),
+#                                 each run with 2 processes under MPS beside
+#                                 examples/jacobi's same stage (Go), the last
+#                                 lines compared, on two grids (one with
+#                                 uneven row blocks), and stages 1-2 with 3.
+#   test/gpu/run.sh nvjacobi DIR MGPM   on the GPU machine: NVIDIA's
+#                                 multi-gpu-programming-models Jacobi, its
+#                                 mpi and mpi_overlap folders copied by hand to
+#                                 MGPM (never committed), built unmodified by
+#                                 their Makefiles with gshmem's mpicxx and the
+#                                 machine's nvcc, each run under gshmem run -n 2
+#                                 (MPS, GSHMEM_HEAP=device); their own check
+#                                 against a single-GPU run must pass.
 #   test/gpu/run.sh multi [DIR]   on a machine of several GPUs: the multi-GPU
 #                                 sitting (issue 10), most telling first: the
 #                                 measurements with one PE per GPU (processes,
@@ -89,7 +105,7 @@ if [ "$cmd" = build ]; then
 	cd "$root"
 	mkdir -p "$dir/ref"
 	ex=$(git rev-parse --git-path info/exclude)
-	git check-ignore -q "$dir" || { mkdir -p "$(dirname "$ex")" && echo "/$dir/" >>"$ex"; }
+	case $dir in /*) ;; *) git check-ignore -q "$dir" || { mkdir -p "$(dirname "$ex")" && echo "/$dir/" >>"$ex"; } ;; esac
 	go test -c -tags cuda -o "$dir/gpu.test" ./test/gpu
 	go build -tags cuda -o "$dir/putblock-gpu" ./examples/putblock-gpu
 	go build -o "$dir/gshmem" ./cmd/gshmem || echo "warning: cmd/gshmem did not build; putblock-gpu as processes is skipped"
@@ -115,6 +131,14 @@ if [ "$cmd" = build ]; then
 		nvcc -O2 -fmad=false -arch=sm_90 -I "$dir/abi/include" -o "$dir/abi/stage3_stream" examples/c/jacobi-gpu/stage3_stream.cu \
 			-L "$dir/abi/lib" -lmpi_abi -Xlinker -rpath -Xlinker '$ORIGIN/lib' || echo "warning: stage3_stream did not build"
 		go build -o "$dir/jacobi" ./examples/jacobi
+		# The C ladder's sources for the GPU machine's nvcc (run.sh cjacobi),
+		# and the programs built here as a fallback.
+		mkdir -p "$dir/jacobi-gpu/prebuilt"
+		cp examples/c/jacobi-gpu/*.cu "$dir/jacobi-gpu/"
+		for s in stage1_mpi stage2_win stage3_stream; do
+			nvcc -O2 -fmad=false -arch=sm_90 -I "$dir/abi/include" -o "$dir/jacobi-gpu/prebuilt/$s" examples/c/jacobi-gpu/$s.cu \
+				-L "$dir/abi/lib" -lmpi_abi -Xlinker -rpath -Xlinker '$ORIGIN/lib' || echo "warning: $s did not build"
+		done
 	fi
 	ls -la "$dir" "$dir/ref"
 	exit 0
@@ -144,6 +168,8 @@ if [ "$cmd" = build-ckern ]; then
 	exit 0
 fi
 
+mgpm=
+[ "$cmd" = nvjacobi ] && { mgpm=$([ -n "${3:-}" ] && cd "$3" && pwd) || { echo "usage: $0 nvjacobi DIR MGPM (MGPM: a copy of multi-gpu-programming-models' mpi and mpi_overlap)"; exit 2; }; }
 cd "$root/$dir" 2>/dev/null || cd "$dir" || { echo "no $dir: run '$0 build' first"; exit 1; }
 out=${OUT:-$PWD/logs}
 mkdir -p "$out"
@@ -334,6 +360,133 @@ if [ "$cmd" = ckern ]; then
 	grep -h "BENCH\|kern putbw grid" "$out"/ckern-bench-mps.log | sed 's/^ *\[pe [0-9]*\] //'
 	echo "NVSHMEM (same source, renamed):"
 	grep -h "BENCH\|kern putbw grid" "$out"/ckern-nvshmem-bench-mps.log 2>/dev/null | sed 's/^ *\[pe [0-9]*\] //'
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = cjacobi ]; then
+	# The C ladder, built here by the user's own nvcc (this machine's), in
+	# parallel; a program that does not build runs from the prebuilt copy
+	# and the build counts as failed. Binaries go to abi/ so that their
+	# rpath $ORIGIN/lib finds the library.
+	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+	"$nvcc" --version 2>&1 | tail -2 | tee -a "$out/steps.log"
+	export GSHMEM_SYMMETRIC_SIZE=256m LD_LIBRARY_PATH="$PWD/abi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	stages=(1:stage1_mpi 2:stage2_win 3:stage3_stream)
+	[ -f jacobi-gpu/stage4_kernel.cu ] && stages+=(4:stage4_kernel)
+	for st in "${stages[@]}"; do
+		s=${st#*:}
+		rm -f abi/$s
+		if [ "$s" = stage4_kernel ]; then # device code: gshmem nvcc adds gshmem.cuh's flags
+			./abi/bin/gshmem nvcc --prefix abi -O2 -fmad=false -arch=sm_90 -o abi/$s jacobi-gpu/$s.cu \
+				-Xlinker -rpath -Xlinker '$ORIGIN/lib' >"$out/cjacobi-build-$s.log" 2>&1 &
+		else
+			"$nvcc" -O2 -fmad=false -arch=sm_90 -I abi/include -o abi/$s jacobi-gpu/$s.cu -L abi/lib -lmpi_abi \
+				-Xlinker -rpath -Xlinker '$ORIGIN/lib' >"$out/cjacobi-build-$s.log" 2>&1 &
+		fi
+	done
+	wait
+	for st in "${stages[@]}"; do
+		s=${st#*:}
+		[ -x abi/$s ] && continue
+		echo "=== $s did not build with $nvcc (cjacobi-build-$s.log): the prebuilt one runs" | tee -a "$out/steps.log"
+		fails+=("cjacobi-build-$s")
+		cp jacobi-gpu/prebuilt/$s abi/ 2>/dev/null
+	done
+	mps_start
+	# C on a device heap (where the library is CUDA-aware and windows are
+	# GPU memory); Go on a host heap (its blocks are Go slices).
+	for np in 2 3; do
+		for g in "-n 256 -iters 100" "-n 511 -iters 200"; do
+			[ $np = 3 ] && [ "$g" != "-n 511 -iters 200" ] && continue
+			for st in "${stages[@]}"; do
+				k=${st%%:*} s=${st#*:}
+				[ $np = 3 ] && [ $k -gt 2 ] && continue
+				[ -x abi/$s ] || { fails+=("$s (no binary)"); continue; }
+				name="cjacobi-$k-$np-$(echo "$g" | tr -d ' -')"
+				step "$name" 30 env GSHMEM_HEAP=device ./abi/bin/gshmem run -n $np ./abi/$s $g
+				step "$name-go" 30 ./abi/bin/gshmem run -n $np ./jacobi -stage $k $g
+				c=$(grep -o 'stage=.*' "$out/$name.log") g2=$(grep -o 'stage=.*' "$out/$name-go.log")
+				echo "jacobi $np PEs $g: C $s: $c; Go examples/jacobi: $g2" | tee -a "$out/steps.log"
+				[ -n "$c" ] && [ "$c" = "$g2" ] || fails+=("$name (differs from Go)")
+			done
+		done
+	done
+	mps_stop
+	grep -h "^jacobi .* PEs" "$out/steps.log"
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = nvjacobi ]; then
+	# NVIDIA's mpi and mpi_overlap Jacobi, unmodified, built by their own
+	# Makefiles in a scratch copy: NVCC is this machine's, MPICXX a wrapper
+	# around gshmem mpicxx naming this installation (abi/bin/mpicxx holds
+	# the build machine's absolute path).
+	nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+	cuda_home=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+	[ -f "$cuda_home/include/cuda_runtime.h" ] || cuda_home=/usr/local/cuda
+	"$nvcc" --version 2>&1 | tail -2 | tee -a "$out/steps.log"
+	echo "CUDA_HOME=$cuda_home; nvtx3: $(ls -d "$cuda_home"/include/nvtx3 2>&1)" | tee -a "$out/steps.log"
+	w=$PWD/abi/mpicxx-here
+	printf '#!/bin/sh\nexec "%s/abi/bin/gshmem" mpicxx --prefix "%s/abi" "$@"\n' "$PWD" "$PWD" >"$w"
+	chmod +x "$w"
+	command -v c++ >/dev/null || export GSHMEM_CXX=g++
+	b=/tmp/mgpm-build
+	rm -rf $b && mkdir -p $b && cp -r "$mgpm"/mpi "$mgpm"/mpi_overlap $b/
+	# Their Makefile as it is first; then, only where that fails, make's
+	# command-line overrides of their flag variables (never their code):
+	# CUDA 13's CUB wants C++17 where they say -std=c++14, and NVTX's
+	# header is not in every CUDA. The log names the one that built.
+	gen="-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
+	tries=("" "NVCC_FLAGS=-DHAVE_CUB -lineinfo $gen -std=c++17"
+		"NVCC_FLAGS=-DHAVE_CUB -lineinfo $gen -std=c++17|MPICXX_FLAGS=-DUSE_NVTX -I$cuda_home/include -std=c++17"
+		"NVCC_FLAGS=-DHAVE_CUB -lineinfo $gen -std=c++17|MPICXX_FLAGS=-I$cuda_home/include -std=c++17")
+	nvbuild() { # variant
+		local v=$1 t
+		for t in "${tries[@]}"; do
+			local -a over=()
+			[ -n "$t" ] && IFS='|' read -r -a over <<<"$t"
+			echo "=== make ${over[*]:-(their flags)}" >>"$out/nvjacobi-build-$v.log"
+			make -C $b/$v clean >/dev/null 2>&1
+			if make -C $b/$v NVCC="$nvcc" MPICXX="$w" CUDA_HOME="$cuda_home" BUILD_SM_ARCH=90 "${over[@]}" jacobi \
+				>>"$out/nvjacobi-build-$v.log" 2>&1; then
+				echo "=== nvjacobi-build-$v: built with make ${over[*]:-(their flags)}" >>"$out/steps.log"
+				return 0
+			fi
+		done
+		return 1
+	}
+	for v in mpi mpi_overlap; do
+		: >"$out/nvjacobi-build-$v.log"
+		nvbuild $v &
+	done
+	wait
+	for v in mpi mpi_overlap; do
+		grep "=== nvjacobi-build-$v:" "$out/steps.log"
+		[ -x $b/$v/jacobi ] && continue
+		fails+=("nvjacobi-build-$v")
+		echo "=== nvjacobi-build-$v failed:"
+		grep -i -m8 "error\|not found" "$out/nvjacobi-build-$v.log"
+	done
+	export GSHMEM_HEAP=device GSHMEM_SYMMETRIC_SIZE=256m LD_LIBRARY_PATH="$cuda_home/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	mps_start
+	for v in mpi mpi_overlap; do
+		[ -x $b/$v/jacobi ] || continue
+		step "nvjacobi-$v-2-mps" 60 ./abi/bin/gshmem run -n 2 $b/$v/jacobi -niter 200 -nx 1024 -ny 1024
+		# Their check: every rank compares its rows with a single-GPU run
+		# (tolerance 1e-8); rank 0 prints "Num GPUs: 2." and the speedup
+		# only when all match, and the exit status is 1 when one does not.
+		if grep -q "^Num GPUs: 2\." "$out/nvjacobi-$v-2-mps.log" && ! grep -q "^ERROR" "$out/nvjacobi-$v-2-mps.log"; then
+			echo "nvjacobi $v: their correctness check passed: $(grep -A1 '^Num GPUs' "$out/nvjacobi-$v-2-mps.log" | tail -1)" | tee -a "$out/steps.log"
+		else
+			echo "nvjacobi $v: their correctness check did not pass" | tee -a "$out/steps.log"
+			fails+=("nvjacobi-$v (check)")
+		fi
+	done
+	mps_stop
 	echo "failed steps: ${fails[*]:-none}"
 	[ ${#fails[@]} = 0 ]
 	exit
