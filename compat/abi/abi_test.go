@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,6 +128,12 @@ func runArgs(t *testing.T, n int, exe string, args ...string) result {
 		cmd = exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "mpiexec"), append([]string{"-np", fmt.Sprint(n), exe}, args...)...)
 	}
 	cmd.Env = append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1")
+	// On the deadline, end the launcher and its PEs together (their own
+	// process group), and stop waiting for output a survivor still holds
+	// open: a hung job must fail the test, not hang it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
