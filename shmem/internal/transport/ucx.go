@@ -61,6 +61,12 @@ type UCX struct {
 	// test's way to see the doorbell messages alone wake waiters).
 	noProgressRing atomic.Bool
 	wake           int // an eventfd that interrupts the progress goroutine's poll
+	// The issuers' hold on progress (progressLoop): how many drive it
+	// now, until when the last one's lease runs (monoNow), and whether
+	// the progress goroutine sleeps because of them.
+	drivers atomic.Int32
+	lease   atomic.Int64
+	parked  atomic.Bool
 
 	mu       sync.Mutex        // every call into lib, and the fields below
 	peers    []*ucxPeer        // by PE; nil for PEs reached otherwise
@@ -128,7 +134,12 @@ var ucxSpin = 20 * time.Microsecond
 // between adds a wake-up to every operation (between the namespace hosts:
 // UCP's own put + flush took 20 us against a spinning target, 60 us
 // against one sleeping on its event fd). Idle for longer, it sleeps.
-const ucxIdleSpin = 50 * time.Microsecond
+var ucxIdleSpin = 50 * time.Microsecond
+
+// ucxLease is how long after an issuer's last call the progress goroutine
+// leaves progress to the issuers (progressLoop), and so how late it may
+// serve the peers once they stop.
+var ucxLease = 50 * time.Microsecond
 
 // startUCX exchanges worker addresses and heap keys through the bootstrap
 // (every PE of the job takes part, also one without remote peers, which

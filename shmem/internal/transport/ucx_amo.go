@@ -125,6 +125,7 @@ func (u *UCX) call(p *ucxPeer, h opHeader, payload, res []byte) (*ucxOp, error) 
 		return nil, fmt.Errorf("transport: PE %d: %w", p.pe, err)
 	}
 	u.calls[op.id] = op
+	u.took()
 	return op, nil
 }
 
@@ -171,7 +172,7 @@ func (u *UCX) handleOp(p *ucxPeer, msg []byte) {
 }
 
 func (u *UCX) applyAMO(h opHeader) (uint64, int32) {
-	base, _ := AtomicOp(h.op).Split()
+	base, rt := AtomicOp(h.op).Split()
 	w := int(h.width)
 	if !atomicop.Op(base).Valid() || !atomicop.Width(w) || h.off%uint64(w) != 0 || h.off > uint64(len(u.heap)-w) {
 		u.log().Errorf("ucx transport: refused atomic op %d of width %d at offset %d", h.op, w, h.off)
@@ -179,7 +180,7 @@ func (u *UCX) applyAMO(h opHeader) (uint64, int32) {
 	}
 	old := apply(unsafe.Pointer(&u.heap[h.off]), w, base, h.a, h.b)
 	if base != OpLoad {
-		doorbell.Ring(u.heap, true) // a lock release's waiters too (as tcp)
+		ringAtomic(u.heap, rt)
 	}
 	return old, opOK
 }
@@ -218,6 +219,23 @@ func (u *UCX) applyAcc(p *ucxPeer, h opHeader, payload []byte) ([]byte, int32) {
 		return nil, opFailed
 	}
 	return a.Res, opOK
+}
+
+// ringAtomic wakes the waiters an atomic from another node may concern:
+// the user waiters, the lock waiters (it may be a window's lock release,
+// whose waiters sleep as lock waiters) and, for one of the runtime's own
+// atomics, the runtime's (barriers, collectives), as a node-local atomic
+// does (atomicOn). A user atomic does not wake a PE asleep in a barrier:
+// under a stream of them that PE's thread would wake, recheck and sleep
+// once per operation, on the CPUs the target's progress needs.
+func ringAtomic(heap []byte, runtime bool) {
+	b := doorbell.At(heap)
+	if runtime {
+		b.Ring(true)
+		return
+	}
+	b.RingUser()
+	b.RingLock()
 }
 
 // reply answers call id of p; a reply that cannot be sent is the

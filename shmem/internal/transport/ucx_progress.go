@@ -26,25 +26,52 @@ func (u *UCX) kick() {
 // progressLoop is the PE's one progress goroutine: it serves the peers'
 // messages, UCP's emulated operations aimed at this heap, and the issuers
 // asleep on their requests; idle for ucxIdleSpin, it sleeps in poll(2).
+//
+// While an issuer drives progress itself (wait's spin), or issued within
+// the last ucxLease, it stays off the lock and off the worker's event fd:
+// two threads of one PE progressing the same worker take turns on the
+// lock (a futex sleep and wake-up each time) and the CPUs the peer and the
+// kernel's network path need, and a progress goroutine asleep on the event
+// fd is woken by every reply the issuer is about to consume. It then
+// sleeps on u.wake alone, for at most ucxLease, and an issuer that stops
+// spinning with its request still open kicks it.
 func (u *UCX) progressLoop() {
 	defer u.wg.Done()
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
 	var buf [8]byte
 	armErr := false
-	var busy time.Time
+	var busy, yielded time.Time
 	for {
 		select {
 		case <-u.stop:
 			return
 		default:
 		}
-		u.mu.Lock()
-		if u.progressLocked() {
+		if u.issuing() > 0 {
+			u.parked.Store(true)
+			if d := u.issuing(); d > 0 {
+				ts := unix.NsecToTimespec(int64(d))
+				if _, err := unix.Ppoll(fds[1:], &ts, nil); err != nil && err != unix.EINTR {
+					u.log().Errorf("ucx transport: ppoll: %v", err)
+					time.Sleep(10 * time.Millisecond)
+				}
+				if fds[1].Revents != 0 {
+					_, _ = unix.Read(u.wake, buf[:])
+				}
+			}
+			u.parked.Store(false)
+			// Spin as after work: the issuer may have just stopped.
 			busy = time.Now()
+			continue
 		}
-		if time.Since(busy) < ucxIdleSpin {
+		u.mu.Lock()
+		now := time.Now()
+		if u.progressLocked() {
+			busy = now
+		}
+		if now.Sub(busy) < ucxIdleSpin {
 			u.mu.Unlock()
-			runtime.Gosched()
+			yielded = spinYield(now, yielded)
 			continue
 		}
 		armed, err := u.lib.arm()
@@ -69,6 +96,54 @@ func (u *UCX) progressLoop() {
 		}
 	}
 }
+
+// spinYield lets the spinning goroutine's P run others every ucxYieldEvery
+// (since yielded; it returns the new time of the last yield). Not on every
+// pass: runtime.Gosched wakes an idle P's thread to look for work, which
+// finds none and sleeps again, two context switches per yield, on the CPUs
+// the peer and the network need.
+func spinYield(now, yielded time.Time) time.Time {
+	if now.Sub(yielded) < ucxYieldEvery {
+		return yielded
+	}
+	runtime.Gosched()
+	return now
+}
+
+// ucxYieldEvery is how often a spinning progress loop yields its P.
+const ucxYieldEvery = time.Millisecond
+
+// issuing returns how long the progress goroutine should leave progress
+// to the issuers: ucxLease while one drives it, what is left of the lease
+// the last one took, or 0.
+func (u *UCX) issuing() time.Duration {
+	if u.drivers.Load() > 0 {
+		return ucxLease
+	}
+	return time.Duration(u.lease.Load() - monoNow())
+}
+
+// took notes an issuer's activity: the progress goroutine leaves the
+// worker to the issuers for the next ucxLease.
+func (u *UCX) took() {
+	if t := monoNow() + int64(ucxLease); t > u.lease.Load() {
+		u.lease.Store(t)
+	}
+}
+
+// handBack gives progress back to the progress goroutine at once: an
+// issuer stopped driving it with its request still open.
+func (u *UCX) handBack() {
+	u.lease.Store(0)
+	if u.parked.Load() {
+		u.kick()
+	}
+}
+
+// monoNow is a monotonic clock in nanoseconds.
+func monoNow() int64 { return int64(time.Since(monoEpoch)) }
+
+var monoEpoch = time.Now()
 
 // progressLocked drives UCP until it is idle (or a while), then handles what the
 // callbacks queued, the doorbell messages due and the requests others
@@ -214,35 +289,51 @@ func (u *UCX) finish(op *ucxOp, st int) {
 
 // wait returns when op completes, or with ErrPeerLost when its peer is
 // lost first (op is then left to the progress goroutine). The issuer
-// drives progress itself for ucxSpin, then sleeps until the progress
-// goroutine completes op.
+// drives progress itself while that does work and for ucxSpin after the
+// last work (a window of puts drains at the issuer's pace, with no
+// hand-off per request), then sleeps until the progress goroutine
+// completes op.
 func (u *UCX) wait(op *ucxOp, what string) error {
 	if op.done == nil {
 		op.done = make(chan struct{})
 	}
+	u.drivers.Add(1)
 	start := time.Now()
-	for i := 0; ; i++ {
+	last, checked, yielded := start, start, start
+	for {
 		u.mu.Lock()
-		u.progressLocked()
+		busy := u.progressLocked()
 		done := u.poll(op)
-		spun := !done && time.Since(start) > ucxSpin
+		now := time.Now()
+		if busy {
+			last = now
+		}
+		spun := !done && now.Sub(last) > ucxSpin
 		if spun {
 			u.sleepers[op] = struct{}{}
 		}
 		u.mu.Unlock()
 		if done {
+			u.took()
+			u.drivers.Add(-1)
 			return u.opErr(op, what)
 		}
 		if spun {
 			break
 		}
-		if i&15 == 15 {
-			runtime.Gosched()
+		if now.Sub(checked) > ucxCheckEvery {
+			// Busy with other traffic: the peer may still be gone.
+			checked = now
+			if err := u.h.check(op.pe); err != nil {
+				u.drivers.Add(-1)
+				u.handBack()
+				return u.abandon(op, what, err)
+			}
 		}
+		yielded = spinYield(now, yielded)
 	}
-	// No kick for the progress goroutine: it sleeps in poll on the armed
-	// worker, and the event that completes op wakes it (an event the spin
-	// consumed after the arm left the fd readable until the next arm).
+	u.drivers.Add(-1)
+	u.handBack()
 	tick := time.NewTicker(ucxCheckEvery)
 	defer tick.Stop()
 	for {
