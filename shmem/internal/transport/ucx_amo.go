@@ -8,9 +8,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/internal/accops"
@@ -187,38 +184,16 @@ func (u *UCX) applyAMO(h opHeader) (uint64, int32) {
 
 func (u *UCX) applyAcc(p *ucxPeer, h opHeader, payload []byte) ([]byte, int32) {
 	f := frame{typ: fAcc, op: h.op, width: h.width, n: uint32(len(payload)), off: h.off, a: h.a, b: h.b}
-	if uint64(len(payload)) > maxChunk {
+	res, err := applyAccFrame(u.heap, &f, payload, u.timeout, u.stop)
+	switch {
+	case errors.Is(err, errBadAcc):
+		u.log().Errorf("ucx transport: PE %d sent %v", p.pe, err)
 		return nil, opRejected
-	}
-	a, err := accOf(&f, payload, uint64(len(u.heap)))
-	if err != nil {
-		u.log().Errorf("ucx transport: PE %d sent a bad accumulate: %v", p.pe, err)
-		return nil, opRejected
-	}
-	if a.Res != nil {
-		a.Res = make([]byte, a.Count*accops.Get().Size(a.Type))
-	}
-	deadline := time.Now().Add(u.timeout)
-	err = ApplyAcc(u.heap, a, func(lock *uint32) error {
-		// The holder is a PE of this node in the middle of one element:
-		// brief, unless it died.
-		for tries := 0; atomic.LoadUint32(lock) != 0; tries++ {
-			if tries < 64 {
-				runtime.Gosched()
-				continue
-			}
-			if time.Now().After(deadline) {
-				return ErrAccLocked
-			}
-			time.Sleep(20 * time.Microsecond)
-		}
-		return nil
-	})
-	if err != nil {
+	case err != nil:
 		u.log().Errorf("ucx transport: accumulate from PE %d: %v", p.pe, err)
 		return nil, opFailed
 	}
-	return a.Res, opOK
+	return res, opOK
 }
 
 // ringAtomic wakes the waiters an atomic from another node may concern:
