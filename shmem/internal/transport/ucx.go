@@ -41,11 +41,11 @@ const UCXBuilt = true
 // work, and the issuer sends no message. An atomic or accumulate rings the
 // bell where it is applied.
 //
-// Every call into UCP holds mu (the worker is single-threaded). One
-// progress goroutine per PE sleeps in poll(2) on the worker's event fd
-// when idle (after ucxIdleSpin without work); an operation's issuer drives
-// progress itself for a short spin, then sleeps until the progress
-// goroutine completes its request.
+// Every call into UCP holds mu (the worker is single-threaded), and one
+// thread at a time drives progress: an operation's issuer while it waits
+// (spinning, then asleep in poll(2) on the worker's event fd: ucx_wait.go),
+// otherwise the PE's progress goroutine, which sleeps in poll(2) on the
+// event fd when idle (after ucxIdleSpin without work).
 // Liveness is UCP's peer error handling (an endpoint error callback) plus
 // a heartbeat message, as on tcp.
 type UCX struct {
@@ -74,6 +74,8 @@ type UCX struct {
 	calls    map[uint64]*ucxOp // operation messages awaiting their reply, by id
 	nextID   uint64
 	sleepers map[*ucxOp]struct{}
+	leader   *ucxOp   // the sleeper whose issuer sleeps on the worker's event fd (ucx_wait.go)
+	lwake    int      // an eventfd that interrupts the leader's poll
 	orphans  []*ucxOp // requests whose issuer gave up on a lost peer
 	events   []ucxEvent
 	down     bool
@@ -138,8 +140,11 @@ var ucxIdleSpin = 50 * time.Microsecond
 
 // ucxLease is how long after an issuer's last call the progress goroutine
 // leaves progress to the issuers (progressLoop), and so how late it may
-// serve the peers once they stop.
-var ucxLease = 50 * time.Microsecond
+// serve the peers once the issuers stop: where UCP emulates RMA (tcp), a
+// peer's put into this heap lands up to ucxLease later than while this PE
+// is idle. It is also how often the parked progress goroutine wakes to
+// check, while issuers drive progress.
+var ucxLease = 100 * time.Microsecond
 
 // startUCX exchanges worker addresses and heap keys through the bootstrap
 // (every PE of the job takes part, also one without remote peers, which
@@ -210,7 +215,7 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	u := &UCX{me: c.Me, heap: c.Heap, h: c.Health, timeout: c.Timeout, lib: lib, efd: -1, wake: -1,
+	u := &UCX{me: c.Me, heap: c.Heap, h: c.Health, timeout: c.Timeout, lib: lib, efd: -1, wake: -1, lwake: -1,
 		peers: make([]*ucxPeer, c.N), sleepers: map[*ucxOp]struct{}{}, stop: make(chan struct{}),
 		token: opToken(c.Secret), calls: map[uint64]*ucxOp{}}
 	u.setLog(c.Log)
@@ -227,6 +232,9 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 		return fail(err)
 	}
 	if u.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return fail(fmt.Errorf("transport: ucx: eventfd: %w", err))
+	}
+	if u.lwake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
 		return fail(fmt.Errorf("transport: ucx: eventfd: %w", err))
 	}
 	addr, err := lib.address()

@@ -255,6 +255,7 @@ var errOpRejected = errors.New("invalid request")
 func (u *UCX) finishCall(op *ucxOp, st int) {
 	op.st, op.finished = st, true
 	close(op.done)
+	u.wakeLeader(op)
 }
 
 // Atomic runs op on pe's word of width bytes and returns its old value

@@ -4,7 +4,6 @@ package transport
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 	"unsafe"
 
@@ -34,7 +33,7 @@ func (u *UCX) kick() {
 // kernel's network path need, and a progress goroutine asleep on the event
 // fd is woken by every reply the issuer is about to consume. It then
 // sleeps on u.wake alone, for at most ucxLease, and an issuer that stops
-// spinning with its request still open kicks it.
+// driving with requests still open kicks it (handBack, ucx_wait.go).
 func (u *UCX) progressLoop() {
 	defer u.wg.Done()
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
@@ -48,10 +47,11 @@ func (u *UCX) progressLoop() {
 		default:
 		}
 		if u.issuing() > 0 {
+			// rawPpoll keeps the P: let others have it now and then.
+			yielded = spinYield(time.Now(), yielded)
 			u.parked.Store(true)
 			if d := u.issuing(); d > 0 {
-				ts := unix.NsecToTimespec(int64(d))
-				if _, err := unix.Ppoll(fds[1:], &ts, nil); err != nil && err != unix.EINTR {
+				if err := rawPpoll(fds[1:], d); err != nil {
 					u.log().Errorf("ucx transport: ppoll: %v", err)
 					time.Sleep(10 * time.Millisecond)
 				}
@@ -97,53 +97,20 @@ func (u *UCX) progressLoop() {
 	}
 }
 
-// spinYield lets the spinning goroutine's P run others every ucxYieldEvery
-// (since yielded; it returns the new time of the last yield). Not on every
-// pass: runtime.Gosched wakes an idle P's thread to look for work, which
-// finds none and sleeps again, two context switches per yield, on the CPUs
-// the peer and the network need.
-func spinYield(now, yielded time.Time) time.Time {
-	if now.Sub(yielded) < ucxYieldEvery {
-		return yielded
+// rawPpoll is ppoll(2) for at most d (ucxLease: short), without telling
+// the Go scheduler: a goroutine in a system call that the scheduler knows
+// of gets its P taken by sysmon when no P is idle, and sysmon then checks
+// every 20 us, itself a thread waking 50000 times a second. Holding the P
+// for d is what a spin of d would do.
+func rawPpoll(fds []unix.PollFd, d time.Duration) error {
+	ts := unix.NsecToTimespec(int64(d))
+	_, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)),
+		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if e != 0 && e != unix.EINTR {
+		return e
 	}
-	runtime.Gosched()
-	return now
+	return nil
 }
-
-// ucxYieldEvery is how often a spinning progress loop yields its P.
-const ucxYieldEvery = time.Millisecond
-
-// issuing returns how long the progress goroutine should leave progress
-// to the issuers: ucxLease while one drives it, what is left of the lease
-// the last one took, or 0.
-func (u *UCX) issuing() time.Duration {
-	if u.drivers.Load() > 0 {
-		return ucxLease
-	}
-	return time.Duration(u.lease.Load() - monoNow())
-}
-
-// took notes an issuer's activity: the progress goroutine leaves the
-// worker to the issuers for the next ucxLease.
-func (u *UCX) took() {
-	if t := monoNow() + int64(ucxLease); t > u.lease.Load() {
-		u.lease.Store(t)
-	}
-}
-
-// handBack gives progress back to the progress goroutine at once: an
-// issuer stopped driving it with its request still open.
-func (u *UCX) handBack() {
-	u.lease.Store(0)
-	if u.parked.Load() {
-		u.kick()
-	}
-}
-
-// monoNow is a monotonic clock in nanoseconds.
-func monoNow() int64 { return int64(time.Since(monoEpoch)) }
-
-var monoEpoch = time.Now()
 
 // progressLocked drives UCP until it is idle (or a while), then handles what the
 // callbacks queued, the doorbell messages due and the requests others
@@ -285,104 +252,7 @@ func (u *UCX) finish(op *ucxOp, st int) {
 	op.req, op.st, op.finished = nil, st, true
 	op.pin.Unpin()
 	close(op.done)
-}
-
-// wait returns when op completes, or with ErrPeerLost when its peer is
-// lost first (op is then left to the progress goroutine). The issuer
-// drives progress itself while that does work and for ucxSpin after the
-// last work (a window of puts drains at the issuer's pace, with no
-// hand-off per request), then sleeps until the progress goroutine
-// completes op.
-func (u *UCX) wait(op *ucxOp, what string) error {
-	if op.done == nil {
-		op.done = make(chan struct{})
-	}
-	u.drivers.Add(1)
-	start := time.Now()
-	last, checked, yielded := start, start, start
-	for {
-		u.mu.Lock()
-		busy := u.progressLocked()
-		done := u.poll(op)
-		now := time.Now()
-		if busy {
-			last = now
-		}
-		spun := !done && now.Sub(last) > ucxSpin
-		if spun {
-			u.sleepers[op] = struct{}{}
-		}
-		u.mu.Unlock()
-		if done {
-			u.took()
-			u.drivers.Add(-1)
-			return u.opErr(op, what)
-		}
-		if spun {
-			break
-		}
-		if now.Sub(checked) > ucxCheckEvery {
-			// Busy with other traffic: the peer may still be gone.
-			checked = now
-			if err := u.h.check(op.pe); err != nil {
-				u.drivers.Add(-1)
-				u.handBack()
-				return u.abandon(op, what, err)
-			}
-		}
-		yielded = spinYield(now, yielded)
-	}
-	u.drivers.Add(-1)
-	u.handBack()
-	tick := time.NewTicker(ucxCheckEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-op.done:
-			return u.opErr(op, what)
-		case <-tick.C:
-		}
-		if err := u.h.check(op.pe); err != nil {
-			return u.abandon(op, what, err)
-		}
-	}
-}
-
-// ucxCheckEvery is how often a waiting issuer checks its peer's health.
-const ucxCheckEvery = 50 * time.Millisecond
-
-// abandon gives up waiting for op because its peer was lost (err): its
-// request is left to the progress goroutine, a call to a reply that will
-// find no call.
-func (u *UCX) abandon(op *ucxOp, what string, err error) error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if op.finished {
-		return u.opErr(op, what)
-	}
-	delete(u.sleepers, op)
-	if op.call {
-		delete(u.calls, op.id)
-		op.err = err
-		u.finishCall(op, stOK)
-	} else {
-		op.orphan = true
-		u.orphans = append(u.orphans, op)
-	}
-	return err
-}
-
-func (u *UCX) opErr(op *ucxOp, what string) error {
-	if op.err != nil {
-		return op.err
-	}
-	if op.st == stOK {
-		return nil
-	}
-	if err := u.h.check(op.pe); err != nil {
-		return err
-	}
-	return opError(fmt.Sprintf("%s PE %d", what, op.pe), op.st)
+	u.wakeLeader(op)
 }
 
 // ---- liveness and teardown ---------------------------------------------------
@@ -572,9 +442,11 @@ func (u *UCX) shutdown() {
 			}
 		}
 		u.down = true
-		if u.wake >= 0 {
-			_ = unix.Close(u.wake)
-			u.wake = -1
+		for _, fd := range []*int{&u.wake, &u.lwake} {
+			if *fd >= 0 {
+				_ = unix.Close(*fd)
+				*fd = -1
+			}
 		}
 	})
 }
