@@ -37,6 +37,11 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 	lead := false
 	for {
 		u.mu.Lock()
+		if u.down && !op.finished {
+			// Shut down under this wait, with op unknown to shutdown:
+			// its request went with the worker.
+			u.drop(op)
+		}
 		busy := u.progressLocked()
 		done := u.poll(op)
 		now := time.Now()
@@ -101,6 +106,18 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 		}
 		yielded = spinYield(now, yielded)
 	}
+}
+
+// drop ends op as canceled without touching its request (under mu, once
+// the worker is gone).
+func (u *UCX) drop(op *ucxOp) {
+	if op.call {
+		u.finishCall(op, int(errCanceled))
+		return
+	}
+	op.req, op.st, op.finished = nil, int(errCanceled), true
+	op.pin.Unpin()
+	close(op.done)
 }
 
 // sleep arms the worker (under mu, which it releases) and sleeps on its
