@@ -77,7 +77,7 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 		if spun {
 			// The leader sleeps until the worker has news, then
 			// spins again.
-			if err := u.sleep(); err != nil {
+			if err := u.sleep(now.Sub(start) < ucxRawWait); err != nil {
 				u.unlead(op)
 				u.mu.Unlock()
 				u.drivers.Add(-1)
@@ -122,9 +122,13 @@ func (u *UCX) drop(op *ucxOp) {
 
 // sleep arms the worker (under mu, which it releases) and sleeps on its
 // event fd and on u.lwake, which whoever else completes the leader's
-// request writes, for at most ucxCheckEvery. drivers still counts the
-// leader, so the progress goroutine stays parked.
-func (u *UCX) sleep() error {
+// request writes. drivers still counts the leader, so the progress
+// goroutine stays parked. raw (the first ucxRawWait of a wait) sleeps at
+// most ucxRawSleep keeping the P (rawPpoll: the parked progress goroutine
+// holds the other P of a two-P process, and a system call the scheduler
+// knows of would have sysmon take this one and poll every 20 us); later
+// ones sleep up to ucxCheckEvery in a system call the scheduler knows of.
+func (u *UCX) sleep(raw bool) error {
 	armed, err := u.lib.arm()
 	lwake := u.lwake
 	u.mu.Unlock()
@@ -136,8 +140,16 @@ func (u *UCX) sleep() error {
 		return nil // news already: progress it
 	}
 	fds := [2]unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(lwake), Events: unix.POLLIN}}
-	ts := unix.NsecToTimespec(int64(ucxCheckEvery))
-	if _, err := unix.Ppoll(fds[:], &ts, nil); err != nil && err != unix.EINTR {
+	if raw {
+		err = rawPpoll(fds[:], ucxRawSleep)
+	} else {
+		ts := unix.NsecToTimespec(int64(ucxCheckEvery))
+		_, err = unix.Ppoll(fds[:], &ts, nil)
+		if err == unix.EINTR {
+			err = nil
+		}
+	}
+	if err != nil {
 		u.log().Errorf("ucx transport: ppoll: %v", err)
 		time.Sleep(time.Millisecond)
 	}
@@ -193,6 +205,14 @@ func (u *UCX) follow(op *ucxOp, what string) error {
 
 // ucxCheckEvery is how often a waiting issuer checks its peer's health.
 const ucxCheckEvery = 50 * time.Millisecond
+
+// A leader sleeps keeping its P for the first ucxRawWait of its wait, in
+// sleeps of at most ucxRawSleep: round trips of a busy network, not a
+// long stall of the process's other goroutines.
+const (
+	ucxRawWait  = 5 * time.Millisecond
+	ucxRawSleep = time.Millisecond
+)
 
 // abandon gives up waiting for op because its peer was lost (err): its
 // request is left to the progress goroutine, a call to a reply that will
