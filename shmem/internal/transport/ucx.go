@@ -76,6 +76,7 @@ type UCX struct {
 	sleepers map[*ucxOp]struct{}
 	leader   *ucxOp   // the sleeper whose issuer sleeps on the worker's event fd (ucx_wait.go)
 	lwake    int      // an eventfd that interrupts the leader's poll
+	asleep   bool     // the leader is in its poll, or about to be
 	orphans  []*ucxOp // requests whose issuer gave up on a lost peer
 	events   []ucxEvent
 	down     bool
@@ -120,13 +121,14 @@ type ucxOp struct {
 	err  error
 }
 
-// ucxSpin is how long an issuer drives progress itself before it sleeps:
-// a few round trips of an RDMA fabric, so that latency there does not pay
-// for a wake-up. Longer spins cost more than they save where a round
-// trip takes tens of microseconds (tcp): the spinning issuer takes the CPU
-// the peer or the kernel needs (test/perf/ucx-2026-12-01.txt: 200 us
-// spins doubled put + quiet latency between the namespace hosts).
-var ucxSpin = 20 * time.Microsecond
+// ucxSpin is how long an issuer keeps driving progress after the last
+// work before it sleeps (as the leader, on the worker's event fd:
+// ucx_wait.go): a round trip over tcp between the namespace hosts, a few
+// of an RDMA fabric, so that latency does not pay for a wake-up. With the
+// progress goroutine parked meanwhile, the spinning issuer is the PE's
+// only spinning thread (with 200 us spins and a spinning progress
+// goroutine besides, put + quiet latency doubled: test/perf/ucx-2026-12-01.txt).
+var ucxSpin = 50 * time.Microsecond
 
 // ucxIdleSpin is how long the progress goroutine keeps progressing after
 // its last work before it sleeps on the worker's event fd. A target
@@ -135,8 +137,10 @@ var ucxSpin = 20 * time.Microsecond
 // next one comes within a round trip, and a target that went to sleep in
 // between adds a wake-up to every operation (between the namespace hosts:
 // UCP's own put + flush took 20 us against a spinning target, 60 us
-// against one sleeping on its event fd). Idle for longer, it sleeps.
-var ucxIdleSpin = 50 * time.Microsecond
+// against one sleeping on its event fd; on the shared 2-CPU machine round
+// trips often exceed 50 us, and a 200 us spin took fetch-add from 65-140
+// to 45-60 us: test/perf/ucx-2026-12-01-s7.txt). Idle for longer, it sleeps.
+const ucxIdleSpin = 200 * time.Microsecond
 
 // ucxLease is how long after an issuer's last call the progress goroutine
 // leaves progress to the issuers (progressLoop), and so how late it may
@@ -144,7 +148,7 @@ var ucxIdleSpin = 50 * time.Microsecond
 // peer's put into this heap lands up to ucxLease later than while this PE
 // is idle. It is also how often the parked progress goroutine wakes to
 // check, while issuers drive progress.
-var ucxLease = 100 * time.Microsecond
+const ucxLease = 100 * time.Microsecond
 
 // startUCX exchanges worker addresses and heap keys through the bootstrap
 // (every PE of the job takes part, also one without remote peers, which

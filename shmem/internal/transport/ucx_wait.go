@@ -131,14 +131,19 @@ func (u *UCX) drop(op *ucxOp) {
 func (u *UCX) sleep(raw bool) error {
 	armed, err := u.lib.arm()
 	lwake := u.lwake
+	if err != nil || !armed {
+		if err == nil {
+			u.mu.Unlock() // news already: progress it
+		}
+		return err // the caller's error path unlocks
+	}
+	u.asleep = true
 	u.mu.Unlock()
-	if err != nil {
-		u.mu.Lock() // the caller's error path unlocks
-		return err
-	}
-	if !armed {
-		return nil // news already: progress it
-	}
+	defer func() {
+		u.mu.Lock()
+		u.asleep = false
+		u.mu.Unlock()
+	}()
 	fds := [2]unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(lwake), Events: unix.POLLIN}}
 	if raw {
 		err = rawPpoll(fds[:], ucxRawSleep)
@@ -179,7 +184,7 @@ func (u *UCX) unlead(op *ucxOp) bool {
 // wakeLeader interrupts the leader's poll when someone else completed its
 // request (under mu).
 func (u *UCX) wakeLeader(op *ucxOp) {
-	if op == u.leader && u.lwake >= 0 {
+	if op == u.leader && u.asleep && u.lwake >= 0 {
 		var one [8]byte
 		one[0] = 1
 		_, _ = unix.Write(u.lwake, one[:])
