@@ -97,8 +97,8 @@ func (u *UCX) progressLoop() {
 	}
 }
 
-// rawPpoll is ppoll(2) for at most d (ucxLease: short), without telling
-// the Go scheduler: a goroutine in a system call that the scheduler knows
+// rawPpoll is ppoll(2) for at most d (ucxLease, or a leader's
+// ucxRawSleep: short), without telling the Go scheduler: a goroutine in a system call that the scheduler knows
 // of gets its P taken by sysmon when no P is idle, and sysmon then checks
 // every 20 us, itself a thread waking 50000 times a second. Holding the P
 // for d is what a spin of d would do.
