@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -80,25 +81,47 @@ func (in *inConn) accumulate(f *frame) error {
 	if err := readInto(in.c, in.br, payload, t.timeout); err != nil {
 		return err
 	}
-	a, err := accOf(f, payload, uint64(len(t.heap)))
+	res, err := applyAccFrame(t.heap, f, payload, t.timeout, t.stop)
 	if err != nil {
-		t.log().Errorf("tcp transport: PE %d sent a bad accumulate: %v", in.pe, err)
+		t.log().Errorf("tcp transport: accumulate from PE %d: %v", in.pe, err)
 		return in.reply(&frame{typ: fErr, id: f.id}, nil)
+	}
+	if res != nil {
+		return in.reply(&frame{typ: fGetReply, n: uint32(len(res)), id: f.id}, res)
+	}
+	return nil // as a put: the next flush's reply says it is done
+}
+
+// errBadAcc is wrapped by applyAccFrame's error for an accumulate the
+// target refuses (malformed, or outside the heap).
+var errBadAcc = errors.New("a bad accumulate")
+
+// applyAccFrame is the target's side of an accumulate from another node,
+// over either remote transport: it decodes f and its payload, applies
+// them to heap and returns the old values when they were asked for (nil
+// otherwise). A stripe lock taken by a PE of this node (in the middle of
+// one element: brief, unless it died) is waited for at most timeout, or
+// until stop closes (ErrAccLocked).
+func applyAccFrame(heap []byte, f *frame, payload []byte, timeout time.Duration, stop <-chan struct{}) ([]byte, error) {
+	if uint64(len(payload)) > maxChunk {
+		return nil, fmt.Errorf("%w: %d payload bytes", errBadAcc, len(payload))
+	}
+	a, err := accOf(f, payload, uint64(len(heap)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errBadAcc, err)
 	}
 	if a.Res != nil {
 		a.Res = make([]byte, a.Count*accops.Get().Size(a.Type))
 	}
-	deadline := time.Now().Add(t.timeout)
-	err = ApplyAcc(t.heap, a, func(lock *uint32) error {
-		// The holder is a PE of this node in the middle of one element,
-		// or another connection's accumulate: brief, unless it died.
+	deadline := time.Now().Add(timeout)
+	err = ApplyAcc(heap, a, func(lock *uint32) error {
 		for tries := 0; atomic.LoadUint32(lock) != 0; tries++ {
 			if tries < 64 {
 				runtime.Gosched()
 				continue
 			}
 			select {
-			case <-t.stop:
+			case <-stop:
 				return ErrAccLocked
 			default:
 			}
@@ -110,13 +133,9 @@ func (in *inConn) accumulate(f *frame) error {
 		return nil
 	})
 	if err != nil {
-		t.log().Errorf("tcp transport: accumulate from PE %d: %v", in.pe, err)
-		return in.reply(&frame{typ: fErr, id: f.id}, nil)
+		return nil, err
 	}
-	if a.Res != nil {
-		return in.reply(&frame{typ: fGetReply, n: uint32(len(a.Res)), id: f.id}, a.Res)
-	}
-	return nil // as a put: the next flush's reply says it is done
+	return a.Res, nil
 }
 
 // Accumulate sends a to pe as frames of at most maxChunk payload bytes.

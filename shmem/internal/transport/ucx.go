@@ -41,11 +41,11 @@ const UCXBuilt = true
 // work, and the issuer sends no message. An atomic or accumulate rings the
 // bell where it is applied.
 //
-// Every call into UCP holds mu (the worker is single-threaded). One
-// progress goroutine per PE sleeps in poll(2) on the worker's event fd
-// when idle (after ucxIdleSpin without work); an operation's issuer drives
-// progress itself for a short spin, then sleeps until the progress
-// goroutine completes its request.
+// Every call into UCP holds mu (the worker is single-threaded), and one
+// thread at a time drives progress: an operation's issuer while it waits
+// (spinning, then asleep in poll(2) on the worker's event fd: ucx_wait.go),
+// otherwise the PE's progress goroutine, which sleeps in poll(2) on the
+// event fd when idle (after ucxIdleSpin without work).
 // Liveness is UCP's peer error handling (an endpoint error callback) plus
 // a heartbeat message, as on tcp.
 type UCX struct {
@@ -61,6 +61,12 @@ type UCX struct {
 	// test's way to see the doorbell messages alone wake waiters).
 	noProgressRing atomic.Bool
 	wake           int // an eventfd that interrupts the progress goroutine's poll
+	// The issuers' hold on progress (progressLoop): how many drive it
+	// now, until when the last one's lease runs (monoNow), and whether
+	// the progress goroutine sleeps because of them.
+	drivers atomic.Int32
+	lease   atomic.Int64
+	parked  atomic.Bool
 
 	mu       sync.Mutex        // every call into lib, and the fields below
 	peers    []*ucxPeer        // by PE; nil for PEs reached otherwise
@@ -68,6 +74,9 @@ type UCX struct {
 	calls    map[uint64]*ucxOp // operation messages awaiting their reply, by id
 	nextID   uint64
 	sleepers map[*ucxOp]struct{}
+	leader   *ucxOp   // the sleeper whose issuer sleeps on the worker's event fd (ucx_wait.go)
+	lwake    int      // an eventfd that interrupts the leader's poll
+	asleep   bool     // the leader is in its poll, or about to be
 	orphans  []*ucxOp // requests whose issuer gave up on a lost peer
 	events   []ucxEvent
 	down     bool
@@ -112,13 +121,14 @@ type ucxOp struct {
 	err  error
 }
 
-// ucxSpin is how long an issuer drives progress itself before it sleeps:
-// a few round trips of an RDMA fabric, so that latency there does not pay
-// for a wake-up. Longer spins cost more than they save where a round
-// trip takes tens of microseconds (tcp): the spinning issuer takes the CPU
-// the peer or the kernel needs (test/perf/ucx-2026-12-01.txt: 200 us
-// spins doubled put + quiet latency between the namespace hosts).
-var ucxSpin = 20 * time.Microsecond
+// ucxSpin is how long an issuer keeps driving progress after the last
+// work before it sleeps (as the leader, on the worker's event fd:
+// ucx_wait.go): a round trip over tcp between the namespace hosts, a few
+// of an RDMA fabric, so that latency does not pay for a wake-up. With the
+// progress goroutine parked meanwhile, the spinning issuer is the PE's
+// only spinning thread (with 200 us spins and a spinning progress
+// goroutine besides, put + quiet latency doubled: test/perf/ucx-2026-12-01.txt).
+var ucxSpin = 50 * time.Microsecond
 
 // ucxIdleSpin is how long the progress goroutine keeps progressing after
 // its last work before it sleeps on the worker's event fd. A target
@@ -127,8 +137,18 @@ var ucxSpin = 20 * time.Microsecond
 // next one comes within a round trip, and a target that went to sleep in
 // between adds a wake-up to every operation (between the namespace hosts:
 // UCP's own put + flush took 20 us against a spinning target, 60 us
-// against one sleeping on its event fd). Idle for longer, it sleeps.
-const ucxIdleSpin = 50 * time.Microsecond
+// against one sleeping on its event fd; on the shared 2-CPU machine round
+// trips often exceed 50 us, and a 200 us spin took fetch-add from 65-140
+// to 45-60 us: test/perf/ucx-2026-12-01-s7.txt). Idle for longer, it sleeps.
+const ucxIdleSpin = 200 * time.Microsecond
+
+// ucxLease is how long after an issuer's last call the progress goroutine
+// leaves progress to the issuers (progressLoop), and so how late it may
+// serve the peers once the issuers stop: where UCP emulates RMA (tcp), a
+// peer's put into this heap lands up to ucxLease later than while this PE
+// is idle. It is also how often the parked progress goroutine wakes to
+// check, while issuers drive progress.
+const ucxLease = 100 * time.Microsecond
 
 // startUCX exchanges worker addresses and heap keys through the bootstrap
 // (every PE of the job takes part, also one without remote peers, which
@@ -199,7 +219,7 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	u := &UCX{me: c.Me, heap: c.Heap, h: c.Health, timeout: c.Timeout, lib: lib, efd: -1, wake: -1,
+	u := &UCX{me: c.Me, heap: c.Heap, h: c.Health, timeout: c.Timeout, lib: lib, efd: -1, wake: -1, lwake: -1,
 		peers: make([]*ucxPeer, c.N), sleepers: map[*ucxOp]struct{}{}, stop: make(chan struct{}),
 		token: opToken(c.Secret), calls: map[uint64]*ucxOp{}}
 	u.setLog(c.Log)
@@ -216,6 +236,9 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 		return fail(err)
 	}
 	if u.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return fail(fmt.Errorf("transport: ucx: eventfd: %w", err))
+	}
+	if u.lwake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
 		return fail(fmt.Errorf("transport: ucx: eventfd: %w", err))
 	}
 	addr, err := lib.address()

@@ -8,9 +8,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/internal/accops"
@@ -125,6 +122,7 @@ func (u *UCX) call(p *ucxPeer, h opHeader, payload, res []byte) (*ucxOp, error) 
 		return nil, fmt.Errorf("transport: PE %d: %w", p.pe, err)
 	}
 	u.calls[op.id] = op
+	u.took()
 	return op, nil
 }
 
@@ -171,7 +169,7 @@ func (u *UCX) handleOp(p *ucxPeer, msg []byte) {
 }
 
 func (u *UCX) applyAMO(h opHeader) (uint64, int32) {
-	base, _ := AtomicOp(h.op).Split()
+	base, rt := AtomicOp(h.op).Split()
 	w := int(h.width)
 	if !atomicop.Op(base).Valid() || !atomicop.Width(w) || h.off%uint64(w) != 0 || h.off > uint64(len(u.heap)-w) {
 		u.log().Errorf("ucx transport: refused atomic op %d of width %d at offset %d", h.op, w, h.off)
@@ -179,45 +177,40 @@ func (u *UCX) applyAMO(h opHeader) (uint64, int32) {
 	}
 	old := apply(unsafe.Pointer(&u.heap[h.off]), w, base, h.a, h.b)
 	if base != OpLoad {
-		doorbell.Ring(u.heap, true) // a lock release's waiters too (as tcp)
+		ringAtomic(u.heap, rt)
 	}
 	return old, opOK
 }
 
 func (u *UCX) applyAcc(p *ucxPeer, h opHeader, payload []byte) ([]byte, int32) {
 	f := frame{typ: fAcc, op: h.op, width: h.width, n: uint32(len(payload)), off: h.off, a: h.a, b: h.b}
-	if uint64(len(payload)) > maxChunk {
+	res, err := applyAccFrame(u.heap, &f, payload, u.timeout, u.stop)
+	switch {
+	case errors.Is(err, errBadAcc):
+		u.log().Errorf("ucx transport: PE %d sent %v", p.pe, err)
 		return nil, opRejected
-	}
-	a, err := accOf(&f, payload, uint64(len(u.heap)))
-	if err != nil {
-		u.log().Errorf("ucx transport: PE %d sent a bad accumulate: %v", p.pe, err)
-		return nil, opRejected
-	}
-	if a.Res != nil {
-		a.Res = make([]byte, a.Count*accops.Get().Size(a.Type))
-	}
-	deadline := time.Now().Add(u.timeout)
-	err = ApplyAcc(u.heap, a, func(lock *uint32) error {
-		// The holder is a PE of this node in the middle of one element:
-		// brief, unless it died.
-		for tries := 0; atomic.LoadUint32(lock) != 0; tries++ {
-			if tries < 64 {
-				runtime.Gosched()
-				continue
-			}
-			if time.Now().After(deadline) {
-				return ErrAccLocked
-			}
-			time.Sleep(20 * time.Microsecond)
-		}
-		return nil
-	})
-	if err != nil {
+	case err != nil:
 		u.log().Errorf("ucx transport: accumulate from PE %d: %v", p.pe, err)
 		return nil, opFailed
 	}
-	return a.Res, opOK
+	return res, opOK
+}
+
+// ringAtomic wakes the waiters an atomic from another node may concern:
+// the user waiters, the lock waiters (it may be a window's lock release,
+// whose waiters sleep as lock waiters) and, for one of the runtime's own
+// atomics, the runtime's (barriers, collectives), as a node-local atomic
+// does (atomicOn). A user atomic does not wake a PE asleep in a barrier:
+// under a stream of them that PE's thread would wake, recheck and sleep
+// once per operation, on the CPUs the target's progress needs.
+func ringAtomic(heap []byte, runtime bool) {
+	b := doorbell.At(heap)
+	if runtime {
+		b.Ring(true)
+		return
+	}
+	b.RingUser()
+	b.RingLock()
 }
 
 // reply answers call id of p; a reply that cannot be sent is the
@@ -262,6 +255,7 @@ var errOpRejected = errors.New("invalid request")
 func (u *UCX) finishCall(op *ucxOp, st int) {
 	op.st, op.finished = st, true
 	close(op.done)
+	u.wakeLeader(op)
 }
 
 // Atomic runs op on pe's word of width bytes and returns its old value

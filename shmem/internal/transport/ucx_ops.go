@@ -35,6 +35,7 @@ func (u *UCX) start(pe int, buf []byte, issue func() res) (*ucxOp, error) {
 	}
 	r := issue()
 	u.mu.Unlock()
+	u.took()
 	if r.req == nil {
 		op.pin.Unpin()
 		if r.st != stOK {

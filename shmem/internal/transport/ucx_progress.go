@@ -4,7 +4,6 @@ package transport
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 	"unsafe"
 
@@ -26,25 +25,53 @@ func (u *UCX) kick() {
 // progressLoop is the PE's one progress goroutine: it serves the peers'
 // messages, UCP's emulated operations aimed at this heap, and the issuers
 // asleep on their requests; idle for ucxIdleSpin, it sleeps in poll(2).
+//
+// While an issuer drives progress itself (wait's spin), or issued within
+// the last ucxLease, it stays off the lock and off the worker's event fd:
+// two threads of one PE progressing the same worker take turns on the
+// lock (a futex sleep and wake-up each time) and the CPUs the peer and the
+// kernel's network path need, and a progress goroutine asleep on the event
+// fd is woken by every reply the issuer is about to consume. It then
+// sleeps on u.wake alone, for at most ucxLease, and an issuer that stops
+// driving with requests still open kicks it (handBack, ucx_wait.go).
 func (u *UCX) progressLoop() {
 	defer u.wg.Done()
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
 	var buf [8]byte
 	armErr := false
-	var busy time.Time
+	var busy, yielded time.Time
 	for {
 		select {
 		case <-u.stop:
 			return
 		default:
 		}
-		u.mu.Lock()
-		if u.progressLocked() {
+		if u.issuing() > 0 {
+			// rawPpoll keeps the P: let others have it now and then.
+			yielded = spinYield(time.Now(), yielded)
+			u.parked.Store(true)
+			if d := u.issuing(); d > 0 {
+				if err := rawPpoll(fds[1:], d); err != nil {
+					u.log().Errorf("ucx transport: ppoll: %v", err)
+					time.Sleep(10 * time.Millisecond)
+				}
+				if fds[1].Revents != 0 {
+					_, _ = unix.Read(u.wake, buf[:])
+				}
+			}
+			u.parked.Store(false)
+			// Spin as after work: the issuer may have just stopped.
 			busy = time.Now()
+			continue
 		}
-		if time.Since(busy) < ucxIdleSpin {
+		u.mu.Lock()
+		now := time.Now()
+		if u.progressLocked() {
+			busy = now
+		}
+		if now.Sub(busy) < ucxIdleSpin {
 			u.mu.Unlock()
-			runtime.Gosched()
+			yielded = spinYield(now, yielded)
 			continue
 		}
 		armed, err := u.lib.arm()
@@ -68,6 +95,21 @@ func (u *UCX) progressLoop() {
 			_, _ = unix.Read(u.wake, buf[:])
 		}
 	}
+}
+
+// rawPpoll is ppoll(2) for at most d (ucxLease, or a leader's
+// ucxRawSleep: short), without telling the Go scheduler: a goroutine in a system call that the scheduler knows
+// of gets its P taken by sysmon when no P is idle, and sysmon then checks
+// every 20 us, itself a thread waking 50000 times a second. Holding the P
+// for d is what a spin of d would do.
+func rawPpoll(fds []unix.PollFd, d time.Duration) error {
+	ts := unix.NsecToTimespec(int64(d))
+	_, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)),
+		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if e != 0 && e != unix.EINTR {
+		return e
+	}
+	return nil
 }
 
 // progressLocked drives UCP until it is idle (or a while), then handles what the
@@ -210,88 +252,7 @@ func (u *UCX) finish(op *ucxOp, st int) {
 	op.req, op.st, op.finished = nil, st, true
 	op.pin.Unpin()
 	close(op.done)
-}
-
-// wait returns when op completes, or with ErrPeerLost when its peer is
-// lost first (op is then left to the progress goroutine). The issuer
-// drives progress itself for ucxSpin, then sleeps until the progress
-// goroutine completes op.
-func (u *UCX) wait(op *ucxOp, what string) error {
-	if op.done == nil {
-		op.done = make(chan struct{})
-	}
-	start := time.Now()
-	for i := 0; ; i++ {
-		u.mu.Lock()
-		u.progressLocked()
-		done := u.poll(op)
-		spun := !done && time.Since(start) > ucxSpin
-		if spun {
-			u.sleepers[op] = struct{}{}
-		}
-		u.mu.Unlock()
-		if done {
-			return u.opErr(op, what)
-		}
-		if spun {
-			break
-		}
-		if i&15 == 15 {
-			runtime.Gosched()
-		}
-	}
-	// No kick for the progress goroutine: it sleeps in poll on the armed
-	// worker, and the event that completes op wakes it (an event the spin
-	// consumed after the arm left the fd readable until the next arm).
-	tick := time.NewTicker(ucxCheckEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-op.done:
-			return u.opErr(op, what)
-		case <-tick.C:
-		}
-		if err := u.h.check(op.pe); err != nil {
-			return u.abandon(op, what, err)
-		}
-	}
-}
-
-// ucxCheckEvery is how often a waiting issuer checks its peer's health.
-const ucxCheckEvery = 50 * time.Millisecond
-
-// abandon gives up waiting for op because its peer was lost (err): its
-// request is left to the progress goroutine, a call to a reply that will
-// find no call.
-func (u *UCX) abandon(op *ucxOp, what string, err error) error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if op.finished {
-		return u.opErr(op, what)
-	}
-	delete(u.sleepers, op)
-	if op.call {
-		delete(u.calls, op.id)
-		op.err = err
-		u.finishCall(op, stOK)
-	} else {
-		op.orphan = true
-		u.orphans = append(u.orphans, op)
-	}
-	return err
-}
-
-func (u *UCX) opErr(op *ucxOp, what string) error {
-	if op.err != nil {
-		return op.err
-	}
-	if op.st == stOK {
-		return nil
-	}
-	if err := u.h.check(op.pe); err != nil {
-		return err
-	}
-	return opError(fmt.Sprintf("%s PE %d", what, op.pe), op.st)
+	u.wakeLeader(op)
 }
 
 // ---- liveness and teardown ---------------------------------------------------
@@ -481,9 +442,11 @@ func (u *UCX) shutdown() {
 			}
 		}
 		u.down = true
-		if u.wake >= 0 {
-			_ = unix.Close(u.wake)
-			u.wake = -1
+		for _, fd := range []*int{&u.wake, &u.lwake} {
+			if *fd >= 0 {
+				_ = unix.Close(*fd)
+				*fd = -1
+			}
 		}
 	})
 }

@@ -1,0 +1,306 @@
+//go:build ucx && cgo
+
+package transport
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ---- waiting for a request ----------------------------------------------------
+//
+// One thread at a time progresses a PE's worker. An issuer waiting for
+// its request drives progress itself: it spins while progress does work
+// and for ucxSpin after, then sleeps in poll(2) on the worker's event fd
+// as the leader, and the progress goroutine stays parked meanwhile
+// (progressLoop). So the reply that completes a request wakes the thread
+// that waits for it and no other: no wake-up of the progress goroutine,
+// and no hand-off from it to the issuer through the Go scheduler (each a
+// futex wake and a context switch, the cost that dominated fetch-add and
+// bandwidth loops: test/perf/ucx-2026-12-01-s7.txt). A second issuer
+// that stops spinning while a leader sleeps waits for its request to be
+// completed by whoever progresses (a follower); the leader hands progress
+// back to the progress goroutine when it leaves with followers waiting.
+
+// wait returns when op completes, or with ErrPeerLost when its peer is
+// lost first (op is then left to the progress goroutine).
+func (u *UCX) wait(op *ucxOp, what string) error {
+	if op.done == nil {
+		op.done = make(chan struct{})
+	}
+	u.drivers.Add(1)
+	start := time.Now()
+	last, checked, yielded := start, start, start
+	lead := false
+	for {
+		u.mu.Lock()
+		if u.down && !op.finished {
+			// Shut down under this wait, with op unknown to shutdown:
+			// its request went with the worker.
+			u.drop(op)
+		}
+		busy := u.progressLocked()
+		done := u.poll(op)
+		now := time.Now()
+		if busy {
+			last = now
+		}
+		spun := !done && now.Sub(last) > ucxSpin
+		if spun && !lead {
+			u.sleepers[op] = struct{}{}
+			if u.leader != nil || u.down || u.lwake < 0 {
+				// Someone else leads (or nobody can): follow.
+				led := u.leader != nil
+				u.mu.Unlock()
+				u.drivers.Add(-1)
+				if !led {
+					u.handBack()
+				}
+				return u.follow(op, what)
+			}
+			u.leader, lead = op, true
+		}
+		if done {
+			others := lead && u.unlead(op)
+			u.mu.Unlock()
+			u.drivers.Add(-1)
+			if others {
+				u.handBack()
+			} else {
+				u.took()
+			}
+			return u.opErr(op, what)
+		}
+		if spun {
+			// The leader sleeps until the worker has news, then
+			// spins again.
+			if err := u.sleep(now.Sub(start) < ucxRawWait); err != nil {
+				u.unlead(op)
+				u.mu.Unlock()
+				u.drivers.Add(-1)
+				u.handBack()
+				u.log().Errorf("ucx transport: %v; waiting on the progress goroutine", err)
+				return u.follow(op, what)
+			}
+			last = time.Now()
+		} else {
+			u.mu.Unlock()
+		}
+		if now.Sub(checked) > ucxCheckEvery {
+			// Busy with other traffic, or woken by it: the peer may
+			// still be gone.
+			checked = now
+			if err := u.h.check(op.pe); err != nil {
+				u.mu.Lock()
+				if lead {
+					u.unlead(op)
+				}
+				u.mu.Unlock()
+				u.drivers.Add(-1)
+				u.handBack()
+				return u.abandon(op, what, err)
+			}
+		}
+		yielded = spinYield(now, yielded)
+	}
+}
+
+// drop ends op as canceled without touching its request (under mu, once
+// the worker is gone).
+func (u *UCX) drop(op *ucxOp) {
+	if op.call {
+		u.finishCall(op, int(errCanceled))
+		return
+	}
+	op.req, op.st, op.finished = nil, int(errCanceled), true
+	op.pin.Unpin()
+	close(op.done)
+}
+
+// sleep arms the worker (under mu, which it releases) and sleeps on its
+// event fd and on u.lwake, which whoever else completes the leader's
+// request writes. drivers still counts the leader, so the progress
+// goroutine stays parked. raw (the first ucxRawWait of a wait) sleeps at
+// most ucxRawSleep keeping the P (rawPpoll: the parked progress goroutine
+// holds the other P of a two-P process, and a system call the scheduler
+// knows of would have sysmon take this one and poll every 20 us); later
+// ones sleep up to ucxCheckEvery in a system call the scheduler knows of.
+func (u *UCX) sleep(raw bool) error {
+	armed, err := u.lib.arm()
+	lwake := u.lwake
+	if err != nil || !armed {
+		if err == nil {
+			u.mu.Unlock() // news already: progress it
+		}
+		return err // the caller's error path unlocks
+	}
+	u.asleep = true
+	u.mu.Unlock()
+	defer func() {
+		u.mu.Lock()
+		u.asleep = false
+		u.mu.Unlock()
+	}()
+	fds := [2]unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(lwake), Events: unix.POLLIN}}
+	if raw {
+		err = rawPpoll(fds[:], ucxRawSleep)
+	} else {
+		ts := unix.NsecToTimespec(int64(ucxCheckEvery))
+		_, err = unix.Ppoll(fds[:], &ts, nil)
+		if err == unix.EINTR {
+			err = nil
+		}
+	}
+	if err != nil {
+		u.log().Errorf("ucx transport: ppoll: %v", err)
+		time.Sleep(time.Millisecond)
+	}
+	if fds[1].Revents != 0 {
+		var buf [8]byte
+		u.mu.Lock()
+		if u.lwake >= 0 {
+			_, _ = unix.Read(u.lwake, buf[:])
+		}
+		u.mu.Unlock()
+	}
+	return nil
+}
+
+// unlead ends op's leadership (under mu) and says whether others wait on
+// progress: followers, or requests whose issuers gave up.
+func (u *UCX) unlead(op *ucxOp) bool {
+	if u.leader == op {
+		u.leader = nil
+	}
+	if op.finished {
+		delete(u.sleepers, op)
+	}
+	return len(u.sleepers) > 0 || len(u.orphans) > 0
+}
+
+// wakeLeader interrupts the leader's poll when someone else completed its
+// request (under mu).
+func (u *UCX) wakeLeader(op *ucxOp) {
+	if op == u.leader && u.asleep && u.lwake >= 0 {
+		var one [8]byte
+		one[0] = 1
+		_, _ = unix.Write(u.lwake, one[:])
+	}
+}
+
+// follow sleeps until someone else's progress completes op, checking op's
+// peer every ucxCheckEvery.
+func (u *UCX) follow(op *ucxOp, what string) error {
+	tick := time.NewTicker(ucxCheckEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-op.done:
+			return u.opErr(op, what)
+		case <-tick.C:
+		}
+		if err := u.h.check(op.pe); err != nil {
+			return u.abandon(op, what, err)
+		}
+	}
+}
+
+// ucxCheckEvery is how often a waiting issuer checks its peer's health.
+const ucxCheckEvery = 50 * time.Millisecond
+
+// A leader sleeps keeping its P for the first ucxRawWait of its wait, in
+// sleeps of at most ucxRawSleep: round trips of a busy network, not a
+// long stall of the process's other goroutines.
+const (
+	ucxRawWait  = 5 * time.Millisecond
+	ucxRawSleep = time.Millisecond
+)
+
+// abandon gives up waiting for op because its peer was lost (err): its
+// request is left to the progress goroutine, a call to a reply that will
+// find no call.
+func (u *UCX) abandon(op *ucxOp, what string, err error) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if op.finished {
+		return u.opErr(op, what)
+	}
+	delete(u.sleepers, op)
+	if op.call {
+		delete(u.calls, op.id)
+		op.err = err
+		u.finishCall(op, stOK)
+	} else {
+		op.orphan = true
+		u.orphans = append(u.orphans, op)
+	}
+	return err
+}
+
+func (u *UCX) opErr(op *ucxOp, what string) error {
+	if op.err != nil {
+		return op.err
+	}
+	if op.st == stOK {
+		return nil
+	}
+	if err := u.h.check(op.pe); err != nil {
+		return err
+	}
+	return opError(fmt.Sprintf("%s PE %d", what, op.pe), op.st)
+}
+
+// spinYield lets the spinning goroutine's P run others every ucxYieldEvery
+// (since yielded; it returns the new time of the last yield). Not on every
+// pass: runtime.Gosched wakes an idle P's thread to look for work, which
+// finds none and sleeps again, two context switches per yield, on the CPUs
+// the peer and the network need.
+func spinYield(now, yielded time.Time) time.Time {
+	if now.Sub(yielded) < ucxYieldEvery {
+		return yielded
+	}
+	runtime.Gosched()
+	return now
+}
+
+// ucxYieldEvery is how often a spinning progress loop yields its P.
+const ucxYieldEvery = time.Millisecond
+
+// issuing returns how long the progress goroutine should leave progress
+// to the issuers: ucxLease while one drives it, what is left of the lease
+// the last one took, or 0.
+func (u *UCX) issuing() time.Duration {
+	if u.drivers.Load() > 0 {
+		return ucxLease
+	}
+	return time.Duration(u.lease.Load() - monoNow())
+}
+
+// took notes an issuer's activity: the progress goroutine leaves the
+// worker to the issuers for the next ucxLease.
+func (u *UCX) took() {
+	if t := monoNow() + int64(ucxLease); t > u.lease.Load() {
+		u.lease.Store(t)
+	}
+}
+
+// handBack gives progress back to the progress goroutine at once: an
+// issuer stopped driving it with requests still open.
+func (u *UCX) handBack() {
+	u.lease.Store(0)
+	if u.parked.Load() {
+		u.mu.Lock()
+		if !u.down {
+			u.kick()
+		}
+		u.mu.Unlock()
+	}
+}
+
+// monoNow is a monotonic clock in nanoseconds.
+func monoNow() int64 { return int64(time.Since(monoEpoch)) }
+
+var monoEpoch = time.Now()
