@@ -134,7 +134,7 @@ if [ "$cmd" = build ]; then
 		# The C ladder's sources for the GPU machine's nvcc (run.sh cjacobi),
 		# and the programs built here as a fallback.
 		mkdir -p "$dir/jacobi-gpu/prebuilt"
-		cp examples/c/jacobi-gpu/*.cu "$dir/jacobi-gpu/"
+		cp examples/c/jacobi-gpu/*.cu examples/c/jacobi-gpu/*.cuh "$dir/jacobi-gpu/"
 		for s in stage1_mpi stage2_win stage3_stream; do
 			nvcc -O2 -fmad=false -arch=sm_90 -I "$dir/abi/include" -o "$dir/jacobi-gpu/prebuilt/$s" examples/c/jacobi-gpu/$s.cu \
 				-L "$dir/abi/lib" -lmpi_abi -Xlinker -rpath -Xlinker '$ORIGIN/lib' || echo "warning: $s did not build"

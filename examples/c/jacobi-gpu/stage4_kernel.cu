@@ -24,67 +24,10 @@
  *
  * (-fmad=false: the sweep must round as the Go code does; several
  * processes on one GPU want MPS.) */
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cuda_runtime.h>
 #include <gshmem.cuh> /* the device API, and gshmem.h with it */
+#include "jacobi.cuh"
 
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        cudaError_t e_ = (x);                                                                    \
-        if (e_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));         \
-            gshmem_global_exit(1);                                                               \
-        }                                                                                        \
-    } while (0)
-
-enum { THREADS = 256 };
-
-/* rows gives the interior rows [lo, hi) PE r of np owns, as the Go code
- * splits them (the first blocks one row longer when they do not divide). */
-static void rows(int n, int r, int np, int *lo, int *hi)
-{
-    int interior = n - 2, base = interior / np, extra = interior % np;
-    *lo = 1 + r * base + (r < extra ? r : extra);
-    *hi = *lo + base + (r < extra ? 1 : 0);
-}
-
-/* sweep computes dst from src over the block's rows (rows x n, with the
- * halo rows 0 and rows+1) and leaves each thread's largest change in
- * diffs, the point's arithmetic exactly as the Go code's. */
-__global__ void sweep(const double *src, double *dst, int nrows, int n, double *diffs)
-{
-    double d = 0;
-    int cells = nrows * (n - 2), me = blockIdx.x * blockDim.x + threadIdx.x;
-    for (int cell = me; cell < cells; cell += gridDim.x * blockDim.x) {
-        int i = cell / (n - 2) + 1, j = cell % (n - 2) + 1;
-        double v = 0.25 * (src[(i - 1) * n + j] + src[(i + 1) * n + j] + src[i * n + j - 1] + src[i * n + j + 1]);
-        dst[i * n + j] = v;
-        d = fmax(d, fabs(v - src[i * n + j]));
-    }
-    diffs[me] = d;
-}
-
-/* maxOf writes the largest of the k values at diffs to *out (one block). */
-__global__ void maxOf(const double *diffs, int k, double *out)
-{
-    __shared__ double m[THREADS];
-    double d = 0;
-    for (int i = threadIdx.x; i < k; i += blockDim.x)
-        d = fmax(d, diffs[i]);
-    m[threadIdx.x] = d;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s)
-            m[threadIdx.x] = fmax(m[threadIdx.x], m[threadIdx.x + s]);
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        *out = m[0];
-}
+static void jacobi_abort(void) { gshmem_global_exit(1); }
 
 /* halo exchanges the halo rows of b (rows x n, halos 0 and rows+1) with the
  * PEs above and below: block 0 upwards, block 1 downwards, each putting my
@@ -109,13 +52,8 @@ __global__ void halo(double *b, int nrows, int n, int up, int down, int up_rows,
 
 int main(int argc, char **argv)
 {
-    int n = 256, iters = 100;
-    for (int a = 1; a + 1 < argc; a += 2) {
-        if (strcmp(argv[a], "-n") == 0)
-            n = atoi(argv[a + 1]);
-        else if (strcmp(argv[a], "-iters") == 0)
-            iters = atoi(argv[a + 1]);
-    }
+    int n, iters;
+    args(argc, argv, &n, &iters);
     gshmem_init(); /* in the CUDA build: the heap in GPU memory */
     int me = gshmem_my_pe(), np = gshmem_n_pes();
     if (n < 3 || iters < 0 || np > n - 2 || !gshmemx_heap_on_device()) {
@@ -147,16 +85,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "stage4_kernel: PE %d: gshmem_malloc failed (GSHMEM_SYMMETRIC_SIZE?)\n", me);
         gshmem_global_exit(1);
     }
-    /* Both buffers: zero inside, the boundary on the edges and in the halo
-     * rows that are the global boundary. */
-    double *h = (double *)calloc(blen, sizeof(double));
-    for (size_t i = 0; i < (size_t)nrows + 2; i++) {
-        int g = lo - 1 + (int)i;
-        for (int j = 0; j < n && g == 0; j++) {
-            double t = (double)j / (double)(n - 1); /* examples/jacobi's boundary, bit for bit */
-            h[i * n + j] = 4 * t * (1 - t);
-        }
-    }
+    /* Both buffers start as initial() has them. */
+    double *h = initial(n, lo, nrows);
     for (int k = 0; k < 2; k++)
         CK(cudaMemcpy(grid + k * stride, h, blen * sizeof(double), cudaMemcpyHostToDevice));
     CK(cudaDeviceSynchronize());
@@ -164,8 +94,7 @@ int main(int argc, char **argv)
 
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    int cells = nrows * (n - 2), blocks = (cells + THREADS - 1) / THREADS;
-    blocks = blocks < 1 ? 1 : blocks > 1024 ? 1024 : blocks;
+    int blocks = sweep_blocks(nrows, n);
     double *diffs;
     CK(cudaMalloc((void **)&diffs, (size_t)blocks * THREADS * sizeof(double)));
     int up = me - 1, down = me + 1 < np ? me + 1 : -1;
@@ -189,14 +118,7 @@ int main(int argc, char **argv)
     /* The checksum: the bits of the rows I own (and the global boundary row
      * I border), summed with wrapping, then summed across the PEs. */
     CK(cudaMemcpy(h, grid + k * stride, blen * sizeof(double), cudaMemcpyDeviceToHost));
-    int first = lo == 1 ? 0 : 1, last = hi == n - 1 ? nrows + 1 : nrows;
-    uint64_t mine = 0;
-    for (int i = first; i <= last; i++)
-        for (int j = 0; j < n; j++) {
-            uint64_t bits;
-            memcpy(&bits, &h[(size_t)i * n + j], sizeof bits);
-            mine += bits;
-        }
+    uint64_t mine = block_checksum(h, n, lo, hi);
     gshmem_uint64_p(part, mine, me);
     gshmem_barrier_all();
     gshmem_uint64_sum_reduce(GSHMEM_TEAM_WORLD, sum, part, 1);
