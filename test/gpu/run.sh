@@ -63,7 +63,9 @@
 #                                 programs of compat/abi/testdata/kern_* compiled
 #                                 there by the machine's own nvcc through gshmem
 #                                 nvcc (a runtime-API program, the same over two
-#                                 -rdc files, a driver-API module), run as 2 and 4
+#                                 -rdc files, a driver-API module, and kern_nvstyle:
+#                                 NVSHMEM's shape, gshmem.h and gshmemx.h only,
+#                                 -rdc with libgshmem_device.a), run as 2 and 4
 #                                 processes under MPS; then kernel put bandwidth
 #                                 and the device ping-pong, and the same source
 #                                 built against NVSHMEM (renamed) for its figures.
@@ -171,6 +173,7 @@ if [ "$cmd" = build-ckern ]; then
 		$g -o "$dir/ckern/prebuilt/kern_rt" $t/kern_rt.cu -Xlinker -rpath,'$ORIGIN/../../abi/lib'
 		$g -rdc=true -o "$dir/ckern/prebuilt/kern_rdc" $t/kern_rdc_main.cu $t/kern_rdc_dev.cu -Xlinker -rpath,'$ORIGIN/../../abi/lib'
 		$g -cubin -o "$dir/ckern/prebuilt/kern_mod.cubin" $t/kern_mod.cu
+		$g -rdc=true -o "$dir/ckern/prebuilt/kern_nvstyle" $t/kern_nvstyle.cu -L"$dir/abi/lib" -lgshmem_device -Xlinker -rpath,'$ORIGIN/../../abi/lib'
 	fi
 	cp "$0" "$dir/run.sh"
 	ls -la "$dir" "$dir/ckern"
@@ -335,8 +338,12 @@ if [ "$cmd" = ckern ]; then
 	$g -o $b/kern_rt ckern/kern_rt.cu >"$out/ckern-build-rt.log" 2>&1 &
 	$g -rdc=true -o $b/kern_rdc ckern/kern_rdc_main.cu ckern/kern_rdc_dev.cu >"$out/ckern-build-rdc.log" 2>&1 &
 	$g -cubin -o $b/kern_mod.cubin ckern/kern_mod.cu >"$out/ckern-build-mod.log" 2>&1 &
+	# NVSHMEM's shape: gshmem.h and gshmemx.h only, -rdc, the state from
+	# libgshmem_device.a (built here by this nvcc).
+	{ ./abi/bin/gshmem nvcc --prefix abi --device-lib -arch=sm_90 &&
+		$g -rdc=true -o $b/kern_nvstyle ckern/kern_nvstyle.cu -Labi/lib -lgshmem_device; } >"$out/ckern-build-nvstyle.log" 2>&1 &
 	wait
-	for f in kern_rt kern_rdc kern_mod.cubin; do
+	for f in kern_rt kern_rdc kern_mod.cubin kern_nvstyle; do
 		[ -s $b/$f ] || { echo "=== $f did not build with $nvcc (log: ckern-build-*.log): the prebuilt one runs" | tee -a "$out/steps.log"
 			fails+=("ckern-build-$f"); cp ckern/prebuilt/$f $b/ 2>/dev/null; }
 	done
@@ -346,6 +353,9 @@ if [ "$cmd" = ckern ]; then
 		step "ckern-rt-$n-mps" 60 ./abi/bin/gshmem run -n $n $b/kern_rt
 	done
 	step ckern-rdc-2-mps 60 ./abi/bin/gshmem run -n 2 $b/kern_rdc
+	for n in 2 4; do
+		step "ckern-nvstyle-$n-mps" 60 ./abi/bin/gshmem run -n $n $b/kern_nvstyle
+	done
 	step ckern-drv-2-mps 60 ./abi/bin/gshmem run -n 2 ./ckern/kern_drv $b/kern_mod.cubin
 	step ckern-bench-mps 90 env GSHMEM_SYMMETRIC_SIZE=3g ./abi/bin/gshmem run -n 2 $b/kern_rt bench
 	# The same source against NVSHMEM (the machine's pip wheel), renamed.
@@ -366,7 +376,7 @@ if [ "$cmd" = ckern ]; then
 			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=3G -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/kern_nv/kern_rt bench
 	fi
 	mps_stop
-	grep -H "kern ok\|kern_drv ok" "$out"/ckern-*.log | sed 's|^[^:]*/||; s/\.log:.*\] /: /; s/\.log:/: /' | sort | uniq -c
+	grep -H "kern ok\|kern_drv ok\|kern nvstyle ok" "$out"/ckern-*.log | sed 's|^[^:]*/||; s/\.log:.*\] /: /; s/\.log:/: /' | sort | uniq -c
 	echo "gshmem:"
 	grep -h "BENCH\|kern putbw grid" "$out"/ckern-bench-mps.log | sed 's/^ *\[pe [0-9]*\] //'
 	echo "NVSHMEM (same source, renamed):"
