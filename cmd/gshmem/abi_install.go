@@ -130,7 +130,7 @@ func installABI(cmd *cobra.Command, prefix, src string) error {
 	if err := os.Symlink(abiLib, link); err != nil {
 		return err
 	}
-	for _, h := range []string{"mpi.h", "gshmem.h"} {
+	for _, h := range []string{"mpi.h", "gshmem.h", "gshmemx.h"} {
 		if err := copyFile(filepath.Join(root, "compat", "abi", "include", h), filepath.Join(prefix, "include", h), 0o644); err != nil {
 			return err
 		}
@@ -180,6 +180,7 @@ Libs: -L${libdir} -Wl,-rpath,${libdir} -lmpi_abi
 	if err := os.WriteFile(filepath.Join(prefix, "lib", "pkgconfig", "mpi.pc"), []byte(pc), 0o644); err != nil {
 		return err
 	}
+	installDeviceLib(cmd, prefix)
 	fmt.Fprintf(cmd.OutOrStdout(), "installed %s under %s\n", abiLib, prefix)
 	return nil
 }

@@ -44,7 +44,7 @@ func nvccCommand(nvcc, prefix string, args []string) []string {
 
 func nvccCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "nvcc [-show] [--prefix DIR] [NVCC ARGS...]",
+		Use:   "nvcc [-show] [--prefix DIR] [--device-lib] [NVCC ARGS...]",
 		Short: "compile CUDA code that includes gshmem.cuh and link it against libmpi_abi.so.1",
 		Long: `nvcc runs nvcc (GSHMEM_NVCC, default nvcc: the user's own) with the include
 path of gshmem.h and gshmem.cuh and, when linking, libmpi_abi.so.1 with an
@@ -55,18 +55,24 @@ rpath: the same as
 Kernels built so (whole-program or -rdc=true, where one .cu file defines
 GSHMEM_STATE_DEFINE before including gshmem.cuh) have their device state
 bound by gshmem_init; modules built with -ptx or -cubin are bound with
-gshmemx_cumodule_init. -show prints the command instead. The installation is
+gshmemx_cumodule_init. --device-lib builds $PREFIX/lib/libgshmem_device.a
+instead (the state's definition as relocatable device code, NVSHMEM's
+libnvshmem_device.a): a -rdc=true program whose link names -lgshmem_device
+-lmpi_abi needs no GSHMEM_STATE_DEFINE; NVCC ARGS choose its architectures
+(default sm_80, sm_90 and PTX). -show prints the command instead. The installation is
 --prefix, else GSHMEM_ABI_PREFIX, else the one this gshmem binary belongs to;
 make one with GOFLAGS=-tags=cuda gshmem abi install.`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rest []string
 			var prefix string
-			show := false
+			show, deviceLib := false, false
 			for i := 0; i < len(args); i++ {
 				switch a := args[i]; {
 				case a == "-show" || a == "--show":
 					show = true
+				case a == "--device-lib":
+					deviceLib = true
 				case a == "--prefix" && i+1 < len(args):
 					prefix = args[i+1]
 					i++
@@ -82,11 +88,10 @@ make one with GOFLAGS=-tags=cuda gshmem abi install.`,
 			if err != nil {
 				return err
 			}
-			nvcc := os.Getenv("GSHMEM_NVCC")
-			if nvcc == "" {
-				nvcc = "nvcc"
+			argv := nvccCommand(nvccPath(), p, rest)
+			if deviceLib {
+				argv = deviceLibCommand(nvccPath(), p, rest)
 			}
-			argv := nvccCommand(nvcc, p, rest)
 			if show {
 				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(argv, " "))
 				return nil
@@ -105,7 +110,72 @@ make one with GOFLAGS=-tags=cuda gshmem abi install.`,
 	}
 }
 
-// installKernelHeaders installs the device API, gshmem.cuh, beside gshmem.h.
+// installKernelHeaders installs the device API, gshmem.cuh, beside gshmem.h,
+// and the source of libgshmem_device.a beside them.
 func installKernelHeaders(root, prefix string) error {
-	return copyFile(filepath.Join(root, "kernels", "cuda", "gshmem.cuh"), filepath.Join(prefix, "include", "gshmem.cuh"), 0o644)
+	for _, f := range []string{"gshmem.cuh", deviceLibSource} {
+		if err := copyFile(filepath.Join(root, "kernels", "cuda", f), filepath.Join(prefix, "include", f), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deviceLibSource is the one unit that defines the device state under
+// -rdc=true; libgshmem_device.a is it compiled.
+const deviceLibSource = "gshmem_device.cu"
+
+// defaultDeviceArch is what libgshmem_device.a is built for when the user
+// names no architecture: the GPUs with system-scope atomics over peer
+// mappings that gshmem.cuh targets, and PTX for newer ones.
+var defaultDeviceArch = []string{
+	"-gencode", "arch=compute_80,code=sm_80",
+	"-gencode", "arch=compute_90,code=sm_90",
+	"-gencode", "arch=compute_90,code=compute_90",
+}
+
+// deviceLibCommand is the nvcc command that builds PREFIX/lib/
+// libgshmem_device.a: relocatable device code holding the state, for
+// programs whose device link names -lgshmem_device (NVSHMEM's
+// -lnvshmem_device) instead of defining GSHMEM_STATE_DEFINE in a .cu file.
+// args may choose the architectures (-arch, -gencode) and the host compiler.
+func deviceLibCommand(nvcc, prefix string, args []string) []string {
+	cmd := strings.Fields(nvcc)
+	cmd = append(cmd, "-I"+filepath.Join(prefix, "include"), "-rdc=true", "-lib")
+	arch := false
+	for _, a := range args {
+		if strings.HasPrefix(a, "-arch") || strings.HasPrefix(a, "--gpu-architecture") ||
+			strings.HasPrefix(a, "-gencode") || strings.HasPrefix(a, "--generate-code") {
+			arch = true
+		}
+	}
+	if !arch {
+		cmd = append(cmd, defaultDeviceArch...)
+	}
+	cmd = append(cmd, args...)
+	return append(cmd, "-o", filepath.Join(prefix, "lib", "libgshmem_device.a"),
+		filepath.Join(prefix, "include", deviceLibSource))
+}
+
+// nvccPath is the user's nvcc: GSHMEM_NVCC, else nvcc on PATH.
+func nvccPath() string {
+	if v := os.Getenv("GSHMEM_NVCC"); v != "" {
+		return v
+	}
+	return "nvcc"
+}
+
+// installDeviceLib builds libgshmem_device.a where an nvcc is found; without
+// one the installation has none, and says how to build it later.
+func installDeviceLib(cmd *cobra.Command, prefix string) {
+	nvcc := nvccPath()
+	if _, err := exec.LookPath(strings.Fields(nvcc)[0]); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: no nvcc (%s): no libgshmem_device.a; build it later with gshmem nvcc --device-lib\n", nvcc)
+		return
+	}
+	argv := deviceLibCommand(nvcc, prefix, nil)
+	x := exec.Command(argv[0], argv[1:]...)
+	if out, err := x.CombinedOutput(); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: libgshmem_device.a did not build (%s: %v):\n%s", strings.Join(argv, " "), err, out)
+	}
 }

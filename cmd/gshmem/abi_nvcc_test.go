@@ -16,3 +16,16 @@ func TestNvccCommand(t *testing.T) {
 	}
 	assert.Equal(t, []string{"nvcc", "-I/p/include"}, nvccCommand("nvcc", "/p", nil))
 }
+
+func TestDeviceLibCommand(t *testing.T) {
+	tail := []string{"-o", "/p/lib/libgshmem_device.a", "/p/include/gshmem_device.cu"}
+	got := deviceLibCommand("nvcc", "/p", nil)
+	want := append(append([]string{"nvcc", "-I/p/include", "-rdc=true", "-lib"}, defaultDeviceArch...), tail...)
+	assert.Equal(t, want, got)
+	// The user's architecture replaces the default one.
+	for _, arch := range [][]string{{"-arch=sm_90"}, {"-gencode", "arch=compute_90,code=sm_90"}, {"--gpu-architecture=sm_80"}} {
+		got := deviceLibCommand("nvcc -ccbin g++", "/p", arch)
+		want := append(append([]string{"nvcc", "-ccbin", "g++", "-I/p/include", "-rdc=true", "-lib"}, arch...), tail...)
+		assert.Equal(t, want, got, arch)
+	}
+}

@@ -88,7 +88,11 @@
 // runs compat.New on gshmem's World, so a job has one set of PEs and one
 // heap whichever starts first. A communicator other than one of every
 // process of MPI_COMM_WORLD in its order is refused: shmem makes Worlds of
-// the whole job only.
+// the whole job only. Since MPI_Init made the heap, a GSHMEM_SYMMETRIC_SIZE
+// the program sets between the two (NVSHMEM programs do) is read from C's
+// environment, not Go's copy, and checked against it. include/gshmemx.h is
+// nvshmemx.h's place, and under nvcc gshmem.h includes gshmem.cuh, so an
+// NVSHMEM program ports by sed alone.
 //
 // gshmem.c, gshmem_sync.c and shm.h hold the calls; the typed families (TYPENAME_put,
 // _atomic_fetch_add, _wait_until, _OP_reduce, ...) are one line each in
@@ -178,6 +182,7 @@
 //	gshmem_device.go, gshmem_cuda.go, shmdev.h  gshmem.h on a device heap (the CUDA build)
 //	gshmem_stream.c, gshmem_stream.go     the *_on_stream calls
 //	zgshmem.c, include/gshmem.h           generated: the typed families and the header
+//	include/gshmemx.h                     nvshmemx.h's counterpart (gshmem.h)
 //	gshmem_kern*.go, gshmem_kern.c         stage 4: gshmem.cuh's device state bound into the program's kernels (registered binders) and driver-API modules
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h, cudaaware.go       MPIX_CUDA_AWARE_SUPPORT (0; 1 as installed from a -tags cuda build)

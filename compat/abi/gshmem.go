@@ -185,6 +185,9 @@ func abiint_shmem_init(withComm C.int, comm C.uintptr_t) C.int {
 		}
 		own = true
 	} else {
+		if err := shmLateSize(w); err != nil {
+			return refuse("%v", err)
+		}
 		shmNoteHostHeap(call, w)
 	}
 	if err := shmSetup(w); err != nil {
@@ -204,6 +207,30 @@ func abiint_shmem_init(withComm C.int, comm C.uintptr_t) C.int {
 		shmFatal(call, "%v", err)
 	}
 	return 0
+}
+
+// shmLateSize checks GSHMEM_SYMMETRIC_SIZE as C sees it against the heap
+// MPI_Init made: NVSHMEM programs set it (setenv) between MPI_Init and
+// gshmemx_init_attr, NVIDIA's Jacobi among them, and Go's copy of the
+// environment, taken when the library loaded, never shows that. A size
+// the heap holds is met; a larger one is refused with the fix, since the
+// heap cannot grow.
+func shmLateSize(w *shmem.World) error {
+	name := C.CString("GSHMEM_SYMMETRIC_SIZE")
+	defer C.free(unsafe.Pointer(name))
+	v := C.getenv(name)
+	if v == nil {
+		return nil
+	}
+	s := C.GoString(v)
+	n, err := shmem.ParseSize(s)
+	if err != nil {
+		return fmt.Errorf("GSHMEM_SYMMETRIC_SIZE=%q: %w", s, err)
+	}
+	if have := w.Options().SymmetricSize; n > have {
+		return fmt.Errorf("GSHMEM_SYMMETRIC_SIZE=%s asks for %d bytes of heap, but MPI_Init made it with %d: set the size in the job's environment, before MPI_Init", s, n, have)
+	}
+	return nil
 }
 
 // shmSetup allocates the probe object (which tells where each PE's heap

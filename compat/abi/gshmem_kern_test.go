@@ -60,3 +60,24 @@ func TestKernPrograms(t *testing.T) {
 	require.NoError(t, err, out)
 	compile(t, "kern_drv.c", "-lcuda")
 }
+
+// TestKernNVStyle builds an NVSHMEM program's shape, renamed: one -rdc=true
+// file that includes only gshmem.h and gshmemx.h (which bring the device
+// calls under nvcc) and defines no state, linked as NVSHMEM's are with the
+// installation's libgshmem_device.a; without that library the device link
+// fails on the missing state. Here it runs on a host heap; test/gpu/run.sh
+// ckern runs its kernels.
+func TestKernNVStyle(t *testing.T) {
+	setup(t)
+	exe := filepath.Join(tool.bin, "kern_nvstyle")
+	out, err := nvccBuild(t, "-Werror", "all-warnings", "-rdc=true", "-o", exe, "kern_nvstyle.cu",
+		"-L"+filepath.Join(tool.prefix, "lib"), "-lgshmem_device")
+	require.NoError(t, err, out)
+	r := run(t, 2, exe)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 2, strings.Count(r.stdout, "kern nvstyle host heap ok"), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+
+	out, err = nvccBuild(t, "-rdc=true", "-o", filepath.Join(tool.bin, "kern_nvstyle_nolib"), "kern_nvstyle.cu")
+	require.Error(t, err, out)
+	require.Contains(t, out, "gshmemi_state")
+}

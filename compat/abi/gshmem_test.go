@@ -48,6 +48,7 @@ func TestGshmemWithMPI(t *testing.T) {
 	r := run(t, 2, exe)
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.Contains(t, r.stderr, "gshmemx_init_attr: the communicator has 1 of the job's 2 processes")
+	require.Contains(t, r.stderr, "gshmemx_init_attr: GSHMEM_SYMMETRIC_SIZE=1099511627776000 asks for 1099511627776000 bytes of heap, but MPI_Init made it with")
 	for _, n := range []int{2, 3} {
 		r := runArgs(t, n, exe, "shmem-first")
 		require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)

@@ -261,6 +261,9 @@ static __device__ __forceinline__ void gshmemx_putmem_nbi_warp(void *dest, const
 static __device__ __forceinline__ void gshmemx_putmem_nbi_block(void *dest, const void *source, size_t n, int pe) {
   gshmemi_copy(gshmemi_peer(dest, pe), source, n, gshmemi_block_tid(), gshmemi_block_size());
 }
+static __device__ __forceinline__ void gshmemx_getmem_nbi_warp(void *dest, const void *source, size_t n, int pe) {
+  gshmemi_copy(dest, gshmemi_peer(source, pe), n, gshmemi_lane(), 32);
+}
 static __device__ __forceinline__ void gshmemx_getmem_nbi_block(void *dest, const void *source, size_t n, int pe) {
   gshmemi_copy(dest, gshmemi_peer(source, pe), n, gshmemi_block_tid(), gshmemi_block_size());
 }
@@ -307,6 +310,11 @@ GSHMEMI_API(void gshmem_putmem_signal_nbi(void *dest, const void *source, size_t
             { gshmem_putmem_signal(dest, source, n, sig, value, op, pe); })
 #define gshmemx_putmem_signal_nbi_block gshmemx_putmem_signal_block
 
+// gshmemx_signal_op is NVSHMEM's name for the same update in device code
+// (gshmem.h declares it for the host, where it is the library's).
+GSHMEMI_API(void gshmemx_signal_op(uint64_t *sig, uint64_t value, int op, int pe),
+            { gshmem_signal_op(sig, value, op, pe); })
+
 GSHMEMI_API(uint64_t gshmem_signal_fetch(const uint64_t *sig), {
   return gshmemi_ld_acquire_u64((const unsigned long long *)sig);
 })
@@ -339,6 +347,14 @@ template <typename T> static __device__ __forceinline__ T gshmemi_ld_acquire(con
 template <typename T> static __device__ __forceinline__ void gshmemi_wait_until(const T *ivar, int cmp, T value) {
   while (!gshmemi_cmp(gshmemi_ld_acquire(ivar), cmp, value)) {
   }
+}
+// Waits on every ivars[i] whose status[i] is 0 (all of them when status
+// is NULL), as OpenSHMEM's wait_until_all.
+template <typename T>
+static __device__ __forceinline__ void gshmemi_wait_until_all(const T *ivars, size_t n, const int *status, int cmp,
+                                                              T value) {
+  for (size_t i = 0; i < n; i++)
+    if (!status || !status[i]) gshmemi_wait_until(ivars + i, cmp, value);
 }
 template <typename T> static __device__ __forceinline__ int gshmemi_test(const T *ivar, int cmp, T value) {
   return gshmemi_cmp(gshmemi_ld_acquire(ivar), cmp, value);
@@ -427,15 +443,50 @@ template <typename T> static __device__ __forceinline__ T gshmemi_g(const T *src
   }                                                                                                               \
   static __device__ __forceinline__ void gshmemx_##NAME##_get_block(T *dest, const T *src, size_t n, int pe) {   \
     gshmemx_getmem_block(dest, src, n * sizeof(T), pe);                                                           \
+  }                                                                                                               \
+  static __device__ __forceinline__ void gshmemx_##NAME##_get_warp(T *dest, const T *src, size_t n, int pe) {    \
+    gshmemx_getmem_warp(dest, src, n * sizeof(T), pe);                                                            \
+  }                                                                                                               \
+  GSHMEMI_API(void gshmem_##NAME##_put_nbi(T *dest, const T *source, size_t nelems, int pe),                      \
+              { gshmem_putmem_nbi(dest, source, nelems * sizeof(T), pe); })                                       \
+  GSHMEMI_API(void gshmem_##NAME##_get_nbi(T *dest, const T *source, size_t nelems, int pe),                      \
+              { gshmem_getmem_nbi(dest, source, nelems * sizeof(T), pe); })                                       \
+  static __device__ __forceinline__ void gshmemx_##NAME##_put_nbi_warp(T *dest, const T *src, size_t n, int pe) { \
+    gshmemx_putmem_nbi_warp(dest, src, n * sizeof(T), pe);                                                        \
+  }                                                                                                               \
+  static __device__ __forceinline__ void gshmemx_##NAME##_put_nbi_block(T *dest, const T *src, size_t n, int pe) { \
+    gshmemx_putmem_nbi_block(dest, src, n * sizeof(T), pe);                                                       \
+  }                                                                                                               \
+  static __device__ __forceinline__ void gshmemx_##NAME##_get_nbi_warp(T *dest, const T *src, size_t n, int pe) { \
+    gshmemx_getmem_nbi_warp(dest, src, n * sizeof(T), pe);                                                        \
+  }                                                                                                               \
+  static __device__ __forceinline__ void gshmemx_##NAME##_get_nbi_block(T *dest, const T *src, size_t n, int pe) { \
+    gshmemx_getmem_nbi_block(dest, src, n * sizeof(T), pe);                                                       \
   }
+// Every type gshmem.h names (NVSHMEM's standard RMA types).
+GSHMEMI_RMA(float, float)
+GSHMEMI_RMA(double, double)
 GSHMEMI_RMA(char, char)
+GSHMEMI_RMA(schar, signed char)
+GSHMEMI_RMA(short, short)
 GSHMEMI_RMA(int, int)
 GSHMEMI_RMA(long, long)
 GSHMEMI_RMA(longlong, long long)
+GSHMEMI_RMA(uchar, unsigned char)
+GSHMEMI_RMA(ushort, unsigned short)
+GSHMEMI_RMA(uint, unsigned int)
+GSHMEMI_RMA(ulong, unsigned long)
+GSHMEMI_RMA(ulonglong, unsigned long long)
+GSHMEMI_RMA(int8, int8_t)
+GSHMEMI_RMA(int16, int16_t)
+GSHMEMI_RMA(int32, int32_t)
+GSHMEMI_RMA(int64, int64_t)
+GSHMEMI_RMA(uint8, uint8_t)
+GSHMEMI_RMA(uint16, uint16_t)
 GSHMEMI_RMA(uint32, uint32_t)
 GSHMEMI_RMA(uint64, uint64_t)
-GSHMEMI_RMA(float, float)
-GSHMEMI_RMA(double, double)
+GSHMEMI_RMA(size, size_t)
+GSHMEMI_RMA(ptrdiff, ptrdiff_t)
 
 // The typed atomics, waits and tests. Their C types are gshmem.h's (and
 // OpenSHMEM's): uint64 is uint64_t, ulonglong is unsigned long long.
@@ -452,7 +503,9 @@ GSHMEMI_RMA(double, double)
   GSHMEMI_API(void gshmem_##NAME##_atomic_inc(T *dest, int pe), { gshmemi_fetch_add<T>(dest, (T)1, pe); })        \
   GSHMEMI_API(void gshmem_##NAME##_wait_until(T *ivar, int cmp, T cmp_value),                                       \
               { gshmemi_wait_until<T>(ivar, cmp, cmp_value); })                                                     \
-  GSHMEMI_API(int gshmem_##NAME##_test(T *ivar, int cmp, T cmp_value), { return gshmemi_test<T>(ivar, cmp, cmp_value); })
+  GSHMEMI_API(int gshmem_##NAME##_test(T *ivar, int cmp, T cmp_value), { return gshmemi_test<T>(ivar, cmp, cmp_value); }) \
+  GSHMEMI_API(void gshmem_##NAME##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value),  \
+              { gshmemi_wait_until_all<T>(ivars, nelems, status, cmp, cmp_value); })
 #define GSHMEMI_BITWISE(NAME, T)                                                                                    \
   GSHMEMI_API(T gshmem_##NAME##_atomic_fetch_and(T *dest, T value, int pe),                                         \
               { return gshmemi_fetch_and<T>(dest, value, pe); })                                                    \

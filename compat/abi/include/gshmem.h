@@ -1792,4 +1792,12 @@ int gshmemx_double_prod_reducescatter_on_stream(gshmem_team_t team, double *dest
 }
 #endif
 
+/* Compiled by nvcc: the device API too (gshmem.cuh, installed beside this
+ * header; GSHMEM_NO_DEVICE_API leaves it out). */
+#if defined(__CUDACC__) && !defined(GSHMEM_NO_DEVICE_API) && defined(__has_include)
+#if __has_include("gshmem.cuh")
+#include "gshmem.cuh"
+#endif
+#endif
+
 #endif /* GSHMEM_H */

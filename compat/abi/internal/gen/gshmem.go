@@ -286,9 +286,25 @@ func gshmemHeader() []byte {
 			fmt.Fprintf(&b, "%s;\n", f.proto)
 		}
 	}
-	b.WriteString("\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* GSHMEM_H */\n")
+	b.WriteString("\n#ifdef __cplusplus\n}\n#endif\n")
+	b.WriteString(gshmemDeviceTail)
+	b.WriteString("\n#endif /* GSHMEM_H */\n")
 	return b.Bytes()
 }
+
+// gshmemDeviceTail brings the device API into a file nvcc compiles, as
+// NVSHMEM's nvshmem.h does, so that a program written for NVSHMEM that
+// includes only the host header ports by renaming. gshmem.cuh includes
+// this header back; the include guards end the cycle.
+const gshmemDeviceTail = `
+/* Compiled by nvcc: the device API too (gshmem.cuh, installed beside this
+ * header; GSHMEM_NO_DEVICE_API leaves it out). */
+#if defined(__CUDACC__) && !defined(GSHMEM_NO_DEVICE_API) && defined(__has_include)
+#if __has_include("gshmem.cuh")
+#include "gshmem.cuh"
+#endif
+#endif
+`
 
 // gshmemTyped writes zgshmem.c, the typed functions.
 func gshmemTyped() []byte {
