@@ -35,7 +35,10 @@
 //
 // Scopes: the plain calls are made by one thread; the _warp forms by every
 // thread of a warp (converged) and the _block forms by every thread of the
-// block, with the same arguments. Completion: a put is complete at its
+// block, with the same arguments. A warp or block form starts with its
+// group's barrier, as NVSHMEM's do: what any thread of the group wrote to the
+// source before the call is what moves (a kernel may compute a row and put
+// it with no barrier of its own, as NVIDIA's Jacobi does). Completion: a put is complete at its
 // target after gshmem_quiet (or a barrier); gshmem_fence orders puts,
 // atomics and signals to one PE. The transport is load/store over mapped
 // device memory, so the _nbi forms are the blocking ones.
@@ -232,18 +235,22 @@ GSHMEMI_API(void gshmem_getmem(void *dest, const void *source, size_t nelems, in
   gshmemi_copy(dest, gshmemi_peer(source, pe), nelems, 0, 1);
 })
 static __device__ __forceinline__ void gshmemx_putmem_warp(void *dest, const void *source, size_t nelems, int pe) {
+  __syncwarp();
   gshmemi_copy(gshmemi_peer(dest, pe), source, nelems, gshmemi_lane(), 32);
   __syncwarp();
 }
 static __device__ __forceinline__ void gshmemx_getmem_warp(void *dest, const void *source, size_t nelems, int pe) {
+  __syncwarp();
   gshmemi_copy(dest, gshmemi_peer(source, pe), nelems, gshmemi_lane(), 32);
   __syncwarp();
 }
 static __device__ __forceinline__ void gshmemx_putmem_block(void *dest, const void *source, size_t nelems, int pe) {
+  __syncthreads();
   gshmemi_copy(gshmemi_peer(dest, pe), source, nelems, gshmemi_block_tid(), gshmemi_block_size());
   __syncthreads();
 }
 static __device__ __forceinline__ void gshmemx_getmem_block(void *dest, const void *source, size_t nelems, int pe) {
+  __syncthreads();
   gshmemi_copy(dest, gshmemi_peer(source, pe), nelems, gshmemi_block_tid(), gshmemi_block_size());
   __syncthreads();
 }
@@ -256,15 +263,19 @@ GSHMEMI_API(void gshmem_getmem_nbi(void *dest, const void *source, size_t n, int
   gshmemi_copy(dest, gshmemi_peer(source, pe), n, 0, 1);
 })
 static __device__ __forceinline__ void gshmemx_putmem_nbi_warp(void *dest, const void *source, size_t n, int pe) {
+  __syncwarp();
   gshmemi_copy(gshmemi_peer(dest, pe), source, n, gshmemi_lane(), 32);
 }
 static __device__ __forceinline__ void gshmemx_putmem_nbi_block(void *dest, const void *source, size_t n, int pe) {
+  __syncthreads();
   gshmemi_copy(gshmemi_peer(dest, pe), source, n, gshmemi_block_tid(), gshmemi_block_size());
 }
 static __device__ __forceinline__ void gshmemx_getmem_nbi_warp(void *dest, const void *source, size_t n, int pe) {
+  __syncwarp();
   gshmemi_copy(dest, gshmemi_peer(source, pe), n, gshmemi_lane(), 32);
 }
 static __device__ __forceinline__ void gshmemx_getmem_nbi_block(void *dest, const void *source, size_t n, int pe) {
+  __syncthreads();
   gshmemi_copy(dest, gshmemi_peer(source, pe), n, gshmemi_block_tid(), gshmemi_block_size());
 }
 
@@ -297,6 +308,7 @@ static __device__ __forceinline__ void gshmemx_putmem_signal_warp(void *dest, co
 }
 static __device__ __forceinline__ void gshmemx_putmem_signal_block(void *dest, const void *source, size_t n,
                                                                    uint64_t *sig, uint64_t value, int op, int pe) {
+  __syncthreads();
   gshmemi_copy(gshmemi_peer(dest, pe), source, n, gshmemi_block_tid(), gshmemi_block_size());
   __syncthreads();
   if (gshmemi_block_tid() == 0) {

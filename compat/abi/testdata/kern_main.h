@@ -42,11 +42,8 @@ static void test_ops(void)
     int *pv = (int *)gshmem_calloc(1, sizeof(int));
     uint64_t *ctr = (uint64_t *)gshmem_calloc(1, sizeof(uint64_t)), *sig = (uint64_t *)gshmem_calloc(1, sizeof(uint64_t));
     SCHECK(dst && src && pv && ctr && sig);
-    static int h[N];
-    for (int i = 0; i < N; i++)
-        h[i] = me * 1000000 + i;
-    CU(cudaMemcpy(src, h, sizeof h, cudaMemcpyHostToDevice));
-    CU(cudaMemset(dst, 0, sizeof h));
+    CU(cudaMemset(src, 0xff, N * sizeof(int))); /* kern_ops writes it: a stale -1 would be seen */
+    CU(cudaMemset(dst, 0, N * sizeof(int)));
     int *seen;
     CU(cudaMalloc(&seen, 8 * sizeof(int)));
     CU(cudaMemset(seen, 0xff, 8 * sizeof(int)));

@@ -17,6 +17,11 @@ extern "C" __global__ void kern_ops(int *dst, const int *src, int *pv, uint64_t 
                                     int n)
 {
     int me = gshmem_my_pe(), np = gshmem_n_pes(), right = (me + 1) % np;
+    /* The source is written here, each element by a thread of another warp
+     * than the one that copies it, and put with no barrier of the kernel's
+     * own: the block form's entry barrier must make every write count. */
+    for (int i = n - 1 - (int)threadIdx.x; i >= 0; i -= blockDim.x)
+        ((int *)src)[i] = me * 1000000 + i;
     gshmemx_putmem_signal_block(dst, src, n * sizeof(int), sig, 1, GSHMEM_SIGNAL_ADD, right);
     if (threadIdx.x == 0) {
         gshmem_int_p(pv, 1000 + me, right);
