@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -73,8 +74,6 @@ func wrapperCommand(compiler, prefix string, args []string) []string {
 }
 
 func wrapperCmd(name, envVar, def, lang string) *cobra.Command {
-	var show bool
-	var prefix string
 	c := &cobra.Command{
 		Use:   name + " [-show] [--prefix DIR] [COMPILER ARGS...]",
 		Short: "compile and link a " + lang + " MPI program against gshmem's libmpi_abi.so.1",
@@ -85,23 +84,11 @@ installation is --prefix, else GSHMEM_ABI_PREFIX, else the one this gshmem
 binary belongs to (DIR/bin/gshmem); make one with gshmem abi install.`,
 		DisableFlagParsing: true, // every other argument is the compiler's
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rest []string
-			for i := 0; i < len(args); i++ {
-				switch a := args[i]; {
-				case a == "-show" || a == "--show":
-					show = true
-				case a == "--prefix" && i+1 < len(args):
-					prefix = args[i+1]
-					i++
-				case strings.HasPrefix(a, "--prefix="):
-					prefix = strings.TrimPrefix(a, "--prefix=")
-				case a == "--help" || a == "-help":
-					return cmd.Help()
-				default:
-					rest = append(rest, a)
-				}
+			w := parseWrapperArgs(args)
+			if w.help {
+				return cmd.Help()
 			}
-			p, err := findPrefix(prefix)
+			p, err := findPrefix(w.prefix)
 			if err != nil {
 				return err
 			}
@@ -109,24 +96,61 @@ binary belongs to (DIR/bin/gshmem); make one with gshmem abi install.`,
 			if compiler == "" {
 				compiler = def
 			}
-			argv := wrapperCommand(compiler, p, rest)
-			if show {
-				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(argv, " "))
-				return nil
-			}
-			x := exec.Command(argv[0], argv[1:]...)
-			x.Stdin, x.Stdout, x.Stderr = os.Stdin, os.Stdout, os.Stderr
-			if err := x.Run(); err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					return exitCode(ee.ExitCode())
-				}
-				return err
-			}
-			return nil
+			return runWrapped(cmd, wrapperCommand(compiler, p, w.rest), w.show)
 		},
 	}
 	return c
+}
+
+// wrapperArgs is a compiler wrapper's command line (mpicc, mpicxx, nvcc):
+// its own flags (-show, --prefix DIR, --help and those named in own), and
+// rest, every other argument, which is the compiler's.
+type wrapperArgs struct {
+	show, help bool
+	prefix     string
+	own        map[string]bool
+	rest       []string
+}
+
+func parseWrapperArgs(args []string, own ...string) wrapperArgs {
+	w := wrapperArgs{own: map[string]bool{}}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-show" || a == "--show":
+			w.show = true
+		case a == "--prefix" && i+1 < len(args):
+			w.prefix = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--prefix="):
+			w.prefix = strings.TrimPrefix(a, "--prefix=")
+		case a == "--help" || a == "-help":
+			w.help = true
+		case slices.Contains(own, a):
+			w.own[a] = true
+		default:
+			w.rest = append(w.rest, a)
+		}
+	}
+	return w
+}
+
+// runWrapped prints argv (-show) or runs it on this process's standard
+// streams, ending with the compiler's exit status.
+func runWrapped(cmd *cobra.Command, argv []string, show bool) error {
+	if show {
+		fmt.Fprintln(cmd.OutOrStdout(), strings.Join(argv, " "))
+		return nil
+	}
+	x := exec.Command(argv[0], argv[1:]...)
+	x.Stdin, x.Stdout, x.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := x.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return exitCode(ee.ExitCode())
+		}
+		return err
+	}
+	return nil
 }
 
 func mpiccCmd() *cobra.Command  { return wrapperCmd("mpicc", "GSHMEM_CC", "cc", "C") }

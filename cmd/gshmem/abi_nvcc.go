@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -64,48 +63,19 @@ libnvshmem_device.a): a -rdc=true program whose link names -lgshmem_device
 make one with GOFLAGS=-tags=cuda gshmem abi install.`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rest []string
-			var prefix string
-			show, deviceLib := false, false
-			for i := 0; i < len(args); i++ {
-				switch a := args[i]; {
-				case a == "-show" || a == "--show":
-					show = true
-				case a == "--device-lib":
-					deviceLib = true
-				case a == "--prefix" && i+1 < len(args):
-					prefix = args[i+1]
-					i++
-				case strings.HasPrefix(a, "--prefix="):
-					prefix = strings.TrimPrefix(a, "--prefix=")
-				case a == "--help" || a == "-help":
-					return cmd.Help()
-				default:
-					rest = append(rest, a)
-				}
+			w := parseWrapperArgs(args, "--device-lib")
+			if w.help {
+				return cmd.Help()
 			}
-			p, err := findPrefix(prefix)
+			p, err := findPrefix(w.prefix)
 			if err != nil {
 				return err
 			}
-			argv := nvccCommand(nvccPath(), p, rest)
-			if deviceLib {
-				argv = deviceLibCommand(nvccPath(), p, rest)
+			argv := nvccCommand(nvccPath(), p, w.rest)
+			if w.own["--device-lib"] {
+				argv = deviceLibCommand(nvccPath(), p, w.rest)
 			}
-			if show {
-				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(argv, " "))
-				return nil
-			}
-			x := exec.Command(argv[0], argv[1:]...)
-			x.Stdin, x.Stdout, x.Stderr = os.Stdin, os.Stdout, os.Stderr
-			if err := x.Run(); err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					return exitCode(ee.ExitCode())
-				}
-				return err
-			}
-			return nil
+			return runWrapped(cmd, argv, w.show)
 		},
 	}
 }
