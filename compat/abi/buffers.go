@@ -150,5 +150,25 @@ func storeBack(b, h []byte) error {
 	return env.e.World().CopyHostToDevice(uintptr(ptrOf(b)), h)
 }
 
+// hostOnly refuses buffers in GPU memory (MPI_ERR_BUFFER) for the calls
+// that read and write them on the host and are not CUDA-aware yet: the
+// nonblocking, persistent and neighborhood collectives, the collectives
+// beyond Bcast, Reduce, Allreduce, Allgather and Alltoall, MPI_Pack and
+// MPI_Unpack, and MPI_Reduce_local. A clear error instead of the host
+// reading device memory (a crash). Special values (MPI_IN_PLACE,
+// MPI_BOTTOM) and jobs whose heap is host memory pass.
+func hostOnly(comm C.uintptr_t, call string, bufs ...C.uintptr_t) C.int {
+	e := env.e
+	if e == nil || !e.World().HeapOnDevice() {
+		return C.MPI_SUCCESS
+	}
+	for _, b := range bufs {
+		if b >= minAddr && e.World().IsDeviceMemory(uintptr(b)) {
+			return failCode(comm, call, C.MPI_ERR_BUFFER, "a buffer in GPU memory: %s is not CUDA-aware yet (point-to-point, RMA, and MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather and MPI_Alltoall are)", call)
+		}
+	}
+	return C.MPI_SUCCESS
+}
+
 // ptrOf is the address of a non-empty buffer's first byte.
 func ptrOf(b []byte) unsafe.Pointer { return unsafe.Pointer(&b[0]) }

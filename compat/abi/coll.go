@@ -319,16 +319,25 @@ func abiint_allreduce_recv(comm C.uintptr_t, from C.int, buf C.uintptr_t, n C.in
 
 //export abigo_Scan
 func abigo_Scan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Scan", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	return allReduce("MPI_Scan", sbuf, rbuf, count, dtype, op, comm, true, false, compat.Scan[byte])
 }
 
 //export abigo_Exscan
 func abigo_Exscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Exscan", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	return allReduce("MPI_Exscan", sbuf, rbuf, count, dtype, op, comm, true, true, compat.Exscan[byte])
 }
 
 //export abigo_Reduce_scatter_block
 func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Reduce_scatter_block", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Reduce_scatter_block"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -358,6 +367,9 @@ func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op 
 
 //export abigo_Reduce_scatter
 func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Reduce_scatter", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Reduce_scatter"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -395,6 +407,9 @@ func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.ui
 
 //export abigo_Gather
 func abigo_Gather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Gather", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Gather"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -431,6 +446,9 @@ func rootLayout(comm C.uintptr_t, call string, c *compat.Comm, root C.int, count
 
 //export abigo_Gatherv
 func abigo_Gatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Gatherv", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Gatherv"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -453,6 +471,9 @@ func abigo_Gatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 
 //export abigo_Scatter
 func abigo_Scatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Scatter", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Scatter"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -477,6 +498,9 @@ func abigo_Scatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 
 //export abigo_Scatterv
 func abigo_Scatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Scatterv", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Scatterv"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -517,6 +541,9 @@ func abigo_Allgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.u
 
 //export abigo_Allgatherv
 func abigo_Allgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Allgatherv", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Allgatherv"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -557,6 +584,9 @@ func abigo_Alltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 
 //export abigo_Alltoallv
 func abigo_Alltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtype C.uintptr_t, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Alltoallv", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Alltoallv"
 	c, rc := collComm(comm, call)
 	if c == nil {

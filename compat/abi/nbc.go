@@ -170,6 +170,9 @@ func abigo_Ibarrier(comm C.uintptr_t, req *C.uintptr_t) C.int {
 
 //export abigo_Ibcast
 func abigo_Ibcast(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Ibcast", buf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Ibcast"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -376,6 +379,9 @@ func ireduce(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintp
 
 //export abigo_Ireduce
 func abigo_Ireduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Ireduce", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	if root < 0 {
 		return failCode(comm, "MPI_Ireduce", C.MPI_ERR_ROOT, "root %d", int(root))
 	}
@@ -384,6 +390,9 @@ func abigo_Ireduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, r
 
 //export abigo_Iallreduce
 func abigo_Iallreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Iallreduce", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	return ireduce("MPI_Iallreduce", sbuf, rbuf, count, dtype, op, -1, comm, req)
 }
 
@@ -445,6 +454,9 @@ func blockArgs(comm C.uintptr_t, call string, n int, sbuf C.uintptr_t, scount C.
 
 //export abigo_Igather
 func abigo_Igather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Igather", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Igather"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -494,6 +506,9 @@ func abigo_Igather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 
 //export abigo_Iscatter
 func abigo_Iscatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Iscatter", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Iscatter"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -532,6 +547,9 @@ func abigo_Iscatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 
 //export abigo_Iallgather
 func abigo_Iallgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Iallgather", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Iallgather"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -567,6 +585,9 @@ func abigo_Iallgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.
 
 //export abigo_Ialltoall
 func abigo_Ialltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Ialltoall", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Ialltoall"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {

@@ -32,6 +32,9 @@ func countsIn(comm C.uintptr_t, call string, n int, counts, displs *C.int) ([]in
 
 //export abigo_Iallgatherv
 func abigo_Iallgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Iallgatherv", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Iallgatherv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -75,6 +78,9 @@ func abigo_Iallgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C
 
 //export abigo_Ialltoallv
 func abigo_Ialltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Ialltoallv", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Ialltoallv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -156,16 +162,25 @@ func iscan(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.u
 
 //export abigo_Iscan
 func abigo_Iscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Iscan", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	return iscan("MPI_Iscan", sbuf, rbuf, count, dtype, op, comm, req, false)
 }
 
 //export abigo_Iexscan
 func abigo_Iexscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Iexscan", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	return iscan("MPI_Iexscan", sbuf, rbuf, count, dtype, op, comm, req, true)
 }
 
 //export abigo_Igatherv
 func abigo_Igatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Igatherv", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Igatherv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -221,6 +236,9 @@ func abigo_Igatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 
 //export abigo_Iscatterv
 func abigo_Iscatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Iscatterv", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Iscatterv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -324,6 +342,9 @@ func ireduceScatter(call string, sbuf, rbuf C.uintptr_t, counts []int, dtype, op
 
 //export abigo_Ireduce_scatter_block
 func abigo_Ireduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Ireduce_scatter_block", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	o, rc := commOf(comm, "MPI_Ireduce_scatter_block")
 	if o == nil {
 		return rc
@@ -337,6 +358,9 @@ func abigo_Ireduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op
 
 //export abigo_Ireduce_scatter
 func abigo_Ireduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Ireduce_scatter", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	o, rc := commOf(comm, "MPI_Ireduce_scatter")
 	if o == nil {
 		return rc
@@ -401,6 +425,9 @@ func alltoallw(call string, sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C
 
 //export abigo_Ialltoallw
 func abigo_Ialltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Ialltoallw", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	if req == nil {
 		return failCode(comm, "MPI_Ialltoallw", C.MPI_ERR_ARG, "request is NULL")
 	}
@@ -413,6 +440,9 @@ func abigo_Ialltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintp
 
 //export abigo_Alltoallw
 func abigo_Alltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Alltoallw", sbuf, rbuf); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	s, rc := alltoallw("MPI_Alltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm)
 	if s == nil {
 		return rc

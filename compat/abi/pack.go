@@ -27,6 +27,9 @@ func abigo_Pack_size(count C.int, dtype, comm C.uintptr_t, size *C.int) C.int {
 
 //export abigo_Pack
 func abigo_Pack(in C.uintptr_t, count C.int, dtype C.uintptr_t, out C.uintptr_t, outsize C.int, pos *C.int, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Pack", in, out); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Pack"
 	if o, rc := commOf(comm, call); o == nil {
 		return rc
@@ -50,6 +53,9 @@ func abigo_Pack(in C.uintptr_t, count C.int, dtype C.uintptr_t, out C.uintptr_t,
 
 //export abigo_Unpack
 func abigo_Unpack(in C.uintptr_t, insize C.int, pos *C.int, out C.uintptr_t, count C.int, dtype, comm C.uintptr_t) C.int {
+	if rc := hostOnly(comm, "MPI_Unpack", in, out); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Unpack"
 	if o, rc := commOf(comm, call); o == nil {
 		return rc

@@ -88,6 +88,9 @@ func (u *userOp) apply(in, inout []byte, count int, dtype C.uintptr_t) {
 // folded in rank order into rbuf at the ranks that get a result. scan
 // folds only the members up to this one (exclusive: below it).
 func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, rbuf C.uintptr_t, count C.int, dtype C.uintptr_t, root int, scan, exclusive bool) C.int {
+	if rc := hostOnly(comm, call, sbuf, rbuf); rc != C.MPI_SUCCESS { // a user op runs on the host
+		return rc
+	}
 	dt, ok := typeOf(dtype, true)
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
@@ -155,6 +158,9 @@ func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, 
 
 //export abigo_Reduce_local
 func abigo_Reduce_local(in, inout C.uintptr_t, count C.int, dtype, op C.uintptr_t) C.int {
+	if rc := hostOnly(0, "MPI_Reduce_local", in, inout); rc != C.MPI_SUCCESS {
+		return rc
+	}
 	const call = "MPI_Reduce_local"
 	dt, ok := typeOf(dtype, true)
 	if !ok {
