@@ -150,11 +150,31 @@ func storeBack(b, h []byte) error {
 	return env.e.World().CopyHostToDevice(uintptr(ptrOf(b)), h)
 }
 
+// viaHost runs a host collective over s and r where either is device
+// memory: over host copies of them, r's copied back after (its untouched
+// parts too, as a v-collective leaves them). For the collectives compat
+// runs on the host only (the rooted and v-collectives, Reduce_scatter):
+// a device buffer crosses the host there, as they have no direct path yet.
+func viaHost(s, r []byte, run func(s, r []byte) error) error {
+	hs, err := hostView(s)
+	if err != nil {
+		return err
+	}
+	hr, err := hostView(r)
+	if err != nil {
+		return err
+	}
+	if err := run(hs, hr); err != nil {
+		return err
+	}
+	return storeBack(r, hr)
+}
+
 // hostOnly refuses buffers in GPU memory (MPI_ERR_BUFFER) for the calls
 // that read and write them on the host and are not CUDA-aware yet: the
-// nonblocking, persistent and neighborhood collectives, the collectives
-// beyond Bcast, Reduce, Allreduce, Allgather and Alltoall, MPI_Pack and
-// MPI_Unpack, and MPI_Reduce_local. A clear error instead of the host
+// nonblocking, persistent and neighborhood collectives, Scan, Exscan,
+// Alltoallw, reductions with user ops, MPI_Pack and MPI_Unpack, and
+// MPI_Reduce_local. A clear error instead of the host
 // reading device memory (a crash). Special values (MPI_IN_PLACE,
 // MPI_BOTTOM) and jobs whose heap is host memory pass.
 func hostOnly(comm C.uintptr_t, call string, bufs ...C.uintptr_t) C.int {
@@ -164,7 +184,7 @@ func hostOnly(comm C.uintptr_t, call string, bufs ...C.uintptr_t) C.int {
 	}
 	for _, b := range bufs {
 		if b >= minAddr && e.World().IsDeviceMemory(uintptr(b)) {
-			return failCode(comm, call, C.MPI_ERR_BUFFER, "a buffer in GPU memory: %s is not CUDA-aware yet (point-to-point, RMA, and MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather and MPI_Alltoall are)", call)
+			return failCode(comm, call, C.MPI_ERR_BUFFER, "a buffer in GPU memory: %s is not CUDA-aware yet (point-to-point, RMA and the blocking collectives but Scan, Exscan and Alltoallw are)", call)
 		}
 	}
 	return C.MPI_SUCCESS

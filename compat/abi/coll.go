@@ -335,9 +335,6 @@ func abigo_Exscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, co
 
 //export abigo_Reduce_scatter_block
 func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Reduce_scatter_block", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Reduce_scatter_block"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -362,14 +359,13 @@ func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op 
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, compat.ReduceScatterBlock(c, s, r, int(rcount), dt, o))
+	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
+		return compat.ReduceScatterBlock(c, s, r, int(rcount), dt, o)
+	}))
 }
 
 //export abigo_Reduce_scatter
 func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Reduce_scatter", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Reduce_scatter"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -402,14 +398,13 @@ func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.ui
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, compat.ReduceScatter(c, s, r, counts, dt, o))
+	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
+		return compat.ReduceScatter(c, s, r, counts, dt, o)
+	}))
 }
 
 //export abigo_Gather
 func abigo_Gather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Gather", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Gather"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -429,7 +424,9 @@ func abigo_Gather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uint
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, compat.Gather(c, s, int(scount), sdt, r, int(rcount), rdt, int(root)))
+	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
+		return compat.Gather(c, s, int(scount), sdt, r, int(rcount), rdt, int(root))
+	}))
 }
 
 // rootLayout reads the counts and displacements a rooted v collective
@@ -446,9 +443,6 @@ func rootLayout(comm C.uintptr_t, call string, c *compat.Comm, root C.int, count
 
 //export abigo_Gatherv
 func abigo_Gatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Gatherv", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Gatherv"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -466,14 +460,13 @@ func abigo_Gatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, compat.Gatherv(c, s, int(scount), sdt, r, counts, ds, rdt, int(root)))
+	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
+		return compat.Gatherv(c, s, int(scount), sdt, r, counts, ds, rdt, int(root))
+	}))
 }
 
 //export abigo_Scatter
 func abigo_Scatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Scatter", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Scatter"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -493,14 +486,13 @@ func abigo_Scatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, compat.Scatter(c, s, int(scount), sdt, r, int(rcount), rdt, int(root)))
+	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
+		return compat.Scatter(c, s, int(scount), sdt, r, int(rcount), rdt, int(root))
+	}))
 }
 
 //export abigo_Scatterv
 func abigo_Scatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Scatterv", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Scatterv"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -518,7 +510,9 @@ func abigo_Scatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t,
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, compat.Scatterv(c, s, counts, ds, sdt, r, int(rcount), rdt, int(root)))
+	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
+		return compat.Scatterv(c, s, counts, ds, sdt, r, int(rcount), rdt, int(root))
+	}))
 }
 
 //export abigo_Allgather
@@ -541,9 +535,6 @@ func abigo_Allgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.u
 
 //export abigo_Allgatherv
 func abigo_Allgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Allgatherv", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Allgatherv"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -561,7 +552,9 @@ func abigo_Allgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, compat.Allgatherv(c, s, int(scount), sdt, r, counts, ds, rdt))
+	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
+		return compat.Allgatherv(c, s, int(scount), sdt, r, counts, ds, rdt)
+	}))
 }
 
 //export abigo_Alltoall
@@ -584,9 +577,6 @@ func abigo_Alltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 
 //export abigo_Alltoallv
 func abigo_Alltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtype C.uintptr_t, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Alltoallv", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Alltoallv"
 	c, rc := collComm(comm, call)
 	if c == nil {
@@ -609,5 +599,7 @@ func abigo_Alltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, compat.Alltoallv(c, s, sc, sd, sdt, r, rcs, rds, rdt))
+	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
+		return compat.Alltoallv(c, s, sc, sd, sdt, r, rcs, rds, rdt)
+	}))
 }
