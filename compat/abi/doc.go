@@ -200,8 +200,12 @@
 // memory run on the copy engine: windows' device.go). The buffers reach
 // compat and windows as bytes over their addresses and those tell device
 // memory from host memory; the C fast paths (p2p.c, rma.c) stay off on such
-// a heap, since they would read device pointers as host memory. The
-// installed mpi-ext.h says MPIX_CUDA_AWARE_SUPPORT 1, and
+// a heap, since they would read device pointers as host memory. The rooted
+// and v-collectives and Reduce_scatter run on host copies of device
+// buffers (viaHost in buffers.go); the calls that are not CUDA-aware yet
+// (nonblocking, persistent and neighborhood collectives, Scan, Exscan,
+// Alltoallw, user ops, Pack/Unpack, Reduce_local) refuse them with
+// MPI_ERR_BUFFER (hostOnly). The installed mpi-ext.h says MPIX_CUDA_AWARE_SUPPORT 1, and
 // MPIX_Query_cuda_support returns 1 (0 once MPI runs on a host heap, where
 // device buffers are not supported); the host build says 0 in both
 // (cudaaware.go, env.c). testdata/cudacoll.c and cudap2p.c are the device
