@@ -270,20 +270,6 @@ void gshmem_clear_lock(long *lock)
 
 /* ---------------------------------------------------------- signals --- */
 
-static void check_sig_op(const char *call, int op)
-{
-    if (op != GSHMEM_SIGNAL_SET && op != GSHMEM_SIGNAL_ADD)
-        shm_fatal(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD", op);
-}
-
-static uint64_t locate_sig(const char *call, const void *sig, uint64_t *obj)
-{
-    uint64_t off = shm_locate(call, "sig_addr", sig, 8, obj);
-    if (off % 8 != 0)
-        shm_fatal(call, "sig_addr %p is not aligned to 8 bytes", sig);
-    return off;
-}
-
 /* signal updates the signal word at off on the mapped heap p, after the
  * data (the atomic is sequentially consistent: a peer that sees the
  * signal sees the data), and rings its doorbell. */
@@ -302,9 +288,9 @@ void shm_put_signal(const char *call, void *dest, const void *src, size_t nelems
 {
     shm_ready(call);
     shm_check_pe(call, pe);
-    check_sig_op(call, op);
+    shm_check_sig_op(call, op);
     size_t n = shm_bytes(call, nelems, size);
-    uint64_t obj = 0, off = 0, sobj, soff = locate_sig(call, sig, &sobj);
+    uint64_t obj = 0, off = 0, sobj, soff = shm_locate_sig(call, sig, &sobj);
     if (n != 0)
         off = shm_locate(call, "dest", dest, n, &obj);
     uint8_t *p = shm_peer(pe);
@@ -334,8 +320,8 @@ void gshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
     const char *call = "gshmemx_signal_op";
     shm_ready(call);
     shm_check_pe(call, pe);
-    check_sig_op(call, sig_op);
-    uint64_t sobj, soff = locate_sig(call, sig_addr, &sobj);
+    shm_check_sig_op(call, sig_op);
+    uint64_t sobj, soff = shm_locate_sig(call, sig_addr, &sobj);
     uint8_t *p = shm_peer(pe);
     if (p == NULL) {
         abiint_shmem_put_signal((char *)call, 0, 0, 0, 0, sobj, soff, signal, sig_op, pe, 0);
@@ -348,7 +334,7 @@ uint64_t gshmem_signal_fetch(const uint64_t *sig_addr)
 {
     const char *call = "gshmem_signal_fetch";
     shm_ready(call);
-    uint64_t sobj, soff = locate_sig(call, sig_addr, &sobj);
+    uint64_t sobj, soff = shm_locate_sig(call, sig_addr, &sobj);
     if (shm_dev.on)
         return shm_read_word(call, sobj, soff, 8);
     return __atomic_load_n((uint64_t *)(abi_shm.base + soff), __ATOMIC_SEQ_CST);

@@ -407,11 +407,7 @@ func abiint_shmem_alloc(call *C.char, size, align C.size_t, zero C.int) C.uintpt
 		shmCheck(C.GoString(call), shmem.Free(s))
 		return 0
 	}
-	shmTrack(s, true)
-	shm.mu.Lock()
-	shmMapPeers(w)
-	shm.mu.Unlock()
-	return C.uintptr_t(shmC.Base + uintptr(s.Offset()))
+	return shmHandOut(w, s)
 }
 
 // abiint_shmem_free is gshmem_free: collective; NULL does nothing.
@@ -459,11 +455,17 @@ func abiint_shmem_realloc(ptr C.uintptr_t, size C.size_t) C.uintptr_t {
 		}
 		return 0
 	}
-	shmTrack(n, true)
+	return shmHandOut(w, n)
+}
+
+// shmHandOut publishes a new object to C (the object list, and any peer
+// heap a transport mapped since) and returns its address for the caller.
+func shmHandOut(w *shmem.World, s shmem.Sym[byte]) C.uintptr_t {
+	shmTrack(s, true)
 	shm.mu.Lock()
 	shmMapPeers(w)
 	shm.mu.Unlock()
-	return C.uintptr_t(shmC.Base + uintptr(n.Offset()))
+	return C.uintptr_t(shmC.Base + uintptr(s.Offset()))
 }
 
 // shmTrack adds s to the objects (add) or takes it out, for Go and C.

@@ -20,28 +20,14 @@ void shm_rma_stream(const char *call, void *dest, const void *src, size_t nelems
     abiint_shmem_rma_stream((char *)call, put, obj, off, (uintptr_t)(put ? src : dest), n, pe, (uintptr_t)stream);
 }
 
-static void check_sig(const char *call, int op)
-{
-    if (op != GSHMEM_SIGNAL_SET && op != GSHMEM_SIGNAL_ADD)
-        shm_fatal(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD", op);
-}
-
-static uint64_t locate_signal(const char *call, const void *sig, uint64_t *obj)
-{
-    uint64_t off = shm_locate(call, "sig_addr", sig, 8, obj);
-    if (off % 8 != 0)
-        shm_fatal(call, "sig_addr %p is not aligned to 8 bytes", sig);
-    return off;
-}
-
 void shm_put_signal_stream(const char *call, void *dest, const void *src, size_t nelems, size_t size, uint64_t *sig,
                            uint64_t value, int op, int pe, gshmemx_stream_t stream)
 {
     shm_ready(call);
     shm_check_pe(call, pe);
-    check_sig(call, op);
+    shm_check_sig_op(call, op);
     size_t n = shm_bytes(call, nelems, size);
-    uint64_t obj = 0, off = 0, sobj, soff = locate_signal(call, sig, &sobj);
+    uint64_t obj = 0, off = 0, sobj, soff = shm_locate_sig(call, sig, &sobj);
     if (n != 0)
         off = shm_locate(call, "dest", dest, n, &obj);
     abiint_shmem_put_signal_stream((char *)call, obj, off, (uintptr_t)src, n, sobj, soff, value, op, pe,
@@ -107,7 +93,7 @@ void gshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t c
     shm_ready(call);
     if (cmp < GSHMEM_CMP_EQ || cmp > GSHMEM_CMP_LE)
         shm_fatal(call, "cmp %d is not a GSHMEM_CMP_* comparison", cmp);
-    uint64_t obj, off = locate_signal(call, sig_addr, &obj);
+    uint64_t obj, off = shm_locate_sig(call, sig_addr, &obj);
     abiint_shmem_wait_stream((char *)call, obj, off, cmp, cmp_value, (uintptr_t)stream);
 }
 

@@ -159,51 +159,10 @@ func abiint_shmem_coll_stream(call *C.char, coll C.int, team C.gshmem_team_t, de
 	case collAlltoall:
 		err = shmem.AlltoallOnDeviceStream(st, t, d, s, n*sz)
 	case collReduce, collReduceScatter:
-		err = reduceStreamAs(st, t, shmem.ReduceOp(op), int(kind), sz, d, s, n, coll == collReduceScatter)
+		err = reduceAs(t, shmem.ReduceOp(op), int(kind), sz, d, s, n, coll == collReduceScatter, &st)
 	default:
 		shmFatal(c, "collective %d has no on-stream form", int(coll))
 	}
 	shmCheck(c, err)
 	return 0
-}
-
-// reduceStreamAs is reduceAs on a stream.
-func reduceStreamAs(st uintptr, t *shmem.Team, op shmem.ReduceOp, kind, size int, d, s shmem.Sym[byte], n int, scatter bool) error {
-	switch {
-	case kind == kindFloat && size == 4:
-		return reduceStreamOn[float32](st, t, op, d, s, n, scatter)
-	case kind == kindFloat:
-		return reduceStreamOn[float64](st, t, op, d, s, n, scatter)
-	case kind == kindSInt && size == 1:
-		return reduceStreamOn[int8](st, t, op, d, s, n, scatter)
-	case kind == kindSInt && size == 2:
-		return reduceStreamOn[int16](st, t, op, d, s, n, scatter)
-	case kind == kindSInt && size == 4:
-		return reduceStreamOn[int32](st, t, op, d, s, n, scatter)
-	case kind == kindSInt:
-		return reduceStreamOn[int64](st, t, op, d, s, n, scatter)
-	case size == 1:
-		return reduceStreamOn[uint8](st, t, op, d, s, n, scatter)
-	case size == 2:
-		return reduceStreamOn[uint16](st, t, op, d, s, n, scatter)
-	case size == 4:
-		return reduceStreamOn[uint32](st, t, op, d, s, n, scatter)
-	default:
-		return reduceStreamOn[uint64](st, t, op, d, s, n, scatter)
-	}
-}
-
-func reduceStreamOn[T shmem.Reducible](st uintptr, t *shmem.Team, op shmem.ReduceOp, d, s shmem.Sym[byte], n int, scatter bool) error {
-	dt, err := shmem.View[T](d)
-	if err != nil {
-		return err
-	}
-	sv, err := shmem.View[T](s)
-	if err != nil {
-		return err
-	}
-	if scatter {
-		return shmem.ReduceScatterOnDeviceStream(st, t, op, dt, sv, n)
-	}
-	return shmem.ReduceOnDeviceStream(st, t, op, dt, sv, n)
 }

@@ -198,40 +198,41 @@ func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src
 		d, s = d.Slice(0, d.Len()/sz*sz), s.Slice(0, s.Len()/sz*sz)
 		err = alltoallsAs(t, sz, d, s, int(dstStride), int(srcStride), n)
 	default:
-		err = reduceAs(t, shmem.ReduceOp(op), int(kind), sz, d, s, n, coll == collReduceScatter)
+		err = reduceAs(t, shmem.ReduceOp(op), int(kind), sz, d, s, n, coll == collReduceScatter, nil)
 	}
 	shmCheck(c, err)
 	return 0
 }
 
 // reduceAs reduces (or reduce-scatters) n elements of the Go type of
-// (kind, size).
-func reduceAs(t *shmem.Team, op shmem.ReduceOp, kind, size int, d, s shmem.Sym[byte], n int, scatter bool) error {
+// (kind, size): now, or, when stream is not nil, on that CUDA stream (a
+// pointer, since stream 0 is CUDA's legacy default stream).
+func reduceAs(t *shmem.Team, op shmem.ReduceOp, kind, size int, d, s shmem.Sym[byte], n int, scatter bool, stream *uintptr) error {
 	switch {
 	case kind == kindFloat && size == 4:
-		return reduceOn[float32](t, op, d, s, n, scatter)
+		return reduceOn[float32](t, op, d, s, n, scatter, stream)
 	case kind == kindFloat:
-		return reduceOn[float64](t, op, d, s, n, scatter)
+		return reduceOn[float64](t, op, d, s, n, scatter, stream)
 	case kind == kindSInt && size == 1:
-		return reduceOn[int8](t, op, d, s, n, scatter)
+		return reduceOn[int8](t, op, d, s, n, scatter, stream)
 	case kind == kindSInt && size == 2:
-		return reduceOn[int16](t, op, d, s, n, scatter)
+		return reduceOn[int16](t, op, d, s, n, scatter, stream)
 	case kind == kindSInt && size == 4:
-		return reduceOn[int32](t, op, d, s, n, scatter)
+		return reduceOn[int32](t, op, d, s, n, scatter, stream)
 	case kind == kindSInt:
-		return reduceOn[int64](t, op, d, s, n, scatter)
+		return reduceOn[int64](t, op, d, s, n, scatter, stream)
 	case size == 1:
-		return reduceOn[uint8](t, op, d, s, n, scatter)
+		return reduceOn[uint8](t, op, d, s, n, scatter, stream)
 	case size == 2:
-		return reduceOn[uint16](t, op, d, s, n, scatter)
+		return reduceOn[uint16](t, op, d, s, n, scatter, stream)
 	case size == 4:
-		return reduceOn[uint32](t, op, d, s, n, scatter)
+		return reduceOn[uint32](t, op, d, s, n, scatter, stream)
 	default:
-		return reduceOn[uint64](t, op, d, s, n, scatter)
+		return reduceOn[uint64](t, op, d, s, n, scatter, stream)
 	}
 }
 
-func reduceOn[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, d, s shmem.Sym[byte], n int, scatter bool) error {
+func reduceOn[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, d, s shmem.Sym[byte], n int, scatter bool, stream *uintptr) error {
 	dt, err := shmem.View[T](d)
 	if err != nil {
 		return err
@@ -240,7 +241,12 @@ func reduceOn[T shmem.Reducible](t *shmem.Team, op shmem.ReduceOp, d, s shmem.Sy
 	if err != nil {
 		return err
 	}
-	if scatter {
+	switch {
+	case stream != nil && scatter:
+		return shmem.ReduceScatterOnDeviceStream(*stream, t, op, dt, st, n)
+	case stream != nil:
+		return shmem.ReduceOnDeviceStream(*stream, t, op, dt, st, n)
+	case scatter:
 		return shmem.ReduceScatter(t, op, dt, st, n)
 	}
 	return shmem.Reduce(t, op, dt, st, n)

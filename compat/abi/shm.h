@@ -164,6 +164,22 @@ static inline uint64_t shm_locate(const char *call, const char *what, const void
     return off;
 }
 
+/* shm_check_sig_op ends the job on a sig_op that is neither SET nor ADD. */
+static inline void shm_check_sig_op(const char *call, int op)
+{
+    if (op != GSHMEM_SIGNAL_SET && op != GSHMEM_SIGNAL_ADD)
+        shm_fatal(call, "sig_op %d is neither GSHMEM_SIGNAL_SET nor GSHMEM_SIGNAL_ADD", op);
+}
+
+/* shm_locate_sig is shm_locate for a signal word: 8 bytes, 8-aligned. */
+static inline uint64_t shm_locate_sig(const char *call, const void *sig, uint64_t *obj)
+{
+    uint64_t off = shm_locate(call, "sig_addr", sig, 8, obj);
+    if (off % 8 != 0)
+        shm_fatal(call, "sig_addr %p is not aligned to 8 bytes", sig);
+    return off;
+}
+
 /* shm_ring wakes the user waiters of a heap's doorbell after this
  * thread's writes there (bell.h). */
 static inline void shm_ring(uint32_t *bell) { bell_ring(bell, BELL_USER); }

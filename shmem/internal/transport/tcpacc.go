@@ -33,6 +33,33 @@ func accFrame(a *Acc) frame {
 	return frame{typ: fAcc, op: byte(a.Op), width: byte(a.Type), n: uint32(len(a.Src) + len(a.Cmp)), off: a.Off, a: a.Locks, b: b}
 }
 
+// accParts calls f with a split in parts of at most chunk bytes of
+// elements each (a part is one message, applied whole by the target),
+// with each part's frame and payload (operands, then the compare value),
+// and stops at the first error.
+func accParts(a *Acc, sz, chunk int, f func(part *Acc, fr frame, payload []byte) error) error {
+	step := max(1, chunk/sz)
+	for i := 0; i < a.Count; i += step {
+		k := min(step, a.Count-i)
+		part := *a
+		part.Off, part.Count, part.Phase = a.Off+uint64(i*sz), k, a.Phase+uint64(i*sz)
+		if a.Src != nil {
+			part.Src = a.Src[i*sz : (i+k)*sz]
+		}
+		if a.Res != nil {
+			part.Res = a.Res[i*sz : (i+k)*sz]
+		}
+		payload := part.Src
+		if part.Cmp != nil {
+			payload = append(append([]byte(nil), part.Src...), part.Cmp...)
+		}
+		if err := f(&part, accFrame(&part), payload); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // accOf decodes f and its payload into an Acc and checks it against the
 // heap.
 func accOf(f *frame, payload []byte, heapSize uint64) (*Acc, error) {
@@ -150,20 +177,8 @@ func (t *TCP) Accumulate(pe int, a *Acc) error {
 }
 
 func (o *outConn) accumulate(a *Acc) error {
-	sz := accops.Get().Size(a.Type)
-	step := max(1, maxChunk/sz)
 	var rs []*req
-	for i := 0; i < a.Count; i += step {
-		k := min(step, a.Count-i)
-		part := *a
-		part.Off, part.Count, part.Phase = a.Off+uint64(i*sz), k, a.Phase+uint64(i*sz)
-		if a.Src != nil {
-			part.Src = a.Src[i*sz : (i+k)*sz]
-		}
-		if a.Res != nil {
-			part.Res = a.Res[i*sz : (i+k)*sz]
-		}
-		f := accFrame(&part)
+	err := accParts(a, accops.Get().Size(a.Type), maxChunk, func(part *Acc, f frame, payload []byte) error {
 		var r *req
 		if part.Res != nil {
 			id, rr, err := o.register(part.Res)
@@ -173,16 +188,16 @@ func (o *outConn) accumulate(a *Acc) error {
 			f.id, r = id, rr
 		}
 		o.dirty.Store(true)
-		payload := part.Src
-		if part.Cmp != nil {
-			payload = append(append([]byte(nil), part.Src...), part.Cmp...)
-		}
 		if err := o.send(&f, payload); err != nil {
 			return err
 		}
 		if r != nil {
 			rs = append(rs, r)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	var first error
 	for _, r := range rs {

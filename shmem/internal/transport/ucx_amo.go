@@ -301,32 +301,14 @@ func (u *UCX) Accumulate(pe int, a *Acc) error {
 	if err != nil {
 		return err
 	}
-	sz := tab.Size(a.Type)
-	step := max(1, ucxAccChunk/sz)
 	var calls []*ucxOp
-	var first error
-	for i := 0; i < a.Count; i += step {
-		k := min(step, a.Count-i)
-		part := *a
-		part.Off, part.Count, part.Phase = a.Off+uint64(i*sz), k, a.Phase+uint64(i*sz)
-		if a.Src != nil {
-			part.Src = a.Src[i*sz : (i+k)*sz]
-		}
-		if a.Res != nil {
-			part.Res = a.Res[i*sz : (i+k)*sz]
-		}
-		f := accFrame(&part)
-		payload := part.Src
-		if part.Cmp != nil {
-			payload = append(append([]byte(nil), part.Src...), part.Cmp...)
-		}
+	first := accParts(a, tab.Size(a.Type), ucxAccChunk, func(part *Acc, f frame, payload []byte) error {
 		c, err := u.call(p, opHeader{kind: opAcc, off: f.off, a: f.a, b: f.b, op: f.op, width: f.width}, payload, part.Res)
-		if err != nil {
-			first = err
-			break
+		if err == nil {
+			calls = append(calls, c)
 		}
-		calls = append(calls, c)
-	}
+		return err
+	})
 	if a.Res == nil && first == nil {
 		for _, c := range calls {
 			u.pending(p, c)
