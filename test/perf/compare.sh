@@ -49,6 +49,18 @@
 # mode, their ratio against issue 17's target, the Go API's figure and the
 # ratio ABI / Go API (latency <= 1.25, bandwidth >= 1 / 1.25).
 #
+# Timing. osu_latency and osu_bw read MPI_Wtime around their whole loop, as
+# gshmem perf does by default; osu_put/get/acc/fop/cas_latency, osu_put_bw,
+# osu_barrier and osu_allreduce also read it before and after every
+# operation (their per-iteration latencies), so each of their figures holds
+# two clock reads per operation: 2 x 24-32 ns against an 8-byte put+flush
+# of 9-45 ns. The gshmem perf rows paired with those (the win and abi
+# groups, and barrier and the 8-byte reductions of the coll groups) run with
+# --timing op, which reads the runtime's monotonic clock (the vDSO
+# clock_gettime that Open MPI's and MPICH's MPI_Wtime read) the same way,
+# so that both sides of a ratio pay for the same clock reads. For the
+# per-call cost with no clock in the loop, see abi-calls.sh.
+#
 # Environment:
 #   WORK=DIR     scratch dir (default: a new /tmp/gshmem-compare.XXXXXX); the
 #                OSU builds there are reused by a later run with the same WORK
@@ -236,6 +248,10 @@ gshmem_iters() { # size class -> gshmem perf iteration flags under QUICK
 	fi
 }
 
+# OSU_TIMING: the gshmem perf flags of a row whose OSU test reads the
+# clock around every operation (see Timing above).
+OSU_TIMING=(--timing op)
+
 gshmem_bind() { # np -> GSHMEM_BIND's value for gshmem's PEs: see run_gshmem
 	if [ "$1" -gt "$(nproc)" ]; then echo oversubscribed; else echo auto; fi
 }
@@ -280,20 +296,20 @@ gshmem_runs() { # group rep
 		;;
 	win)
 		for mode in $WIN_MODES; do
-			run_gshmem "win_put_latency_$mode" "$rep" win_put_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8
+			run_gshmem "win_put_latency_$mode" "$rep" win_put_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8 "${OSU_TIMING[@]}"
 		done
-		run_gshmem win_get_latency_flush "$rep" win_get_latency --win_flavor allocate --sync flush --min_size 8 --max_size 8
-		run_gshmem win_acc_latency_flush "$rep" win_acc_latency --sync flush --datatype int32 --min_size 4 --max_size 4
-		run_gshmem win_fop_latency_flush "$rep" win_fop_latency --sync flush --datatype int32
-		run_gshmem win_cas_latency_flush "$rep" win_cas_latency --sync flush --datatype int32
+		run_gshmem win_get_latency_flush "$rep" win_get_latency --win_flavor allocate --sync flush --min_size 8 --max_size 8 "${OSU_TIMING[@]}"
+		run_gshmem win_acc_latency_flush "$rep" win_acc_latency --sync flush --datatype int32 --min_size 4 --max_size 4 "${OSU_TIMING[@]}"
+		run_gshmem win_fop_latency_flush "$rep" win_fop_latency --sync flush --datatype int32 "${OSU_TIMING[@]}"
+		run_gshmem win_cas_latency_flush "$rep" win_cas_latency --sync flush --datatype int32 "${OSU_TIMING[@]}"
 		;;
 	coll2 | coll4)
 		local np=${1#coll}
 		# shellcheck disable=SC2046
 		{
-			NP=$np run_gshmem "barrier_np$np" "$rep" barrier $(gshmem_iters small)
-			NP=$np run_gshmem "reduction_np$np" "$rep" reduction --datatype float32 --op sum --min_size 8 --max_size 8 $(gshmem_iters small)
-			NP=$np run_gshmem "mpi_allreduce_np$np" "$rep" mpi_allreduce --min_size 8 --max_size 8 $(gshmem_iters small)
+			NP=$np run_gshmem "barrier_np$np" "$rep" barrier $(gshmem_iters small) "${OSU_TIMING[@]}"
+			NP=$np run_gshmem "reduction_np$np" "$rep" reduction --datatype float32 --op sum --min_size 8 --max_size 8 $(gshmem_iters small) "${OSU_TIMING[@]}"
+			NP=$np run_gshmem "mpi_allreduce_np$np" "$rep" mpi_allreduce --min_size 8 --max_size 8 $(gshmem_iters small) "${OSU_TIMING[@]}"
 			NP=$np run_gshmem "reduction1m_np$np" "$rep" reduction --datatype float32 --op sum --min_size 1m --max_size 1m $(gshmem_iters large)
 			NP=$np run_gshmem "broadcast_np$np" "$rep" broadcast --min_size 1m --max_size 1m $(gshmem_iters large)
 			NP=$np run_gshmem "alltoall_np$np" "$rep" alltoall --min_size 1m --max_size 1m $(gshmem_iters large)
@@ -311,19 +327,19 @@ gshmem_runs() { # group rep
 	abi) # the Go API's side of each abi row (names abi_*: compare_abi.py's)
 		local mode
 		for mode in flush lock_all; do
-			run_gshmem "abi_put_latency_$mode" "$rep" win_put_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8
-			run_gshmem "abi_get_latency_$mode" "$rep" win_get_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8
+			run_gshmem "abi_put_latency_$mode" "$rep" win_put_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8 "${OSU_TIMING[@]}"
+			run_gshmem "abi_get_latency_$mode" "$rep" win_get_latency --win_flavor allocate --sync "$mode" --min_size 8 --max_size 8 "${OSU_TIMING[@]}"
 		done
-		run_gshmem abi_acc_latency_flush "$rep" win_acc_latency --sync flush --datatype int32 --min_size 8 --max_size 8
-		run_gshmem abi_fop_latency_flush "$rep" win_fop_latency --sync flush --datatype int32
-		run_gshmem abi_cas_latency_flush "$rep" win_cas_latency --sync flush --datatype int32
+		run_gshmem abi_acc_latency_flush "$rep" win_acc_latency --sync flush --datatype int32 --min_size 8 --max_size 8 "${OSU_TIMING[@]}"
+		run_gshmem abi_fop_latency_flush "$rep" win_fop_latency --sync flush --datatype int32 "${OSU_TIMING[@]}"
+		run_gshmem abi_cas_latency_flush "$rep" win_cas_latency --sync flush --datatype int32 "${OSU_TIMING[@]}"
 		# shellcheck disable=SC2046
 		{
-			run_gshmem abi_put_bw_flush "$rep" win_put_bw --win_flavor allocate --sync flush --min_size 1m --max_size 1m $(gshmem_iters large)
+			run_gshmem abi_put_bw_flush "$rep" win_put_bw --win_flavor allocate --sync flush --min_size 1m --max_size 1m $(gshmem_iters large) "${OSU_TIMING[@]}"
 			run_gshmem abi_latency "$rep" pt2pt_latency --min_size 8 --max_size 8 $(gshmem_iters small)
 			run_gshmem abi_bw "$rep" pt2pt_bw --min_size 1m --max_size 1m $(gshmem_iters large)
-			run_gshmem abi_barrier "$rep" mpi_barrier $(gshmem_iters small)
-			run_gshmem abi_allreduce "$rep" mpi_allreduce --min_size 8 --max_size 8 $(gshmem_iters small)
+			run_gshmem abi_barrier "$rep" mpi_barrier $(gshmem_iters small) "${OSU_TIMING[@]}"
+			run_gshmem abi_allreduce "$rep" mpi_allreduce --min_size 8 --max_size 8 $(gshmem_iters small) "${OSU_TIMING[@]}"
 		}
 		;;
 	esac

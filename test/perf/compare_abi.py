@@ -90,7 +90,9 @@ def main():
     reps = len({os.path.basename(p).split(".")[2] for p in glob.glob(os.path.join(raw, "gshmem.abi_*.json"))})
     print("best of %d repetitions per figure; ABI and MPI figures are OSU's (latency: mean per operation, "
           "osu_latency one-way); Go API: gshmem perf win_*_latency/win_put_bw --win_flavor allocate in the same "
-          "--sync mode, pt2pt_latency, pt2pt_bw, mpi_barrier, mpi_allreduce (8 B: one float64)" % reps)
+          "--sync mode, pt2pt_latency, pt2pt_bw, mpi_barrier, mpi_allreduce (8 B: one float64); the rows whose OSU "
+          "test reads MPI_Wtime around every operation (all but osu_latency and osu_bw) ran gshmem perf with "
+          "--timing op, the same two clock reads per operation" % reps)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ func memcpyBW(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error) {
 		measure: func(k, size int) (Row, error) {
 			d := dst.Local()
 			iters, warm := cfg.loops(Bandwidth, size)
-			st, err := measure(ctx, warm, iters, win, func(int) error {
+			st, err := cfg.measure(ctx, warm, iters, win, func(int) error {
 				for j := range win {
 					copy(d[j*size:j*size+size], src[j*size:j*size+size])
 				}

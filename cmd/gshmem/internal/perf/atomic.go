@@ -163,14 +163,14 @@ func runAtomic[T number](ctx context.Context, w *shmem.World, cfg Config, test s
 				var st stats
 				var err error
 				if window == 1 {
-					st, err = measure(ctx, warm, iters, 1, func(i int) error {
+					st, err = cfg.measure(ctx, warm, iters, 1, func(i int) error {
 						if err := op.do(target, i, 1); err != nil || op.fetching {
 							return err
 						}
 						return w.Quiet()
 					})
 				} else {
-					st, err = measure(ctx, warm, iters, window, func(i int) error {
+					st, err = cfg.measure(ctx, warm, iters, window, func(i int) error {
 						for j := range window {
 							if err := op.do(target, i*window+j, 1); err != nil {
 								return err

@@ -67,7 +67,7 @@ func collSweep(ctx context.Context, w *shmem.World, cfg Config, test string, siz
 	return sweep(ctx, w, cfg, test, sizes, step{prepare: s.prepare, check: s.check, every: true,
 		measure: func(k, size int) (Row, error) {
 			iters, warm := cfg.loops(Latency, size)
-			st, err := measure(ctx, warm, iters, 1, func(int) error { return s.op(k, size) })
+			st, err := cfg.measure(ctx, warm, iters, 1, func(int) error { return s.op(k, size) })
 			return latencyRow(size, st), err
 		},
 	})

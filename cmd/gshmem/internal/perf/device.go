@@ -51,7 +51,7 @@ func putOnStreamLatency(ctx context.Context, w *shmem.World, cfg Config) ([]Row,
 		measure: func(k, size int) (Row, error) {
 			d, sb := dst.Slice(0, size), src[:size]
 			iters, warm := cfg.loops(Latency, size)
-			host, err := measure(ctx, warm, iters, 1, func(int) error {
+			host, err := cfg.measure(ctx, warm, iters, 1, func(int) error {
 				if err := shmem.Put(d, sb, 1); err != nil {
 					return err
 				}
@@ -61,7 +61,7 @@ func putOnStreamLatency(ctx context.Context, w *shmem.World, cfg Config) ([]Row,
 				return Row{}, err
 			}
 			burst := max(1, min(100, iters/16))
-			st, err := measure(ctx, max(1, warm/burst), max(1, iters/burst), burst, func(int) error {
+			st, err := cfg.measure(ctx, max(1, warm/burst), max(1, iters/burst), burst, func(int) error {
 				for range burst {
 					streams.PutOnStream(s, d, sb, 1)
 					streams.QuietOnStream(s)
@@ -97,7 +97,7 @@ func kernelPutBW(ctx context.Context, w *shmem.World, cfg Config) ([]Row, error)
 		prepare: func(k, size int) error { fill(src[:min(win*size, len(src))], pattern[byte](k)); return nil },
 		measure: func(k, size int) (Row, error) {
 			iters, warm := cfg.loops(Bandwidth, size)
-			host, err := measure(ctx, warm, iters, win, func(int) error {
+			host, err := cfg.measure(ctx, warm, iters, win, func(int) error {
 				for j := range win {
 					if err := shmem.PutNBI(dst.Slice(j*size, j*size+size), src[j*size:j*size+size], 1); err != nil {
 						return err

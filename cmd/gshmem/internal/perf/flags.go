@@ -34,6 +34,7 @@ func (c *CLI) Bind(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Iters, "iters", 0, "timed iterations per size (0: OSU's defaults: latency 10000, or 1000 above 8 KiB; bandwidth 100 windows, or 20 above 8 KiB)")
 	fs.IntVar(&c.Warmup, "warmup_iters", 0, "untimed iterations per size (0: a tenth of --iters, or OSU's defaults)")
 	fs.DurationVar(&c.Settle, "settle", c.Settle, "how long every PE polls its clock alone before each size's warm-up, so that the Go runtime's monitor has backed off (0: none)")
+	fs.StringVar(&c.Timing, "timing", "loop", "how the timed loops read the clock: loop (around batches of iterations) or op (also before and after every iteration, as OSU's one-sided and collective latency loops read MPI_Wtime: for like-for-like figures beside theirs)")
 	fs.StringVarP(&c.Datatype, "datatype", "d", c.Datatype, "element type: "+strings.Join(Datatypes, ", "))
 	fs.StringVarP(&c.Op, "op", "o", "", "atomic op for atomic_latency/atomic_bw: all, "+strings.Join(AtomicOps, ", ")+
 		" (default fetch_add for latency, add for bw); reduction op for reduction: "+strings.Join(ReduceOps, ", ")+" (default sum)")

@@ -155,6 +155,15 @@ type Config struct {
 	// milliseconds out of the timed loops: the tests report a steady state,
 	// as OSU's C processes reach theirs after their 100 warm-up iterations.
 	Settle time.Duration
+	// Timing is how the timed loops read the clock: "loop" ("" too) reads
+	// it around each batch of iterations only; "op" also reads it before
+	// and after every iteration, as OSU's one-sided and collective
+	// latency loops do with MPI_Wtime (the figure is still the batch's
+	// time over its operations, as OSU's is). It makes a figure of this
+	// command comparable with such an OSU figure: both then pay two clock
+	// reads per operation (here the runtime's monotonic clock, the vDSO
+	// clock_gettime that Open MPI's and MPICH's MPI_Wtime read).
+	Timing string
 	// Progress receives a line per finished size once a sweep has run for
 	// a second; nil keeps quiet.
 	Progress io.Writer
@@ -162,7 +171,7 @@ type Config struct {
 
 // Defaults returns the Config with every default filled in.
 func Defaults() Config {
-	return Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64, Settle: 20 * time.Millisecond}
+	return Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64, Settle: 20 * time.Millisecond, Timing: "loop"}
 }
 
 func (c Config) withDefaults() Config {
@@ -199,6 +208,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("perf: settle %v: want 0 to 1m", c.Settle)
 	case c.Window < 1:
 		return fmt.Errorf("perf: window %d: want at least 1", c.Window)
+	case c.Timing != "" && c.Timing != "loop" && c.Timing != "op":
+		return fmt.Errorf("perf: timing %q: want loop or op", c.Timing)
 	}
 	if _, err := elemSize(c.Datatype); err != nil {
 		return err
@@ -352,13 +363,15 @@ func startSize(ctx context.Context, w *shmem.World, cfg Config) error {
 // times the timed ones in up to 16 batches, so that a row carries the
 // minimum and median batch as well as the mean (the machine's vCPUs move:
 // the mean alone can hide a good or a bad stretch). opsPerIter is how many
-// operations one body call performs. It checks ctx between batches.
-func measure(ctx context.Context, warmup, iters, opsPerIter int, body func(i int) error) (stats, error) {
+// operations one body call performs. It checks ctx between batches. Under
+// Timing "op" every timed iteration is bracketed by two clock reads too.
+func (c Config) measure(ctx context.Context, warmup, iters, opsPerIter int, body func(i int) error) (stats, error) {
 	for i := range warmup {
 		if err := body(i); err != nil {
 			return stats{}, err
 		}
 	}
+	perOp := c.Timing == "op"
 	nb := min(iters, 16)
 	st := stats{ops: iters * opsPerIter}
 	i := warmup
@@ -369,7 +382,15 @@ func measure(ctx context.Context, warmup, iters, opsPerIter int, body func(i int
 		n := iters/nb + btoi(b < iters%nb)
 		t0 := time.Now()
 		for end := i + n; i < end; i++ {
-			if err := body(i); err != nil {
+			var err error
+			if perOp { // the reads OSU makes; their difference is not used here either
+				a := nanotime()
+				err = body(i)
+				_ = nanotime() - a
+			} else {
+				err = body(i)
+			}
+			if err != nil {
 				return st, err
 			}
 		}

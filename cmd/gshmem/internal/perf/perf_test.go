@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -77,13 +79,13 @@ func TestFlags(t *testing.T) {
 	c.Bind(fs)
 	require.NoError(t, fs.Parse(nil))
 	assert.Equal(t, Defaults(), c.Config)
-	assert.Equal(t, Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64, Settle: 20 * time.Millisecond}, c.Config)
+	assert.Equal(t, Config{MinSize: 8, MaxSize: 4 << 20, Step: 2, Datatype: "int64", Window: 64, Settle: 20 * time.Millisecond, Timing: "loop"}, c.Config)
 
 	require.NoError(t, fs.Parse([]string{"--min_size", "4k", "-e", "1m", "--step", "4", "--iters", "50",
 		"--warmup_iters", "5", "--datatype", "int32", "--op", "fetch_xor", "--window", "16",
-		"--json", "out.json", "--plot", "out.png", "-n", "3", "--cpuprofile", "cpu.out", "--settle", "0"}))
+		"--json", "out.json", "--plot", "out.png", "-n", "3", "--cpuprofile", "cpu.out", "--settle", "0", "--timing", "op"}))
 	assert.Equal(t, CLI{
-		Config: Config{MinSize: 4096, MaxSize: 1 << 20, Step: 4, Iters: 50, Warmup: 5, Datatype: "int32", Op: "fetch_xor", Window: 16},
+		Config: Config{MinSize: 4096, MaxSize: 1 << 20, Step: 4, Iters: 50, Warmup: 5, Datatype: "int32", Op: "fetch_xor", Window: 16, Timing: "op"},
 		NPEs:   3, JSON: "out.json", Plot: "out.png", CPUProfile: "cpu.out",
 	}, c)
 
@@ -137,7 +139,7 @@ func TestStripNPEs(t *testing.T) {
 
 func TestConfig(t *testing.T) {
 	assert.NoError(t, Config{}.Validate())
-	for _, bad := range []Config{{MinSize: 8, MaxSize: 4}, {Step: 1}, {Iters: -1}, {Window: -1}, {Datatype: "int8"}, {MinSize: -1}, {Settle: -time.Second}, {Settle: time.Hour}} {
+	for _, bad := range []Config{{MinSize: 8, MaxSize: 4}, {Step: 1}, {Iters: -1}, {Window: -1}, {Datatype: "int8"}, {MinSize: -1}, {Settle: -time.Second}, {Settle: time.Hour}, {Timing: "wall"}} {
 		assert.Error(t, bad.Validate(), "%+v", bad)
 	}
 	assert.Equal(t, []int{8, 16, 32, 64}, Config{MinSize: 8, MaxSize: 64}.Sizes(8))
@@ -165,6 +167,36 @@ func TestConfig(t *testing.T) {
 	assert.Equal(t, [2]int{20, 2}, [2]int{it, w})
 	it, w = Config{Iters: 30}.loops(Bandwidth, 8)
 	assert.Equal(t, [2]int{30, 3}, [2]int{it, w})
+}
+
+// TestMeasure checks the timed loop's bookkeeping in both timings: every
+// warm-up and timed iteration runs once, in order, and the batches cover
+// the timed ones.
+func TestMeasure(t *testing.T) {
+	for _, timing := range []string{"loop", "op"} {
+		var seen []int
+		st, err := Config{Timing: timing}.measure(context.Background(), 3, 37, 2, func(i int) error {
+			seen = append(seen, i)
+			return nil
+		})
+		require.NoError(t, err, timing)
+		require.Len(t, seen, 40, timing)
+		for i, v := range seen {
+			assert.Equal(t, i, v, timing)
+		}
+		assert.Equal(t, 74, st.ops, timing)
+		assert.Len(t, st.batchs, 16, timing)
+		assert.True(t, slices.IsSorted(st.batchs), timing)
+
+		boom := errors.New("boom")
+		_, err = Config{Timing: timing}.measure(context.Background(), 0, 10, 1, func(i int) error {
+			if i == 4 {
+				return boom
+			}
+			return nil
+		})
+		assert.ErrorIs(t, err, boom, timing)
+	}
 }
 
 func TestRowJSON(t *testing.T) {
@@ -257,6 +289,9 @@ func TestWindowModes(t *testing.T) {
 			t.Run(fl+"/"+string(m), func(t *testing.T) {
 				cfg := quick
 				cfg.WinFlavor, cfg.Sync, cfg.MaxSize = fl, string(m), 8
+				if fl == "dynamic" {
+					cfg.Timing = "op" // OSU's shape: the clock read around every operation
+				}
 				for _, name := range []string{"win_put_latency", "win_get_bw", "win_cas_latency"} {
 					rows := runInProcess(t, name, cfg)
 					checkRows(t, name, cfg, rows)

@@ -60,7 +60,7 @@ func everyPE(ctx context.Context, w *shmem.World, cfg Config, test string, kind 
 	return sweep(ctx, w, cfg, test, sizes, step{every: true,
 		measure: func(_, size int) (Row, error) {
 			iters, warm := cfg.loops(kind, size)
-			st, err := measure(ctx, warm, iters, opsPerIter, func(int) error { return body(size) })
+			st, err := cfg.measure(ctx, warm, iters, opsPerIter, func(int) error { return body(size) })
 			return row(size, st), err
 		},
 	})

@@ -155,7 +155,7 @@ func putLatency[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Ro
 		measure: func(k, size int) (Row, error) {
 			s := src[:size/esz]
 			iters, warm := cfg.loops(Latency, size)
-			st, err := measure(ctx, warm, iters, 1, func(int) error {
+			st, err := cfg.measure(ctx, warm, iters, 1, func(int) error {
 				if err := shmem.Put(dst, s, 1); err != nil {
 					return err
 				}
@@ -186,7 +186,7 @@ func getLatency[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Ro
 		measure: func(k, size int) (Row, error) {
 			d := dst[:size/esz]
 			iters, warm := cfg.loops(Latency, size)
-			st, err := measure(ctx, warm, iters, 1, func(int) error { return shmem.Get(d, src, 1) })
+			st, err := cfg.measure(ctx, warm, iters, 1, func(int) error { return shmem.Get(d, src, 1) })
 			if err == nil {
 				err = expect("get buffer", d, pattern[T](k))
 			}
@@ -209,7 +209,7 @@ func putBW[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row, er
 		measure: func(k, size int) (Row, error) {
 			n := size / esz
 			iters, warm := cfg.loops(Bandwidth, size)
-			st, err := measure(ctx, warm, iters, win, func(int) error {
+			st, err := cfg.measure(ctx, warm, iters, win, func(int) error {
 				for j := range win {
 					if err := shmem.PutNBI(dst.Slice(j*n, j*n+n), src[j*n:j*n+n], 1); err != nil {
 						return err
@@ -244,7 +244,7 @@ func getBW[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row, er
 		measure: func(k, size int) (Row, error) {
 			n := size / esz
 			iters, warm := cfg.loops(Bandwidth, size)
-			st, err := measure(ctx, warm, iters, win, func(int) error {
+			st, err := cfg.measure(ctx, warm, iters, win, func(int) error {
 				for j := range win {
 					if err := shmem.GetNBI(dst[j*n:j*n+n], src.Slice(j*n, j*n+n), 1); err != nil {
 						return err
@@ -272,7 +272,7 @@ func pLatency[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row,
 	return sweep(ctx, w, cfg, "p_latency", []int{esz}, step{
 		measure: func(_, size int) (Row, error) {
 			iters, warm := cfg.loops(Latency, size)
-			st, err := measure(ctx, warm, iters, 1, func(i int) error {
+			st, err := cfg.measure(ctx, warm, iters, 1, func(i int) error {
 				if err := shmem.P(dst, T(i%1000+1), 1); err != nil {
 					return err
 				}
@@ -304,7 +304,7 @@ func gLatency[T number](ctx context.Context, w *shmem.World, cfg Config) ([]Row,
 	return sweep(ctx, w, cfg, "g_latency", []int{sizeOf[T]()}, step{
 		measure: func(_, size int) (Row, error) {
 			iters, warm := cfg.loops(Latency, size)
-			st, err := measure(ctx, warm, iters, 1, func(int) error {
+			st, err := cfg.measure(ctx, warm, iters, 1, func(int) error {
 				var err error
 				got, err = shmem.G(src, 1)
 				return err

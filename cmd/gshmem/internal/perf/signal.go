@@ -31,7 +31,7 @@ func pingPong(ctx context.Context, cfg Config, size int, base *uint64, send func
 	iters, warm := cfg.loops(Latency, size)
 	b := *base
 	*base += uint64(iters + warm)
-	st, err := measure(ctx, warm, iters, 2, func(i int) error {
+	st, err := cfg.measure(ctx, warm, iters, 2, func(i int) error {
 		v := b + uint64(i) + 1
 		if err := send(v, 1); err != nil {
 			return err

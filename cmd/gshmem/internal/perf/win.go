@@ -111,7 +111,7 @@ func winSweep(ctx context.Context, w *shmem.World, cfg Config, test string, kind
 		measure: func(k, size int) (r Row, err error) {
 			iters, warm := cfg.loops(kind, size)
 			err = epochs(func() error {
-				st, err := measure(ctx, warm, iters, s.perEpoch, func(i int) error {
+				st, err := cfg.measure(ctx, warm, iters, s.perEpoch, func(i int) error {
 					return pat.Epoch(func() error { return s.ops(k, size, i) })
 				})
 				if kind == Bandwidth {
