@@ -174,14 +174,18 @@ row_osu() {
 	esac
 }
 row_gshmem() {
+	# Every OSU test here but osu_latency reads MPI_Wtime around each
+	# operation; --timing op makes gshmem perf read its clock the same way
+	# (see compare.sh's Timing), so both sides pay for the same reads.
+	local op="--timing op"
 	case $1 in
-	barrier*) echo "barrier" ;;
-	allreduce*) echo "mpi_allreduce --min_size 8 --max_size 8" ;;
-	reduce*) echo "reduction --datatype float64 --op sum --min_size 8 --max_size 8" ;;
+	barrier*) echo "barrier $op" ;;
+	allreduce*) echo "mpi_allreduce --min_size 8 --max_size 8 $op" ;;
+	reduce*) echo "reduction --datatype float64 --op sum --min_size 8 --max_size 8 $op" ;;
 	pt2pt) echo "pt2pt_latency --min_size 8 --max_size 8" ;;
-	win_flush) echo "win_put_latency --win_flavor allocate --sync flush --min_size 8 --max_size 8" ;;
-	win_fence) echo "win_put_latency --win_flavor allocate --sync fence --min_size 8 --max_size 8" ;;
-	put) echo "put_latency --min_size 8 --max_size 8" ;;
+	win_flush) echo "win_put_latency --win_flavor allocate --sync flush --min_size 8 --max_size 8 $op" ;;
+	win_fence) echo "win_put_latency --win_flavor allocate --sync fence --min_size 8 --max_size 8 $op" ;;
+	put) echo "put_latency --min_size 8 --max_size 8 $op" ;;
 	esac
 }
 # runtimes row -> who runs it: the core's Reduce rows are gshmem's only
