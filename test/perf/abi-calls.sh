@@ -6,7 +6,9 @@
 # timing), best of REPEAT runs (default 3), and the ratio gshmem / better
 # MPI. Beside them, the same calls through the Go API (gshmem perf's window
 # tests, also timed around the loop, 2 processes), and the ratio ABI / Go:
-# what the C ABI adds to the engine, measured like for like.
+# what the C ABI adds to the engine, measured like for like. The rows
+# ending in /osu read the clock around every call as OSU does (the Go API's
+# with gshmem perf --timing op): OSU's figure, to the nanosecond.
 #
 #   test/perf/abi-calls.sh [ITERS]     # default 1000000 calls per row
 #
@@ -42,18 +44,19 @@ fi
 # rma_calls prints ("ROW NS ns"); a script, since calls_run runs each job
 # under timeout.
 cat >"$work/goapi_row.sh" <<EOF
-t=win_put_latency sync=flush dt=()
+t=win_put_latency sync=flush dt=() timing=loop
 case \$1 in
-put+flush) ;;
-get+flush) t=win_get_latency ;;
-acc+flush) t=win_acc_latency dt=(--datatype int64) ;;
+*/osu) timing=op ;;&
+put+flush*) ;;
+get+flush*) t=win_get_latency ;;
+acc+flush*) t=win_acc_latency dt=(--datatype int64) ;;
 fop+flush) t=win_fop_latency dt=(--datatype int64) ;;
 cas+flush) t=win_cas_latency dt=(--datatype int64) ;;
 lock_all+put+unlock_all) sync=lock_all ;;
 lock+put+unlock) sync=lock ;;
 *) exit 0 ;; # no Go counterpart (wtime)
 esac
-GSHMEM_BIND=auto "$work/gshmem" perf "\$t" -n 2 --win_flavor allocate --sync "\$sync" "\${dt[@]}" \\
+GSHMEM_BIND=auto "$work/gshmem" perf "\$t" -n 2 --win_flavor allocate --sync "\$sync" "\${dt[@]}" --timing "\$timing" \\
 	--min_size 8 --max_size 8 --iters $iters --json "$work/goapi.json" >/dev/null &&
 	python3 -c 'import json,sys; print(sys.argv[1], json.load(open(sys.argv[2]))[0]["latency_us"] * 1e3, "ns")' "\$1" "$work/goapi.json"
 EOF
@@ -62,7 +65,7 @@ run[goapi]="bash $work/goapi_row.sh"
 # Interleaved runs, one job per row (a library that fails a row, as Open
 # MPI 4.1's compare-and-swap did here, loses only that row); each row
 # keeps its best figure per library.
-rows="put+flush get+flush acc+flush fop+flush cas+flush lock_all+put+unlock_all lock+put+unlock wtime"
+rows="put+flush get+flush acc+flush fop+flush cas+flush lock_all+put+unlock_all lock+put+unlock wtime put+flush/osu get+flush/osu acc+flush/osu"
 calls_run "$work" "$repeat" "$rows" gshmem ompi mpich goapi
 python3 -B - "$work" "test/perf" <<'PY'
 import sys
