@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,20 @@ func TestCUDAQueryHostBuild(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(ext), "#define MPIX_CUDA_AWARE_SUPPORT 0\n")
 	runOK(t, 0, exe, "cudaquery: macro=0 before=0 after=0")
+}
+
+// TestCUDANBCOnHost runs cudanbc.c with testdata/cudashim/cuda.h, whose
+// "device" buffers are host memory, on the host build: the program's
+// expected values and its host-against-"device" comparisons hold on every
+// CI machine, so that on the GPU a failure is the device path's.
+func TestCUDANBCOnHost(t *testing.T) {
+	exe := compile(t, "cudanbc.c", "-I", filepath.Join("testdata", "cudashim"))
+	for _, n := range []int{2, 3} {
+		r := run(t, n, exe)
+		require.Equal(t, 0, r.code, "cudanbc on %d\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
+		require.Contains(t, r.stdout, fmt.Sprintf("cudanbc: %d ranks,", n))
+		require.Contains(t, r.stdout, "Reduce_local: ok")
+	}
 }
 
 func TestCUDAAwareBuild(t *testing.T) {
