@@ -276,6 +276,58 @@ static void nonblocking(void)
     get(got, dr, M * sizeof(int));
     CHECK(memcmp(got, hr, M * sizeof(int)) == 0);
 
+    /* Igatherv to the last rank and Iscatterv from it: rank p's p + 1 ints
+     * at 2 * p * p (the gaps stay poisoned). */
+    root = size - 1;
+    prep(13);
+    CHECK_RC(MPI_Igatherv(hs, rank + 1, MPI_INT, hr, gc, gd, MPI_INT, root, MPI_COMM_WORLD, &rq));
+    complete(&rq);
+    CHECK_RC(MPI_Igatherv(D(ds), rank + 1, MPI_INT, D(dr), gc, gd, MPI_INT, root, MPI_COMM_WORLD, &rq));
+    complete(&rq);
+    if (rank == root)
+        for (int p = 0; p < size; p++)
+            for (int k = 0; k <= p; k++)
+                CHECK(hr[gd[p] + k] == val(p, 13, k));
+    same("MPI_Igatherv");
+    prep(14);
+    CHECK_RC(MPI_Iscatterv(hs, gc, gd, MPI_INT, hr, rank + 1, MPI_INT, root, MPI_COMM_WORLD, &rq));
+    complete(&rq);
+    CHECK_RC(MPI_Iscatterv(D(ds), gc, gd, MPI_INT, D(dr), rank + 1, MPI_INT, root, MPI_COMM_WORLD, &rq));
+    complete(&rq);
+    for (int k = 0; k <= rank; k++)
+        want[k] = val(root, 14, gd[rank] + k);
+    expect("MPI_Iscatterv", rank + 1);
+    same("MPI_Iscatterv");
+
+    /* Ireduce_scatter, sum: rank p keeps p + 1 ints of the reduced vector. */
+    prep(15);
+    CHECK_RC(MPI_Ireduce_scatter(hs, hr, gc, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq));
+    complete(&rq);
+    CHECK_RC(MPI_Ireduce_scatter(D(ds), D(dr), gc, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq));
+    complete(&rq);
+    for (int k = 0; k <= rank; k++)
+        want[k] = csum(size - 1, 15, rank * (rank + 1) / 2 + k);
+    expect("MPI_Ireduce_scatter", rank + 1);
+    same("MPI_Ireduce_scatter");
+
+    /* Ialltoallw: the Ialltoallv layout with byte displacements. */
+    MPI_Datatype ty[MAXP];
+    int sdb[MAXP], rdb[MAXP];
+    for (int j = 0; j < size; j++) {
+        ty[j] = MPI_INT;
+        sdb[j] = sd[j] * (int)sizeof(int);
+        rdb[j] = rd[j] * (int)sizeof(int);
+    }
+    prep(16);
+    CHECK_RC(MPI_Ialltoallw(hs, sc, sdb, ty, hr, rc, rdb, ty, MPI_COMM_WORLD, &rq));
+    complete(&rq);
+    CHECK_RC(MPI_Ialltoallw(D(ds), sc, sdb, ty, D(dr), rc, rdb, ty, MPI_COMM_WORLD, &rq));
+    complete(&rq);
+    for (int p = 0; p < size; p++)
+        for (int k = 0; k < rc[p]; k++)
+            CHECK(hr[rd[p] + k] == val(p, 16, rank * 5 + k));
+    same("MPI_Ialltoallw");
+
     /* A large Iallreduce of floats (past the eager limit). */
     static float fs[BIG], fr[BIG], fg[BIG];
     CUdeviceptr fds, fdr;
