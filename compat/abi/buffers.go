@@ -152,9 +152,11 @@ func storeBack(b, h []byte) error {
 
 // viaHost runs a host collective over s and r where either is device
 // memory: over host copies of them, r's copied back after (its untouched
-// parts too, as a v-collective leaves them). For the collectives compat
-// runs on the host only (the rooted and v-collectives, Reduce_scatter):
-// a device buffer crosses the host there, as they have no direct path yet.
+// parts too, as a v-collective leaves them). For the blocking calls compat
+// runs on the host only (the rooted and v-collectives, Reduce_scatter,
+// Scan, Exscan, Reduce_local): a device buffer crosses the host there, as
+// they have no direct path yet. The nonblocking ones stage through their
+// schedule (nbcdev.go).
 func viaHost(s, r []byte, run func(s, r []byte) error) error {
 	hs, err := hostView(s)
 	if err != nil {
@@ -170,24 +172,14 @@ func viaHost(s, r []byte, run func(s, r []byte) error) error {
 	return storeBack(r, hr)
 }
 
-// hostOnly refuses buffers in GPU memory (MPI_ERR_BUFFER) for the calls
-// that read and write them on the host and are not CUDA-aware yet: the
-// nonblocking, persistent and neighborhood collectives, Scan, Exscan,
-// Alltoallw, reductions with user ops, MPI_Pack and MPI_Unpack, and
-// MPI_Reduce_local. A clear error instead of the host
-// reading device memory (a crash). Special values (MPI_IN_PLACE,
-// MPI_BOTTOM) and jobs whose heap is host memory pass.
-func hostOnly(comm C.uintptr_t, call string, bufs ...C.uintptr_t) C.int {
-	e := env.e
-	if e == nil || !e.World().HeapOnDevice() {
-		return C.MPI_SUCCESS
+// writeOut copies src, host bytes, over all of dst, device memory or not
+// (nothing of dst is read first).
+func writeOut(dst, src []byte) error {
+	if onDevice(dst) {
+		return env.e.World().CopyHostToDevice(uintptr(ptrOf(dst)), src)
 	}
-	for _, b := range bufs {
-		if b >= minAddr && e.World().IsDeviceMemory(uintptr(b)) {
-			return failCode(comm, call, C.MPI_ERR_BUFFER, "a buffer in GPU memory: %s is not CUDA-aware yet (point-to-point, RMA and the blocking collectives but Scan, Exscan and Alltoallw are)", call)
-		}
-	}
-	return C.MPI_SUCCESS
+	copy(dst, src)
+	return nil
 }
 
 // ptrOf is the address of a non-empty buffer's first byte.

@@ -240,6 +240,10 @@ func redKind(b compat.Basic) C.int {
 // count where that makes it on the predefined datatype's handle, so a
 // member that passes a derived datatype of the same type signature runs
 // the same rounds here; so does a member whose C side handed a round over.
+// The rounds fold on the host, device buffers over host copies: whether a
+// buffer is device memory may differ between members, and must not change
+// which messages they exchange. (A heap on the GPU keeps the C side off, so
+// a CUDA-aware job's small allreduces all come here.)
 func allreduceRD(o *commObj, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t) (C.int, bool) {
 	const call = "MPI_Allreduce"
 	n, me := o.c.Size(), o.c.Rank()
@@ -257,13 +261,20 @@ func allreduceRD(o *commObj, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, com
 	if rc != C.MPI_SUCCESS {
 		return rc, true
 	}
-	src := rb
+	hr, err := hostView(rb)
+	if err != nil {
+		return fail(comm, call, err), true
+	}
+	src := hr
 	if sbuf != 1 { // not MPI_IN_PLACE
 		if sbuf == rbuf {
 			return failCode(comm, call, C.MPI_ERR_BUFFER, "the send and receive buffers are the same (use MPI_IN_PLACE)"), true
 		}
 		if src, _, rc = msgBuf(comm, call, sbuf, count, dtype); rc != C.MPI_SUCCESS {
 			return rc, true
+		}
+		if src, err = hostView(src); err != nil {
+			return fail(comm, call, err), true
 		}
 	}
 	acc, tmp := make([]byte, plen), make([]byte, plen)
@@ -286,7 +297,10 @@ func allreduceRD(o *commObj, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, com
 		}
 		C.abi_fold(kind, op, ptrOf(acc), ptrOf(lower), ptrOf(upper), C.int(plen/m.Basic().Size()))
 	}
-	m.Unpack(rb, acc, int(count))
+	m.Unpack(hr, acc, int(count))
+	if err := storeBack(rb, hr); err != nil {
+		return fail(comm, call, err), true
+	}
 	return C.MPI_SUCCESS, true
 }
 
@@ -317,20 +331,23 @@ func abiint_allreduce_recv(comm C.uintptr_t, from C.int, buf C.uintptr_t, n C.in
 	return C.MPI_SUCCESS
 }
 
+// Scan and Exscan run on the host in compat: device buffers cross over
+// host copies (viaHost), rank 0's untouched Exscan buffer included.
+
 //export abigo_Scan
 func abigo_Scan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Scan", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
-	return allReduce("MPI_Scan", sbuf, rbuf, count, dtype, op, comm, true, false, compat.Scan[byte])
+	return allReduce("MPI_Scan", sbuf, rbuf, count, dtype, op, comm, true, false,
+		func(c *compat.Comm, s, r []byte, n int, dt compat.Datatype, o compat.Op) error {
+			return viaHost(s, r, func(s, r []byte) error { return compat.Scan(c, s, r, n, dt, o) })
+		})
 }
 
 //export abigo_Exscan
 func abigo_Exscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Exscan", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
-	return allReduce("MPI_Exscan", sbuf, rbuf, count, dtype, op, comm, true, true, compat.Exscan[byte])
+	return allReduce("MPI_Exscan", sbuf, rbuf, count, dtype, op, comm, true, true,
+		func(c *compat.Comm, s, r []byte, n int, dt compat.Datatype, o compat.Op) error {
+			return viaHost(s, r, func(s, r []byte) error { return compat.Exscan(c, s, r, n, dt, o) })
+		})
 }
 
 //export abigo_Reduce_scatter_block

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // installs mpi-ext.h with MPIX_CUDA_AWARE_SUPPORT 1 and a library whose
 // MPIX_Query_cuda_support says 1 (0 once MPI runs on a host heap, where
 // device buffers cannot be told apart); the host build says 0 throughout.
-// The device programs (testdata/cudacoll.c, cudap2p.c and
+// The device programs (testdata/cudacoll.c, cudanbc.c, cudap2p.c and
 // test/gpu/testdata/cudap2p_bench.c) are compiled and linked here; they
 // run only where a GPU is (test/gpu/run.sh abi on the GPU machine).
 
@@ -28,6 +29,20 @@ func TestCUDAQueryHostBuild(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(ext), "#define MPIX_CUDA_AWARE_SUPPORT 0\n")
 	runOK(t, 0, exe, "cudaquery: macro=0 before=0 after=0")
+}
+
+// TestCUDANBCOnHost runs cudanbc.c with testdata/cudashim/cuda.h, whose
+// "device" buffers are host memory, on the host build: the program's
+// expected values and its host-against-"device" comparisons hold on every
+// CI machine, so that on the GPU a failure is the device path's.
+func TestCUDANBCOnHost(t *testing.T) {
+	exe := compile(t, "cudanbc.c", "-I", filepath.Join("testdata", "cudashim"))
+	for _, n := range []int{2, 3} {
+		r := run(t, n, exe)
+		require.Equal(t, 0, r.code, "cudanbc on %d\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
+		require.Contains(t, r.stdout, fmt.Sprintf("cudanbc: %d ranks,", n))
+		require.Contains(t, r.stdout, "Reduce_local: ok")
+	}
 }
 
 func TestCUDAAwareBuild(t *testing.T) {
@@ -56,8 +71,8 @@ func TestCUDAAwareBuild(t *testing.T) {
 		return exe
 	}
 	query := build("testdata/cudaquery.c")
-	progs := []string{build("testdata/cudacoll.c", "-lcuda"), build("testdata/cudap2p.c", "-lcuda"),
-		build("../../test/gpu/testdata/cudap2p_bench.c", "-lcuda")}
+	progs := []string{build("testdata/cudacoll.c", "-lcuda"), build("testdata/cudanbc.c", "-lcuda"),
+		build("testdata/cudap2p.c", "-lcuda"), build("../../test/gpu/testdata/cudap2p_bench.c", "-lcuda")}
 
 	// On a host heap (no GSHMEM_HEAP=device), as every CI machine runs it.
 	q := exec.Command(filepath.Join(prefix, "bin", "mpiexec"), "-n", "1", query)
@@ -69,7 +84,7 @@ func TestCUDAAwareBuild(t *testing.T) {
 	if err := shmem.DeviceSupport(); err != nil {
 		t.Skipf("no usable GPU here (%v): %d device programs built, not run (test/gpu/run.sh abi runs them)", err, len(progs))
 	}
-	for _, exe := range progs[:2] {
+	for _, exe := range progs[:3] {
 		r := exec.Command(filepath.Join(prefix, "bin", "mpiexec"), "-n", "2", exe)
 		r.Env = append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1", "GSHMEM_HEAP=device", "GSHMEM_SYMMETRIC_SIZE=256m")
 		out, err := r.CombinedOutput()

@@ -200,16 +200,25 @@
 // memory run on the copy engine: windows' device.go). The buffers reach
 // compat and windows as bytes over their addresses and those tell device
 // memory from host memory; the C fast paths (p2p.c, rma.c) stay off on such
-// a heap, since they would read device pointers as host memory. The rooted
-// and v-collectives and Reduce_scatter run on host copies of device
-// buffers (viaHost in buffers.go); the calls that are not CUDA-aware yet
-// (nonblocking, persistent and neighborhood collectives, Scan, Exscan,
-// Alltoallw, user ops, Pack/Unpack, Reduce_local) refuse them with
-// MPI_ERR_BUFFER (hostOnly). The installed mpi-ext.h says MPIX_CUDA_AWARE_SUPPORT 1, and
+// a heap, since they would read device pointers as host memory. Every
+// other buffer-taking call takes device buffers over host copies, because
+// it reads or writes them on the host: the rooted and v-collectives,
+// Reduce_scatter, Scan, Exscan and Reduce_local copy in and out around the
+// host call (viaHost in buffers.go); reductions with a user op, whose C
+// function needs host memory, MPI_Pack and MPI_Unpack (only the packed
+// bytes the call touches are copied) and the small MPI_Allreduce that Go
+// runs as recursive doubling stage their buffers themselves; the
+// nonblocking, persistent and neighborhood collectives and MPI_Alltoallw
+// copy device inputs when the call (or MPI_Start) runs and write device
+// results back in the schedule's last step, before MPI_Wait or MPI_Test
+// says the request is complete (nbcdev.go). The copies are synchronous,
+// after the legacy default stream, never on a stream of the user's; with
+// host buffers nothing is copied. The installed mpi-ext.h says MPIX_CUDA_AWARE_SUPPORT 1, and
 // MPIX_Query_cuda_support returns 1 (0 once MPI runs on a host heap, where
 // device buffers are not supported); the host build says 0 in both
-// (cudaaware.go, env.c). testdata/cudacoll.c and cudap2p.c are the device
-// programs (run by test/gpu/run.sh abi; TestCUDAAwareBuild builds them);
+// (cudaaware.go, env.c). testdata/cudacoll.c, cudanbc.c (every call that
+// runs over host copies, against the host result) and cudap2p.c are the
+// device programs (run by test/gpu/run.sh abi; TestCUDAAwareBuild builds them);
 // examples/c/jacobi-gpu/stage1_mpi.cu (MPI_Sendrecv on cudaMalloc rows) and
 // stage2_win.cu (MPI_Put on a window in GPU memory) are stages 1 and 2 of
 // the Jacobi example in C (test/gpu/run.sh cjacobi).

@@ -32,6 +32,7 @@ type schedule struct {
 	done   bool
 	err    error
 	status *compat.Status // what the request reports; nil: an empty status
+	back   []stagedBuf    // device receive buffers written back after finish (nbcdev.go)
 }
 
 // advance runs rounds whose predecessors have completed.
@@ -50,6 +51,9 @@ func (s *schedule) advance() {
 		if s.next == len(s.rounds) {
 			if s.finish != nil {
 				s.err = s.finish()
+			}
+			if s.err == nil && len(s.back) > 0 {
+				s.err = s.writeBack()
 			}
 			s.done = true
 			return
@@ -170,9 +174,6 @@ func abigo_Ibarrier(comm C.uintptr_t, req *C.uintptr_t) C.int {
 
 //export abigo_Ibcast
 func abigo_Ibcast(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Ibcast", buf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Ibcast"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -186,6 +187,15 @@ func abigo_Ibcast(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, c
 		return failCode(comm, call, C.MPI_ERR_ROOT, "root %d of %d", int(root), c.Size())
 	}
 	s := &schedule{}
+	var err error
+	if int(root) == c.Rank() { // the root only reads b; the others only write it
+		b, err = s.hostIn(b)
+	} else {
+		b, err = s.hostOut(b)
+	}
+	if err != nil {
+		return fail(comm, call, err)
+	}
 	s.rounds = append(s.rounds, bcastRound(c, tag, int(root), b, dt, int(count), s)...)
 	return startNBC(comm, call, s, req)
 }
@@ -253,8 +263,10 @@ func (rd *reduction) fold(parts [][]byte) error {
 }
 
 // reduceSetup checks a reduction's arguments and packs this member's
-// contribution (from the receive buffer with MPI_IN_PLACE).
-func reduceSetup(comm C.uintptr_t, call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, recvUsed bool) (*reduction, []byte, []byte, C.int) {
+// contribution (from the receive buffer with MPI_IN_PLACE). The receive
+// buffer it returns is where s's finish writes the result (a host copy of
+// device memory, written back after).
+func reduceSetup(s *schedule, comm C.uintptr_t, call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, recvUsed bool) (*reduction, []byte, []byte, C.int) {
 	rd := &reduction{dtype: dtype, count: int(count)}
 	if u, ok := userOpOf(op); ok {
 		rd.user = u
@@ -293,6 +305,19 @@ func reduceSetup(comm C.uintptr_t, call string, sbuf, rbuf C.uintptr_t, count C.
 	} else if src == nil {
 		return nil, nil, nil, failCode(comm, call, C.MPI_ERR_BUFFER, "MPI_IN_PLACE without a receive buffer")
 	}
+	var err error
+	if recvUsed {
+		if r, err = s.hostOut(r); err != nil {
+			return nil, nil, nil, fail(comm, call, err)
+		}
+	}
+	if sbuf != 1 || !recvUsed { // in place with the result here: r is the input, already staged
+		if src, err = s.hostIn(src); err != nil {
+			return nil, nil, nil, fail(comm, call, err)
+		}
+	} else {
+		src = r
+	}
 	return rd, packed(src, dt, int(count)), r, C.MPI_SUCCESS
 }
 
@@ -309,11 +334,11 @@ func ireduce(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintp
 		return failCode(comm, call, C.MPI_ERR_ROOT, "root %d of %d", root, c.Size())
 	}
 	me := c.Rank()
-	rd, mine, r, rc := reduceSetup(comm, call, sbuf, rbuf, count, dtype, op, all || me == root)
+	s := &schedule{}
+	rd, mine, r, rc := reduceSetup(s, comm, call, sbuf, rbuf, count, dtype, op, all || me == root)
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	s := &schedule{}
 	// Round one: the members' contributions go to the root.
 	var recv [][]byte
 	s.rounds = append(s.rounds, func() ([]*compat.Request, error) {
@@ -379,9 +404,6 @@ func ireduce(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintp
 
 //export abigo_Ireduce
 func abigo_Ireduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Ireduce", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	if root < 0 {
 		return failCode(comm, "MPI_Ireduce", C.MPI_ERR_ROOT, "root %d", int(root))
 	}
@@ -390,9 +412,6 @@ func abigo_Ireduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, r
 
 //export abigo_Iallreduce
 func abigo_Iallreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Iallreduce", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return ireduce("MPI_Iallreduce", sbuf, rbuf, count, dtype, op, -1, comm, req)
 }
 
@@ -454,9 +473,6 @@ func blockArgs(comm C.uintptr_t, call string, n int, sbuf C.uintptr_t, scount C.
 
 //export abigo_Igather
 func abigo_Igather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Igather", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Igather"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -470,12 +486,16 @@ func abigo_Igather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
+	sched := &schedule{}
+	s, r, err := sched.stage(s, r)
+	if err != nil {
+		return fail(comm, call, err)
+	}
 	var mine []byte
 	if sbuf != 1 {
 		mine = packed(s, sdt, int(scount))
 	}
 	in := make([][]byte, n)
-	sched := &schedule{}
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
 		if me != rt {
 			q, err := nbSend(c, mine, rt, tag)
@@ -506,9 +526,6 @@ func abigo_Igather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 
 //export abigo_Iscatter
 func abigo_Iscatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Iscatter", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Iscatter"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -522,8 +539,12 @@ func abigo_Iscatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	mine := make([]byte, int(rcount)*rdt.Size())
 	sched := &schedule{}
+	s, r, err := sched.stage(s, r)
+	if err != nil {
+		return fail(comm, call, err)
+	}
+	mine := make([]byte, int(rcount)*rdt.Size())
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
 		if me != rt {
 			q, err := nbRecv(c, mine, rt, tag)
@@ -547,9 +568,6 @@ func abigo_Iscatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 
 //export abigo_Iallgather
 func abigo_Iallgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Iallgather", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Iallgather"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -559,6 +577,11 @@ func abigo_Iallgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.
 	s, sdt, r, rdt, rc := blockArgs(comm, call, n, sbuf, scount, stype, false, true, rbuf, rcount, rtype, true, true)
 	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	sched := &schedule{}
+	s, r, err := sched.stage(s, r)
+	if err != nil {
+		return fail(comm, call, err)
 	}
 	var mine []byte
 	if sbuf == 1 { // in place: this member's block is already in rbuf
@@ -571,7 +594,6 @@ func abigo_Iallgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.
 		in[i] = make([]byte, int(rcount)*rdt.Size())
 		out[i] = mine
 	}
-	sched := &schedule{}
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, out, in) })
 	sched.finish = func() error {
 		copy(in[me], mine)
@@ -585,9 +607,6 @@ func abigo_Iallgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.
 
 //export abigo_Ialltoall
 func abigo_Ialltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Ialltoall", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Ialltoall"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -601,12 +620,16 @@ func abigo_Ialltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.u
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
+	sched := &schedule{}
+	s, r, err := sched.stage(s, r)
+	if err != nil {
+		return fail(comm, call, err)
+	}
 	in, out := make([][]byte, n), make([][]byte, n)
 	for i := range in {
 		in[i] = make([]byte, int(rcount)*rdt.Size())
 		out[i] = packed(slot(s, sdt, i, int(scount)), sdt, int(scount))
 	}
-	sched := &schedule{}
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, out, in) })
 	sched.finish = func() error {
 		copy(in[me], out[me])

@@ -32,9 +32,6 @@ func countsIn(comm C.uintptr_t, call string, n int, counts, displs *C.int) ([]in
 
 //export abigo_Iallgatherv
 func abigo_Iallgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Iallgatherv", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Iallgatherv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -49,6 +46,11 @@ func abigo_Iallgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
+	sched := &schedule{}
+	r, err := sched.hostOut(r)
+	if err != nil {
+		return fail(comm, call, err)
+	}
 	var mine []byte
 	if sbuf == 1 {
 		mine = packed(vslot(r, rdt, ds[me], cs[me]), rdt, cs[me])
@@ -57,6 +59,9 @@ func abigo_Iallgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C
 		if rc != C.MPI_SUCCESS {
 			return rc
 		}
+		if s, err = sched.hostIn(s); err != nil {
+			return fail(comm, call, err)
+		}
 		mine = packed(s, sdt, int(scount))
 	}
 	in, out := make([][]byte, n), make([][]byte, n)
@@ -64,7 +69,6 @@ func abigo_Iallgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C
 		in[i] = make([]byte, cs[i]*rdt.Size())
 		out[i] = mine
 	}
-	sched := &schedule{}
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, out, in) })
 	sched.finish = func() error {
 		copy(in[me], mine)
@@ -78,9 +82,6 @@ func abigo_Iallgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C
 
 //export abigo_Ialltoallv
 func abigo_Ialltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Ialltoallv", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Ialltoallv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -106,12 +107,16 @@ func abigo_Ialltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
+	sched := &schedule{}
+	s, r, err := sched.stage(s, r)
+	if err != nil {
+		return fail(comm, call, err)
+	}
 	in, out := make([][]byte, n), make([][]byte, n)
 	for i := range in {
 		in[i] = make([]byte, rcs[i]*rdt.Size())
 		out[i] = packed(vslot(s, sdt, sds[i], scs[i]), sdt, scs[i])
 	}
-	sched := &schedule{}
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, out, in) })
 	sched.finish = func() error {
 		copy(in[me], out[me])
@@ -130,7 +135,8 @@ func iscan(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.u
 	if c == nil {
 		return rc
 	}
-	rd, mine, r, rc := reduceSetup(comm, call, sbuf, rbuf, count, dtype, op, true)
+	sched := &schedule{}
+	rd, mine, r, rc := reduceSetup(sched, comm, call, sbuf, rbuf, count, dtype, op, true)
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
@@ -140,7 +146,6 @@ func iscan(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.u
 		in[i] = make([]byte, len(mine))
 		out[i] = mine
 	}
-	sched := &schedule{}
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, out, in) })
 	sched.finish = func() error {
 		in[me] = mine
@@ -162,25 +167,16 @@ func iscan(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.u
 
 //export abigo_Iscan
 func abigo_Iscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Iscan", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return iscan("MPI_Iscan", sbuf, rbuf, count, dtype, op, comm, req, false)
 }
 
 //export abigo_Iexscan
 func abigo_Iexscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Iexscan", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return iscan("MPI_Iexscan", sbuf, rbuf, count, dtype, op, comm, req, true)
 }
 
 //export abigo_Igatherv
 func abigo_Igatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Igatherv", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Igatherv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -190,15 +186,19 @@ func abigo_Igatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 	if rt < 0 || rt >= n {
 		return failCode(comm, call, C.MPI_ERR_ROOT, "root %d of %d", rt, n)
 	}
+	sched := &schedule{}
 	var mine []byte
 	if sbuf != 1 {
 		s, sdt, rc := msgBuf(comm, call, sbuf, scount, stype)
 		if rc != C.MPI_SUCCESS {
 			return rc
 		}
+		s, err := sched.hostIn(s)
+		if err != nil {
+			return fail(comm, call, err)
+		}
 		mine = packed(s, sdt, int(scount))
 	}
-	sched := &schedule{}
 	if me != rt {
 		sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
 			q, err := nbSend(c, mine, rt, tag)
@@ -213,6 +213,10 @@ func abigo_Igatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 	r, rdt, rc := vBuf(comm, call, rbuf, cs, ds, rtype)
 	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	r, err := sched.hostOut(r)
+	if err != nil {
+		return fail(comm, call, err)
 	}
 	in := make([][]byte, n)
 	for i := range in {
@@ -236,9 +240,6 @@ func abigo_Igatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 
 //export abigo_Iscatterv
 func abigo_Iscatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Iscatterv", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Iscatterv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -250,13 +251,17 @@ func abigo_Iscatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t
 	}
 	var r []byte
 	rdt, _ := typeOf(rtype, true)
+	sched := &schedule{}
 	if rbuf != 1 {
 		if r, rdt, rc = msgBuf(comm, call, rbuf, rcount, rtype); rc != C.MPI_SUCCESS {
 			return rc
 		}
+		var err error
+		if r, err = sched.hostOut(r); err != nil {
+			return fail(comm, call, err)
+		}
 	}
 	mine := make([]byte, int(rcount)*rdt.Size())
-	sched := &schedule{}
 	if me != rt {
 		sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
 			q, err := nbRecv(c, mine, rt, tag)
@@ -270,6 +275,10 @@ func abigo_Iscatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t
 		s, sdt, rc := vBuf(comm, call, sbuf, cs, ds, stype)
 		if rc != C.MPI_SUCCESS {
 			return rc
+		}
+		s, err := sched.hostIn(s)
+		if err != nil {
+			return fail(comm, call, err)
 		}
 		sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
 			out := make([][]byte, n)
@@ -313,7 +322,8 @@ func ireduceScatter(call string, sbuf, rbuf C.uintptr_t, counts []int, dtype, op
 	if sbuf == 1 {
 		in = rbuf
 	}
-	rd, mine, _, rc := reduceSetup(comm, call, in, 0, C.int(total), dtype, op, false)
+	sched := &schedule{}
+	rd, mine, _, rc := reduceSetup(sched, comm, call, in, 0, C.int(total), dtype, op, false)
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
@@ -321,12 +331,15 @@ func ireduceScatter(call string, sbuf, rbuf C.uintptr_t, counts []int, dtype, op
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
+	r, err := sched.hostOut(r)
+	if err != nil {
+		return fail(comm, call, err)
+	}
 	all, out := make([][]byte, n), make([][]byte, n)
 	for i := range all {
 		all[i] = make([]byte, len(mine))
 		out[i] = mine
 	}
-	sched := &schedule{}
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, out, all) })
 	sched.finish = func() error {
 		all[me] = mine
@@ -342,9 +355,6 @@ func ireduceScatter(call string, sbuf, rbuf C.uintptr_t, counts []int, dtype, op
 
 //export abigo_Ireduce_scatter_block
 func abigo_Ireduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Ireduce_scatter_block", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	o, rc := commOf(comm, "MPI_Ireduce_scatter_block")
 	if o == nil {
 		return rc
@@ -358,9 +368,6 @@ func abigo_Ireduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op
 
 //export abigo_Ireduce_scatter
 func abigo_Ireduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Ireduce_scatter", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	o, rc := commOf(comm, "MPI_Ireduce_scatter")
 	if o == nil {
 		return rc
@@ -394,6 +401,7 @@ func alltoallw(call string, sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C
 		return nil, failCode(comm, call, C.MPI_ERR_ARG, "datatype arrays are NULL")
 	}
 	sts, rts := reqArray(C.int(n), stypes), reqArray(C.int(n), rtypes)
+	sched := &schedule{}
 	in, out := make([][]byte, n), make([][]byte, n)
 	rdts, rbs := make([]compat.Datatype, n), make([][]byte, n)
 	for i := range n {
@@ -407,11 +415,16 @@ func alltoallw(call string, sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C
 		if !ok1 || !ok2 {
 			return nil, failCode(comm, call, C.MPI_ERR_BUFFER, "buffer for rank %d", i)
 		}
+		// Block by block: with byte displacements from MPI_BOTTOM the
+		// blocks may lie in different allocations, some on the device.
+		sb, rb, err := sched.stage(sb, rb)
+		if err != nil {
+			return nil, fail(comm, call, err)
+		}
 		out[i] = packed(sb, sdt, scs[i])
 		in[i] = make([]byte, rcs[i]*rdt.Size())
 		rdts[i], rbs[i] = rdt, rb
 	}
-	sched := &schedule{}
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) { return exchange(c, tag, out, in) })
 	sched.finish = func() error {
 		copy(in[me], out[me])
@@ -425,9 +438,6 @@ func alltoallw(call string, sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C
 
 //export abigo_Ialltoallw
 func abigo_Ialltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Ialltoallw", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	if req == nil {
 		return failCode(comm, "MPI_Ialltoallw", C.MPI_ERR_ARG, "request is NULL")
 	}
@@ -440,9 +450,6 @@ func abigo_Ialltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintp
 
 //export abigo_Alltoallw
 func abigo_Alltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Alltoallw", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	s, rc := alltoallw("MPI_Alltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm)
 	if s == nil {
 		return rc

@@ -169,8 +169,12 @@ func neighborSchedule(call string, sbuf C.uintptr_t, scount C.int, stype C.uintp
 	if rc != C.MPI_SUCCESS {
 		return nil, rc
 	}
-	in := make([][]byte, len(e.in))
 	sched := &schedule{}
+	s, r, err = sched.stage(s, r)
+	if err != nil {
+		return nil, fail(comm, call, err)
+	}
+	in := make([][]byte, len(e.in))
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
 		var rs []*compat.Request
 		for i, from := range e.in {
@@ -233,36 +237,24 @@ func neighborStart(call string, s *schedule, rc C.int, comm C.uintptr_t, req *C.
 
 //export abigo_Neighbor_allgather
 func abigo_Neighbor_allgather(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Neighbor_allgather", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	s, rc := neighborSchedule("MPI_Neighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, false)
 	return neighborBlocking("MPI_Neighbor_allgather", s, rc, comm)
 }
 
 //export abigo_Neighbor_alltoall
 func abigo_Neighbor_alltoall(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Neighbor_alltoall", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	s, rc := neighborSchedule("MPI_Neighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, true)
 	return neighborBlocking("MPI_Neighbor_alltoall", s, rc, comm)
 }
 
 //export abigo_Ineighbor_allgather
 func abigo_Ineighbor_allgather(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Ineighbor_allgather", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	s, rc := neighborSchedule("MPI_Ineighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, false)
 	return neighborStart("MPI_Ineighbor_allgather", s, rc, comm, req)
 }
 
 //export abigo_Ineighbor_alltoall
 func abigo_Ineighbor_alltoall(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Ineighbor_alltoall", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	s, rc := neighborSchedule("MPI_Ineighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, true)
 	return neighborStart("MPI_Ineighbor_alltoall", s, rc, comm, req)
 }

@@ -11,6 +11,9 @@ import (
 
 // MPI_Pack and MPI_Unpack: the packed form is the data bytes of count
 // instances in type-map order, with no header, as compat sends them.
+// Either buffer may be device memory in a CUDA-aware job: the type map is
+// walked on the host, over host copies (only the packed bytes this call
+// writes or reads, not the whole packed buffer).
 
 //export abigo_Pack_size
 func abigo_Pack_size(count C.int, dtype, comm C.uintptr_t, size *C.int) C.int {
@@ -27,9 +30,6 @@ func abigo_Pack_size(count C.int, dtype, comm C.uintptr_t, size *C.int) C.int {
 
 //export abigo_Pack
 func abigo_Pack(in C.uintptr_t, count C.int, dtype C.uintptr_t, out C.uintptr_t, outsize C.int, pos *C.int, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Pack", in, out); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Pack"
 	if o, rc := commOf(comm, call); o == nil {
 		return rc
@@ -46,16 +46,26 @@ func abigo_Pack(in C.uintptr_t, count C.int, dtype C.uintptr_t, out C.uintptr_t,
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_BUFFER, "output buffer")
 	}
-	mpitype.MapOf(dt).Pack(dst[*pos:int(*pos)+n], src, int(count))
+	hs, err := hostView(src)
+	if err != nil {
+		return fail(comm, call, err)
+	}
+	to := dst[*pos : int(*pos)+n]
+	if onDevice(to) {
+		h := make([]byte, n)
+		mpitype.MapOf(dt).Pack(h, hs, int(count))
+		if err := writeOut(to, h); err != nil {
+			return fail(comm, call, err)
+		}
+	} else {
+		mpitype.MapOf(dt).Pack(to, hs, int(count))
+	}
 	*pos += C.int(n)
 	return C.MPI_SUCCESS
 }
 
 //export abigo_Unpack
 func abigo_Unpack(in C.uintptr_t, insize C.int, pos *C.int, out C.uintptr_t, count C.int, dtype, comm C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Unpack", in, out); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Unpack"
 	if o, rc := commOf(comm, call); o == nil {
 		return rc
@@ -72,7 +82,16 @@ func abigo_Unpack(in C.uintptr_t, insize C.int, pos *C.int, out C.uintptr_t, cou
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_BUFFER, "input buffer")
 	}
-	mpitype.MapOf(dt).Unpack(dst, src[*pos:int(*pos)+n], int(count))
+	from, err := hostView(src[*pos : int(*pos)+n])
+	if err != nil {
+		return fail(comm, call, err)
+	}
+	if err := viaHost(nil, dst, func(_, dst []byte) error {
+		mpitype.MapOf(dt).Unpack(dst, from, int(count))
+		return nil
+	}); err != nil {
+		return fail(comm, call, err)
+	}
 	*pos += C.int(n)
 	return C.MPI_SUCCESS
 }

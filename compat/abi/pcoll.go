@@ -44,17 +44,11 @@ func abigo_Barrier_init(comm, info C.uintptr_t, req *C.uintptr_t) C.int {
 
 //export abigo_Bcast_init
 func abigo_Bcast_init(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Bcast_init", buf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Bcast_init", req, func(r *C.uintptr_t) C.int { return abigo_Ibcast(buf, count, dtype, root, comm, r) })
 }
 
 //export abigo_Reduce_init
 func abigo_Reduce_init(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, root C.int, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Reduce_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Reduce_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Ireduce(sbuf, rbuf, count, dtype, op, root, comm, r)
 	})
@@ -62,9 +56,6 @@ func abigo_Reduce_init(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_
 
 //export abigo_Allreduce_init
 func abigo_Allreduce_init(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Allreduce_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Allreduce_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Iallreduce(sbuf, rbuf, count, dtype, op, comm, r)
 	})
@@ -72,9 +63,6 @@ func abigo_Allreduce_init(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm, 
 
 //export abigo_Scan_init
 func abigo_Scan_init(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Scan_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Scan_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Iscan(sbuf, rbuf, count, dtype, op, comm, r)
 	})
@@ -82,9 +70,6 @@ func abigo_Scan_init(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm, info 
 
 //export abigo_Exscan_init
 func abigo_Exscan_init(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Exscan_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Exscan_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Iexscan(sbuf, rbuf, count, dtype, op, comm, r)
 	})
@@ -92,9 +77,6 @@ func abigo_Exscan_init(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm, inf
 
 //export abigo_Gather_init
 func abigo_Gather_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Gather_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Gather_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, r)
 	})
@@ -102,9 +84,6 @@ func abigo_Gather_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, 
 
 //export abigo_Scatter_init
 func abigo_Scatter_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Scatter_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Scatter_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, r)
 	})
@@ -112,9 +91,6 @@ func abigo_Scatter_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t,
 
 //export abigo_Allgather_init
 func abigo_Allgather_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Allgather_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Allgather_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, r)
 	})
@@ -122,9 +98,6 @@ func abigo_Allgather_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_
 
 //export abigo_Alltoall_init
 func abigo_Alltoall_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Alltoall_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Alltoall_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, r)
 	})
@@ -132,9 +105,6 @@ func abigo_Alltoall_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t
 
 //export abigo_Gatherv_init
 func abigo_Gatherv_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, root C.int, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Gatherv_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Gatherv_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, r)
 	})
@@ -142,9 +112,6 @@ func abigo_Gatherv_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t,
 
 //export abigo_Scatterv_init
 func abigo_Scatterv_init(sbuf C.uintptr_t, scounts, displs *C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Scatterv_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Scatterv_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, r)
 	})
@@ -152,9 +119,6 @@ func abigo_Scatterv_init(sbuf C.uintptr_t, scounts, displs *C.int, stype, rbuf C
 
 //export abigo_Allgatherv_init
 func abigo_Allgatherv_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcounts, displs *C.int, rtype, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Allgatherv_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Allgatherv_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, r)
 	})
@@ -162,9 +126,6 @@ func abigo_Allgatherv_init(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr
 
 //export abigo_Alltoallv_init
 func abigo_Alltoallv_init(sbuf C.uintptr_t, scounts, sdispls *C.int, stype, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtype, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Alltoallv_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Alltoallv_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, r)
 	})
@@ -172,9 +133,6 @@ func abigo_Alltoallv_init(sbuf C.uintptr_t, scounts, sdispls *C.int, stype, rbuf
 
 //export abigo_Alltoallw_init
 func abigo_Alltoallw_init(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Alltoallw_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Alltoallw_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, r)
 	})
@@ -182,9 +140,6 @@ func abigo_Alltoallw_init(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.u
 
 //export abigo_Reduce_scatter_block_init
 func abigo_Reduce_scatter_block_init(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Reduce_scatter_block_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Reduce_scatter_block_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Ireduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, r)
 	})
@@ -192,9 +147,6 @@ func abigo_Reduce_scatter_block_init(sbuf, rbuf C.uintptr_t, rcount C.int, dtype
 
 //export abigo_Reduce_scatter_init
 func abigo_Reduce_scatter_init(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op, comm, info C.uintptr_t, req *C.uintptr_t) C.int {
-	if rc := hostOnly(comm, "MPI_Reduce_scatter_init", sbuf, rbuf); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	return persistentColl(comm, info, "MPI_Reduce_scatter_init", req, func(r *C.uintptr_t) C.int {
 		return abigo_Ireduce_scatter(sbuf, rbuf, rcounts, dtype, op, comm, r)
 	})

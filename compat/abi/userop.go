@@ -86,11 +86,9 @@ func (u *userOp) apply(in, inout []byte, count int, dtype C.uintptr_t) {
 // userReduce runs a reduction with a user op: every member's count
 // elements of dtype are gathered (to root, or to all when root < 0) and
 // folded in rank order into rbuf at the ranks that get a result. scan
-// folds only the members up to this one (exclusive: below it).
+// folds only the members up to this one (exclusive: below it). The user's
+// function is C code on the host: device buffers cross over host copies.
 func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, rbuf C.uintptr_t, count C.int, dtype C.uintptr_t, root int, scan, exclusive bool) C.int {
-	if rc := hostOnly(comm, call, sbuf, rbuf); rc != C.MPI_SUCCESS { // a user op runs on the host
-		return rc
-	}
 	dt, ok := typeOf(dtype, true)
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
@@ -109,13 +107,19 @@ func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, 
 		if !ok {
 			return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
 		}
-		mine = append([]byte(nil), b...)
+		var err error
+		if mine, err = snapshot(b); err != nil {
+			return fail(comm, call, err)
+		}
 	} else {
 		b, ok := cbuf(sbuf, bytes)
 		if !ok {
 			return failCode(comm, call, C.MPI_ERR_BUFFER, "send buffer")
 		}
-		mine = b
+		var err error
+		if mine, err = hostView(b); err != nil {
+			return fail(comm, call, err)
+		}
 	}
 	all := make([]byte, n*bytes)
 	var err error
@@ -152,15 +156,11 @@ func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, 
 	for i := last - 1; i >= 0; i-- {
 		u.apply(all[i*bytes:(i+1)*bytes], acc, int(count), dtype)
 	}
-	copy(out, acc)
-	return C.MPI_SUCCESS
+	return done(comm, call, writeOut(out, acc))
 }
 
 //export abigo_Reduce_local
 func abigo_Reduce_local(in, inout C.uintptr_t, count C.int, dtype, op C.uintptr_t) C.int {
-	if rc := hostOnly(0, "MPI_Reduce_local", in, inout); rc != C.MPI_SUCCESS {
-		return rc
-	}
 	const call = "MPI_Reduce_local"
 	dt, ok := typeOf(dtype, true)
 	if !ok {
@@ -175,16 +175,20 @@ func abigo_Reduce_local(in, inout C.uintptr_t, count C.int, dtype, op C.uintptr_
 	if !ok1 || !ok2 {
 		return failCode(0, call, C.MPI_ERR_BUFFER, "NULL buffer")
 	}
-	if u, ok := userOpOf(op); ok {
-		if !mpitype.MapOf(dt).Contiguous() {
-			return failCode(0, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "a user op over a non-contiguous datatype")
-		}
-		u.apply(ib, ob, int(count), dtype)
-		return C.MPI_SUCCESS
-	}
-	o, ok := opOf(op)
-	if !ok {
+	u, user := userOpOf(op)
+	o, predef := opOf(op)
+	switch {
+	case user && !mpitype.MapOf(dt).Contiguous():
+		return failCode(0, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "a user op over a non-contiguous datatype")
+	case !user && !predef:
 		return failCode(0, call, C.MPI_ERR_OP, "invalid op")
 	}
-	return done(0, call, compat.ReduceLocal(ib, ob, int(count), dt, o))
+	// Both ops run on the host: device buffers over host copies.
+	return done(0, call, viaHost(ib, ob, func(ib, ob []byte) error {
+		if user {
+			u.apply(ib, ob, int(count), dtype)
+			return nil
+		}
+		return compat.ReduceLocal(ib, ob, int(count), dt, o)
+	}))
 }

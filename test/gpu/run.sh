@@ -33,7 +33,12 @@
 #   test/gpu/run.sh abi [DIR]     on the GPU machine: the C ABI built with -tags
 #                                 cuda (CUDA-aware MPI, issues 21-22):
 #                                 collectives on cuMemAlloc buffers
-#                                 (compat/abi/testdata/cudacoll.c) and
+#                                 (compat/abi/testdata/cudacoll.c), the
+#                                 calls that run on host copies of them
+#                                 (cudanbc.c: nonblocking, persistent and
+#                                 neighborhood collectives, Scan, Exscan,
+#                                 Alltoallw, user ops, Pack/Unpack,
+#                                 Reduce_local; 2, 3 and 4 processes) and
 #                                 point-to-point and RMA on device buffers
 #                                 and windows (cudap2p.c), 2 and 4 processes
 #                                 under MPS and 2 without; then the timings
@@ -126,7 +131,7 @@ if [ "$cmd" = build ]; then
 	cp "$0" "$dir/run.sh"
 	cp "$root/test/gpu/nccl_allreduce.py" "$root/test/gpu/nvshmem_stream.cu" "$dir/"
 	if GOFLAGS=-tags=cuda go run ./cmd/gshmem abi install --prefix "$dir/abi" >/dev/null; then
-		for c in compat/abi/testdata/cudacoll.c compat/abi/testdata/cudap2p.c test/gpu/testdata/cudap2p_bench.c; do
+		for c in compat/abi/testdata/cudacoll.c compat/abi/testdata/cudanbc.c compat/abi/testdata/cudap2p.c test/gpu/testdata/cudap2p_bench.c; do
 			b=$(basename "$c" .c)
 			cc -Wall -Wextra -Werror -I "$dir/abi/include" -I compat/abi/testdata -o "$dir/abi/$b" "$c" \
 				-L "$dir/abi/lib" -lmpi_abi -lcuda -Wl,-rpath,'$ORIGIN/lib' || echo "warning: $b did not build"
@@ -260,11 +265,15 @@ if [ "$cmd" = abi ]; then
 		step "abi-cudacoll-$n-mps" 60 ./abi/bin/gshmem run -n $n ./abi/cudacoll
 		step "abi-cudap2p-$n-mps" 120 ./abi/bin/gshmem run -n $n ./abi/cudap2p
 	done
+	for n in 2 3 4; do
+		step "abi-cudanbc-$n-mps" 60 ./abi/bin/gshmem run -n $n ./abi/cudanbc
+	done
 	step abi-bench-mps 90 ./abi/bin/gshmem run -n 2 ./abi/cudap2p_bench
 	mps_stop
 	step abi-cudacoll-2 60 ./abi/bin/gshmem run -n 2 ./abi/cudacoll
+	step abi-cudanbc-2 60 ./abi/bin/gshmem run -n 2 ./abi/cudanbc
 	step abi-cudap2p-2 120 ./abi/bin/gshmem run -n 2 ./abi/cudap2p
-	grep -h "cudacoll:\|cudap2p:\|BENCH" "$out"/abi-*.log
+	grep -h "cudacoll:\|cudanbc:\|cudap2p:\|BENCH" "$out"/abi-*.log
 	echo "failed steps: ${fails[*]:-none}"
 	[ ${#fails[@]} = 0 ]
 	exit
