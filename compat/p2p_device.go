@@ -20,9 +20,9 @@ import (
 //     bytes to the host through a pinned bounce buffer (one synchronous
 //     cuMemcpyDtoH on the legacy default stream) and sends them as any
 //     eager message; the receiver copies the ring's payload into a pinned
-//     bounce and from there into its device buffer (one cuMemcpyHtoD).
-//     Small messages cost one copy each way, never a loop over device
-//     memory, and no ordering between streams (internal/devcopy).
+//     bounce and from there into its device buffer (one cuMemcpyHtoD on
+//     the PE's stream). Small messages cost one copy each way, never a
+//     loop over device memory (internal/devcopy).
 //   - rendezvous from a device buffer inside the symmetric heap
 //     (gshmem_malloc, a device window, shmem.Alloc): the receiver copies
 //     it from the sender's heap, mapped by CUDA IPC, straight into its
@@ -52,13 +52,16 @@ import (
 // costs a cache lookup once the page has been seen, not a driver call. A
 // World whose heap is host memory never asks (Env.dev is false).
 //
-// Ordering: copies into and out of a caller's buffer run on the legacy
-// default stream, so they follow the work the caller queued there (a
-// kernel that wrote the send buffer, or still reads the receive buffer);
-// the sender of a rendezvous waits for that work and for the PE's stream
-// before it announces the message, as MPI's buffer rules promise the
-// receiver; every copy into a receive buffer is complete when the receive
-// completes.
+// Ordering: a send's copies out of the caller's buffer run in the send
+// call on the legacy default stream, after the work the caller queued
+// there (a kernel that wrote the buffer); the sender of a rendezvous waits
+// for that work and for the PE's stream before it announces the message,
+// as MPI's buffer rules promise the receiver. A receive into device
+// memory orders the PE's stream after the caller's default-stream work
+// when it is posted, and every copy into its buffer runs on that stream,
+// whenever the message arrives: work the caller queues after posting (an
+// overlapping kernel) does not hold the copy back. Every copy into a
+// receive buffer is complete when the receive completes.
 
 // devRecv is what a receive into device memory needs beyond a host one.
 type devRecv struct {
@@ -84,7 +87,7 @@ func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b
 // default-stream work.
 func (e *Env) toHost(b []byte) ([]byte, error) {
 	out := make([]byte, len(b))
-	return out, wrap(devcopy.ToHost(e.w, out, addrOf(b)), "copying a device buffer to the host")
+	return out, wrap(devcopy.ToHostAfterCaller(e.w, out, addrOf(b)), "copying a device buffer to the host")
 }
 
 // deviceSend returns what a send from b sends when b is device memory:
@@ -127,9 +130,13 @@ func (e *Env) deviceRecv(b []byte, size, count int, dt Datatype) (dst []byte, un
 	}
 	d := mapOf(dt)
 	if d.Contiguous() {
-		// Every copy into b runs on the legacy default stream (devcopy),
-		// after the caller's work there (a kernel still reading b's old
-		// bytes): nothing to order now.
+		// The copies into b run on the PE's stream after the work the
+		// caller queued on the default stream before this call (a kernel
+		// still reading b's old bytes), and not after what it queues
+		// later (a kernel that overlaps an Irecv).
+		if err := e.afterCaller(addr); err != nil {
+			return nil, nil, dr, err
+		}
 		return b[:size:size], nil, devRecv{dev: true}, nil
 	}
 	host, err := e.toHost(b) // the gaps between the elements keep their bytes
@@ -185,9 +192,9 @@ func (e *Env) fromDeviceAddr(r *Request, at int, src uintptr, n int) error {
 		return nil
 	}
 	if r.devBuf {
-		return devcopy.CopyAfterCaller(e.w, addrOf(r.buf)+uintptr(at), src, n)
+		return devcopy.Copy(e.w, addrOf(r.buf)+uintptr(at), src, n)
 	}
-	return devcopy.ToHost(e.w, r.buf[at:at+n], src)
+	return e.w.CopyDeviceToHost(r.buf[at:at+n], src)
 }
 
 // peerHeap returns PE p's device heap as mapped here.

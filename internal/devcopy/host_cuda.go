@@ -12,14 +12,19 @@ import (
 )
 
 // Copies between host and device memory for the MPI layers' small
-// messages. They run on the legacy default stream: ordered after what the
-// caller queued there (a kernel that wrote a send buffer, or still reads a
-// receive buffer), with no event between two streams, and complete when
-// they return. Up to BounceSize bytes go through a pinned bounce buffer:
-// the copy engine reads and writes pinned memory directly, where pageable
+// messages. Up to BounceSize bytes go through a pinned bounce buffer: the
+// copy engine reads and writes pinned memory directly, where pageable
 // memory costs the driver a staging copy and, towards the device, a
 // synchronization of its own. Larger copies go straight from and to the
 // caller's memory.
+//
+// ToHostAfterCaller runs on the legacy default stream: called in the
+// caller's own MPI call, it follows exactly the work the caller queued
+// before (a kernel that wrote a send buffer), with no event between two
+// streams. FromHost runs on the PE's stream, which the layer has ordered
+// after the caller's work when the receive was posted: a copy made later,
+// while the caller's thread has queued more work (an Irecv, a kernel, a
+// Wait), must not wait for that work.
 
 // BounceSize is the largest copy that goes through a bounce buffer.
 const BounceSize = 64 << 10
@@ -82,9 +87,9 @@ func contextOf(w *shmem.World) (cudadrv.Context, int, error) {
 	return cudadrv.ContextFromUintptr(d.Context()), d.Ordinal(), nil
 }
 
-// ToHost copies len(dst) bytes at device address src into dst after the
-// caller's default-stream work, and returns when they are there.
-func ToHost(w *shmem.World, dst []byte, src uintptr) error {
+// ToHostAfterCaller copies len(dst) bytes at device address src into dst
+// after the caller's default-stream work, and returns when they are there.
+func ToHostAfterCaller(w *shmem.World, dst []byte, src uintptr) error {
 	n := len(dst)
 	if n == 0 {
 		return nil
@@ -110,55 +115,37 @@ func ToHost(w *shmem.World, dst []byte, src uintptr) error {
 	return nil
 }
 
-// FromHost copies src to device address dst after the caller's
-// default-stream work, and returns when it is there.
+// FromHost copies src to device address dst on the PE's stream, after its
+// earlier work, and returns when it is there.
 func FromHost(w *shmem.World, dst uintptr, src []byte) error {
 	n := len(src)
 	if n == 0 {
 		return nil
 	}
-	ctx, ord, err := contextOf(w)
+	d, err := w.Device()
 	if err != nil {
 		return err
 	}
+	ctx, s := cudadrv.ContextFromUintptr(d.Context()), cudadrv.StreamFromUintptr(d.Stream())
 	if n <= BounceSize {
-		if b := getBounce(ctx, ord); b != nil {
+		if b := getBounce(ctx, d.Ordinal()); b != nil {
 			defer putBounce(ctx, b)
 			copy(unsafe.Slice((*byte)(b), n), src)
-			// From pinned memory the copy is complete when the call returns.
-			if err := ctx.CopyHtoDLegacy(cudadrv.DevPtr(dst), b, uint64(n)); err != nil {
+			if err := ctx.CopyHtoDAsyncPtr(cudadrv.DevPtr(dst), b, uint64(n), s); err != nil {
+				return fmt.Errorf("host-to-device copy of %d bytes: %w", n, err)
+			}
+			if err := ctx.StreamSynchronize(s); err != nil {
 				return fmt.Errorf("host-to-device copy of %d bytes: %w", n, err)
 			}
 			return nil
 		}
 	}
-	// From pageable memory the driver may return before the copy lands.
-	if err := ctx.CopyHtoDAsync(cudadrv.DevPtr(dst), src, cudadrv.StreamLegacy); err != nil {
+	// From pageable memory the call may return before the copy lands.
+	if err := ctx.CopyHtoDAsync(cudadrv.DevPtr(dst), src, s); err != nil {
 		return fmt.Errorf("host-to-device copy of %d bytes: %w", n, err)
 	}
-	if err := ctx.StreamSynchronize(cudadrv.StreamLegacy); err != nil {
+	if err := ctx.StreamSynchronize(s); err != nil {
 		return fmt.Errorf("host-to-device copy of %d bytes: %w", n, err)
-	}
-	return nil
-}
-
-// CopyAfterCaller copies n bytes between device addresses of this process
-// on the legacy default stream (after the caller's work there) and waits:
-// for copies into a caller's buffer, with no ordering to arrange between
-// the PE's stream and the default stream.
-func CopyAfterCaller(w *shmem.World, dst, src uintptr, n int) error {
-	if n <= 0 {
-		return nil
-	}
-	ctx, _, err := contextOf(w)
-	if err != nil {
-		return err
-	}
-	if err := ctx.CopyDtoDAsync(cudadrv.DevPtr(dst), cudadrv.DevPtr(src), uint64(n), cudadrv.StreamLegacy); err != nil {
-		return fmt.Errorf("device-to-device copy of %d bytes: %w", n, err)
-	}
-	if err := ctx.StreamSynchronize(cudadrv.StreamLegacy); err != nil {
-		return fmt.Errorf("device-to-device copy of %d bytes: %w", n, err)
 	}
 	return nil
 }
