@@ -338,7 +338,7 @@ if [ "$cmd" = p2pab ]; then
 	# The anchor: another library's figure in the same sitting.
 	if grep -q "mpi_built_with_cuda_support:value:true" "$out/ompi-cuda.log" && [ -d osu ]; then
 		cu=$(dirname "$(dirname "$(command -v nvcc)")")
-		step osu-build 200 bash -c "rm -rf /tmp/osub && mkdir -p /tmp/osub && cd /tmp/osub && $PWD/osu/configure CC=mpicc CXX=mpicxx --enable-cuda --with-cuda-include=$cu/include --with-cuda-libpath=$cu/lib64 && make -j16"
+		step osu-build 150 bash -c "rm -rf /tmp/osub && mkdir -p /tmp/osub && cd /tmp/osub && $PWD/osu/configure CC=mpicc CXX=mpicxx --enable-cuda --with-cuda-include=$cu/include --with-cuda-libpath=$cu/lib64 && make -j16 -C c/mpi/pt2pt/standard osu_latency"
 		o=/tmp/osub/c/mpi/pt2pt/standard/osu_latency
 		for bufs in "D D" "H H"; do
 			step "osu-latency-${bufs// /}-mps" 60 mpirun --allow-run-as-root --oversubscribe -np 2 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
