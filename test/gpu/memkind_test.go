@@ -3,6 +3,7 @@
 package gpu_test
 
 import (
+	"os"
 	"testing"
 	"time"
 	"unsafe"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gshmem/gshmem/internal/cudadrv"
+	"github.com/gshmem/gshmem/internal/devcopy"
 	"github.com/gshmem/gshmem/internal/memkind"
 	"github.com/gshmem/gshmem/shmem"
 )
@@ -79,6 +81,51 @@ func TestGPUMemKind(t *testing.T) {
 		_, _, ok = w.ExportDevice(hp, 8)
 		assert.False(t, ok, "host memory is not exported")
 		require.NoError(t, ctx.MemFree(b))
+		return nil
+	}, shmem.WithDevice())
+	require.NoError(t, err)
+}
+
+// What the steps of a device message cost on this GPU (BENCH lines), the
+// new eager copies beside the old ones: where an 8-byte device-to-device
+// message's time goes. Set GSHMEM_GPU_P2P_BENCH=1.
+func TestGPUCopyCosts(t *testing.T) {
+	needGPU(t)
+	if os.Getenv("GSHMEM_GPU_P2P_BENCH") != "1" {
+		t.Skip("set GSHMEM_GPU_P2P_BENCH=1 to measure")
+	}
+	t.Setenv("GSHMEM_SYMMETRIC_SIZE", "64m")
+	err := shmem.Run(1, func(w *shmem.World) error {
+		d := must(w.Device())
+		ctx := cudadrv.ContextFromUintptr(d.Context())
+		a := uintptr(must(ctx.MemAlloc(1 << 20)))
+		defer func() { _ = ctx.MemFree(cudadrv.DevPtr(a)) }()
+		h := make([]byte, 8)
+		const iters = 2000
+		for _, c := range []struct {
+			name string
+			f    func() error
+		}{
+			{"ToHostAfterCaller 8 B (pinned bounce, legacy stream; eager send)", func() error { return devcopy.ToHostAfterCaller(w, h, a) }},
+			{"FromHost 8 B (pinned bounce, PE stream; eager receive)", func() error { return devcopy.FromHost(w, a, h) }},
+			{"CopyDeviceToHost 8 B (pageable, PE stream; before)", func() error { return w.CopyDeviceToHost(h, a) }},
+			{"CopyHostToDevice 8 B (pageable, PE stream + Quiet; before)", func() error { return w.CopyHostToDevice(a, h) }},
+			{"DeviceAfterDefaultStream (event on legacy, PE stream waits)", w.DeviceAfterDefaultStream},
+			{"SyncCaller (legacy stream, idle)", func() error { return devcopy.SyncCaller(w) }},
+			{"devcopy.Copy 8 B device to device (PE stream + sync)", func() error { return devcopy.Copy(w, a+4096, a, 8) }},
+			{"devcopy.Copy 1 MiB - 4 KiB device to device", func() error { return devcopy.Copy(w, a+4096, a, 1<<20-4096) }},
+		} {
+			for range 100 {
+				require.NoError(t, c.f())
+			}
+			t0 := time.Now()
+			for range iters {
+				if err := c.f(); err != nil {
+					return err
+				}
+			}
+			logf("BENCH copycost%s %s: %.2f us", mpsTag(), c.name, float64(time.Since(t0).Nanoseconds())/iters/1e3)
+		}
 		return nil
 	}, shmem.WithDevice())
 	require.NoError(t, err)

@@ -60,6 +60,15 @@
 #                                 osu_latency -d cuda D D under the machine's
 #                                 Open MPI when ompi_info says it is
 #                                 CUDA-aware (else what is there is said).
+#   test/gpu/run.sh p2pcheck DIR  on the GPU machine, after build-p2pab: the Go
+#                                 suites in-process (point-to-point, compat's
+#                                 collectives, shmem; 2 and 4 PEs) and the
+#                                 cost of each step of a device message,
+#                                 without and under MPS; cudacoll.c against
+#                                 this tree's library under MPS; what the
+#                                 machine's Open MPI and UCX say about CUDA,
+#                                 and osu_latency -d cuda D D tried under it
+#                                 whatever they say (its outcome is the log).
 #   test/gpu/run.sh p2p [DIR]     on the GPU machine: compat's point-to-point
 #                                 and windows on device buffers through the Go
 #                                 API (issue 22): the suite in-process (2 and
@@ -190,7 +199,7 @@ if [ "$cmd" = build-p2pab ]; then
 	rm -rf "$src" "$dir/before/abi/bin" # after's launcher runs both
 	for ab in before after; do
 		strip --strip-unneeded "$dir/$ab/abi/lib/libmpi_abi.so.1"
-		for c in compat/abi/testdata/cudap2p.c test/gpu/testdata/cudap2p_bench.c; do
+		for c in compat/abi/testdata/cudap2p.c compat/abi/testdata/cudacoll.c test/gpu/testdata/cudap2p_bench.c; do
 			cc -Wall -Wextra -I "$dir/$ab/abi/include" -I compat/abi/testdata -o "$dir/$ab/$(basename "$c" .c)" "$c" \
 				-L "$dir/$ab/abi/lib" -lmpi_abi -lcuda -Wl,-rpath,'$ORIGIN/abi/lib'
 		done
@@ -352,6 +361,42 @@ if [ "$cmd" = p2pab ]; then
 	for f in "$out"/bench-*.log; do grep -h BENCH "$f" | sed "s|^|$(basename "$f" .log): |"; done
 	grep -h "memkind\|cudap2p:" "$out"/memkind-*.log "$out"/cudap2p-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort -u
 	grep -hE "^# |^[0-9]+ " "$out"/osu-latency-*.log 2>/dev/null
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = p2pcheck ]; then
+	step suites-inproc 200 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUP2PInProcess|TestGPUCompatInProcess|TestGPUSuiteInProcess' -test.v -test.timeout 195s
+	step copycost-inproc 60 env GSHMEM_GPU_P2P_BENCH=1 ./gpu.test -test.run TestGPUCopyCosts -test.v -test.timeout 55s
+	mps_start
+	step copycost-mps 60 env GSHMEM_GPU_P2P_BENCH=1 GSHMEM_GPU_MPS=1 ./gpu.test -test.run TestGPUCopyCosts -test.v -test.timeout 55s
+	[ -x ./after/cudacoll ] && step cudacoll-after-4-mps 60 env GSHMEM_HEAP=device GSHMEM_SYMMETRIC_SIZE=256m ./after/abi/bin/gshmem run -n 4 ./after/cudacoll
+	{
+		command -v mpirun ompi_info ucx_info nvcc
+		ompi_info --version 2>&1 | head -2
+		ompi_info --parsable --all 2>&1 | grep -iE "cuda|accelerator" | head -20
+		ompi_info 2>&1 | grep -iE "MCA (pml|btl|accelerator)" | head -20
+		ucx_info -v 2>&1 | head -3
+		ucx_info -d 2>&1 | grep -iE "transport|cuda" | head -20
+		python3 -c "import mpi4py; print('mpi4py', mpi4py.__version__)" 2>&1 | tail -1
+		python3 -c "import cupy; print('cupy', cupy.__version__)" 2>&1 | tail -1
+	} >"$out/anchor-env.log" 2>&1
+	if [ -d osu ] && command -v mpicc >/dev/null; then
+		cu=$(dirname "$(dirname "$(command -v nvcc)")")
+		step osu-build 120 bash -c "rm -rf /tmp/osub && mkdir -p /tmp/osub && cd /tmp/osub && $PWD/osu/configure CC=mpicc CXX=mpicxx --enable-cuda --with-cuda-include=$cu/include --with-cuda-libpath=$cu/lib64 >/dev/null && make -j16 -C c/mpi/pt2pt/standard osu_latency >/dev/null"
+		o=/tmp/osub/c/mpi/pt2pt/standard/osu_latency
+		for bufs in "D D" "H H"; do
+			[ -x $o ] && step "osu-latency-${bufs// /}-mps" 40 mpirun --allow-run-as-root --oversubscribe -np 2 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+				$o -d cuda -m 8:1048576 -i 2000 $bufs
+		done
+	fi
+	mps_stop
+	grep -h "^--- \|^ok\|^FAIL" "$out"/suites-inproc.log | grep -v "^    ---" | head -40
+	grep -h "BENCH copycost" "$out"/copycost-*.log | sed 's/^ *\[pe [0-9]*\] //'
+	grep -h "cudacoll:" "$out"/cudacoll-*.log 2>/dev/null
+	echo "---- anchor-env.log"; cat "$out/anchor-env.log"
+	for f in "$out"/osu-*.log; do [ -f "$f" ] && { echo "---- $(basename "$f")"; tail -25 "$f"; }; done
 	echo "failed steps: ${fails[*]:-none}"
 	[ ${#fails[@]} = 0 ]
 	exit
