@@ -59,7 +59,9 @@
 #                                 buffers in a host job, and an anchor: OSU's
 #                                 osu_latency -d cuda D D under the machine's
 #                                 Open MPI when ompi_info says it is
-#                                 CUDA-aware (else what is there is said).
+#                                 CUDA-aware, else mpi4py and CuPy under it
+#                                 (mpi4py_cupy_pingpong.py: staged through
+#                                 host memory, and direct).
 #   test/gpu/run.sh p2pcheck DIR  on the GPU machine, after build-p2pab: the Go
 #                                 suites in-process (point-to-point, compat's
 #                                 collectives, shmem; 2 and 4 PEs) and the
@@ -205,6 +207,7 @@ if [ "$cmd" = build-p2pab ]; then
 		done
 	done
 	go test -c -tags cuda -ldflags="-s -w" -o "$dir/gpu.test" ./test/gpu
+	cp test/gpu/mpi4py_cupy_pingpong.py "$dir/"
 	if [ -n "${OSU:-}" ]; then
 		rm -rf "$dir/osu" && mkdir -p "$dir/osu" && (cd "$OSU" && tar --exclude=autom4te.cache -cf - .) | tar -x -C "$dir/osu"
 	fi
@@ -354,11 +357,18 @@ if [ "$cmd" = p2pab ]; then
 				$o -d cuda -m 8:1048576 $bufs
 		done
 	else
-		echo "anchor: the machine's Open MPI is not CUDA-aware (ompi-cuda.log), or no OSU copy; looking for mpi4py and cupy" | tee -a "$out/steps.log"
-		python3 -c "import mpi4py, cupy; print('mpi4py', mpi4py.__version__, 'cupy', cupy.__version__)" >>"$out/steps.log" 2>&1 || echo "no mpi4py/cupy" | tee -a "$out/steps.log"
+		echo "anchor: the machine's Open MPI is not CUDA-aware (ompi-cuda.log), or no OSU copy; mpi4py and CuPy instead" | tee -a "$out/steps.log"
+		if python3 -c "import mpi4py, cupy" >>"$out/steps.log" 2>&1 && [ -f mpi4py_cupy_pingpong.py ]; then
+			for m in staged direct; do
+				step "anchor-mpi4py-$m-mps" 90 mpirun --allow-run-as-root --oversubscribe -np 2 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+					python3 mpi4py_cupy_pingpong.py $m
+			done
+		else
+			echo "no mpi4py/cupy" | tee -a "$out/steps.log"
+		fi
 	fi
 	mps_stop
-	for f in "$out"/bench-*.log; do grep -h BENCH "$f" | sed "s|^|$(basename "$f" .log): |"; done
+	for f in "$out"/bench-*.log "$out"/anchor-*.log; do [ -f "$f" ] && grep -h BENCH "$f" | sed "s|^|$(basename "$f" .log): |"; done
 	grep -h "memkind\|cudap2p:" "$out"/memkind-*.log "$out"/cudap2p-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort -u
 	grep -hE "^# |^[0-9]+ " "$out"/osu-latency-*.log 2>/dev/null
 	echo "failed steps: ${fails[*]:-none}"
