@@ -315,11 +315,6 @@ static CUresult gs_occupancy(CUcontext c, int *n, CUfunction f, int block, size_
 static CUresult gs_pointer_device(CUcontext c, CUdeviceptr p, int *ord) {
 	CUR(c); return gs.PointerGetAttribute(ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
 }
-static int gs_pointer_on_device(CUdeviceptr p) {
-	unsigned int t = 0;
-	if (gs.PointerGetAttribute(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS) return 0;
-	return t == CU_MEMORYTYPE_DEVICE;
-}
 // What the driver knows of p (pointer.go): its memory type (0 for memory
 // it does not know), and for its allocations the range and buffer id, in
 // one call where the driver has cuPointerGetAttributes, which answers for
@@ -330,8 +325,14 @@ void gs_pointer_info(CUdeviceptr p, unsigned *type, unsigned long long *start, u
 		CUpointer_attribute a[4] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
 		                            CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_BUFFER_ID};
 		void *v[4] = {&t, &st, &sz, &bid};
-		if (gs.PointerGetAttributes(4, a, v, p) != CUDA_SUCCESS) t = 0;
-	} else if (gs.PointerGetAttribute(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS) {
+		if (gs.PointerGetAttributes(4, a, v, p) == CUDA_SUCCESS) {
+			*type = t; *start = st; *size = sz; *id = bid;
+			return;
+		}
+		// Memory for which one of the four has no answer: one at a time.
+		t = 0; st = 0; sz = 0; bid = 0;
+	}
+	if (gs.PointerGetAttribute(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS) {
 		t = 0;
 	} else {
 		if (gs.PointerGetAttribute(&st, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, p) != CUDA_SUCCESS) st = 0;
@@ -816,17 +817,6 @@ func (c Context) PointerDevice(p DevPtr) (int, error) {
 	var ord C.int
 	err := check(C.gs_pointer_device(c.c(), p.c(), &ord))
 	return int(ord), err
-}
-
-// OnDevice reports whether p is device memory of a context of this process
-// (cuMemAlloc, cudaMalloc, a mapped CUDA IPC handle, managed memory):
-// false for host memory, pinned host memory included, and for addresses
-// the driver does not know.
-func OnDevice(p uintptr) bool {
-	if p == 0 || Load() != nil {
-		return false
-	}
-	return C.gs_pointer_on_device(C.CUdeviceptr(p)) != 0
 }
 
 // Module is a CUmodule.
