@@ -136,10 +136,12 @@
 // SendrecvReplace, the synchronous forms, Probe then Recv) take device
 // buffers on either side too, mixed with host ones (p2p_device.go): an
 // eager message is copied device-to-host into the ring and host-to-device
-// out of it; a larger one moves device to device by the copy engine,
-// straight from the sender's buffer when it lies in the symmetric heap or
-// the peer is in the same process, else through a device staging area in
-// the sender's heap that the receiver reads over CUDA IPC. Only
+// out of it, through pinned bounce buffers; a larger one moves device to
+// device by the copy engine in one copy, straight from the sender's buffer
+// when it lies in the symmetric heap or the peer is in the same process,
+// and from the sender's allocation mapped by CUDA IPC between processes
+// (p2p_ipc.go); memory IPC cannot export goes through a device staging
+// area in the sender's heap that the receiver reads over CUDA IPC. Only
 // non-contiguous datatypes over device memory and SendrecvReplace of a
 // device buffer cross the host.
 //

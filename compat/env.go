@@ -412,6 +412,9 @@ func (e *Env) Finalize() error {
 		err = c.releaseTeam()
 	}
 	e.closed.Store(true)
+	if e.dev {
+		e.w.ReleaseDeviceImports() // peers' device buffers mapped by CUDA IPC (p2p_ipc.go)
+	}
 	for _, f := range []func() error{
 		func() error { return shmem.Free(e.scratch) }, func() error { return shmem.Free(e.pool) },
 		func() error { return shmem.Free(e.staging) }, func() error { return shmem.Free(e.rings) },

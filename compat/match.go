@@ -34,6 +34,9 @@ const (
 	// in the sender's device heap at offset loc: one device copy
 	// (p2p_device.go)
 	modeDevHeap = 4
+	// a device buffer of the sender's, mapped by CUDA IPC from the
+	// descriptor at offset loc of its pool: one device copy (p2p_ipc.go)
+	modeDevIPC = 5
 )
 
 func matches(r *Request, src int, tag int32, ctx uint32) bool {
@@ -157,6 +160,9 @@ func (e *Env) sendRdv(r *Request, p int, tag int32, ctx uint32) {
 // recvRdv handles a matched rendezvous request from world rank p.
 func (e *Env) recvRdv(r *Request, p int, tag int32, rts rtsInfo) {
 	n := min(rts.size, len(r.buf))
+	if rts.mode == modeDevIPC && !e.recvDevIPC(r, p, rts.loc, n) {
+		rts.mode = modeStaged // not mappable here: the CTS below
+	}
 	switch rts.mode {
 	case modeHeap:
 		if n > 0 {
@@ -183,6 +189,7 @@ func (e *Env) recvRdv(r *Request, p int, tag int32, rts rtsInfo) {
 		if err := e.recvDevHeap(r, p, rts.loc, n); err != nil {
 			r.err = wrap(err, "rendezvous copy from rank %d's device heap", r.comm.rankOf(p))
 		}
+	case modeDevIPC: // copied by recvDevIPC
 	default:
 		e.nextID++
 		id := e.nextID
@@ -233,6 +240,10 @@ func (e *Env) onCTS(sid, rid uint64) {
 		return
 	}
 	r.rdv.id = rid
+	if !r.staged { // an IPC rendezvous the receiver could not map
+		r.staged = true
+		e.stagedSends++
+	}
 	if r.rdv.size == 0 {
 		delete(e.sends, sid)
 		e.finishSend(r)

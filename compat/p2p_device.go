@@ -9,15 +9,20 @@ import (
 
 // Point-to-point on device buffers (a CUDA-aware MPI's Send and Recv), on
 // a World whose heap is GPU memory. A buffer is device memory when the
-// driver says so (shmem.World.IsDeviceMemory); the mailboxes stay in the
-// heap's host area, so what crosses them is host bytes, and everything
-// larger moves between device memories by the copy engine:
+// driver says so (shmem.World.IsDeviceMemory, which remembers the answer
+// per allocation and per host page: internal/memkind says how it stays
+// right after frees); the mailboxes stay in the heap's host area, so what
+// crosses them is host bytes, and everything larger moves between device
+// memories by the copy engine. Which case takes which path:
 //
-//   - eager (up to the eager limit): the sender copies its device bytes
-//     into host memory (one cuMemcpy DtoH) and sends them as any eager
-//     message; the receiver copies the ring's payload into its device
-//     buffer (HtoD). Small messages cost a copy each way, never a loop
-//     over device memory.
+//   - eager (up to the eager limit, 8 KiB by default), any device buffer,
+//     within a process or between processes: the sender copies its device
+//     bytes to the host through a pinned bounce buffer (one synchronous
+//     cuMemcpyDtoH on the legacy default stream) and sends them as any
+//     eager message; the receiver copies the ring's payload into a pinned
+//     bounce and from there into its device buffer (one cuMemcpyHtoD on
+//     the PE's stream). Small messages cost one copy each way, never a
+//     loop over device memory (internal/devcopy).
 //   - rendezvous from a device buffer inside the symmetric heap
 //     (gshmem_malloc, a device window, shmem.Alloc): the receiver copies
 //     it from the sender's heap, mapped by CUDA IPC, straight into its
@@ -26,10 +31,15 @@ import (
 //     same process: the PEs share a CUDA context, so the receiver copies
 //     from the sender's address, device to device (modeProc).
 //   - rendezvous from any other device buffer between processes: the
-//     sender copies chunks into a device staging area in its symmetric
-//     heap (devStage, the size of the host staging area) and the receiver
-//     copies each from there, mapped by IPC: device to device, two copies
-//     per chunk, never through the host.
+//     sender exports the allocation holding it by CUDA IPC and the
+//     receiver, which maps it once per allocation, copies the message in
+//     one device-to-device copy (modeDevIPC, p2p_ipc.go). Where the
+//     allocation cannot be exported (cuIpcGetMemHandle fails: VMM or
+//     memory-pool memory) or the receiver cannot map it (another GPU
+//     without peer access), the sender copies chunks into a device staging
+//     area in its symmetric heap (devStage, the size of the host staging
+//     area) and the receiver copies each from there, mapped by IPC: device
+//     to device, two copies per chunk, never through the host.
 //   - rendezvous from host memory into a device buffer: the receiver
 //     copies the host bytes (the sender's pool, registered buffer or host
 //     staging chunk, mapped) to its device buffer, HtoD.
@@ -38,10 +48,20 @@ import (
 //     Sendrecv_replace on a device buffer sends from a host snapshot. These
 //     are the cases that cross the host.
 //
-// The sender of a rendezvous from device memory first waits until the
-// work the caller queued on the CUDA default stream is done (the buffer's
-// bytes are final), as MPI's buffer rules promise the receiver; every copy
-// into a receive buffer is complete when the receive completes.
+// Host buffers in a device job take the host paths; telling them apart
+// costs a cache lookup once the page has been seen, not a driver call. A
+// World whose heap is host memory never asks (Env.dev is false).
+//
+// Ordering: a send's copies out of the caller's buffer run in the send
+// call on the legacy default stream, after the work the caller queued
+// there (a kernel that wrote the buffer); the sender of a rendezvous waits
+// for that work and for the PE's stream before it announces the message,
+// as MPI's buffer rules promise the receiver. A receive into device
+// memory orders the PE's stream after the caller's default-stream work
+// when it is posted, and every copy into its buffer runs on that stream,
+// whenever the message arrives: work the caller queues after posting (an
+// overlapping kernel) does not hold the copy back. Every copy into a
+// receive buffer is complete when the receive completes.
 
 // devRecv is what a receive into device memory needs beyond a host one.
 type devRecv struct {
@@ -67,10 +87,7 @@ func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b
 // default-stream work.
 func (e *Env) toHost(b []byte) ([]byte, error) {
 	out := make([]byte, len(b))
-	if err := e.afterCaller(addrOf(b)); err != nil {
-		return nil, err
-	}
-	return out, wrap(e.w.CopyDeviceToHost(out, addrOf(b)), "copying a device buffer to the host")
+	return out, wrap(devcopy.ToHostAfterCaller(e.w, out, addrOf(b)), "copying a device buffer to the host")
 }
 
 // deviceSend returns what a send from b sends when b is device memory:
@@ -95,11 +112,12 @@ func (e *Env) deviceSend(b []byte, size, count int, dt Datatype) (data []byte, d
 		data, err = e.toHost(b[:size])
 		return data, false, err
 	}
-	// A peer reads these bytes from the device: they must be final.
-	if err := e.afterCaller(addr); err != nil {
-		return nil, false, err
+	// A peer reads these bytes from the device: they must be final, after
+	// the caller's default-stream work and the PE's own device work.
+	if err := devcopy.SyncCaller(e.w); err != nil {
+		return nil, false, wrap(err, "waiting for the default stream")
 	}
-	return b[:size:size], true, wrap(devcopy.Sync(e.w), "waiting for the default stream")
+	return b[:size:size], true, wrap(devcopy.Sync(e.w), "waiting for the PE's stream")
 }
 
 // deviceRecv returns where a receive into b puts its bytes when b is
@@ -112,8 +130,10 @@ func (e *Env) deviceRecv(b []byte, size, count int, dt Datatype) (dst []byte, un
 	}
 	d := mapOf(dt)
 	if d.Contiguous() {
-		// The copies into b run on the PE's stream after the caller's
-		// default-stream work (a kernel still reading b's old bytes).
+		// The copies into b run on the PE's stream after the work the
+		// caller queued on the default stream before this call (a kernel
+		// still reading b's old bytes), and not after what it queues
+		// later (a kernel that overlaps an Irecv).
 		if err := e.afterCaller(addr); err != nil {
 			return nil, nil, dr, err
 		}
@@ -124,7 +144,7 @@ func (e *Env) deviceRecv(b []byte, size, count int, dt Datatype) (dst []byte, un
 		return nil, nil, dr, err
 	}
 	dst, unpack = recvBuffer(host, size, count, d)
-	return dst, unpack, devRecv{fin: func() error { return e.w.CopyHostToDevice(addr, host) }}, nil
+	return dst, unpack, devRecv{fin: func() error { return devcopy.FromHost(e.w, addr, host) }}, nil
 }
 
 // fillDev copies host bytes src into r's device buffer at byte at and
@@ -134,7 +154,7 @@ func (e *Env) fillDev(r *Request, at int, src []byte) int {
 	if n <= 0 {
 		return 0
 	}
-	if err := e.w.CopyHostToDevice(addrOf(r.buf)+uintptr(at), src[:n]); err != nil && r.err == nil {
+	if err := devcopy.FromHost(e.w, addrOf(r.buf)+uintptr(at), src[:n]); err != nil && r.err == nil {
 		r.err = wrap(err, "copying a message into a device buffer")
 	}
 	return n
@@ -206,7 +226,12 @@ func (e *Env) devRendezvous(r *Request, p int) (mode, loc uint64) {
 		registry.Store(r.regID, devRef{addrOf(r.data), len(r.data)})
 		return modeProc, r.regID
 	}
+	// The receiver may turn an IPC rendezvous into a staged one (its CTS)
+	// when it cannot map the buffer.
 	r.devStg = e.devStage.Len() > 0
+	if loc, ok := e.exportIPC(r); ok {
+		return modeDevIPC, loc
+	}
 	return modeStaged, 0
 }
 

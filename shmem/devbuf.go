@@ -27,7 +27,10 @@ func (w *World) noteDeviceObject(a *heap.Allocator, off uint64, slot, gen uint32
 // IsDeviceMemory reports whether address p of this process is device
 // memory (cudaMalloc memory, the device heap, a mapped IPC handle, managed
 // memory). It is false on a World whose heap is host memory, without
-// asking the driver, and for pinned host memory.
+// asking the driver, and for pinned host memory. The driver is asked once
+// per allocation or host page and its answer kept (internal/memkind says
+// for how long and what invalidates it), so a buffer used again costs a
+// lookup.
 func (w *World) IsDeviceMemory(p uintptr) bool {
 	return w != nil && w.dev != nil && w.dev.isDevice(p)
 }

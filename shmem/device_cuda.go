@@ -131,7 +131,7 @@ func (c cudaDomain) writeLocal(off uint64, b []byte) error {
 	return c.d.Quiet()
 }
 
-func (c cudaDomain) isDevice(p uintptr) bool { return cudadrv.OnDevice(p) }
+func (c cudaDomain) isDevice(p uintptr) bool { return memKinds.IsDevice(p) }
 func (c cudaDomain) copyAddr(s uintptr, dst, src uintptr, n uint64) error {
 	return c.d.CopyAddr(cudadrv.StreamFromUintptr(s), cudadrv.DevPtr(dst), cudadrv.DevPtr(src), n)
 }

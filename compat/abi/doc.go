@@ -197,7 +197,9 @@
 // messages copied to and from the host mailboxes, larger ones device to
 // device: compat's p2p_device.go) and to RMA (MPI_Win_allocate's memory is
 // on the GPU unless info gshmem_memory=host; puts and gets between device
-// memory run on the copy engine: windows' device.go). The buffers reach
+// memory run on the copy engine: windows' device.go). MPI_Alloc_mem
+// returns device memory when its info says gshmem_memory=device (or
+// asserts only cuda:device kinds), host memory otherwise (mem.go). The buffers reach
 // compat and windows as bytes over their addresses and those tell device
 // memory from host memory; the C fast paths (p2p.c, rma.c) stay off on such
 // a heap, since they would read device pointers as host memory. Every

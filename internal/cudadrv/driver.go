@@ -77,6 +77,7 @@ typedef struct {
 	CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
 	CUresult (*LaunchHostFunc)(CUstream, CUhostFn, void *);
 	CUresult (*PointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
+	CUresult (*PointerGetAttributes)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
 } gs_api_t;
 
 static gs_api_t gs;
@@ -158,6 +159,7 @@ static const char *gs_load(void) {
 	REQ(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL)
 	OPT(LaunchHostFunc, "cuLaunchHostFunc", NULL)
 	REQ(PointerGetAttribute, "cuPointerGetAttribute", NULL)
+	OPT(PointerGetAttributes, "cuPointerGetAttributes", NULL)
 #undef REQ
 #undef OPT
 	return NULL;
@@ -313,11 +315,37 @@ static CUresult gs_occupancy(CUcontext c, int *n, CUfunction f, int block, size_
 static CUresult gs_pointer_device(CUcontext c, CUdeviceptr p, int *ord) {
 	CUR(c); return gs.PointerGetAttribute(ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
 }
-static int gs_pointer_on_device(CUdeviceptr p) {
-	unsigned int t = 0;
-	if (gs.PointerGetAttribute(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS) return 0;
-	return t == CU_MEMORYTYPE_DEVICE;
+// What the driver knows of p (pointer.go): its memory type (0 for memory
+// it does not know), and for its allocations the range and buffer id, in
+// one call where the driver has cuPointerGetAttributes, which answers for
+// unknown memory too instead of failing.
+void gs_pointer_info(CUdeviceptr p, unsigned *type, unsigned long long *start, unsigned long long *size, unsigned long long *id) {
+	CUdeviceptr st = 0; size_t sz = 0; unsigned long long bid = 0; unsigned t = 0;
+	if (gs.PointerGetAttributes) {
+		CUpointer_attribute a[4] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+		                            CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_BUFFER_ID};
+		void *v[4] = {&t, &st, &sz, &bid};
+		if (gs.PointerGetAttributes(4, a, v, p) == CUDA_SUCCESS) {
+			*type = t; *start = st; *size = sz; *id = bid;
+			return;
+		}
+		// Memory for which one of the four has no answer: one at a time.
+		t = 0; st = 0; sz = 0; bid = 0;
+	}
+	if (gs.PointerGetAttribute(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS) {
+		t = 0;
+	} else {
+		if (gs.PointerGetAttribute(&st, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, p) != CUDA_SUCCESS) st = 0;
+		if (gs.PointerGetAttribute(&sz, CU_POINTER_ATTRIBUTE_RANGE_SIZE, p) != CUDA_SUCCESS) sz = 0;
+		if (gs.PointerGetAttribute(&bid, CU_POINTER_ATTRIBUTE_BUFFER_ID, p) != CUDA_SUCCESS) bid = 0;
+	}
+	*type = t; *start = st; *size = sz; *id = bid;
 }
+// Synchronous copies on the legacy default stream, between device memory
+// and pinned (or C) memory: ordered after the caller's default-stream work,
+// and complete when they return.
+CUresult gs_copy_dtoh_sync(CUcontext c, void *h, CUdeviceptr d, size_t n) { CUR(c); return gs.MemcpyDtoH(h, d, n); }
+CUresult gs_copy_htod_sync(CUcontext c, CUdeviceptr d, const void *h, size_t n) { CUR(c); return gs.MemcpyHtoD(d, h, n); }
 extern void gsHostFn(void *);
 CUresult gs_launch_host_func(CUcontext c, CUstream s, size_t handle) {
 	CUR(c);
@@ -789,17 +817,6 @@ func (c Context) PointerDevice(p DevPtr) (int, error) {
 	var ord C.int
 	err := check(C.gs_pointer_device(c.c(), p.c(), &ord))
 	return int(ord), err
-}
-
-// OnDevice reports whether p is device memory of a context of this process
-// (cuMemAlloc, cudaMalloc, a mapped CUDA IPC handle, managed memory):
-// false for host memory, pinned host memory included, and for addresses
-// the driver does not know.
-func OnDevice(p uintptr) bool {
-	if p == 0 || Load() != nil {
-		return false
-	}
-	return C.gs_pointer_on_device(C.CUdeviceptr(p)) != 0
 }
 
 // Module is a CUmodule.

@@ -43,8 +43,39 @@
 #                                 and windows (cudap2p.c), 2 and 4 processes
 #                                 under MPS and 2 without; then the timings
 #                                 (test/gpu/testdata/cudap2p_bench.c: device
-#                                 ping-pong 8 B and 1 MiB, MPI_Put 8 B on a
+#                                 ping-pong 8 B to 1 MiB, MPI_Put 8 B on a
 #                                 device window), 2 processes under MPS.
+#   test/gpu/run.sh build-p2pab DIR   on a machine with Go: the A/B of device
+#                                 point-to-point (issue 22): this tree's
+#                                 cuda-tagged library in DIR/after, the one of
+#                                 BASE (a commit, default main) built from
+#                                 git archive in DIR/before, cudap2p.c and
+#                                 cudap2p_bench.c against each, the GPU test
+#                                 binary, and with OSU=<OSU source tree> a
+#                                 copy of it (never committed) for the GPU
+#                                 machine's own Open MPI.
+#   test/gpu/run.sh p2pab DIR     on the GPU machine, under MPS: cudap2p (2
+#                                 and 4 processes) and the Go API's p2p suite
+#                                 as processes with this tree's library, the
+#                                 memkind figures (cuPointerGetAttributes
+#                                 cost), then cudap2p_bench before and after
+#                                 interleaved twice (device buffers, and
+#                                 host buffers in the device job), host
+#                                 buffers in a host job, and an anchor: OSU's
+#                                 osu_latency -d cuda D D under the machine's
+#                                 Open MPI when ompi_info says it is
+#                                 CUDA-aware, else mpi4py and CuPy under it
+#                                 (mpi4py_cupy_pingpong.py: staged through
+#                                 host memory, and direct).
+#   test/gpu/run.sh p2pcheck DIR  on the GPU machine, after build-p2pab: the Go
+#                                 suites in-process (point-to-point, compat's
+#                                 collectives, shmem; 2 and 4 PEs) and the
+#                                 cost of each step of a device message,
+#                                 without and under MPS; cudacoll.c against
+#                                 this tree's library under MPS; what the
+#                                 machine's Open MPI and UCX say about CUDA,
+#                                 and osu_latency -d cuda D D tried under it
+#                                 whatever they say (its outcome is the log).
 #   test/gpu/run.sh p2p [DIR]     on the GPU machine: compat's point-to-point
 #                                 and windows on device buffers through the Go
 #                                 API (issue 22): the suite in-process (2 and
@@ -157,6 +188,36 @@ if [ "$cmd" = build ]; then
 		done
 	fi
 	ls -la "$dir" "$dir/ref"
+	exit 0
+fi
+
+if [ "$cmd" = build-p2pab ]; then
+	set -e
+	cd "$root"
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd)
+	ex=$(git rev-parse --git-path info/exclude)
+	git check-ignore -q "$dir" 2>/dev/null || case $dir in "$root"/*) echo "/${dir#"$root"/}/" >>"$ex" ;; esac
+	rm -rf "$dir/before" "$dir/after"
+	GOFLAGS=-tags=cuda go run ./cmd/gshmem abi install --prefix "$dir/after/abi" >/dev/null
+	src=$(mktemp -d)
+	git archive "${BASE:-main}" | tar -x -C "$src"
+	(cd "$src" && GOFLAGS=-tags=cuda go run ./cmd/gshmem abi install --prefix "$dir/before/abi" >/dev/null)
+	rm -rf "$src" "$dir/before/abi/bin" # after's launcher runs both
+	for ab in before after; do
+		strip --strip-unneeded "$dir/$ab/abi/lib/libmpi_abi.so.1"
+		for c in compat/abi/testdata/cudap2p.c compat/abi/testdata/cudacoll.c test/gpu/testdata/cudap2p_bench.c; do
+			cc -Wall -Wextra -I "$dir/$ab/abi/include" -I compat/abi/testdata -o "$dir/$ab/$(basename "$c" .c)" "$c" \
+				-L "$dir/$ab/abi/lib" -lmpi_abi -lcuda -Wl,-rpath,'$ORIGIN/abi/lib'
+		done
+	done
+	go test -c -tags cuda -ldflags="-s -w" -o "$dir/gpu.test" ./test/gpu
+	cp test/gpu/mpi4py_cupy_pingpong.py "$dir/"
+	if [ -n "${OSU:-}" ]; then
+		rm -rf "$dir/osu" && mkdir -p "$dir/osu" && (cd "$OSU" && tar --exclude=autom4te.cache -cf - .) | tar -x -C "$dir/osu"
+	fi
+	cp "$0" "$dir/run.sh"
+	du -sh "$dir"
 	exit 0
 fi
 
@@ -274,6 +335,87 @@ if [ "$cmd" = abi ]; then
 	step abi-cudanbc-2 60 ./abi/bin/gshmem run -n 2 ./abi/cudanbc
 	step abi-cudap2p-2 120 ./abi/bin/gshmem run -n 2 ./abi/cudap2p
 	grep -h "cudacoll:\|cudanbc:\|cudap2p:\|BENCH" "$out"/abi-*.log
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = p2pab ]; then
+	export GSHMEM_HEAP=device GSHMEM_SYMMETRIC_SIZE=256m
+	L=./after/abi/bin/gshmem
+	{ command -v ompi_info && ompi_info --version && ompi_info --parsable --all | grep -i cuda; } >"$out/ompi-cuda.log" 2>&1
+	cat "$out/ompi-cuda.log"
+	mps_start
+	for n in 2 4; do step "cudap2p-after-$n-mps" 120 $L run -n $n ./after/cudap2p; done
+	step memkind-inproc 60 ./gpu.test -test.run TestGPUMemKind -test.v -test.timeout 55s
+	step p2p-go-procs-mps 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run TestGPUP2PProcesses -test.v -test.timeout 145s
+	for round in 1 2; do
+		for ab in before after; do
+			step "bench-$ab-$round" 60 $L run -n 2 ./$ab/cudap2p_bench
+			step "bench-hostbuf-$ab-$round" 60 $L run -n 2 ./$ab/cudap2p_bench host
+		done
+	done
+	for ab in before after; do step "bench-hostjob-$ab" 60 env GSHMEM_HEAP=host $L run -n 2 ./$ab/cudap2p_bench host; done
+	# The anchor: another library's figure in the same sitting.
+	if grep -q "mpi_built_with_cuda_support:value:true" "$out/ompi-cuda.log" && [ -d osu ]; then
+		cu=$(dirname "$(dirname "$(command -v nvcc)")")
+		step osu-build 150 bash -c "rm -rf /tmp/osub && mkdir -p /tmp/osub && cd /tmp/osub && $PWD/osu/configure CC=mpicc CXX=mpicxx --enable-cuda --with-cuda-include=$cu/include --with-cuda-libpath=$cu/lib64 && make -j16 -C c/mpi/pt2pt/standard osu_latency"
+		o=/tmp/osub/c/mpi/pt2pt/standard/osu_latency
+		for bufs in "D D" "H H"; do
+			step "osu-latency-${bufs// /}-mps" 60 mpirun --allow-run-as-root --oversubscribe -np 2 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+				$o -d cuda -m 8:1048576 $bufs
+		done
+	else
+		echo "anchor: the machine's Open MPI is not CUDA-aware (ompi-cuda.log), or no OSU copy; mpi4py and CuPy instead" | tee -a "$out/steps.log"
+		if python3 -c "import mpi4py, cupy" >>"$out/steps.log" 2>&1 && [ -f mpi4py_cupy_pingpong.py ]; then
+			for m in staged direct; do
+				step "anchor-mpi4py-$m-mps" 90 mpirun --allow-run-as-root --oversubscribe -np 2 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+					python3 mpi4py_cupy_pingpong.py $m
+			done
+		else
+			echo "no mpi4py/cupy" | tee -a "$out/steps.log"
+		fi
+	fi
+	mps_stop
+	for f in "$out"/bench-*.log "$out"/anchor-*.log; do [ -f "$f" ] && grep -h BENCH "$f" | sed "s|^|$(basename "$f" .log): |"; done
+	grep -h "memkind\|cudap2p:" "$out"/memkind-*.log "$out"/cudap2p-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort -u
+	grep -hE "^# |^[0-9]+ " "$out"/osu-latency-*.log 2>/dev/null
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#fails[@]} = 0 ]
+	exit
+fi
+
+if [ "$cmd" = p2pcheck ]; then
+	step suites-inproc 200 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUP2PInProcess|TestGPUCompatInProcess|TestGPUSuiteInProcess' -test.v -test.timeout 195s
+	step copycost-inproc 60 env GSHMEM_GPU_P2P_BENCH=1 ./gpu.test -test.run TestGPUCopyCosts -test.v -test.timeout 55s
+	mps_start
+	step copycost-mps 60 env GSHMEM_GPU_P2P_BENCH=1 GSHMEM_GPU_MPS=1 ./gpu.test -test.run TestGPUCopyCosts -test.v -test.timeout 55s
+	[ -x ./after/cudacoll ] && step cudacoll-after-4-mps 60 env GSHMEM_HEAP=device GSHMEM_SYMMETRIC_SIZE=256m ./after/abi/bin/gshmem run -n 4 ./after/cudacoll
+	{
+		command -v mpirun ompi_info ucx_info nvcc
+		ompi_info --version 2>&1 | head -2
+		ompi_info --parsable --all 2>&1 | grep -iE "cuda|accelerator" | head -20
+		ompi_info 2>&1 | grep -iE "MCA (pml|btl|accelerator)" | head -20
+		ucx_info -v 2>&1 | head -3
+		ucx_info -d 2>&1 | grep -iE "transport|cuda" | head -20
+		python3 -c "import mpi4py; print('mpi4py', mpi4py.__version__)" 2>&1 | tail -1
+		python3 -c "import cupy; print('cupy', cupy.__version__)" 2>&1 | tail -1
+	} >"$out/anchor-env.log" 2>&1
+	if [ -d osu ] && command -v mpicc >/dev/null; then
+		cu=$(dirname "$(dirname "$(command -v nvcc)")")
+		step osu-build 120 bash -c "rm -rf /tmp/osub && mkdir -p /tmp/osub && cd /tmp/osub && $PWD/osu/configure CC=mpicc CXX=mpicxx --enable-cuda --with-cuda-include=$cu/include --with-cuda-libpath=$cu/lib64 >/dev/null && make -j16 -C c/mpi/pt2pt/standard osu_latency >/dev/null"
+		o=/tmp/osub/c/mpi/pt2pt/standard/osu_latency
+		for bufs in "D D" "H H"; do
+			[ -x $o ] && step "osu-latency-${bufs// /}-mps" 40 mpirun --allow-run-as-root --oversubscribe -np 2 -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY \
+				$o -d cuda -m 8:1048576 -i 2000 $bufs
+		done
+	fi
+	mps_stop
+	grep -h "^--- \|^ok\|^FAIL" "$out"/suites-inproc.log | grep -v "^    ---" | head -40
+	grep -h "BENCH copycost" "$out"/copycost-*.log | sed 's/^ *\[pe [0-9]*\] //'
+	grep -h "cudacoll:" "$out"/cudacoll-*.log 2>/dev/null
+	echo "---- anchor-env.log"; cat "$out/anchor-env.log"
+	for f in "$out"/osu-*.log; do [ -f "$f" ] && { echo "---- $(basename "$f")"; tail -25 "$f"; }; done
 	echo "failed steps: ${fails[*]:-none}"
 	[ ${#fails[@]} = 0 ]
 	exit

@@ -6,6 +6,9 @@
  * sizes; put, get, accumulate, fetch-and-op and compare-and-swap on a window
  * whose memory is on the GPU (MPI_Win_allocate, info gshmem_memory=device)
  * and on a window created over cuMemAlloc memory; MPIX_Query_cuda_support.
+ * Then CUDA IPC of cuMemAlloc buffers between processes (offsets, buffers
+ * freed and allocated again, VMM memory IPC refuses) and MPI_Alloc_mem's
+ * device and host memory (ipc_cases).
  * The program touches device memory only through cuMemcpy. Build: cc
  * cudap2p.c -I<include> -L<lib> -lmpi_abi -lcuda. */
 #include <stdint.h>
@@ -89,6 +92,133 @@ static void check_status(MPI_Status *st, int src, size_t n)
     CHECK(st->MPI_SOURCE == src);
     CHECK_RC(MPI_Get_count(st, MPI_BYTE, &count));
     CHECK(count == (int)n);
+}
+
+/* One round: every rank sends n bytes from s to the next rank and receives
+ * them from the previous into r (even ranks send first), then checks r. */
+static void ring(int rank, int size, struct buf s, struct buf r, size_t n, int k)
+{
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    fill(s, rank, k, n);
+    zero(r, n);
+    MPI_Status st;
+    for (int phase = 0; phase < 2; phase++) {
+        if ((rank % 2 == 0) == (phase == 0))
+            CHECK_RC(MPI_Send(s.p, (int)n, MPI_BYTE, next, k % 30000, MPI_COMM_WORLD));
+        else
+            CHECK_RC(MPI_Recv(r.p, (int)n, MPI_BYTE, prev, k % 30000, MPI_COMM_WORLD, &st));
+    }
+    check_status(&st, prev, n);
+    verify(r, prev, k, n);
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* Device memory from the virtual memory management API (cuMemCreate +
+ * cuMemMap), which cuIpcGetMemHandle refuses: its large messages take the
+ * staged path. */
+static CUdeviceptr vmm_alloc(size_t n, CUmemGenericAllocationHandle *h, size_t *sz)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    size_t g = 0;
+    CHECK(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) == CUDA_SUCCESS);
+    *sz = (n + g - 1) / g * g;
+    CHECK(cuMemCreate(h, *sz, &prop, 0) == CUDA_SUCCESS);
+    CUdeviceptr p = 0;
+    CHECK(cuMemAddressReserve(&p, *sz, 0, 0, 0) == CUDA_SUCCESS);
+    CHECK(cuMemMap(p, *sz, 0, *h, 0) == CUDA_SUCCESS);
+    CUmemAccessDesc a;
+    memset(&a, 0, sizeof a);
+    a.location = prop.location;
+    a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    CHECK(cuMemSetAccess(p, *sz, &a, 1) == CUDA_SUCCESS);
+    return p;
+}
+
+/* Large messages between cuMemAlloc buffers of different processes go by
+ * CUDA IPC of the sender's allocation (compat/p2p_ipc.go); these check it
+ * from inside an allocation, after the sender frees its buffer and
+ * allocates another (of another size, maybe at the same address: the
+ * receiver must not copy from its mapping of the old one), from memory
+ * IPC cannot export, and MPI_Alloc_mem's device and host memory. Returns
+ * the cases run. */
+static int ipc_cases(int rank, int size, int *k, void *rbuf)
+{
+    int cases = 0;
+    struct buf r = {'D', rbuf};
+    /* From and into the middle of allocations. */
+    CUdeviceptr a = dalloc(MAXB + 8192);
+    ring(rank, size, (struct buf){'D', (void *)(uintptr_t)(a + 4096)}, (struct buf){'D', (char *)rbuf + 1000}, 300000, ++*k);
+    cases++;
+    /* Freed and allocated again: other sizes, the same address when the
+     * allocator gives it back (it usually does for the same size). */
+    const size_t again[] = {MAXB + 8192, 200000, MAXB + 8192, 1 << 20, MAXB};
+    int same = 0;
+    for (size_t i = 0; i < sizeof again / sizeof again[0]; i++) {
+        CUdeviceptr old = a;
+        CHECK(cuMemFree(a) == CUDA_SUCCESS);
+        a = dalloc(again[i]);
+        same += a == old;
+        size_t n = again[i] < 300000 ? again[i] : 300000 + i;
+        ring(rank, size, (struct buf){'D', (void *)(uintptr_t)a}, r, n, ++*k);
+        cases++;
+    }
+    CHECK(cuMemFree(a) == CUDA_SUCCESS);
+    /* The same buffer many times: one mapping, kept. */
+    CUdeviceptr b = dalloc(MAXB);
+    for (int i = 0; i < 20; i++, cases++)
+        ring(rank, size, (struct buf){'D', (void *)(uintptr_t)b}, r, 65536 + i, ++*k);
+    CHECK(cuMemFree(b) == CUDA_SUCCESS);
+    /* MPI_Alloc_mem: device memory when info asks for it, else host. */
+    MPI_Info di, ki;
+    CHECK_RC(MPI_Info_create(&di));
+    CHECK_RC(MPI_Info_set(di, "gshmem_memory", "device"));
+    CHECK_RC(MPI_Info_create(&ki));
+    CHECK_RC(MPI_Info_set(ki, "mpi_assert_memory_alloc_kinds", "cuda:device"));
+    void *md = NULL, *mk = NULL, *mh = NULL;
+    CHECK_RC(MPI_Alloc_mem(MAXB, di, &md));
+    CHECK_RC(MPI_Alloc_mem(4096, ki, &mk));
+    CHECK_RC(MPI_Alloc_mem(MAXB, MPI_INFO_NULL, &mh));
+    CHECK(is_device(md) && is_device(mk) && !is_device(mh));
+    const size_t sizes[] = {8, 4096, 65536, MAXB};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        ring(rank, size, (struct buf){'D', md}, r, sizes[i], ++*k);
+        ring(rank, size, r, (struct buf){'D', md}, sizes[i], ++*k);
+        ring(rank, size, (struct buf){'H', mh}, (struct buf){'D', md}, sizes[i], ++*k);
+        ring(rank, size, (struct buf){'D', md}, (struct buf){'H', mh}, sizes[i], ++*k);
+        cases += 4;
+    }
+    ring(rank, size, (struct buf){'D', mk}, r, 4096, ++*k);
+    cases++;
+    CHECK_RC(MPI_Free_mem(md));
+    CHECK_RC(MPI_Free_mem(mk));
+    CHECK_RC(MPI_Free_mem(mh));
+    /* Device memory again, maybe where MPI_Alloc_mem's was. */
+    CUdeviceptr c = dalloc(MAXB);
+    ring(rank, size, (struct buf){'D', (void *)(uintptr_t)c}, r, MAXB, ++*k);
+    cases++;
+    CHECK(cuMemFree(c) == CUDA_SUCCESS);
+    CHECK_RC(MPI_Info_free(&di));
+    CHECK_RC(MPI_Info_free(&ki));
+    if (rank == 0) {
+        printf("cudap2p: IPC, reuse and MPI_Alloc_mem: %d cases ok\n", cases);
+        fflush(stdout);
+    }
+    /* VMM memory: cuIpcGetMemHandle refuses it; staged instead. */
+    CUmemGenericAllocationHandle h;
+    size_t vsz = 0;
+    CUdeviceptr v = vmm_alloc(MAXB, &h, &vsz);
+    CHECK(is_device((void *)(uintptr_t)v));
+    ring(rank, size, (struct buf){'D', (void *)(uintptr_t)v}, r, MAXB, ++*k);
+    ring(rank, size, r, (struct buf){'D', (void *)(uintptr_t)v}, 100000, ++*k);
+    cases += 2;
+    CHECK(cuMemUnmap(v, vsz) == CUDA_SUCCESS && cuMemAddressFree(v, vsz) == CUDA_SUCCESS && cuMemRelease(h) == CUDA_SUCCESS);
+    if (rank == 0)
+        printf("cudap2p: with VMM memory (staged): %d cases ok (a freed buffer's address given back %d of 5 times)\n", cases, same);
+    return cases;
 }
 
 int main(int argc, char **argv)
@@ -382,6 +512,7 @@ int main(int argc, char **argv)
         get(&sum, dbuf[1], sizeof sum);
         CHECK(sum == 100 * size * (size - 1) / 2 + size * rank);
     }
+    cases += ipc_cases(rank, size, &k, dbuf[1]);
     CHECK(cuMemFree((CUdeviceptr)(uintptr_t)dbuf[0]) == CUDA_SUCCESS && cuMemFree((CUdeviceptr)(uintptr_t)dbuf[1]) == CUDA_SUCCESS);
     CHECK(cuMemFree((CUdeviceptr)(uintptr_t)dorig) == CUDA_SUCCESS && cuMemFree((CUdeviceptr)(uintptr_t)dres) == CUDA_SUCCESS);
     CHECK(cuMemFree((CUdeviceptr)(uintptr_t)cbase) == CUDA_SUCCESS);

@@ -1,7 +1,9 @@
 /* Timings of the CUDA-aware C ABI (issue 22), 2 ranks, device buffers
  * (cuMemAlloc) on both sides, in the shape of OSU's osu_latency -d cuda D D
  * (our own code, not OSU's): a Send/Recv ping-pong and an MPI_Sendrecv
- * ping-pong of 8 B and 1 MiB, one-way time = round trip / 2; and MPI_Put
+ * ping-pong of 8 B, 4 KiB, 64 KiB and 1 MiB, one-way time = round trip / 2
+ * (with the argument "host": the same between malloc'd host buffers, in
+ * whatever job it runs, and no window figures); and MPI_Put
  * of 8 B + MPI_Win_flush on a window whose memory is on the GPU
  * (MPI_Win_allocate, gshmem_memory=device) from a device and from a host
  * origin, time per put+flush. Each figure is the median of 5 timed rounds
@@ -9,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cuda.h>
 #include <mpi.h>
 
@@ -52,14 +55,26 @@ int main(int argc, char **argv)
     OK(cuDeviceGet(&dev, 0));
     OK(cuDevicePrimaryCtxRetain(&ctx, dev));
     OK(cuCtxSetCurrent(ctx));
-    CUdeviceptr ds, dr;
-    OK(cuMemAlloc(&ds, 1 << 20));
-    OK(cuMemAlloc(&dr, 1 << 20));
-    void *s = (void *)(uintptr_t)ds, *r = (void *)(uintptr_t)dr;
+    int onHost = argc > 1 && strcmp(argv[1], "host") == 0;
+    CUdeviceptr ds = 0, dr = 0;
+    void *s, *r;
+    if (onHost) {
+        s = calloc(1, 1 << 20);
+        r = calloc(1, 1 << 20);
+        if (!s || !r)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+    } else {
+        OK(cuMemAlloc(&ds, 1 << 20));
+        OK(cuMemAlloc(&dr, 1 << 20));
+        s = (void *)(uintptr_t)ds;
+        r = (void *)(uintptr_t)dr;
+    }
+    const char *kind = onHost ? "host->host" : "device->device";
     int peer = 1 - rank;
-    const int sizes[] = {8, 1 << 20};
+    const int sizes[] = {8, 4096, 65536, 1 << 20};
+    const int nsizes = sizeof sizes / sizeof sizes[0];
     for (int shape = 0; shape < 2; shape++)
-        for (int zi = 0; zi < 2; zi++) {
+        for (int zi = 0; zi < nsizes; zi++) {
             int n = sizes[zi], iters = n <= 8192 ? 2000 : 300;
             double t[ROUNDS];
             for (int round = 0; round < ROUNDS; round++) {
@@ -84,11 +99,17 @@ int main(int argc, char **argv)
             }
             double m = median(t);
             if (rank == 0)
-                printf("BENCH abi %s device->device %d B: %.2f us %s (median of %d rounds)\n",
-                       shape == 0 ? "Send/Recv ping-pong" : "Sendrecv exchange", n, m,
+                printf("BENCH abi %s %s %d B: %.2f us %s (median of %d rounds)\n",
+                       shape == 0 ? "Send/Recv ping-pong" : "Sendrecv exchange", kind, n, m,
                        shape == 0 ? "one way" : "per call", ROUNDS - 1);
         }
 
+    if (onHost) {
+        free(s);
+        free(r);
+        OK(MPI_Finalize());
+        return 0;
+    }
     MPI_Info info;
     OK(MPI_Info_create(&info));
     OK(MPI_Info_set(info, "gshmem_memory", "device"));
