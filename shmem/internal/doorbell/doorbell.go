@@ -99,6 +99,11 @@ func (b *Bell) RingLock() {
 	}
 }
 
+// UserWaiters is the address of b's count of user waiters, for a poller
+// outside Go (the ucx transport's, in C) that must stop when a write it
+// applied needs Ring: it reads the count atomically and never writes it.
+func (b *Bell) UserWaiters() *uint32 { return &b.user }
+
 func (b *Bell) wake() {
 	atomic.AddUint32(&b.seq, 1)
 	futexWake(&b.seq)

@@ -106,7 +106,7 @@ func (u *UCX) call(p *ucxPeer, h opHeader, payload, res []byte) (*ucxOp, error) 
 	msg := make([]byte, opHdrSize+len(payload))
 	copy(msg[opHdrSize:], payload)
 	op := &ucxOp{pe: p.pe, call: true, res: res, done: make(chan struct{})}
-	u.mu.Lock()
+	u.lock()
 	defer u.mu.Unlock()
 	if u.down {
 		return nil, fmt.Errorf("%w: transport closed", ErrPeerLost)
@@ -128,7 +128,7 @@ func (u *UCX) call(p *ucxPeer, h opHeader, payload, res []byte) (*ucxOp, error) 
 
 // fenceFlush flushes p's endpoint when a Fence came after puts to p.
 func (u *UCX) fenceFlush(p *ucxPeer) error {
-	u.mu.Lock()
+	u.lock()
 	if !p.fenced || u.down {
 		u.mu.Unlock()
 		return nil
@@ -313,7 +313,7 @@ func (u *UCX) Accumulate(pe int, a *Acc) error {
 		for _, c := range calls {
 			u.pending(p, c)
 		}
-		u.mu.Lock()
+		u.lock()
 		p.dirty = true
 		u.mu.Unlock()
 		return nil

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -117,7 +119,28 @@ func (g *ucxLib) close() {
 	C.free(unsafe.Pointer(g.ev))
 }
 
-func (g *ucxLib) progress() bool { return C.ucp_worker_progress(g.g.worker) != 0 }
+// spin's reasons to return (gs_spin in ucx_shim.c).
+const (
+	spinWork   = C.GS_SPIN_WORK
+	spinEvents = C.GS_SPIN_EVENTS
+	spinDone   = C.GS_SPIN_DONE
+	spinWant   = C.GS_SPIN_WANT
+	spinIdle   = C.GS_SPIN_IDLE
+)
+
+// spin progresses the worker in C until the Go side has something to do
+// (gs_spin says what), or progress found nothing to do for idle, or for
+// at most max in all. ring is the heap's user waiter count (nil: do not
+// stop for it), want the count of threads waiting for the worker's lock;
+// workEnds stops it after any work. It returns gs_spin's mask.
+func (g *ucxLib) spin(req unsafe.Pointer, idle, max time.Duration, ring *uint32, want *atomic.Int32, workEnds bool) int {
+	we := C.int(0)
+	if workEnds {
+		we = 1
+	}
+	return int(C.gs_spin(g.g, req, C.int64_t(idle), C.int64_t(max), (*C.uint32_t)(unsafe.Pointer(ring)),
+		(*C.int32_t)(unsafe.Pointer(want)), we))
+}
 
 // arm returns true when the worker's event fd will signal the next event,
 // false when there is work to progress first.

@@ -24,22 +24,25 @@ func (u *UCX) kick() {
 
 // progressLoop is the PE's one progress goroutine: it serves the peers'
 // messages, UCP's emulated operations aimed at this heap, and the issuers
-// asleep on their requests; idle for ucxIdleSpin, it sleeps in poll(2).
+// asleep on their requests. It polls the worker in C (gs_spin) until it
+// has had nothing to do for the wait policy's spin, then sleeps in poll(2)
+// on the worker's event fd.
 //
-// While an issuer drives progress itself (wait's spin), or issued within
-// the last ucxLease, it stays off the lock and off the worker's event fd:
-// two threads of one PE progressing the same worker take turns on the
-// lock (a futex sleep and wake-up each time) and the CPUs the peer and the
-// kernel's network path need, and a progress goroutine asleep on the event
-// fd is woken by every reply the issuer is about to consume. It then
-// sleeps on u.wake alone, for at most ucxLease, and an issuer that stops
-// driving with requests still open kicks it (handBack, ucx_wait.go).
+// While an issuer drives progress itself (wait), waits for the lock, or
+// issued within the last ucxLease, it stays off the lock and off the
+// worker's event fd: two threads of one PE progressing the same worker
+// take turns on the lock (a futex sleep and wake-up each time) and the
+// CPUs the peer and the kernel's network path need, and a progress
+// goroutine asleep on the event fd is woken by every reply the issuer is
+// about to consume. It then sleeps on u.wake alone, for at most ucxLease,
+// and an issuer that stops driving with requests still open kicks it
+// (handBack, ucx_wait.go).
 func (u *UCX) progressLoop() {
 	defer u.wg.Done()
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
 	var buf [8]byte
 	armErr := false
-	var busy, yielded time.Time
+	var yielded time.Time
 	for {
 		select {
 		case <-u.stop:
@@ -60,18 +63,18 @@ func (u *UCX) progressLoop() {
 				}
 			}
 			u.parked.Store(false)
-			// Spin as after work: the issuer may have just stopped.
-			busy = time.Now()
 			continue
 		}
-		u.mu.Lock()
-		now := time.Now()
-		if u.progressLocked() {
-			busy = now
-		}
-		if now.Sub(busy) < ucxIdleSpin {
+		u.mu.Lock() // not lock: an issuer polling under mu keeps it
+		if u.down {
 			u.mu.Unlock()
-			yielded = spinYield(now, yielded)
+			return
+		}
+		r := u.lib.spin(nil, u.spin(), ucxSlice, u.ringFor(), u.want, u.othersWait())
+		busy := u.serviceLocked(r&spinWork != 0)
+		if busy || r&spinIdle == 0 {
+			u.mu.Unlock()
+			yielded = spinYield(time.Now(), yielded)
 			continue
 		}
 		armed, err := u.lib.arm()
@@ -112,18 +115,42 @@ func rawPpoll(fds []unix.PollFd, d time.Duration) error {
 	return nil
 }
 
-// progressLocked drives UCP until it is idle (or a while), then handles what the
-// callbacks queued, the doorbell messages due and the requests others
-// sleep on. It reports whether UCP or the callbacks had work.
+// progressLocked drives UCP until it is idle (or a while), then handles
+// what the callbacks queued, the doorbell messages due and the requests
+// others sleep on. It reports whether UCP or the callbacks had work.
 func (u *UCX) progressLocked() bool {
 	if u.down {
 		return false
 	}
 	// Bounded: under a steady stream UCP always has more to do, and the
 	// messages queued so far (heartbeats among them) must be seen.
-	busy := false
-	for i := 0; i < 64 && u.lib.progress(); i++ {
-		busy = true
+	r := u.lib.spin(nil, 0, ucxPass, nil, u.want, false)
+	return u.serviceLocked(r&spinWork != 0)
+}
+
+// ucxPass bounds progressLocked's progress.
+const ucxPass = 50 * time.Microsecond
+
+// ringFor is the ring argument of spin: nil when progress is not to ring
+// the bell (noProgressRing).
+func (u *UCX) ringFor() *uint32 {
+	if u.noProgressRing.Load() {
+		return nil
+	}
+	return u.ring
+}
+
+// othersWait says whether requests other than the spinning thread's wait
+// for progress (under mu): then any work may have completed one.
+func (u *UCX) othersWait() bool { return len(u.sleepers) > 0 || len(u.orphans) > 0 }
+
+// serviceLocked does what progress leaves to the Go side (busy: UCP had
+// work): it rings the bell, handles what the callbacks queued, the
+// doorbell messages due and the requests others sleep on. It reports
+// whether UCP or the callbacks had work.
+func (u *UCX) serviceLocked(busy bool) bool {
+	if u.down {
+		return false
 	}
 	if busy && !u.noProgressRing.Load() {
 		// UCP may have applied a peer's emulated put (startRing): wake
@@ -269,7 +296,7 @@ func (u *UCX) heartbeat() {
 		case <-tick.C:
 		}
 		var silent []int
-		u.mu.Lock()
+		u.lock()
 		// Serve what arrived first: after this process was descheduled,
 		// the peers' heartbeats wait in its sockets.
 		u.progressLocked()
@@ -294,7 +321,7 @@ func (u *UCX) heartbeat() {
 
 // tellLost tells every other peer that pe is lost.
 func (u *UCX) tellLost(pe int) {
-	u.mu.Lock()
+	u.lock()
 	defer u.mu.Unlock()
 	if u.down {
 		return
@@ -312,7 +339,7 @@ func (u *UCX) tellLost(pe int) {
 func (u *UCX) close(grace time.Duration) {
 	deadline := time.Now().Add(grace)
 	var flushes []unsafe.Pointer
-	u.mu.Lock()
+	u.lock()
 	if u.down {
 		u.mu.Unlock()
 		return
@@ -327,7 +354,7 @@ func (u *UCX) close(grace time.Duration) {
 	}
 	u.mu.Unlock()
 	for {
-		u.mu.Lock()
+		u.lock()
 		u.progressLocked()
 		done := true
 		for i, r := range flushes {
@@ -365,7 +392,7 @@ func (u *UCX) shutdown() {
 		close(u.stop)
 		u.kick()
 		u.wg.Wait()
-		u.mu.Lock()
+		u.lock()
 		defer u.mu.Unlock()
 		if u.down {
 			return

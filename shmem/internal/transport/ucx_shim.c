@@ -24,7 +24,7 @@ static void gs_push(gs_t *g, uint32_t type, uint32_t from, uint64_t arg, void *d
 	g->ev[g->nev].arg = arg;
 	g->ev[g->nev].data = data;
 	g->ev[g->nev].len = len;
-	g->nev++;
+	__atomic_store_n(&g->nev, g->nev + 1, __ATOMIC_RELEASE); // gs_spin reads it unlocked
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -34,9 +34,61 @@ size_t gs_drain(gs_t *g, gs_event *out, size_t max) {
 	size_t k = g->nev < max ? g->nev : max;
 	memcpy(out, g->ev, k * sizeof(*out));
 	memmove(g->ev, g->ev + k, (g->nev - k) * sizeof(*out));
-	g->nev -= k;
+	__atomic_store_n(&g->nev, g->nev - k, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&g->mu);
 	return k;
+}
+
+static inline int64_t gs_now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+// gs_spin progresses g's worker until the Go side has something to do:
+// events queued, req (when not NULL) complete, another thread waiting for
+// the worker (*want above 0), or work done while work_ends is set (others'
+// requests may have completed) or *ring says that a waiter may need the
+// heap's bell rung (progress may have applied a peer's put). Otherwise it
+// returns (with GS_SPIN_IDLE) once progress found no work for idle_ns, or
+// after max_ns in all. Polling here rather than from Go keeps the runtime
+// out of the loop: each poll from Go is a cgo call and a turn of the Go
+// side's bookkeeping, and the scheduler's monitor watches a thread in cgo
+// calls every 20 us.
+int gs_spin(gs_t *g, void *req, int64_t idle_ns, int64_t max_ns, const uint32_t *ring, const int32_t *want,
+            int work_ends) {
+	int64_t start = gs_now(), last = start;
+	int r = 0;
+	for (;;) {
+		int did = ucp_worker_progress(g->worker) != 0;
+		if (did) {
+			r |= GS_SPIN_WORK;
+		}
+		if (__atomic_load_n(&g->nev, __ATOMIC_ACQUIRE) > 0) {
+			r |= GS_SPIN_EVENTS;
+		}
+		if (req != NULL && ucp_request_check_status(req) != UCS_INPROGRESS) {
+			r |= GS_SPIN_DONE;
+		}
+		if (__atomic_load_n(want, __ATOMIC_ACQUIRE) > 0) {
+			r |= GS_SPIN_WANT;
+		}
+		if ((r & ~GS_SPIN_WORK) != 0) {
+			return r;
+		}
+		if (did && (work_ends || (ring != NULL && __atomic_load_n(ring, __ATOMIC_ACQUIRE) != 0))) {
+			return r;
+		}
+		int64_t now = gs_now();
+		if (did) {
+			last = now;
+		} else if (now - last >= idle_ns) {
+			return r | GS_SPIN_IDLE;
+		}
+		if (now - start >= max_ns) {
+			return r;
+		}
+	}
 }
 
 static ucs_status_t gs_am_cb(void *arg, const void *header, size_t header_length, void *data,

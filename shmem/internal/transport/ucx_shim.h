@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <time.h>
 #include <ucp/api/ucp.h>
 
 // GS_AM_ID carries the 16-byte notices (ring, ping, bye, lost); GS_AM_OP
@@ -52,6 +53,17 @@ typedef struct {
 } gs_res;
 
 size_t gs_drain(gs_t *g, gs_event *out, size_t max);
+
+// gs_spin's reasons to return (a mask).
+enum {
+	GS_SPIN_WORK = 1,   // progress did work
+	GS_SPIN_EVENTS = 2, // the callbacks queued events
+	GS_SPIN_DONE = 4,   // req completed
+	GS_SPIN_WANT = 8,   // another thread wants the worker
+	GS_SPIN_IDLE = 16,  // no work for idle_ns
+};
+int gs_spin(gs_t *g, void *req, int64_t idle_ns, int64_t max_ns, const uint32_t *ring, const int32_t *want,
+            int work_ends);
 ucs_status_t gs_open(gs_t **out, const char *name);
 void gs_close(gs_t *g);
 ucs_status_t gs_mem_map(gs_t *g, void *addr, size_t len, ucp_mem_h *memh);

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,8 +14,8 @@ import (
 // ---- waiting for a request ----------------------------------------------------
 //
 // One thread at a time progresses a PE's worker. An issuer waiting for
-// its request drives progress itself: it spins while progress does work
-// and for ucxSpin after, then sleeps in poll(2) on the worker's event fd
+// its request drives progress itself: it polls the worker in C (gs_spin)
+// while progress does work and for the wait policy's spin after, then sleeps in poll(2) on the worker's event fd
 // as the leader, and the progress goroutine stays parked meanwhile
 // (progressLoop). So the reply that completes a request wakes the thread
 // that waits for it and no other: no wake-up of the progress goroutine,
@@ -36,19 +37,29 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 	last, checked, yielded := start, start, start
 	lead := false
 	for {
-		u.mu.Lock()
+		u.lock()
 		if u.down && !op.finished {
 			// Shut down under this wait, with op unknown to shutdown:
 			// its request went with the worker.
 			u.drop(op)
 		}
-		busy := u.progressLocked()
-		done := u.poll(op)
+		busy, done := false, u.poll(op)
+		if !done && !u.down {
+			// Poll in C for what is left of the spin (at least one
+			// pass), until op completes or something needs the Go side.
+			var req unsafe.Pointer
+			if !op.call {
+				req = op.req
+			}
+			r := u.lib.spin(req, max(u.spin()-time.Since(last), 0), ucxSlice, u.ringFor(), u.want, u.othersWait())
+			busy = u.serviceLocked(r&spinWork != 0)
+			done = u.poll(op)
+		}
 		now := time.Now()
 		if busy {
 			last = now
 		}
-		spun := !done && now.Sub(last) > ucxSpin
+		spun := !done && now.Sub(last) >= u.spin()
 		if spun && !lead {
 			u.sleepers[op] = struct{}{}
 			if u.leader != nil || u.down || u.lwake < 0 {
@@ -94,7 +105,7 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 			// still be gone.
 			checked = now
 			if err := u.h.check(op.pe); err != nil {
-				u.mu.Lock()
+				u.lock()
 				if lead {
 					u.unlead(op)
 				}
@@ -140,7 +151,7 @@ func (u *UCX) sleep(raw bool) error {
 	u.asleep = true
 	u.mu.Unlock()
 	defer func() {
-		u.mu.Lock()
+		u.lock()
 		u.asleep = false
 		u.mu.Unlock()
 	}()
@@ -160,7 +171,7 @@ func (u *UCX) sleep(raw bool) error {
 	}
 	if fds[1].Revents != 0 {
 		var buf [8]byte
-		u.mu.Lock()
+		u.lock()
 		if u.lwake >= 0 {
 			_, _ = unix.Read(u.lwake, buf[:])
 		}
@@ -223,7 +234,7 @@ const (
 // request is left to the progress goroutine, a call to a reply that will
 // find no call.
 func (u *UCX) abandon(op *ucxOp, what string, err error) error {
-	u.mu.Lock()
+	u.lock()
 	defer u.mu.Unlock()
 	if op.finished {
 		return u.opErr(op, what)
@@ -270,10 +281,10 @@ func spinYield(now, yielded time.Time) time.Time {
 const ucxYieldEvery = time.Millisecond
 
 // issuing returns how long the progress goroutine should leave progress
-// to the issuers: ucxLease while one drives it, what is left of the lease
-// the last one took, or 0.
+// to the issuers: ucxLease while one drives it or waits for the lock,
+// what is left of the lease the last one took, or 0.
 func (u *UCX) issuing() time.Duration {
-	if u.drivers.Load() > 0 {
+	if u.drivers.Load() > 0 || u.want.Load() > 0 {
 		return ucxLease
 	}
 	return time.Duration(u.lease.Load() - monoNow())
@@ -292,7 +303,7 @@ func (u *UCX) took() {
 func (u *UCX) handBack() {
 	u.lease.Store(0)
 	if u.parked.Load() {
-		u.mu.Lock()
+		u.lock()
 		if !u.down {
 			u.kick()
 		}
