@@ -69,6 +69,8 @@ type UCX struct {
 	drivers atomic.Int32
 	lease   atomic.Int64
 	parked  atomic.Bool
+	unpark chan struct{} // ends the progress goroutine's park (unparkNow)
+	leaseT *time.Timer   // unparks it when the lease runs out (took)
 	// want counts the threads waiting for mu (lock): a thread polling
 	// the worker in C under mu returns at once when it is above 0. It is
 	// its own allocation, as C reads it.
@@ -154,8 +156,7 @@ const ucxSlice = time.Millisecond
 // leaves progress to the issuers (progressLoop), and so how late it may
 // serve the peers once the issuers stop: where UCP emulates RMA (tcp), a
 // peer's put into this heap lands up to ucxLease later than while this PE
-// is idle. It is also how often the parked progress goroutine wakes to
-// check, while issuers drive progress.
+// is idle.
 const ucxLease = 100 * time.Microsecond
 
 // startUCX exchanges worker addresses and heap keys through the bootstrap
@@ -230,7 +231,9 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 	u := &UCX{me: c.Me, heap: c.Heap, h: c.Health, timeout: c.Timeout, lib: lib, efd: -1, wake: -1, lwake: -1,
 		peers: make([]*ucxPeer, c.N), sleepers: map[*ucxOp]struct{}{}, stop: make(chan struct{}),
 		token: opToken(c.Secret), calls: map[uint64]*ucxOp{}, want: new(atomic.Int32),
-		ring: ringOf(c.Heap)}
+		ring: ringOf(c.Heap), unpark: make(chan struct{}, 1)}
+	u.leaseT = time.AfterFunc(time.Hour, u.unparkNow)
+	u.leaseT.Stop()
 	u.setLog(c.Log)
 	fail := func(err error) (*UCX, []byte, error) {
 		u.shutdown()
@@ -287,6 +290,9 @@ func (u *UCX) lock() {
 	u.want.Add(1)
 	u.mu.Lock()
 	u.want.Add(-1)
+	// The progress goroutine let go of mu and parked for want: the
+	// lease's timer unparks it, whatever this thread does next.
+	u.took()
 }
 
 func (u *UCX) log() logrus.FieldLogger { return *u.logp.Load() }

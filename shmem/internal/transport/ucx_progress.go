@@ -34,33 +34,37 @@ func (u *UCX) kick() {
 // take turns on the lock (a futex sleep and wake-up each time) and the
 // CPUs the peer and the kernel's network path need, and a progress
 // goroutine asleep on the event fd is woken by every reply the issuer is
-// about to consume. It then sleeps on u.wake alone, for at most ucxLease,
-// and an issuer that stops driving with requests still open kicks it
-// (handBack, ucx_wait.go).
+// about to consume. It is then parked on u.unpark, which the lease's
+// timer signals once the issuers have been idle for ucxLease, and an
+// issuer that stops driving with requests still open at once (handBack,
+// ucx_wait.go).
 func (u *UCX) progressLoop() {
 	defer u.wg.Done()
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
 	var buf [8]byte
 	armErr := false
 	var yielded time.Time
+	// check bounds a park whose unpark went missing.
+	check := time.NewTimer(ucxCheckEvery)
+	defer check.Stop()
 	for {
 		select {
 		case <-u.stop:
 			return
 		default:
 		}
-		if u.issuing() > 0 {
-			// rawPpoll keeps the P: let others have it now and then.
-			yielded = spinYield(time.Now(), yielded)
+		if u.issuing() {
+			// Parked off the scheduler's Ps: with a P idle, the
+			// monitor leaves the issuer's P alone while it polls in C
+			// (a P in a cgo call counts as in a system call, and
+			// with none idle the monitor takes it after 20 us and
+			// keeps waking every 20 us).
 			u.parked.Store(true)
-			if d := u.issuing(); d > 0 {
-				if err := rawPpoll(fds[1:], d); err != nil {
-					u.log().Errorf("ucx transport: ppoll: %v", err)
-					time.Sleep(10 * time.Millisecond)
-				}
-				if fds[1].Revents != 0 {
-					_, _ = unix.Read(u.wake, buf[:])
-				}
+			check.Reset(ucxCheckEvery)
+			select {
+			case <-u.unpark:
+			case <-u.stop:
+			case <-check.C:
 			}
 			u.parked.Store(false)
 			continue
@@ -100,11 +104,11 @@ func (u *UCX) progressLoop() {
 	}
 }
 
-// rawPpoll is ppoll(2) for at most d (ucxLease, or a leader's
-// ucxRawSleep: short), without telling the Go scheduler: a goroutine in a system call that the scheduler knows
-// of gets its P taken by sysmon when no P is idle, and sysmon then checks
-// every 20 us, itself a thread waking 50000 times a second. Holding the P
-// for d is what a spin of d would do.
+// rawPpoll is ppoll(2) for at most d (a leader's ucxRawSleep: short),
+// without telling the Go scheduler: a goroutine in a system call that the
+// scheduler knows of gets its P taken by sysmon when no P is idle, and
+// sysmon then checks every 20 us, itself a thread waking 50000 times a
+// second. Holding the P for d is what a spin of d would do.
 func rawPpoll(fds []unix.PollFd, d time.Duration) error {
 	ts := unix.NsecToTimespec(int64(d))
 	_, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)),

@@ -135,9 +135,9 @@ func (u *UCX) drop(op *ucxOp) {
 // event fd and on u.lwake, which whoever else completes the leader's
 // request writes. drivers still counts the leader, so the progress
 // goroutine stays parked. raw (the first ucxRawWait of a wait) sleeps at
-// most ucxRawSleep keeping the P (rawPpoll: the parked progress goroutine
-// holds the other P of a two-P process, and a system call the scheduler
-// knows of would have sysmon take this one and poll every 20 us); later
+// most ucxRawSleep keeping the P (rawPpoll: where no other P is idle, a
+// system call the scheduler knows of would have sysmon take this one and
+// poll every 20 us); later
 // ones sleep up to ucxCheckEvery in a system call the scheduler knows of.
 func (u *UCX) sleep(raw bool) error {
 	armed, err := u.lib.arm()
@@ -280,34 +280,36 @@ func spinYield(now, yielded time.Time) time.Time {
 // ucxYieldEvery is how often a spinning progress loop yields its P.
 const ucxYieldEvery = time.Millisecond
 
-// issuing returns how long the progress goroutine should leave progress
-// to the issuers: ucxLease while one drives it or waits for the lock,
-// what is left of the lease the last one took, or 0.
-func (u *UCX) issuing() time.Duration {
-	if u.drivers.Load() > 0 || u.want.Load() > 0 {
-		return ucxLease
-	}
-	return time.Duration(u.lease.Load() - monoNow())
+// issuing says whether the progress goroutine should leave progress to
+// the issuers: while one drives it or waits for the lock, and until the
+// lease the last one took runs out.
+func (u *UCX) issuing() bool {
+	return u.drivers.Load() > 0 || u.want.Load() > 0 || u.lease.Load() > monoNow()
 }
 
 // took notes an issuer's activity: the progress goroutine leaves the
-// worker to the issuers for the next ucxLease.
+// worker to the issuers for the next ucxLease, and the lease's timer
+// unparks it then.
 func (u *UCX) took() {
 	if t := monoNow() + int64(ucxLease); t > u.lease.Load() {
 		u.lease.Store(t)
 	}
+	u.leaseT.Reset(ucxLease)
 }
 
 // handBack gives progress back to the progress goroutine at once: an
 // issuer stopped driving it with requests still open.
 func (u *UCX) handBack() {
 	u.lease.Store(0)
-	if u.parked.Load() {
-		u.lock()
-		if !u.down {
-			u.kick()
-		}
-		u.mu.Unlock()
+	u.unparkNow()
+}
+
+// unparkNow ends the progress goroutine's park, now or (when it is not
+// parked) at its next one.
+func (u *UCX) unparkNow() {
+	select {
+	case u.unpark <- struct{}{}:
+	default:
 	}
 }
 
