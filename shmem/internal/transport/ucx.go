@@ -69,8 +69,8 @@ type UCX struct {
 	drivers atomic.Int32
 	lease   atomic.Int64
 	parked  atomic.Bool
-	unpark chan struct{} // ends the progress goroutine's park (unparkNow)
-	leaseT *time.Timer   // unparks it when the lease runs out (took)
+	unpark  chan struct{} // ends the progress goroutine's park (unparkNow)
+	leaseT  *time.Timer   // unparks it when the lease runs out (took)
 	// want counts the threads waiting for mu (lock): a thread polling
 	// the worker in C under mu returns at once when it is above 0. It is
 	// its own allocation, as C reads it.
@@ -209,6 +209,7 @@ func startUCX(ctx context.Context, c ucxConfig) (rt remote, lanes []string, err 
 		lanes[pe] = p.lanes
 		u.lock()
 		u.peers[pe] = p
+		u.lib.setEp(pe, e)
 		u.mu.Unlock()
 	}
 	u.wg.Add(2)
@@ -243,6 +244,9 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 		lib.close()
 		u.down = true
 		return nil, nil, err
+	}
+	if err = lib.fastInit(c.Me, c.N, u.token, c.Heap); err != nil {
+		return fail(err)
 	}
 	if u.efd, err = lib.eventFd(); err != nil {
 		return fail(err)

@@ -47,6 +47,7 @@ const (
 	evLost = C.GS_EV_LOST
 	evErr  = C.GS_EV_ERR
 	evOp   = C.GS_EV_OP
+	evRang = C.GS_EV_RANG
 )
 
 type ucxEvent struct {
@@ -113,6 +114,30 @@ func openUCX(name string) (*ucxLib, error) {
 	}
 	return &ucxLib{g: g, ev: (*C.gs_event)(C.calloc(drainBatch, C.sizeof_gs_event))}, nil
 }
+
+// fastInit lets the AM callback answer atomics on heap (gs_amo_fast)
+// from the peers whose endpoints setEp names, with the job's op token.
+// heap is mapped memory (never Go's), which C keeps.
+func (g *ucxLib) fastInit(me, n int, token uint64, heap []byte) error {
+	if st := C.gs_fast_init(g.g, C.uint32_t(me), C.uint32_t(n), C.uint64_t(token),
+		unsafe.Pointer(&heap[0]), C.size_t(len(heap))); st != C.UCS_OK {
+		return ucxError("setting up the atomics' fast path", st)
+	}
+	return nil
+}
+
+// setEp names pe's endpoint to the AM callback (nil: none).
+func (g *ucxLib) setEp(pe int, e *ucxEp) {
+	var ep C.ucp_ep_h
+	if e != nil {
+		ep = e.ep
+	}
+	C.gs_set_ep(g.g, C.uint32_t(pe), ep)
+}
+
+// fastAtomics counts the atomics the AM callback answered (under the
+// lock).
+func (g *ucxLib) fastAtomics() uint64 { return uint64(g.g.fast) }
 
 func (g *ucxLib) close() {
 	C.gs_close(g.g)

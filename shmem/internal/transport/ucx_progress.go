@@ -205,6 +205,8 @@ func (u *UCX) handle(e ucxEvent) {
 		doorbell.Ring(u.heap, false) // after puts: the user waiters
 	case evOp:
 		u.handleOp(p, e.data)
+	case evRang:
+		ringAtomic(u.heap, e.arg != 0) // the callback applied an atomic (gs_amo_fast)
 	case evBye:
 		p.bye = true
 		u.h.bye(pe)
@@ -410,6 +412,7 @@ func (u *UCX) shutdown() {
 				freeReq(p.ringReq)
 				p.ringReq = nil
 			}
+			u.lib.setEp(p.pe, nil)
 			if r := u.lib.release(p.e); r != nil {
 				closing = append(closing, r)
 			}

@@ -145,6 +145,13 @@ func TestUCXAtomicsEveryOpAndWidth(t *testing.T) {
 	heap := jobs[1].Heap
 	const off = 8192
 	r := mrand.New(mrand.NewPCG(1, 2))
+	target := ucxOf(t, jobs[1])
+	fast := func() uint64 {
+		target.mu.Lock()
+		defer target.mu.Unlock()
+		return target.lib.fastAtomics()
+	}
+	before, inC := fast(), uint64(0)
 	for _, width := range []int{1, 2, 4, 8} {
 		for op := OpLoad; op <= OpXor; op++ {
 			for _, rt := range []bool{false, true} {
@@ -173,10 +180,16 @@ func TestUCXAtomicsEveryOpAndWidth(t *testing.T) {
 					require.NoError(t, err)
 					require.Equal(t, wantOld, old, "%v width %d at +%d", atomicop.Op(op), width, at)
 					require.Equal(t, want, heap[off:off+16], "%v width %d at +%d", atomicop.Op(op), width, at)
+					if width >= 4 {
+						inC++
+					}
 				}
 			}
 		}
 	}
+	// The 4- and 8-byte ones were answered by the target's AM callback
+	// (gs_amo_fast), the others by its Go side.
+	assert.Equal(t, inC, fast()-before)
 	_, err := u.Atomic(1, off+1, 4, OpAdd, 1, 0)
 	assert.Error(t, err, "misaligned")
 	_, err = u.Atomic(1, off, 3, OpAdd, 1, 0)
@@ -276,6 +289,13 @@ func TestUCXRemoteWritesWakeWaiters(t *testing.T) {
 			assert.NoError(t, err)
 		}()
 		sleepUntil(t, heap, true, func() bool { return atomic.LoadUint64(word(off+8)) == 7 })
+		// A user atomic wakes user waiters.
+		go func() {
+			time.Sleep(5 * time.Millisecond)
+			_, err := jobs[0].Transport.Atomic(1, uint64(off+16), 4, OpSwap, 9, 0)
+			assert.NoError(t, err)
+		}()
+		sleepUntil(t, heap, false, func() bool { return atomic.LoadUint32((*uint32)(unsafe.Pointer(&heap[off+16]))) == 9 })
 	}
 }
 
