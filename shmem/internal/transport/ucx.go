@@ -64,13 +64,12 @@ type UCX struct {
 	noProgressRing atomic.Bool
 	wake           int // an eventfd that interrupts the progress goroutine's poll
 	// The issuers' hold on progress (progressLoop): how many drive it
-	// now, until when the last one's lease runs (monoNow), and whether
-	// the progress goroutine sleeps because of them.
+	// now, and until when the last one's lease runs (monoNow).
 	drivers atomic.Int32
 	lease   atomic.Int64
-	parked  atomic.Bool
 	unpark  chan struct{} // ends the progress goroutine's park (unparkNow)
 	leaseT  *time.Timer   // unparks it when the lease runs out (took)
+	leaseOn atomic.Bool   // leaseT is armed
 	// want counts the threads waiting for mu (lock): a thread polling
 	// the worker in C under mu returns at once when it is above 0. It is
 	// its own allocation, as C reads it.
@@ -148,9 +147,16 @@ type ucxOp struct {
 // (progressLoop, wait): two would take turns on the lock and on the CPUs
 // the peer and the network need.
 
-// ucxSlice bounds one gs_spin call, so that the Go side checks its peers'
-// health and the time now and then while traffic keeps the worker busy.
-const ucxSlice = time.Millisecond
+// ucxSlice bounds one gs_spin call. Below the Go scheduler's monitor's
+// shortest period (20 us), so that the monitor never sees one cgo call
+// twice: a P it sees in the same system call (a cgo call counts as one)
+// on two of its rounds, with no other P idle, it takes from the thread,
+// and it then checks every 20 us, a thread waking 50000 times a second on
+// the CPUs the poll, the peer and the network need. Nor does the poller
+// yield between slices: a goroutine readied meanwhile runs on an idle P,
+// woken for it, while a Gosched wakes an idle P's thread to find nothing
+// and may move the poller to another thread.
+const ucxSlice = 15 * time.Microsecond
 
 // ucxLease is how long after an issuer's last call the progress goroutine
 // leaves progress to the issuers (progressLoop), and so how late it may
@@ -233,7 +239,7 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 		peers: make([]*ucxPeer, c.N), sleepers: map[*ucxOp]struct{}{}, stop: make(chan struct{}),
 		token: opToken(c.Secret), calls: map[uint64]*ucxOp{}, want: new(atomic.Int32),
 		ring: ringOf(c.Heap), unpark: make(chan struct{}, 1)}
-	u.leaseT = time.AfterFunc(time.Hour, u.unparkNow)
+	u.leaseT = time.AfterFunc(time.Hour, u.leaseEnd)
 	u.leaseT.Stop()
 	u.setLog(c.Log)
 	fail := func(err error) (*UCX, []byte, error) {

@@ -43,10 +43,12 @@ func (u *UCX) progressLoop() {
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
 	var buf [8]byte
 	armErr := false
-	var yielded time.Time
 	// check bounds a park whose unpark went missing.
 	check := time.NewTimer(ucxCheckEvery)
 	defer check.Stop()
+	// last is the time of the last work (or wake-up): the poll goes on
+	// for the wait policy's spin after it.
+	last := time.Now()
 	for {
 		select {
 		case <-u.stop:
@@ -59,14 +61,13 @@ func (u *UCX) progressLoop() {
 			// (a P in a cgo call counts as in a system call, and
 			// with none idle the monitor takes it after 20 us and
 			// keeps waking every 20 us).
-			u.parked.Store(true)
 			check.Reset(ucxCheckEvery)
 			select {
 			case <-u.unpark:
 			case <-u.stop:
 			case <-check.C:
 			}
-			u.parked.Store(false)
+			last = time.Now()
 			continue
 		}
 		u.mu.Lock() // not lock: an issuer polling under mu keeps it
@@ -74,11 +75,14 @@ func (u *UCX) progressLoop() {
 			u.mu.Unlock()
 			return
 		}
-		r := u.lib.spin(nil, u.spin(), ucxSlice, u.ringFor(), u.want, u.othersWait())
+		// Poll for what is left of the spin since the last work.
+		r := u.lib.spin(nil, max(u.spin()-time.Since(last), 0), ucxSlice, u.ringFor(), u.want, u.othersWait())
 		busy := u.serviceLocked(r&spinWork != 0)
+		if busy {
+			last = time.Now()
+		}
 		if busy || r&spinIdle == 0 {
 			u.mu.Unlock()
-			yielded = spinYield(time.Now(), yielded)
 			continue
 		}
 		armed, err := u.lib.arm()
@@ -101,6 +105,7 @@ func (u *UCX) progressLoop() {
 		if fds[1].Revents != 0 {
 			_, _ = unix.Read(u.wake, buf[:])
 		}
+		last = time.Now()
 	}
 }
 

@@ -4,7 +4,6 @@ package transport
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 	"unsafe"
 
@@ -34,7 +33,7 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 	}
 	u.drivers.Add(1)
 	start := time.Now()
-	last, checked, yielded := start, start, start
+	last, checked := start, start
 	lead := false
 	for {
 		u.lock()
@@ -115,7 +114,6 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 				return u.abandon(op, what, err)
 			}
 		}
-		yielded = spinYield(now, yielded)
 	}
 }
 
@@ -264,22 +262,6 @@ func (u *UCX) opErr(op *ucxOp, what string) error {
 	return opError(fmt.Sprintf("%s PE %d", what, op.pe), op.st)
 }
 
-// spinYield lets the spinning goroutine's P run others every ucxYieldEvery
-// (since yielded; it returns the new time of the last yield). Not on every
-// pass: runtime.Gosched wakes an idle P's thread to look for work, which
-// finds none and sleeps again, two context switches per yield, on the CPUs
-// the peer and the network need.
-func spinYield(now, yielded time.Time) time.Time {
-	if now.Sub(yielded) < ucxYieldEvery {
-		return yielded
-	}
-	runtime.Gosched()
-	return now
-}
-
-// ucxYieldEvery is how often a spinning progress loop yields its P.
-const ucxYieldEvery = time.Millisecond
-
 // issuing says whether the progress goroutine should leave progress to
 // the issuers: while one drives it or waits for the lock, and until the
 // lease the last one took runs out.
@@ -289,12 +271,33 @@ func (u *UCX) issuing() bool {
 
 // took notes an issuer's activity: the progress goroutine leaves the
 // worker to the issuers for the next ucxLease, and the lease's timer
-// unparks it then.
+// unparks it then. The timer is armed when it is not already (it re-arms
+// itself while the lease runs: leaseEnd), not moved on every call: moving
+// it wakes the thread that sleeps until the next timer each time.
 func (u *UCX) took() {
 	if t := monoNow() + int64(ucxLease); t > u.lease.Load() {
 		u.lease.Store(t)
 	}
-	u.leaseT.Reset(ucxLease)
+	if !u.leaseOn.Load() && u.leaseOn.CompareAndSwap(false, true) {
+		u.leaseT.Reset(ucxLease)
+	}
+}
+
+// leaseEnd is the lease's timer: it unparks the progress goroutine once
+// the lease has run out, and waits for what is left of it otherwise.
+func (u *UCX) leaseEnd() {
+	for {
+		if d := time.Duration(u.lease.Load() - monoNow()); d > 0 {
+			u.leaseT.Reset(d)
+			return
+		}
+		u.leaseOn.Store(false)
+		// A took between the load and the store found the timer armed.
+		if u.lease.Load() <= monoNow() || !u.leaseOn.CompareAndSwap(false, true) {
+			break
+		}
+	}
+	u.unparkNow()
 }
 
 // handBack gives progress back to the progress goroutine at once: an
