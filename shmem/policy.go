@@ -115,14 +115,13 @@ func (w *World) SetWaitPolicy(p WaitPolicy) error {
 }
 
 // SpinTime is about how long the policy's Spin polls of a condition take
-// (4096 in 18 us here: pollTime): how long a poller that is not a loop
-// over a condition, the ucx transport's poll of its worker in C, polls
-// before it sleeps, so that it waits as the World's other waits do.
-func (p WaitPolicy) SpinTime() time.Duration { return time.Duration(p.Spin) * pollTime }
-
-// pollTime is the time of one poll of a wait's spin (the comment above
-// the policies' constants: 4096 polls in 18 us).
-const pollTime = 18 * time.Microsecond / 4096
+// (4096 in 18 us here, as the comment above the policies' constants says):
+// how long a poller that is not a loop over a condition, the ucx
+// transport's poll of its worker in C, polls before it sleeps, so that it
+// waits as the World's other waits do.
+func (p WaitPolicy) SpinTime() time.Duration {
+	return time.Duration(int64(p.Spin) * int64(18*time.Microsecond) / 4096)
+}
 
 // shareSpin hands the policy's spin to the transport's pollers that are
 // not waits of the World's (SpinTime).

@@ -204,6 +204,45 @@ func readLE(b []byte, width int) uint64 {
 	return v
 }
 
+// The wait policy's spin reaches the ucx transport (SetRemoteSpin), and
+// operations complete whether its threads poll for long (a PE with its own
+// CPU) or sleep at once (a crowded node).
+func TestUCXSpinFromTheWaitPolicy(t *testing.T) {
+	jobs := connectUCXAll(t, []string{"a", "b", "c"}, 5*time.Second)
+	const off, iters = 32768, 200
+	for _, spin := range []time.Duration{2 * time.Millisecond, 0} {
+		for _, j := range jobs {
+			j.Transport.SetRemoteSpin(spin)
+			require.Equal(t, spin, ucxOf(t, j).spin())
+		}
+		start := binary.LittleEndian.Uint64(jobs[2].Heap[off:])
+		var wg sync.WaitGroup
+		for pe := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				src := bytes.Repeat([]byte{byte(pe + 1)}, 4096)
+				dst := make([]byte, 4096)
+				for i := range iters {
+					_, err := jobs[pe].Transport.Atomic(2, off, 8, OpAdd, 1, 0)
+					dOff := uint64(off + 4096*(pe+1))
+					err = errors.Join(err, jobs[pe].Transport.Put(2, dOff, src))
+					if i%16 == 0 {
+						err = errors.Join(err, jobs[pe].Transport.Quiet(), jobs[pe].Transport.Get(2, dOff, dst))
+						assert.Equal(t, src, dst, "spin %v, PE %d", spin, pe)
+					}
+					if !assert.NoError(t, err) {
+						return
+					}
+				}
+				assert.NoError(t, jobs[pe].Transport.Quiet())
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, start+2*iters, binary.LittleEndian.Uint64(jobs[2].Heap[off:]), "spin %v", spin)
+	}
+}
+
 // TestUCXAtomicsAgainstLocalCPU: remote adds over ucx and the target's own
 // CPU atomics on the same words lose no update, at every width.
 func TestUCXAtomicsAgainstLocalCPU(t *testing.T) {
