@@ -135,6 +135,20 @@ func (g *ucxLib) setEp(pe int, e *ucxEp) {
 	C.gs_set_ep(g.g, C.uint32_t(pe), ep)
 }
 
+// await names the reply the polling issuer waits for (call id from pe):
+// the callback takes it without queueing an event (gs_reply_fast).
+// Under the lock, as are awaited and unawait.
+func (g *ucxLib) await(id uint64, pe int) {
+	g.g.await_id, g.g.await_pe, g.g.await_done = C.uint64_t(id), C.uint32_t(pe), 0
+}
+
+// awaited returns the old value the awaited reply carried, and whether it
+// came.
+func (g *ucxLib) awaited() (uint64, bool) { return uint64(g.g.await_old), g.g.await_done != 0 }
+
+// unawait forgets the awaited reply: a later one goes to the Go side.
+func (g *ucxLib) unawait() { g.g.await_id, g.g.await_done = 0, 0 }
+
 // fastAtomics counts the atomics the AM callback answered (under the
 // lock).
 func (g *ucxLib) fastAtomics() uint64 { return uint64(g.g.fast) }

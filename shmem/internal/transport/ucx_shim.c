@@ -51,7 +51,7 @@ static inline int64_t gs_now(void) {
 }
 
 // gs_spin progresses g's worker until the Go side has something to do:
-// events queued, req (when not NULL) complete, another thread waiting for
+// events queued, req (when not NULL) complete, the awaited reply taken, another thread waiting for
 // the worker (*want above 0), or work done while work_ends is set (others'
 // requests may have completed) or *ring says that a waiter may need the
 // heap's bell rung (progress may have applied a peer's put). Otherwise it
@@ -72,7 +72,7 @@ int gs_spin(gs_t *g, void *req, int64_t idle_ns, int64_t max_ns, const uint32_t 
 		if (__atomic_load_n(&g->nev, __ATOMIC_ACQUIRE) > 0) {
 			r |= GS_SPIN_EVENTS;
 		}
-		if (req != NULL && ucp_request_check_status(req) != UCS_INPROGRESS) {
+		if ((req != NULL && ucp_request_check_status(req) != UCS_INPROGRESS) || g->await_done) {
 			r |= GS_SPIN_DONE;
 		}
 		if (__atomic_load_n(want, __ATOMIC_ACQUIRE) > 0) {
@@ -203,6 +203,28 @@ static int gs_amo_fast(gs_t *g, const char *m) {
 	return 1;
 }
 
+// gs_reply_fast takes the reply the issuer polls for (await_id, from
+// await_pe, with the job's token, status 0 and no payload), for gs_spin
+// to see; it returns 0 for any other message.
+static int gs_reply_fast(gs_t *g, const char *m) {
+	uint32_t kind, from;
+	uint64_t id, token;
+	int32_t status;
+	memcpy(&kind, m, 4);
+	memcpy(&from, m + 4, 4);
+	memcpy(&id, m + 8, 8);
+	memcpy(&token, m + 16, 8);
+	memcpy(&status, m + 52, 4);
+	if (kind != GS_OP_REPLY || g->await_id == 0 || id != g->await_id || from != g->await_pe || token != g->token ||
+	    status != 0) {
+		return 0;
+	}
+	memcpy(&g->await_old, m + 24, 8);
+	g->await_done = 1;
+	g->await_id = 0;
+	return 1;
+}
+
 // gs_op_cb answers an atomic (gs_amo_fast) or queues a copy of an
 // operation or reply message: the Go side executes it after the progress
 // call returns, outside any UCX callback.
@@ -212,7 +234,7 @@ static ucs_status_t gs_op_cb(void *arg, const void *header, size_t header_length
 	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || header_length + length < GS_OP_MIN) {
 		return UCS_OK; // not ours: ours are sent eager, with the full header
 	}
-	if (header_length == 0 && length == GS_OP_MIN && gs_amo_fast(g, data)) {
+	if (header_length == 0 && length == GS_OP_MIN && (gs_reply_fast(g, data) || gs_amo_fast(g, data))) {
 		return UCS_OK;
 	}
 	char *copy = malloc(header_length + length);

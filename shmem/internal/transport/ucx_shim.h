@@ -57,6 +57,12 @@ typedef struct {
 	uint32_t me, npe;
 	ucp_ep_h *eps; // by PE; NULL for PEs not reached over UCX
 	uint64_t fast; // atomics answered in the callback
+	// The reply an issuer polls for (gs_spin): set by the Go side, which
+	// reads await_old once await_done is set. The reply then queues no
+	// event.
+	uint64_t await_id, await_old;
+	uint32_t await_pe;
+	int32_t await_done;
 } gs_t;
 
 typedef struct {

@@ -46,11 +46,24 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 		if !done && !u.down {
 			// Poll in C for what is left of the spin (at least one
 			// pass), until op completes or something needs the Go side.
+			// A call's reply without payload (an atomic's) is taken by
+			// the AM callback for this poll (gs_reply_fast).
+			fast := op.call && len(op.res) == 0
 			var req unsafe.Pointer
-			if !op.call {
+			if fast {
+				u.lib.await(op.id, op.pe)
+			} else if !op.call {
 				req = op.req
 			}
 			r := u.lib.spin(req, max(u.spin()-time.Since(last), 0), ucxSlice, u.ringFor(), u.want, u.othersWait())
+			if fast {
+				if old, ok := u.lib.awaited(); ok && u.calls[op.id] == op {
+					delete(u.calls, op.id)
+					op.old = old
+					u.finishCall(op, stOK)
+				}
+				u.lib.unawait()
+			}
 			busy = u.serviceLocked(r&spinWork != 0)
 			done = u.poll(op)
 		}
