@@ -25,6 +25,15 @@ import (
 // message each way: UCP's own atomics are AM-emulated in its CPU atomic
 // mode anyway (what that mode needs to be coherent with the target's CPU),
 // and needed a separate doorbell message after them.
+//
+// A 4- or 8-byte atomic is applied and answered inside the AM callback
+// (gs_amo_fast in ucx_shim.c), as UCP answers its own emulated atomics: the
+// answer then waits for no return to Go, and the Go side only rings the
+// bell when waiters are registered (GS_EV_RANG). The C switch applies the
+// sequentially consistent atomics sync/atomic applies, so it stays atomic
+// with atomicop's; TestUCXAtomicsEveryOpAndWidth checks every op against
+// atomicop.Apply. The issuer's poll likewise takes the reply it waits for
+// in the callback (gs_reply_fast).
 
 // A GS_AM_OP message starts with opHdrSize bytes (little endian):
 //
