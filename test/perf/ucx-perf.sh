@@ -24,8 +24,8 @@
 # get there (its responder progresses once per iteration of its own loop,
 # runs out of iterations early and then serves the remaining gets once per
 # millisecond, from the poll of its out-of-band barrier: ~1100 us per 8-byte
-# get, the floor of the tables before session 8). ucx_perftest gets the UCX settings the transport changes unless
-# the user set them (64 KiB segments for UCX's tcp transport: see
+# get, the floor of the tables before session 8). ucx_perftest gets the UCX
+# settings the transport changes unless the user set them (64 KiB segments for UCX's tcp transport: see
 # ucxDefaults in shmem/internal/transport/ucx_cgo.go), so that both ucx
 # columns run the same UCX. Every figure runs ROUNDS times, the three runtimes alternating
 # within each round, and the table shows the median of the rounds (the
