@@ -403,6 +403,7 @@ func (u *UCX) shutdown() {
 		close(u.stop)
 		u.kick()
 		u.wg.Wait()
+		u.leaseT.Stop()
 		u.lock()
 		defer u.mu.Unlock()
 		if u.down {

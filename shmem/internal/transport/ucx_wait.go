@@ -14,8 +14,9 @@ import (
 //
 // One thread at a time progresses a PE's worker. An issuer waiting for
 // its request drives progress itself: it polls the worker in C (gs_spin)
-// while progress does work and for the wait policy's spin after, then sleeps in poll(2) on the worker's event fd
-// as the leader, and the progress goroutine stays parked meanwhile
+// while progress does work and for the wait policy's spin after, then
+// sleeps in poll(2) on the worker's event fd as the leader, and the
+// progress goroutine stays parked meanwhile
 // (progressLoop). So the reply that completes a request wakes the thread
 // that waits for it and no other: no wake-up of the progress goroutine,
 // and no hand-off from it to the issuer through the Go scheduler (each a
@@ -148,8 +149,8 @@ func (u *UCX) drop(op *ucxOp) {
 // goroutine stays parked. raw (the first ucxRawWait of a wait) sleeps at
 // most ucxRawSleep keeping the P (rawPpoll: where no other P is idle, a
 // system call the scheduler knows of would have sysmon take this one and
-// poll every 20 us); later
-// ones sleep up to ucxCheckEvery in a system call the scheduler knows of.
+// poll every 20 us); later ones sleep up to ucxCheckEvery in a system call
+// the scheduler knows of.
 func (u *UCX) sleep(raw bool) error {
 	armed, err := u.lib.arm()
 	lwake := u.lwake
