@@ -37,7 +37,8 @@ import (
 // Size is the number of bytes the doorbell occupies at the start of a heap.
 const Size = 64
 
-// Bell is the doorbell at the start of a heap.
+// Bell is the doorbell at the start of a heap. The ucx transport's C side
+// reads the three counts by this layout (gs_amo_fast in ucx_shim.c).
 type Bell struct {
 	seq  uint32
 	user uint32 // waiters woken by every write
