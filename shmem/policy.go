@@ -110,7 +110,25 @@ func (w *World) SetWaitPolicy(p WaitPolicy) error {
 		return errf(ErrInvalid, "wait policy %+v", p)
 	}
 	w.waiter = p.waiter()
+	w.shareSpin()
 	return nil
+}
+
+// SpinTime is about how long the policy's Spin polls of a condition take
+// (4096 in 18 us here, as the comment above the policies' constants says):
+// how long a poller that is not a loop over a condition, the ucx
+// transport's poll of its worker in C, polls before it sleeps, so that it
+// waits as the World's other waits do.
+func (p WaitPolicy) SpinTime() time.Duration {
+	return time.Duration(int64(p.Spin) * int64(18*time.Microsecond) / 4096)
+}
+
+// shareSpin hands the policy's spin to the transport's pollers that are
+// not waits of the World's (SpinTime).
+func (w *World) shareSpin() {
+	if s, ok := w.tr.(interface{ SetRemoteSpin(time.Duration) }); ok {
+		s.SetRemoteSpin(w.WaitPolicy().SpinTime())
+	}
 }
 
 func (p WaitPolicy) waiter() doorbell.Waiter {

@@ -33,6 +33,17 @@ func TestChooseWaitPolicy(t *testing.T) {
 	}
 }
 
+// SpinTime is what the policy's spin polls take: about 300 us for a
+// process PE with a CPU of its own, next to nothing on a crowded node, so
+// that a poller outside the wait loop (ucx's, in C) burns no CPU there.
+func TestWaitPolicySpinTime(t *testing.T) {
+	own := shmem.ChooseWaitPolicy(1, 2, true, 0).SpinTime()
+	require.InDelta(t, 288e3, float64(own.Nanoseconds()), 1e3)
+	require.Equal(t, 18*time.Microsecond, shmem.ChooseWaitPolicy(2, 8, false, 0).SpinTime())
+	require.Less(t, shmem.ChooseWaitPolicy(8, 2, true, 0).SpinTime(), time.Microsecond)
+	require.Zero(t, shmem.WaitPolicy{}.SpinTime())
+}
+
 // The World's policy follows GSHMEM_SPIN (Options.Spin), and bad policies
 // are refused.
 func TestWorldWaitPolicy(t *testing.T) {

@@ -194,6 +194,7 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 		return nil, err
 	}
 	w.waiter = ChooseWaitPolicy(boot.LocalSize(), runtime.NumCPU(), boot.Name() != "inproc", o.Spin).waiter()
+	w.shareSpin()
 	// A sleeping waiter learns at once that the World ended.
 	w.stopRing = context.AfterFunc(w.ctx, func() {
 		w.ringMu.Lock()

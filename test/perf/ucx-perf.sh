@@ -10,7 +10,7 @@
 # through netns-exec.sh as through ssh):
 #
 #   put 8 B + quiet   gshmem perf put_latency      ucx_perftest ucp_put_lat (x2, see below)
-#   get 8 B           gshmem perf get_latency      ucx_perftest ucp_get
+#   get 8 B           gshmem perf get_latency      ucx_perftest ucp_fadd (see below)
 #   fetch-add 8 B     gshmem perf atomic_latency   ucx_perftest ucp_fadd
 #   put bw 64K, 1M    gshmem perf put_bw           ucx_perftest ucp_put_bw -O WINDOW
 #   get bw 64K, 1M    gshmem perf get_bw           ucx_perftest ucp_get -O WINDOW
@@ -18,8 +18,14 @@
 # ucp_put_lat is a ping-pong (each side puts, the other polls memory) and
 # reports half its round trip; a put completed by a flush (put + quiet)
 # needs the whole round trip, so its floor is twice that figure. Both are
-# printed. ucx_perftest gets the UCX settings the transport changes unless
-# the user set them (64 KiB segments for UCX's tcp transport: see
+# printed. Over an emulated lane (UCX_TLS=tcp) a get and a fetch-add are the
+# same exchange, a request the target's progress answers with one reply, so
+# ucp_fadd is get's floor too: ucx_perftest 1.13's ucp_get times no single
+# get there (its responder progresses once per iteration of its own loop,
+# runs out of iterations early and then serves the remaining gets once per
+# millisecond, from the poll of its out-of-band barrier: ~1100 us per 8-byte
+# get, the floor of the tables before session 8). ucx_perftest gets the UCX
+# settings the transport changes unless the user set them (64 KiB segments for UCX's tcp transport: see
 # ucxDefaults in shmem/internal/transport/ucx_cgo.go), so that both ucx
 # columns run the same UCX. Every figure runs ROUNDS times, the three runtimes alternating
 # within each round, and the table shows the median of the rounds (the
@@ -35,6 +41,9 @@
 #   BW_ITERS=20         timed windows of a bandwidth figure (per size)
 #   WORK=DIR            scratch and raw outputs (default a new /tmp dir)
 #   GSHMEM=BIN          a gshmem built with -tags ucx (default: built here)
+#   GSHMEM_B=BIN        a second one (an A/B in one sitting: its ucx figures
+#                       run in every round too, A and B taking turns to go
+#                       first, and the table gets a "ucx B" column)
 #   MAXLOAD=4           before each round, wait (up to WAIT_MAX seconds,
 #                       default 300) for the 1-minute load average to fall
 #                       below MAXLOAD, so that others' jobs skew less; the
@@ -75,6 +84,9 @@ if [ -z "${GSHMEM:-}" ]; then
 else
 	BUILT="gshmem $GSHMEM (GSHMEM, not built here)"
 fi
+if [ -n "${GSHMEM_B:-}" ]; then
+	BUILT="$BUILT; ucx B: $GSHMEM_B (GSHMEM_B)"
+fi
 
 pids=()
 cleanup() {
@@ -87,14 +99,14 @@ trap cleanup EXIT
 EXEC=$TEST/netns-exec.sh
 HOST2=$GSHMEM_NETNS_SUBNET.2
 
-# gshmem TRANSPORT NAME TEST ARGS...: one gshmem perf job across the hosts.
+# gshmem BIN TRANSPORT NAME TEST ARGS...: one gshmem perf job across the hosts.
 gshmem() {
-	local tr=$1 name=$2 test=$3
-	shift 3
+	local bin=$1 tr=$2 name=$3 test=$4
+	shift 4
 	timeout 300 "$EXEC" "${P}1" -- mpiexec.hydra -launcher rsh -launcher-exec "$EXEC" -hosts "${P}1:1,${P}2:1" -n 2 \
 		-genv GSHMEM_REMOTE_TRANSPORT "$tr" -genv UCX_TLS "$UCX_TLS" -genv UCX_NET_DEVICES "$UCX_NET_DEVICES" \
 		-genv UCX_TCP_TX_SEG_SIZE "$UCX_TCP_TX_SEG_SIZE" -genv UCX_TCP_RX_SEG_SIZE "$UCX_TCP_RX_SEG_SIZE" \
-		"$GSHMEM" perf "$test" --json "$WORK/raw/$name.json" "$@" >"$WORK/raw/$name.txt" 2>&1 ||
+		"$bin" perf "$test" --json "$WORK/raw/$name.json" "$@" >"$WORK/raw/$name.txt" 2>&1 ||
 		{ echo "ucx-perf.sh: gshmem perf $test over $tr failed:" >&2; cat "$WORK/raw/$name.txt" >&2; exit 1; }
 }
 
@@ -132,15 +144,23 @@ settle() {
 for r in $(seq "$ROUNDS"); do
 	settle
 	echo "round $r of $ROUNDS (load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$WORK/loads" >&2
-	for tr in tcp ucx; do
-		gshmem "$tr" "$tr.put_lat.$r" put_latency "${lat[@]}"
-		gshmem "$tr" "$tr.get_lat.$r" get_latency "${lat[@]}"
-		gshmem "$tr" "$tr.fadd_lat.$r" atomic_latency --op fetch_add --datatype int64 --iters "$LAT_ITERS"
-		gshmem "$tr" "$tr.put_bw.$r" put_bw "${bw[@]}"
-		gshmem "$tr" "$tr.get_bw.$r" get_bw "${bw[@]}"
-	done
+	# figures BIN TRANSPORT NAME: the five gshmem figures of one runtime.
+	figures() {
+		gshmem "$1" "$2" "$3.put_lat.$r" put_latency "${lat[@]}"
+		gshmem "$1" "$2" "$3.get_lat.$r" get_latency "${lat[@]}"
+		gshmem "$1" "$2" "$3.fadd_lat.$r" atomic_latency --op fetch_add --datatype int64 --iters "$LAT_ITERS"
+		gshmem "$1" "$2" "$3.put_bw.$r" put_bw "${bw[@]}"
+		gshmem "$1" "$2" "$3.get_bw.$r" get_bw "${bw[@]}"
+	}
+	figures "$GSHMEM" tcp tcp
+	if [ -n "${GSHMEM_B:-}" ] && [ $((r % 2)) = 0 ]; then
+		figures "$GSHMEM_B" ucx ucxb
+		figures "$GSHMEM" ucx ucx
+	else
+		figures "$GSHMEM" ucx ucx
+		[ -z "${GSHMEM_B:-}" ] || figures "$GSHMEM_B" ucx ucxb
+	fi
 	perftest "pt.put_lat.$r" -t ucp_put_lat -s 8 -n "$LAT_ITERS" -w 300
-	perftest "pt.get_lat.$r" -t ucp_get -s 8 -n "$LAT_ITERS" -w 300
 	perftest "pt.fadd_lat.$r" -t ucp_fadd -s 8 -n "$LAT_ITERS" -w 300
 	for s in 65536 1048576; do
 		n=$((BW_ITERS * WINDOW))

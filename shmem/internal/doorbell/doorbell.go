@@ -37,7 +37,8 @@ import (
 // Size is the number of bytes the doorbell occupies at the start of a heap.
 const Size = 64
 
-// Bell is the doorbell at the start of a heap.
+// Bell is the doorbell at the start of a heap. The ucx transport's C side
+// reads the three counts by this layout (gs_amo_fast in ucx_shim.c).
 type Bell struct {
 	seq  uint32
 	user uint32 // waiters woken by every write
@@ -98,6 +99,11 @@ func (b *Bell) RingLock() {
 		b.wake()
 	}
 }
+
+// UserWaiters is the address of b's count of user waiters, for a poller
+// outside Go (the ucx transport's, in C) that must stop when a write it
+// applied needs Ring: it reads the count atomically and never writes it.
+func (b *Bell) UserWaiters() *uint32 { return &b.user }
 
 func (b *Bell) wake() {
 	atomic.AddUint32(&b.seq, 1)

@@ -331,6 +331,15 @@ func (m *Multi) watch(l *link) {
 	}
 }
 
+// SetRemoteSpin sets how long the remote transport's threads poll for
+// news before they sleep (the World's wait policy's spin, SpinTime), where
+// it has such a poll (ucx).
+func (m *Multi) SetRemoteSpin(d time.Duration) {
+	if s, ok := m.rem.(interface{ setSpin(time.Duration) }); ok {
+		s.setSpin(d)
+	}
+}
+
 // SetLog replaces the logger (the World's, once it exists).
 func (m *Multi) SetLog(l logrus.FieldLogger) {
 	if m.rem != nil {

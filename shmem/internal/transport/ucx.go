@@ -17,6 +17,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"golang.org/x/sys/unix"
+
+	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 )
 
 // UCXBuilt says whether this program can reach remote peers over UCX.
@@ -45,7 +47,7 @@ const UCXBuilt = true
 // thread at a time drives progress: an operation's issuer while it waits
 // (spinning, then asleep in poll(2) on the worker's event fd: ucx_wait.go),
 // otherwise the PE's progress goroutine, which sleeps in poll(2) on the
-// event fd when idle (after ucxIdleSpin without work).
+// event fd when idle (after the wait policy's spin without work).
 // Liveness is UCP's peer error handling (an endpoint error callback) plus
 // a heartbeat message, as on tcp.
 type UCX struct {
@@ -62,11 +64,21 @@ type UCX struct {
 	noProgressRing atomic.Bool
 	wake           int // an eventfd that interrupts the progress goroutine's poll
 	// The issuers' hold on progress (progressLoop): how many drive it
-	// now, until when the last one's lease runs (monoNow), and whether
-	// the progress goroutine sleeps because of them.
+	// now, and until when the last one's lease runs (monoNow).
 	drivers atomic.Int32
 	lease   atomic.Int64
-	parked  atomic.Bool
+	unpark  chan struct{} // ends the progress goroutine's park (unparkNow)
+	leaseT  *time.Timer   // unparks it when the lease runs out (took)
+	leaseOn atomic.Bool   // leaseT is armed
+	// want counts the threads waiting for mu (lock): a thread polling
+	// the worker in C under mu returns at once when it is above 0. It is
+	// its own allocation, as C reads it.
+	want *atomic.Int32
+	// spinNs is how long a thread polls the worker before it sleeps
+	// (SetRemoteSpin).
+	spinNs atomic.Int64
+	// ring is the heap's user waiter count, for gs_spin.
+	ring *uint32
 
 	mu       sync.Mutex        // every call into lib, and the fields below
 	peers    []*ucxPeer        // by PE; nil for PEs reached otherwise
@@ -121,33 +133,36 @@ type ucxOp struct {
 	err  error
 }
 
-// ucxSpin is how long an issuer keeps driving progress after the last
-// work before it sleeps (as the leader, on the worker's event fd:
-// ucx_wait.go): a round trip over tcp between the namespace hosts, a few
-// of an RDMA fabric, so that latency does not pay for a wake-up. With the
-// progress goroutine parked meanwhile, the spinning issuer is the PE's
-// only spinning thread (with 200 us spins and a spinning progress
-// goroutine besides, put + quiet latency doubled: test/perf/ucx-2026-12-01.txt).
-var ucxSpin = 50 * time.Microsecond
-
-// ucxIdleSpin is how long the progress goroutine keeps progressing after
-// its last work before it sleeps on the worker's event fd. A target
+// How long a thread polls the worker for news (in C: gs_spin) before it
+// sleeps on the worker's event fd is the World's wait policy's spin
+// (SetRemoteSpin; 0 until the World sets it): an issuer waiting for its
+// request, and the progress goroutine after its last work. A target
 // serves a peer's atomics, accumulates and (where UCP emulates RMA) puts
-// and gets in its progress: while a peer issues them back to back, the
-// next one comes within a round trip, and a target that went to sleep in
-// between adds a wake-up to every operation (between the namespace hosts:
-// UCP's own put + flush took 20 us against a spinning target, 60 us
-// against one sleeping on its event fd; on the shared 2-CPU machine round
-// trips often exceed 50 us, and a 200 us spin took fetch-add from 65-140
-// to 45-60 us: test/perf/ucx-2026-12-01-s7.txt). Idle for longer, it sleeps.
-const ucxIdleSpin = 200 * time.Microsecond
+// and gets in its progress, so a target asleep between two of them adds
+// a wake-up to each (between the namespace hosts UCP's own put + flush
+// took 20 us against a polling target, 60 us against one asleep on its
+// event fd: test/perf/ucx-2026-12-01-s7.txt). A PE with a CPU of its own
+// polls as long as its other waits do, a crowded node's PEs (more PEs
+// than CPUs) hardly at all. One thread of a PE polls at a time
+// (progressLoop, wait): two would take turns on the lock and on the CPUs
+// the peer and the network need.
+
+// ucxSlice bounds one gs_spin call. Below the Go scheduler's monitor's
+// shortest period (20 us), so that the monitor never sees one cgo call
+// twice: a P it sees in the same system call (a cgo call counts as one)
+// on two of its rounds, with no other P idle, it takes from the thread,
+// and it then checks every 20 us, a thread waking 50000 times a second on
+// the CPUs the poll, the peer and the network need. Nor does the poller
+// yield between slices: a goroutine readied meanwhile runs on an idle P,
+// woken for it, while a Gosched wakes an idle P's thread to find nothing
+// and may move the poller to another thread.
+const ucxSlice = 15 * time.Microsecond
 
 // ucxLease is how long after an issuer's last call the progress goroutine
 // leaves progress to the issuers (progressLoop), and so how late it may
 // serve the peers once the issuers stop: where UCP emulates RMA (tcp), a
 // peer's put into this heap lands up to ucxLease later than while this PE
-// is idle. It is also how often the parked progress goroutine wakes to
-// check, while issuers drive progress.
+// is idle.
 const ucxLease = 100 * time.Microsecond
 
 // startUCX exchanges worker addresses and heap keys through the bootstrap
@@ -198,8 +213,9 @@ func startUCX(ctx context.Context, c ucxConfig) (rt remote, lanes []string, err 
 		p.lanes = summarizeLanes(u.lib.info(e))
 		p.swRMA = strings.Contains(p.lanes, swRMANote)
 		lanes[pe] = p.lanes
-		u.mu.Lock()
+		u.lock()
 		u.peers[pe] = p
+		u.lib.setEp(pe, e)
 		u.mu.Unlock()
 	}
 	u.wg.Add(2)
@@ -221,7 +237,10 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 	}
 	u := &UCX{me: c.Me, heap: c.Heap, h: c.Health, timeout: c.Timeout, lib: lib, efd: -1, wake: -1, lwake: -1,
 		peers: make([]*ucxPeer, c.N), sleepers: map[*ucxOp]struct{}{}, stop: make(chan struct{}),
-		token: opToken(c.Secret), calls: map[uint64]*ucxOp{}}
+		token: opToken(c.Secret), calls: map[uint64]*ucxOp{}, want: new(atomic.Int32),
+		ring: ringOf(c.Heap), unpark: make(chan struct{}, 1)}
+	u.leaseT = time.AfterFunc(time.Hour, u.leaseEnd)
+	u.leaseT.Stop()
 	u.setLog(c.Log)
 	fail := func(err error) (*UCX, []byte, error) {
 		u.shutdown()
@@ -231,6 +250,9 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 		lib.close()
 		u.down = true
 		return nil, nil, err
+	}
+	if err = lib.fastInit(c.Me, c.N, u.token, c.Heap); err != nil {
+		return fail(err)
 	}
 	if u.efd, err = lib.eventFd(); err != nil {
 		return fail(err)
@@ -254,6 +276,34 @@ func openUCXPE(c ucxConfig) (*UCX, []byte, error) {
 }
 
 func (u *UCX) setLog(l logrus.FieldLogger) { u.logp.Store(&l) }
+
+// setSpin sets how long this PE's threads poll the worker before they
+// sleep: the World's wait policy's spin (WaitPolicy.SpinTime).
+func (u *UCX) setSpin(d time.Duration) { u.spinNs.Store(int64(max(d, 0))) }
+
+func (u *UCX) spin() time.Duration { return time.Duration(u.spinNs.Load()) }
+
+// ringOf is the user waiter count of heap's bell (nil without one).
+func ringOf(heap []byte) *uint32 {
+	if b := doorbell.At(heap); b != nil {
+		return b.UserWaiters()
+	}
+	return nil
+}
+
+// lock takes mu, telling a thread that polls the worker under it (in C)
+// to let go.
+func (u *UCX) lock() {
+	if u.mu.TryLock() {
+		return
+	}
+	u.want.Add(1)
+	u.mu.Lock()
+	u.want.Add(-1)
+	// The progress goroutine let go of mu and parked for want: the
+	// lease's timer unparks it, whatever this thread does next.
+	u.took()
+}
 
 func (u *UCX) log() logrus.FieldLogger { return *u.logp.Load() }
 

@@ -25,6 +25,15 @@ import (
 // message each way: UCP's own atomics are AM-emulated in its CPU atomic
 // mode anyway (what that mode needs to be coherent with the target's CPU),
 // and needed a separate doorbell message after them.
+//
+// A 4- or 8-byte atomic is applied and answered inside the AM callback
+// (gs_amo_fast in ucx_shim.c), as UCP answers its own emulated atomics: the
+// answer then waits for no return to Go, and the Go side only rings the
+// bell when waiters are registered (GS_EV_RANG). The C switch applies the
+// sequentially consistent atomics sync/atomic applies, so it stays atomic
+// with atomicop's; TestUCXAtomicsEveryOpAndWidth checks every op against
+// atomicop.Apply. The issuer's poll likewise takes the reply it waits for
+// in the callback (gs_reply_fast).
 
 // A GS_AM_OP message starts with opHdrSize bytes (little endian):
 //
@@ -106,7 +115,7 @@ func (u *UCX) call(p *ucxPeer, h opHeader, payload, res []byte) (*ucxOp, error) 
 	msg := make([]byte, opHdrSize+len(payload))
 	copy(msg[opHdrSize:], payload)
 	op := &ucxOp{pe: p.pe, call: true, res: res, done: make(chan struct{})}
-	u.mu.Lock()
+	u.lock()
 	defer u.mu.Unlock()
 	if u.down {
 		return nil, fmt.Errorf("%w: transport closed", ErrPeerLost)
@@ -128,7 +137,7 @@ func (u *UCX) call(p *ucxPeer, h opHeader, payload, res []byte) (*ucxOp, error) 
 
 // fenceFlush flushes p's endpoint when a Fence came after puts to p.
 func (u *UCX) fenceFlush(p *ucxPeer) error {
-	u.mu.Lock()
+	u.lock()
 	if !p.fenced || u.down {
 		u.mu.Unlock()
 		return nil
@@ -313,7 +322,7 @@ func (u *UCX) Accumulate(pe int, a *Acc) error {
 		for _, c := range calls {
 			u.pending(p, c)
 		}
-		u.mu.Lock()
+		u.lock()
 		p.dirty = true
 		u.mu.Unlock()
 		return nil

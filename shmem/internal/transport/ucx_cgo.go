@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -45,6 +47,7 @@ const (
 	evLost = C.GS_EV_LOST
 	evErr  = C.GS_EV_ERR
 	evOp   = C.GS_EV_OP
+	evRang = C.GS_EV_RANG
 )
 
 type ucxEvent struct {
@@ -112,12 +115,71 @@ func openUCX(name string) (*ucxLib, error) {
 	return &ucxLib{g: g, ev: (*C.gs_event)(C.calloc(drainBatch, C.sizeof_gs_event))}, nil
 }
 
+// fastInit lets the AM callback answer atomics on heap (gs_amo_fast)
+// from the peers whose endpoints setEp names, with the job's op token.
+// heap is mapped memory (never Go's), which C keeps.
+func (g *ucxLib) fastInit(me, n int, token uint64, heap []byte) error {
+	if st := C.gs_fast_init(g.g, C.uint32_t(me), C.uint32_t(n), C.uint64_t(token),
+		unsafe.Pointer(&heap[0]), C.size_t(len(heap))); st != C.UCS_OK {
+		return ucxError("setting up the atomics' fast path", st)
+	}
+	return nil
+}
+
+// setEp names pe's endpoint to the AM callback (nil: none).
+func (g *ucxLib) setEp(pe int, e *ucxEp) {
+	var ep C.ucp_ep_h
+	if e != nil {
+		ep = e.ep
+	}
+	C.gs_set_ep(g.g, C.uint32_t(pe), ep)
+}
+
+// await names the reply the polling issuer waits for (call id from pe):
+// the callback takes it without queueing an event (gs_reply_fast).
+// Under the lock, as are awaited and unawait.
+func (g *ucxLib) await(id uint64, pe int) {
+	g.g.await_id, g.g.await_pe, g.g.await_done = C.uint64_t(id), C.uint32_t(pe), 0
+}
+
+// awaited returns the old value the awaited reply carried, and whether it
+// came.
+func (g *ucxLib) awaited() (uint64, bool) { return uint64(g.g.await_old), g.g.await_done != 0 }
+
+// unawait forgets the awaited reply: a later one goes to the Go side.
+func (g *ucxLib) unawait() { g.g.await_id, g.g.await_done = 0, 0 }
+
+// fastAtomics counts the atomics the AM callback answered (under the
+// lock).
+func (g *ucxLib) fastAtomics() uint64 { return uint64(g.g.fast) }
+
 func (g *ucxLib) close() {
 	C.gs_close(g.g)
 	C.free(unsafe.Pointer(g.ev))
 }
 
-func (g *ucxLib) progress() bool { return C.ucp_worker_progress(g.g.worker) != 0 }
+// spin's reasons to return (gs_spin in ucx_shim.c).
+const (
+	spinWork   = C.GS_SPIN_WORK
+	spinEvents = C.GS_SPIN_EVENTS
+	spinDone   = C.GS_SPIN_DONE
+	spinWant   = C.GS_SPIN_WANT
+	spinIdle   = C.GS_SPIN_IDLE
+)
+
+// spin progresses the worker in C until the Go side has something to do
+// (gs_spin says what), or progress found nothing to do for idle, or for
+// at most max in all. ring is the heap's user waiter count (nil: do not
+// stop for it), want the count of threads waiting for the worker's lock;
+// workEnds stops it after any work. It returns gs_spin's mask.
+func (g *ucxLib) spin(req unsafe.Pointer, idle, max time.Duration, ring *uint32, want *atomic.Int32, workEnds bool) int {
+	we := C.int(0)
+	if workEnds {
+		we = 1
+	}
+	return int(C.gs_spin(g.g, req, C.int64_t(idle), C.int64_t(max), (*C.uint32_t)(unsafe.Pointer(ring)),
+		(*C.int32_t)(unsafe.Pointer(want)), we))
+}
 
 // arm returns true when the worker's event fd will signal the next event,
 // false when there is work to progress first.

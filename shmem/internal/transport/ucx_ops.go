@@ -27,7 +27,7 @@ func (u *UCX) start(pe int, buf []byte, issue func() res) (*ucxOp, error) {
 	if len(buf) > 0 {
 		op.pin.Pin(&buf[0])
 	}
-	u.mu.Lock()
+	u.lock()
 	if u.down {
 		u.mu.Unlock()
 		op.pin.Unpin()
@@ -94,7 +94,7 @@ func (u *UCX) pending(p *ucxPeer, op *ucxOp) {
 	if op.done == nil {
 		op.done = make(chan struct{})
 	}
-	u.mu.Lock()
+	u.lock()
 	defer u.mu.Unlock()
 	if len(p.nbi) >= 256 {
 		keep := p.nbi[:0]
@@ -143,7 +143,7 @@ func (u *UCX) GetNBI(pe int, off uint64, dst []byte) error {
 // flush before the next operation message to each target written since
 // the last Quiet) before its later atomics and accumulates.
 func (u *UCX) Fence() error {
-	u.mu.Lock()
+	u.lock()
 	defer u.mu.Unlock()
 	if u.down {
 		return nil
@@ -162,7 +162,7 @@ func (u *UCX) Quiet() error {
 	var flushes []*ucxOp
 	var nbi []*ucxOp
 	var first error
-	u.mu.Lock()
+	u.lock()
 	for _, p := range u.peers {
 		if p == nil || !p.dirty {
 			continue
@@ -195,7 +195,7 @@ func (u *UCX) Quiet() error {
 func (u *UCX) flushAll(ctx context.Context) error {
 	var ops []*ucxOp
 	var first error
-	u.mu.Lock()
+	u.lock()
 	for _, p := range u.peers {
 		if p == nil {
 			continue

@@ -24,54 +24,65 @@ func (u *UCX) kick() {
 
 // progressLoop is the PE's one progress goroutine: it serves the peers'
 // messages, UCP's emulated operations aimed at this heap, and the issuers
-// asleep on their requests; idle for ucxIdleSpin, it sleeps in poll(2).
+// asleep on their requests. It polls the worker in C (gs_spin) until it
+// has had nothing to do for the wait policy's spin, then sleeps in poll(2)
+// on the worker's event fd.
 //
-// While an issuer drives progress itself (wait's spin), or issued within
-// the last ucxLease, it stays off the lock and off the worker's event fd:
-// two threads of one PE progressing the same worker take turns on the
-// lock (a futex sleep and wake-up each time) and the CPUs the peer and the
-// kernel's network path need, and a progress goroutine asleep on the event
-// fd is woken by every reply the issuer is about to consume. It then
-// sleeps on u.wake alone, for at most ucxLease, and an issuer that stops
-// driving with requests still open kicks it (handBack, ucx_wait.go).
+// While an issuer drives progress itself (wait), waits for the lock, or
+// issued within the last ucxLease, it stays off the lock and off the
+// worker's event fd: two threads of one PE progressing the same worker
+// take turns on the lock (a futex sleep and wake-up each time) and the
+// CPUs the peer and the kernel's network path need, and a progress
+// goroutine asleep on the event fd is woken by every reply the issuer is
+// about to consume. It is then parked on u.unpark, which the lease's
+// timer signals once the issuers have been idle for ucxLease, and an
+// issuer that stops driving with requests still open at once (handBack,
+// ucx_wait.go).
 func (u *UCX) progressLoop() {
 	defer u.wg.Done()
 	fds := []unix.PollFd{{Fd: int32(u.efd), Events: unix.POLLIN}, {Fd: int32(u.wake), Events: unix.POLLIN}}
 	var buf [8]byte
 	armErr := false
-	var busy, yielded time.Time
+	// check bounds a park whose unpark went missing.
+	check := time.NewTimer(ucxCheckEvery)
+	defer check.Stop()
+	// last is the time of the last work (or wake-up): the poll goes on
+	// for the wait policy's spin after it.
+	last := time.Now()
 	for {
 		select {
 		case <-u.stop:
 			return
 		default:
 		}
-		if u.issuing() > 0 {
-			// rawPpoll keeps the P: let others have it now and then.
-			yielded = spinYield(time.Now(), yielded)
-			u.parked.Store(true)
-			if d := u.issuing(); d > 0 {
-				if err := rawPpoll(fds[1:], d); err != nil {
-					u.log().Errorf("ucx transport: ppoll: %v", err)
-					time.Sleep(10 * time.Millisecond)
-				}
-				if fds[1].Revents != 0 {
-					_, _ = unix.Read(u.wake, buf[:])
-				}
+		if u.issuing() {
+			// Parked off the scheduler's Ps: with a P idle, the
+			// monitor leaves the issuer's P alone while it polls in C
+			// (a P in a cgo call counts as in a system call, and
+			// with none idle the monitor takes it after 20 us and
+			// keeps waking every 20 us).
+			check.Reset(ucxCheckEvery)
+			select {
+			case <-u.unpark:
+			case <-u.stop:
+			case <-check.C:
 			}
-			u.parked.Store(false)
-			// Spin as after work: the issuer may have just stopped.
-			busy = time.Now()
+			last = time.Now()
 			continue
 		}
-		u.mu.Lock()
-		now := time.Now()
-		if u.progressLocked() {
-			busy = now
-		}
-		if now.Sub(busy) < ucxIdleSpin {
+		u.mu.Lock() // not lock: an issuer polling under mu keeps it
+		if u.down {
 			u.mu.Unlock()
-			yielded = spinYield(now, yielded)
+			return
+		}
+		// Poll for what is left of the spin since the last work.
+		r := u.lib.spin(nil, max(u.spin()-time.Since(last), 0), ucxSlice, u.ringFor(), u.want, u.othersWait())
+		busy := u.serviceLocked(r&spinWork != 0)
+		if busy {
+			last = time.Now()
+		}
+		if busy || r&spinIdle == 0 {
+			u.mu.Unlock()
 			continue
 		}
 		armed, err := u.lib.arm()
@@ -94,14 +105,15 @@ func (u *UCX) progressLoop() {
 		if fds[1].Revents != 0 {
 			_, _ = unix.Read(u.wake, buf[:])
 		}
+		last = time.Now()
 	}
 }
 
-// rawPpoll is ppoll(2) for at most d (ucxLease, or a leader's
-// ucxRawSleep: short), without telling the Go scheduler: a goroutine in a system call that the scheduler knows
-// of gets its P taken by sysmon when no P is idle, and sysmon then checks
-// every 20 us, itself a thread waking 50000 times a second. Holding the P
-// for d is what a spin of d would do.
+// rawPpoll is ppoll(2) for at most d (a leader's ucxRawSleep: short),
+// without telling the Go scheduler: a goroutine in a system call that the
+// scheduler knows of gets its P taken by sysmon when no P is idle, and
+// sysmon then checks every 20 us, itself a thread waking 50000 times a
+// second. Holding the P for d is what a spin of d would do.
 func rawPpoll(fds []unix.PollFd, d time.Duration) error {
 	ts := unix.NsecToTimespec(int64(d))
 	_, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)),
@@ -112,18 +124,42 @@ func rawPpoll(fds []unix.PollFd, d time.Duration) error {
 	return nil
 }
 
-// progressLocked drives UCP until it is idle (or a while), then handles what the
-// callbacks queued, the doorbell messages due and the requests others
-// sleep on. It reports whether UCP or the callbacks had work.
+// progressLocked drives UCP until it is idle (or a while), then handles
+// what the callbacks queued, the doorbell messages due and the requests
+// others sleep on. It reports whether UCP or the callbacks had work.
 func (u *UCX) progressLocked() bool {
 	if u.down {
 		return false
 	}
 	// Bounded: under a steady stream UCP always has more to do, and the
 	// messages queued so far (heartbeats among them) must be seen.
-	busy := false
-	for i := 0; i < 64 && u.lib.progress(); i++ {
-		busy = true
+	r := u.lib.spin(nil, 0, ucxPass, nil, u.want, false)
+	return u.serviceLocked(r&spinWork != 0)
+}
+
+// ucxPass bounds progressLocked's progress.
+const ucxPass = 50 * time.Microsecond
+
+// ringFor is the ring argument of spin: nil when progress is not to ring
+// the bell (noProgressRing).
+func (u *UCX) ringFor() *uint32 {
+	if u.noProgressRing.Load() {
+		return nil
+	}
+	return u.ring
+}
+
+// othersWait says whether requests other than the spinning thread's wait
+// for progress (under mu): then any work may have completed one.
+func (u *UCX) othersWait() bool { return len(u.sleepers) > 0 || len(u.orphans) > 0 }
+
+// serviceLocked does what progress leaves to the Go side (busy: UCP had
+// work): it rings the bell, handles what the callbacks queued, the
+// doorbell messages due and the requests others sleep on. It reports
+// whether UCP or the callbacks had work.
+func (u *UCX) serviceLocked(busy bool) bool {
+	if u.down {
+		return false
 	}
 	if busy && !u.noProgressRing.Load() {
 		// UCP may have applied a peer's emulated put (startRing): wake
@@ -174,6 +210,8 @@ func (u *UCX) handle(e ucxEvent) {
 		doorbell.Ring(u.heap, false) // after puts: the user waiters
 	case evOp:
 		u.handleOp(p, e.data)
+	case evRang:
+		ringAtomic(u.heap, e.arg != 0) // the callback applied an atomic (gs_amo_fast)
 	case evBye:
 		p.bye = true
 		u.h.bye(pe)
@@ -269,7 +307,7 @@ func (u *UCX) heartbeat() {
 		case <-tick.C:
 		}
 		var silent []int
-		u.mu.Lock()
+		u.lock()
 		// Serve what arrived first: after this process was descheduled,
 		// the peers' heartbeats wait in its sockets.
 		u.progressLocked()
@@ -294,7 +332,7 @@ func (u *UCX) heartbeat() {
 
 // tellLost tells every other peer that pe is lost.
 func (u *UCX) tellLost(pe int) {
-	u.mu.Lock()
+	u.lock()
 	defer u.mu.Unlock()
 	if u.down {
 		return
@@ -312,7 +350,7 @@ func (u *UCX) tellLost(pe int) {
 func (u *UCX) close(grace time.Duration) {
 	deadline := time.Now().Add(grace)
 	var flushes []unsafe.Pointer
-	u.mu.Lock()
+	u.lock()
 	if u.down {
 		u.mu.Unlock()
 		return
@@ -327,7 +365,7 @@ func (u *UCX) close(grace time.Duration) {
 	}
 	u.mu.Unlock()
 	for {
-		u.mu.Lock()
+		u.lock()
 		u.progressLocked()
 		done := true
 		for i, r := range flushes {
@@ -365,7 +403,8 @@ func (u *UCX) shutdown() {
 		close(u.stop)
 		u.kick()
 		u.wg.Wait()
-		u.mu.Lock()
+		u.leaseT.Stop()
+		u.lock()
 		defer u.mu.Unlock()
 		if u.down {
 			return
@@ -379,6 +418,7 @@ func (u *UCX) shutdown() {
 				freeReq(p.ringReq)
 				p.ringReq = nil
 			}
+			u.lib.setEp(p.pe, nil)
 			if r := u.lib.release(p.e); r != nil {
 				closing = append(closing, r)
 			}

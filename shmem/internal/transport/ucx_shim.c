@@ -24,7 +24,7 @@ static void gs_push(gs_t *g, uint32_t type, uint32_t from, uint64_t arg, void *d
 	g->ev[g->nev].arg = arg;
 	g->ev[g->nev].data = data;
 	g->ev[g->nev].len = len;
-	g->nev++;
+	__atomic_store_n(&g->nev, g->nev + 1, __ATOMIC_RELEASE); // gs_spin reads it unlocked
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -34,9 +34,66 @@ size_t gs_drain(gs_t *g, gs_event *out, size_t max) {
 	size_t k = g->nev < max ? g->nev : max;
 	memcpy(out, g->ev, k * sizeof(*out));
 	memmove(g->ev, g->ev + k, (g->nev - k) * sizeof(*out));
-	g->nev -= k;
+	__atomic_store_n(&g->nev, g->nev - k, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&g->mu);
 	return k;
+}
+
+static void gs_am_sent(void *req, ucs_status_t st, void *user_data) {
+	(void)req; (void)st;
+	free(user_data);
+}
+
+static inline int64_t gs_now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+// gs_spin progresses g's worker until the Go side has something to do:
+// events queued, req (when not NULL) complete, the awaited reply taken, another thread waiting for
+// the worker (*want above 0), or work done while work_ends is set (others'
+// requests may have completed) or *ring says that a waiter may need the
+// heap's bell rung (progress may have applied a peer's put). Otherwise it
+// returns (with GS_SPIN_IDLE) once progress found no work for idle_ns, or
+// after max_ns in all. Polling here rather than from Go keeps the runtime
+// out of the loop: each poll from Go is a cgo call and a turn of the Go
+// side's bookkeeping, and the scheduler's monitor watches a thread in cgo
+// calls every 20 us.
+int gs_spin(gs_t *g, void *req, int64_t idle_ns, int64_t max_ns, const uint32_t *ring, const int32_t *want,
+            int work_ends) {
+	int64_t start = gs_now(), last = start;
+	int r = 0;
+	for (;;) {
+		int did = ucp_worker_progress(g->worker) != 0;
+		if (did) {
+			r |= GS_SPIN_WORK;
+		}
+		if (__atomic_load_n(&g->nev, __ATOMIC_ACQUIRE) > 0) {
+			r |= GS_SPIN_EVENTS;
+		}
+		if ((req != NULL && ucp_request_check_status(req) != UCS_INPROGRESS) || g->await_done) {
+			r |= GS_SPIN_DONE;
+		}
+		if (__atomic_load_n(want, __ATOMIC_ACQUIRE) > 0) {
+			r |= GS_SPIN_WANT;
+		}
+		if ((r & ~GS_SPIN_WORK) != 0) {
+			return r;
+		}
+		if (did && (work_ends || (ring != NULL && __atomic_load_n(ring, __ATOMIC_ACQUIRE) != 0))) {
+			return r;
+		}
+		int64_t now = gs_now();
+		if (did) {
+			last = now;
+		} else if (now - last >= idle_ns) {
+			return r | GS_SPIN_IDLE;
+		}
+		if (now - start >= max_ns) {
+			return r;
+		}
+	}
 }
 
 static ucs_status_t gs_am_cb(void *arg, const void *header, size_t header_length, void *data,
@@ -57,13 +114,128 @@ static ucs_status_t gs_am_cb(void *arg, const void *header, size_t header_length
 	return UCS_OK;
 }
 
-// gs_op_cb queues a copy of an operation or reply message: the Go side
-// executes it after the progress call returns, outside any UCX callback.
+// gs_amo applies atomic op (GS_AMO_*, without the runtime flag) to the
+// 4- or 8-byte word at p and returns its old value (0 for a store): the
+// semantics of the Go side's atomicop.Apply, whose sequentially consistent
+// atomics these are on x86 and arm64 alike.
+uint64_t gs_amo(void *p, int width, int op, uint64_t v, uint64_t cmp) {
+	if (width == 8) {
+		uint64_t *w = p, old = cmp;
+		switch (op) {
+		case GS_AMO_LOAD: return __atomic_load_n(w, __ATOMIC_SEQ_CST);
+		case GS_AMO_STORE: __atomic_store_n(w, v, __ATOMIC_SEQ_CST); return 0;
+		case GS_AMO_SWAP: return __atomic_exchange_n(w, v, __ATOMIC_SEQ_CST);
+		case GS_AMO_CSWAP:
+			__atomic_compare_exchange_n(w, &old, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+			return old;
+		case GS_AMO_ADD: return __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST);
+		case GS_AMO_AND: return __atomic_fetch_and(w, v, __ATOMIC_SEQ_CST);
+		case GS_AMO_OR: return __atomic_fetch_or(w, v, __ATOMIC_SEQ_CST);
+		case GS_AMO_XOR: return __atomic_fetch_xor(w, v, __ATOMIC_SEQ_CST);
+		}
+		return 0;
+	}
+	uint32_t *w = p, x = (uint32_t)v, old = (uint32_t)cmp;
+	switch (op) {
+	case GS_AMO_LOAD: return __atomic_load_n(w, __ATOMIC_SEQ_CST);
+	case GS_AMO_STORE: __atomic_store_n(w, x, __ATOMIC_SEQ_CST); return 0;
+	case GS_AMO_SWAP: return __atomic_exchange_n(w, x, __ATOMIC_SEQ_CST);
+	case GS_AMO_CSWAP:
+		__atomic_compare_exchange_n(w, &old, x, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		return old;
+	case GS_AMO_ADD: return __atomic_fetch_add(w, x, __ATOMIC_SEQ_CST);
+	case GS_AMO_AND: return __atomic_fetch_and(w, x, __ATOMIC_SEQ_CST);
+	case GS_AMO_OR: return __atomic_fetch_or(w, x, __ATOMIC_SEQ_CST);
+	case GS_AMO_XOR: return __atomic_fetch_xor(w, x, __ATOMIC_SEQ_CST);
+	}
+	return 0;
+}
+
+static ucs_status_t gs_send_owned(ucp_ep_h ep, uint16_t id, char *buf, size_t len);
+
+// gs_amo_fast answers an atomic message m (GS_OP_MIN bytes) in the
+// callback, as UCP answers its own emulated atomics: applied, replied to
+// and done without waiting for the Go side, which then only rings the
+// heap's bell where waiters are registered (GS_EV_RANG). It returns 0 for
+// what it leaves to the Go side: other kinds, the runtime's 1- and 2-byte
+// atomics, and everything the Go side refuses (and logs).
+static int gs_amo_fast(gs_t *g, const char *m) {
+	uint32_t kind, from;
+	uint64_t id, token, off, a, b;
+	memcpy(&kind, m, 4);
+	memcpy(&from, m + 4, 4);
+	memcpy(&id, m + 8, 8);
+	memcpy(&token, m + 16, 8);
+	memcpy(&off, m + 24, 8);
+	memcpy(&a, m + 32, 8);
+	memcpy(&b, m + 40, 8);
+	int op = (uint8_t)m[48], width = (uint8_t)m[49];
+	int base = op & ~GS_AMO_RUNTIME;
+	if (g->eps == NULL || kind != GS_OP_AMO || token != g->token || from >= g->npe || g->eps[from] == NULL ||
+	    base >= GS_AMO_NOPS || (width != 4 && width != 8) || off % width != 0 || off > g->heap_len - width) {
+		return 0;
+	}
+	uint64_t old = gs_amo(g->heap + off, width, base, a, b);
+	char *r = calloc(1, GS_OP_MIN);
+	if (r != NULL) {
+		uint32_t rk = GS_OP_REPLY;
+		memcpy(r, &rk, 4);
+		memcpy(r + 4, &g->me, 4);
+		memcpy(r + 8, &id, 8);
+		memcpy(r + 16, &g->token, 8);
+		memcpy(r + 24, &old, 8); // status (52) 0: done
+		(void)gs_send_owned(g->eps[from], GS_AM_OP, r, GS_OP_MIN); // a failed endpoint reports itself
+	}
+	g->fast++;
+	if (base != GS_AMO_LOAD) {
+		// The bell (doorbell.Bell): seq, then the user, runtime and lock
+		// waiters' counts. A user atomic wakes user and lock waiters, a
+		// runtime one all (ringAtomic in ucx_amo.go).
+		const uint32_t *bell = (const uint32_t *)g->heap;
+		uint32_t n = __atomic_load_n(&bell[1], __ATOMIC_SEQ_CST) + __atomic_load_n(&bell[3], __ATOMIC_SEQ_CST);
+		if (op & GS_AMO_RUNTIME) {
+			n += __atomic_load_n(&bell[2], __ATOMIC_SEQ_CST);
+		}
+		if (n != 0) {
+			gs_push(g, GS_EV_RANG, from, (op & GS_AMO_RUNTIME) != 0, NULL, 0);
+		}
+	}
+	return 1;
+}
+
+// gs_reply_fast takes the reply the issuer polls for (await_id, from
+// await_pe, with the job's token, status 0 and no payload), for gs_spin
+// to see; it returns 0 for any other message.
+static int gs_reply_fast(gs_t *g, const char *m) {
+	uint32_t kind, from;
+	uint64_t id, token;
+	int32_t status;
+	memcpy(&kind, m, 4);
+	memcpy(&from, m + 4, 4);
+	memcpy(&id, m + 8, 8);
+	memcpy(&token, m + 16, 8);
+	memcpy(&status, m + 52, 4);
+	if (kind != GS_OP_REPLY || g->await_id == 0 || id != g->await_id || from != g->await_pe || token != g->token ||
+	    status != 0) {
+		return 0;
+	}
+	memcpy(&g->await_old, m + 24, 8);
+	g->await_done = 1;
+	g->await_id = 0;
+	return 1;
+}
+
+// gs_op_cb answers an atomic (gs_amo_fast) or queues a copy of an
+// operation or reply message: the Go side executes it after the progress
+// call returns, outside any UCX callback.
 static ucs_status_t gs_op_cb(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param) {
 	gs_t *g = arg;
 	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || header_length + length < GS_OP_MIN) {
 		return UCS_OK; // not ours: ours are sent eager, with the full header
+	}
+	if (header_length == 0 && length == GS_OP_MIN && (gs_reply_fast(g, data) || gs_amo_fast(g, data))) {
+		return UCS_OK;
 	}
 	char *copy = malloc(header_length + length);
 	if (copy == NULL) {
@@ -145,7 +317,30 @@ ucs_status_t gs_open(gs_t **out, const char *name) {
 	return UCS_OK;
 }
 
+ucs_status_t gs_fast_init(gs_t *g, uint32_t me, uint32_t npe, uint64_t token, void *heap, size_t len) {
+	if (len < GS_OP_MIN) {
+		return UCS_ERR_INVALID_PARAM; // no bell: leave atomics to the Go side
+	}
+	g->eps = calloc(npe, sizeof(*g->eps));
+	if (g->eps == NULL) {
+		return UCS_ERR_NO_MEMORY;
+	}
+	g->me = me;
+	g->npe = npe;
+	g->token = token;
+	g->heap = heap;
+	g->heap_len = len;
+	return UCS_OK;
+}
+
+void gs_set_ep(gs_t *g, uint32_t pe, ucp_ep_h ep) {
+	if (g->eps != NULL && pe < g->npe) {
+		g->eps[pe] = ep;
+	}
+}
+
 void gs_close(gs_t *g) {
+	free(g->eps);
 	ucp_worker_destroy(g->worker);
 	ucp_cleanup(g->ctx);
 	pthread_mutex_destroy(&g->mu);
@@ -236,28 +431,16 @@ gs_res gs_ep_close(ucp_ep_h ep) {
 	return gs_result(ucp_ep_close_nbx(ep, &p));
 }
 
-static void gs_am_sent(void *req, ucs_status_t st, void *user_data) {
-	(void)req; (void)st;
-	free(user_data);
-}
-
-// gs_am_send sends one 16-byte message and forgets it: the buffer is
-// freed when UCP is done with it.
-ucs_status_t gs_am_send(ucp_ep_h ep, uint32_t type, uint32_t from, uint64_t arg) {
-	char *buf = malloc(16);
-	if (buf == NULL) {
-		return UCS_ERR_NO_MEMORY;
-	}
-	memcpy(buf, &type, 4);
-	memcpy(buf + 4, &from, 4);
-	memcpy(buf + 8, &arg, 8);
+// gs_send_owned sends buf (malloc'ed) as active message id and forgets
+// it: buf is freed when UCP is done with it.
+static ucs_status_t gs_send_owned(ucp_ep_h ep, uint16_t id, char *buf, size_t len) {
 	ucp_request_param_t p;
 	memset(&p, 0, sizeof(p));
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	p.cb.send = gs_am_sent;
 	p.user_data = buf;
 	p.flags = UCP_AM_SEND_FLAG_EAGER;
-	ucs_status_ptr_t r = ucp_am_send_nbx(ep, GS_AM_ID, NULL, 0, buf, 16, &p);
+	ucs_status_ptr_t r = ucp_am_send_nbx(ep, id, NULL, 0, buf, len, &p);
 	if (r == NULL) {
 		free(buf);
 		return UCS_OK;
@@ -268,6 +451,18 @@ ucs_status_t gs_am_send(ucp_ep_h ep, uint32_t type, uint32_t from, uint64_t arg)
 	}
 	ucp_request_free(r); // the callback still runs, and frees buf
 	return UCS_OK;
+}
+
+// gs_am_send sends one 16-byte message and forgets it.
+ucs_status_t gs_am_send(ucp_ep_h ep, uint32_t type, uint32_t from, uint64_t arg) {
+	char *buf = malloc(16);
+	if (buf == NULL) {
+		return UCS_ERR_NO_MEMORY;
+	}
+	memcpy(buf, &type, 4);
+	memcpy(buf + 4, &from, 4);
+	memcpy(buf + 8, &arg, 8);
+	return gs_send_owned(ep, GS_AM_ID, buf, 16);
 }
 
 // gs_op_send sends one GS_AM_OP message (hdr, then data) and forgets it,
@@ -282,23 +477,7 @@ ucs_status_t gs_op_send(ucp_ep_h ep, const void *hdr, size_t hlen, const void *d
 	if (dlen > 0) {
 		memcpy(buf + hlen, data, dlen);
 	}
-	ucp_request_param_t p;
-	memset(&p, 0, sizeof(p));
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-	p.cb.send = gs_am_sent;
-	p.user_data = buf;
-	p.flags = UCP_AM_SEND_FLAG_EAGER;
-	ucs_status_ptr_t r = ucp_am_send_nbx(ep, GS_AM_OP, NULL, 0, buf, hlen + dlen, &p);
-	if (r == NULL) {
-		free(buf);
-		return UCS_OK;
-	}
-	if (UCS_PTR_IS_ERR(r)) {
-		free(buf);
-		return UCS_PTR_STATUS(r);
-	}
-	ucp_request_free(r);
-	return UCS_OK;
+	return gs_send_owned(ep, GS_AM_OP, buf, hlen + dlen);
 }
 
 // gs_ep_info returns ucp_ep_print_info's text (malloc'ed; the caller frees).

@@ -145,6 +145,13 @@ func TestUCXAtomicsEveryOpAndWidth(t *testing.T) {
 	heap := jobs[1].Heap
 	const off = 8192
 	r := mrand.New(mrand.NewPCG(1, 2))
+	target := ucxOf(t, jobs[1])
+	fast := func() uint64 {
+		target.mu.Lock()
+		defer target.mu.Unlock()
+		return target.lib.fastAtomics()
+	}
+	before, inC := fast(), uint64(0)
 	for _, width := range []int{1, 2, 4, 8} {
 		for op := OpLoad; op <= OpXor; op++ {
 			for _, rt := range []bool{false, true} {
@@ -173,10 +180,16 @@ func TestUCXAtomicsEveryOpAndWidth(t *testing.T) {
 					require.NoError(t, err)
 					require.Equal(t, wantOld, old, "%v width %d at +%d", atomicop.Op(op), width, at)
 					require.Equal(t, want, heap[off:off+16], "%v width %d at +%d", atomicop.Op(op), width, at)
+					if width >= 4 {
+						inC++
+					}
 				}
 			}
 		}
 	}
+	// The 4- and 8-byte ones were answered by the target's AM callback
+	// (gs_amo_fast), the others by its Go side.
+	assert.Equal(t, inC, fast()-before)
 	_, err := u.Atomic(1, off+1, 4, OpAdd, 1, 0)
 	assert.Error(t, err, "misaligned")
 	_, err = u.Atomic(1, off, 3, OpAdd, 1, 0)
@@ -189,6 +202,45 @@ func readLE(b []byte, width int) uint64 {
 		v = v<<8 | uint64(b[i])
 	}
 	return v
+}
+
+// The wait policy's spin reaches the ucx transport (SetRemoteSpin), and
+// operations complete whether its threads poll for long (a PE with its own
+// CPU) or sleep at once (a crowded node).
+func TestUCXSpinFromTheWaitPolicy(t *testing.T) {
+	jobs := connectUCXAll(t, []string{"a", "b", "c"}, 5*time.Second)
+	const off, iters = 32768, 200
+	for _, spin := range []time.Duration{2 * time.Millisecond, 0} {
+		for _, j := range jobs {
+			j.Transport.SetRemoteSpin(spin)
+			require.Equal(t, spin, ucxOf(t, j).spin())
+		}
+		start := binary.LittleEndian.Uint64(jobs[2].Heap[off:])
+		var wg sync.WaitGroup
+		for pe := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				src := bytes.Repeat([]byte{byte(pe + 1)}, 4096)
+				dst := make([]byte, 4096)
+				for i := range iters {
+					_, err := jobs[pe].Transport.Atomic(2, off, 8, OpAdd, 1, 0)
+					dOff := uint64(off + 4096*(pe+1))
+					err = errors.Join(err, jobs[pe].Transport.Put(2, dOff, src))
+					if i%16 == 0 {
+						err = errors.Join(err, jobs[pe].Transport.Quiet(), jobs[pe].Transport.Get(2, dOff, dst))
+						assert.Equal(t, src, dst, "spin %v, PE %d", spin, pe)
+					}
+					if !assert.NoError(t, err) {
+						return
+					}
+				}
+				assert.NoError(t, jobs[pe].Transport.Quiet())
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, start+2*iters, binary.LittleEndian.Uint64(jobs[2].Heap[off:]), "spin %v", spin)
+	}
 }
 
 // TestUCXAtomicsAgainstLocalCPU: remote adds over ucx and the target's own
@@ -276,6 +328,13 @@ func TestUCXRemoteWritesWakeWaiters(t *testing.T) {
 			assert.NoError(t, err)
 		}()
 		sleepUntil(t, heap, true, func() bool { return atomic.LoadUint64(word(off+8)) == 7 })
+		// A user atomic wakes user waiters.
+		go func() {
+			time.Sleep(5 * time.Millisecond)
+			_, err := jobs[0].Transport.Atomic(1, uint64(off+16), 4, OpSwap, 9, 0)
+			assert.NoError(t, err)
+		}()
+		sleepUntil(t, heap, false, func() bool { return atomic.LoadUint32((*uint32)(unsafe.Pointer(&heap[off+16]))) == 9 })
 	}
 }
 

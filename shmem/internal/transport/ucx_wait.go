@@ -4,8 +4,8 @@ package transport
 
 import (
 	"fmt"
-	"runtime"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,9 +13,10 @@ import (
 // ---- waiting for a request ----------------------------------------------------
 //
 // One thread at a time progresses a PE's worker. An issuer waiting for
-// its request drives progress itself: it spins while progress does work
-// and for ucxSpin after, then sleeps in poll(2) on the worker's event fd
-// as the leader, and the progress goroutine stays parked meanwhile
+// its request drives progress itself: it polls the worker in C (gs_spin)
+// while progress does work and for the wait policy's spin after, then
+// sleeps in poll(2) on the worker's event fd as the leader, and the
+// progress goroutine stays parked meanwhile
 // (progressLoop). So the reply that completes a request wakes the thread
 // that waits for it and no other: no wake-up of the progress goroutine,
 // and no hand-off from it to the issuer through the Go scheduler (each a
@@ -33,22 +34,45 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 	}
 	u.drivers.Add(1)
 	start := time.Now()
-	last, checked, yielded := start, start, start
+	last, checked := start, start
 	lead := false
 	for {
-		u.mu.Lock()
+		u.lock()
 		if u.down && !op.finished {
 			// Shut down under this wait, with op unknown to shutdown:
 			// its request went with the worker.
 			u.drop(op)
 		}
-		busy := u.progressLocked()
-		done := u.poll(op)
+		busy, done := false, u.poll(op)
+		if !done && !u.down {
+			// Poll in C for what is left of the spin (at least one
+			// pass), until op completes or something needs the Go side.
+			// A call's reply without payload (an atomic's) is taken by
+			// the AM callback for this poll (gs_reply_fast).
+			fast := op.call && len(op.res) == 0
+			var req unsafe.Pointer
+			if fast {
+				u.lib.await(op.id, op.pe)
+			} else if !op.call {
+				req = op.req
+			}
+			r := u.lib.spin(req, max(u.spin()-time.Since(last), 0), ucxSlice, u.ringFor(), u.want, u.othersWait())
+			if fast {
+				if old, ok := u.lib.awaited(); ok && u.calls[op.id] == op {
+					delete(u.calls, op.id)
+					op.old = old
+					u.finishCall(op, stOK)
+				}
+				u.lib.unawait()
+			}
+			busy = u.serviceLocked(r&spinWork != 0)
+			done = u.poll(op)
+		}
 		now := time.Now()
 		if busy {
 			last = now
 		}
-		spun := !done && now.Sub(last) > ucxSpin
+		spun := !done && now.Sub(last) >= u.spin()
 		if spun && !lead {
 			u.sleepers[op] = struct{}{}
 			if u.leader != nil || u.down || u.lwake < 0 {
@@ -94,7 +118,7 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 			// still be gone.
 			checked = now
 			if err := u.h.check(op.pe); err != nil {
-				u.mu.Lock()
+				u.lock()
 				if lead {
 					u.unlead(op)
 				}
@@ -104,7 +128,6 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 				return u.abandon(op, what, err)
 			}
 		}
-		yielded = spinYield(now, yielded)
 	}
 }
 
@@ -124,10 +147,10 @@ func (u *UCX) drop(op *ucxOp) {
 // event fd and on u.lwake, which whoever else completes the leader's
 // request writes. drivers still counts the leader, so the progress
 // goroutine stays parked. raw (the first ucxRawWait of a wait) sleeps at
-// most ucxRawSleep keeping the P (rawPpoll: the parked progress goroutine
-// holds the other P of a two-P process, and a system call the scheduler
-// knows of would have sysmon take this one and poll every 20 us); later
-// ones sleep up to ucxCheckEvery in a system call the scheduler knows of.
+// most ucxRawSleep keeping the P (rawPpoll: where no other P is idle, a
+// system call the scheduler knows of would have sysmon take this one and
+// poll every 20 us); later ones sleep up to ucxCheckEvery in a system call
+// the scheduler knows of.
 func (u *UCX) sleep(raw bool) error {
 	armed, err := u.lib.arm()
 	lwake := u.lwake
@@ -140,7 +163,7 @@ func (u *UCX) sleep(raw bool) error {
 	u.asleep = true
 	u.mu.Unlock()
 	defer func() {
-		u.mu.Lock()
+		u.lock()
 		u.asleep = false
 		u.mu.Unlock()
 	}()
@@ -160,7 +183,7 @@ func (u *UCX) sleep(raw bool) error {
 	}
 	if fds[1].Revents != 0 {
 		var buf [8]byte
-		u.mu.Lock()
+		u.lock()
 		if u.lwake >= 0 {
 			_, _ = unix.Read(u.lwake, buf[:])
 		}
@@ -223,7 +246,7 @@ const (
 // request is left to the progress goroutine, a call to a reply that will
 // find no call.
 func (u *UCX) abandon(op *ucxOp, what string, err error) error {
-	u.mu.Lock()
+	u.lock()
 	defer u.mu.Unlock()
 	if op.finished {
 		return u.opErr(op, what)
@@ -253,50 +276,57 @@ func (u *UCX) opErr(op *ucxOp, what string) error {
 	return opError(fmt.Sprintf("%s PE %d", what, op.pe), op.st)
 }
 
-// spinYield lets the spinning goroutine's P run others every ucxYieldEvery
-// (since yielded; it returns the new time of the last yield). Not on every
-// pass: runtime.Gosched wakes an idle P's thread to look for work, which
-// finds none and sleeps again, two context switches per yield, on the CPUs
-// the peer and the network need.
-func spinYield(now, yielded time.Time) time.Time {
-	if now.Sub(yielded) < ucxYieldEvery {
-		return yielded
-	}
-	runtime.Gosched()
-	return now
-}
-
-// ucxYieldEvery is how often a spinning progress loop yields its P.
-const ucxYieldEvery = time.Millisecond
-
-// issuing returns how long the progress goroutine should leave progress
-// to the issuers: ucxLease while one drives it, what is left of the lease
-// the last one took, or 0.
-func (u *UCX) issuing() time.Duration {
-	if u.drivers.Load() > 0 {
-		return ucxLease
-	}
-	return time.Duration(u.lease.Load() - monoNow())
+// issuing says whether the progress goroutine should leave progress to
+// the issuers: while one drives it or waits for the lock, and until the
+// lease the last one took runs out.
+func (u *UCX) issuing() bool {
+	return u.drivers.Load() > 0 || u.want.Load() > 0 || u.lease.Load() > monoNow()
 }
 
 // took notes an issuer's activity: the progress goroutine leaves the
-// worker to the issuers for the next ucxLease.
+// worker to the issuers for the next ucxLease, and the lease's timer
+// unparks it then. The timer is armed when it is not already (it re-arms
+// itself while the lease runs: leaseEnd), not moved on every call: moving
+// it wakes the thread that sleeps until the next timer each time.
 func (u *UCX) took() {
 	if t := monoNow() + int64(ucxLease); t > u.lease.Load() {
 		u.lease.Store(t)
 	}
+	if !u.leaseOn.Load() && u.leaseOn.CompareAndSwap(false, true) {
+		u.leaseT.Reset(ucxLease)
+	}
+}
+
+// leaseEnd is the lease's timer: it unparks the progress goroutine once
+// the lease has run out, and waits for what is left of it otherwise.
+func (u *UCX) leaseEnd() {
+	for {
+		if d := time.Duration(u.lease.Load() - monoNow()); d > 0 {
+			u.leaseT.Reset(d)
+			return
+		}
+		u.leaseOn.Store(false)
+		// A took between the load and the store found the timer armed.
+		if u.lease.Load() <= monoNow() || !u.leaseOn.CompareAndSwap(false, true) {
+			break
+		}
+	}
+	u.unparkNow()
 }
 
 // handBack gives progress back to the progress goroutine at once: an
 // issuer stopped driving it with requests still open.
 func (u *UCX) handBack() {
 	u.lease.Store(0)
-	if u.parked.Load() {
-		u.mu.Lock()
-		if !u.down {
-			u.kick()
-		}
-		u.mu.Unlock()
+	u.unparkNow()
+}
+
+// unparkNow ends the progress goroutine's park, now or (when it is not
+// parked) at its next one.
+func (u *UCX) unparkNow() {
+	select {
+	case u.unpark <- struct{}{}:
+	default:
 	}
 }
 
