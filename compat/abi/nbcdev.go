@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 // Device buffers in the schedules (nbc.go) of the nonblocking, persistent
