@@ -32,6 +32,10 @@ import (
 // small for the counts of a communicator this large, which every member
 // sees alike.
 
+// devV reports whether the v-collectives take the device path: on a
+// device World, or in tests that run it on host buffers.
+func (e *Env) devV() bool { return e.dev || e.cfg.devV }
+
 // vside is one member's buffer in an exchange: per member, the byte offset
 // and length in s of the block sent to (or received from) that member.
 type vside struct {

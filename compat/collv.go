@@ -103,7 +103,7 @@ func Gatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, r
 	if err := c.rootArg(root, "Gatherv"); err != nil {
 		return err
 	}
-	if c.env.dev {
+	if c.env.devV() {
 		if done, err := devGatherv(c, sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root); done {
 			return err
 		}
@@ -161,7 +161,7 @@ func Scatterv[S, R Elem](c *Comm, sbuf []S, scounts, displs []int, sdt Datatype,
 	if err := c.rootArg(root, "Scatterv"); err != nil {
 		return err
 	}
-	if c.env.dev {
+	if c.env.devV() {
 		if done, err := devScatterv(c, sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root); done {
 			return err
 		}
@@ -223,7 +223,7 @@ func Allgatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R
 	if err := c.check("Allgatherv"); err != nil {
 		return err
 	}
-	if c.env.dev {
+	if c.env.devV() {
 		if done, err := devAllgatherv(c, sbuf, scount, sdt, rbuf, rcounts, displs, rdt); done {
 			return err
 		}
@@ -284,7 +284,7 @@ func Alltoallv[S, R Elem](c *Comm, sbuf []S, scounts, sdispls []int, sdt Datatyp
 	if err := c.check("Alltoallv"); err != nil {
 		return err
 	}
-	if c.env.dev {
+	if c.env.devV() {
 		if done, err := devAlltoallv(c, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt); done {
 			return err
 		}
@@ -327,7 +327,7 @@ func ReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype
 		return err
 	}
 	counts, _ := uniform(c.Size(), rcount)
-	if c.env.dev {
+	if c.env.devV() {
 		if done, err := devReduceScatter(c, sbuf, rbuf, counts, dt, op, "ReduceScatterBlock"); done {
 			return err
 		}
@@ -349,7 +349,7 @@ func ReduceScatter[T Elem](c *Comm, sbuf, rbuf []T, rcounts []int, dt Datatype, 
 	if len(rcounts) != c.Size() {
 		return errorf(ClassCount, "ReduceScatter: %d counts for %d ranks", len(rcounts), c.Size())
 	}
-	if c.env.dev {
+	if c.env.devV() {
 		if done, err := devReduceScatter(c, sbuf, rbuf, rcounts, dt, op, "ReduceScatter"); done {
 			return err
 		}
