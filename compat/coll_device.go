@@ -25,6 +25,9 @@ import (
 // arguments then differ, every member gets shmem.ErrSizeMismatch before any
 // data moved, and all of them run the staged form.
 //
+// The rooted and v-collectives and ReduceScatter(Block) have their own
+// device path (coll_devv.go).
+//
 // A call the kernels cannot do (an op or type without a kernel: OpMaxloc,
 // logical ops, complex and bool types; a non-contiguous datatype; a
 // communicator without a team) takes the host path; a device buffer is

@@ -103,6 +103,11 @@ func Gatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, r
 	if err := c.rootArg(root, "Gatherv"); err != nil {
 		return err
 	}
+	if c.env.devV() {
+		if done, err := devGatherv(c, sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root); done {
+			return err
+		}
+	}
 	inPlace := isInPlace(sbuf) && c.rank == root
 	var mine []byte
 	if !inPlace {
@@ -155,6 +160,11 @@ func Scatterv[S, R Elem](c *Comm, sbuf []S, scounts, displs []int, sdt Datatype,
 	}
 	if err := c.rootArg(root, "Scatterv"); err != nil {
 		return err
+	}
+	if c.env.devV() {
+		if done, err := devScatterv(c, sbuf, scounts, displs, sdt, rbuf, rcount, rdt, root); done {
+			return err
+		}
 	}
 	inPlace := isInPlace(rbuf) && c.rank == root
 	var rb []byte
@@ -213,6 +223,11 @@ func Allgatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R
 	if err := c.check("Allgatherv"); err != nil {
 		return err
 	}
+	if c.env.devV() {
+		if done, err := devAllgatherv(c, sbuf, scount, sdt, rbuf, rcounts, displs, rdt); done {
+			return err
+		}
+	}
 	n, me := c.Size(), c.rank
 	rl, err := makeLayout(rbuf, rdt, rcounts, displs, n, "Allgatherv receive")
 	if err != nil {
@@ -269,6 +284,11 @@ func Alltoallv[S, R Elem](c *Comm, sbuf []S, scounts, sdispls []int, sdt Datatyp
 	if err := c.check("Alltoallv"); err != nil {
 		return err
 	}
+	if c.env.devV() {
+		if done, err := devAlltoallv(c, sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt); done {
+			return err
+		}
+	}
 	n, me := c.Size(), c.rank
 	rl, err := makeLayout(rbuf, rdt, rcounts, rdispls, n, "Alltoallv receive")
 	if err != nil {
@@ -306,10 +326,14 @@ func ReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype
 	if err := c.check("ReduceScatterBlock"); err != nil {
 		return err
 	}
-	if done, err := teamReduceScatterBlock(c, sbuf, rbuf, rcount, dt, op); done {
+	counts, _ := uniform(c.Size(), rcount)
+	if c.env.devV() {
+		if done, err := devReduceScatter(c, sbuf, rbuf, counts, dt, op, "ReduceScatterBlock"); done {
+			return err
+		}
+	} else if done, err := teamReduceScatterBlock(c, sbuf, rbuf, rcount, dt, op); done {
 		return err
 	}
-	counts, _ := uniform(c.Size(), rcount)
 	return reduceScatter(c, sbuf, rbuf, counts, dt, op, "ReduceScatterBlock")
 }
 
@@ -324,6 +348,11 @@ func ReduceScatter[T Elem](c *Comm, sbuf, rbuf []T, rcounts []int, dt Datatype, 
 	}
 	if len(rcounts) != c.Size() {
 		return errorf(ClassCount, "ReduceScatter: %d counts for %d ranks", len(rcounts), c.Size())
+	}
+	if c.env.devV() {
+		if done, err := devReduceScatter(c, sbuf, rbuf, rcounts, dt, op, "ReduceScatter"); done {
+			return err
+		}
 	}
 	return reduceScatter(c, sbuf, rbuf, rcounts, dt, op, "ReduceScatter")
 }

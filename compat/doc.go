@@ -129,8 +129,13 @@
 // addresses, as a CUDA-aware MPI takes pointers): symmetric-heap buffers at
 // the same offsets on every member are used in place, other device memory is
 // copied device-to-device through the scratch, host buffers host-to-device;
-// members may mix them. What has no kernel takes the host path, copying
-// device buffers to the host and back (coll_device.go).
+// members may mix them. Gather(v), Scatter(v), Allgatherv and Alltoallv
+// take them too, as an exchange through the device scratch (each member
+// puts its blocks into its destinations' scratch, a copy-engine or IPC
+// copy, and each destination copies its slots out), and ReduceScatter(Block)
+// as the device all-reduce of which each member keeps its block
+// (coll_devv.go). What has no kernel takes the host path, copying device
+// buffers to the host and back (coll_device.go).
 //
 // Point-to-point calls (Send, Recv, Isend, Irecv, Sendrecv,
 // SendrecvReplace, the synchronous forms, Probe then Recv) take device

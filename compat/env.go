@@ -86,6 +86,7 @@ type config struct {
 	poolBytes, scratchSize int
 	shmemOpts              []shmem.Option
 	noDirect               bool // tests: reach peers through shmem calls only, as over a network
+	devV                   bool // tests: the v-collectives take a device World's exchange on a host World too
 	poolDefault            bool // poolBytes and scratchSize follow the heap's size
 	scratchDefault         bool
 	err                    error

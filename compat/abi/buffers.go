@@ -152,10 +152,11 @@ func storeBack(b, h []byte) error {
 
 // viaHost runs a host collective over s and r where either is device
 // memory: over host copies of them, r's copied back after (its untouched
-// parts too, as a v-collective leaves them). For the blocking calls compat
-// runs on the host only (the rooted and v-collectives, Reduce_scatter,
-// Scan, Exscan, Reduce_local): a device buffer crosses the host there, as
-// they have no direct path yet. The nonblocking ones stage through their
+// parts too). For the blocking calls compat runs on the host only (Scan,
+// Exscan, Reduce_local): a device buffer crosses the host there, as they
+// have no direct path yet. The rooted and v-collectives and
+// Reduce_scatter(_block) go to compat as they are (its coll_devv.go moves
+// device buffers on the GPU); the nonblocking ones stage through their
 // schedule (nbcdev.go).
 func viaHost(s, r []byte, run func(s, r []byte) error) error {
 	hs, err := hostView(s)

@@ -376,9 +376,7 @@ func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op 
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
-		return compat.ReduceScatterBlock(c, s, r, int(rcount), dt, o)
-	}))
+	return done(comm, call, compat.ReduceScatterBlock(c, s, r, int(rcount), dt, o))
 }
 
 //export abigo_Reduce_scatter
@@ -415,9 +413,7 @@ func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.ui
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
-		return compat.ReduceScatter(c, s, r, counts, dt, o)
-	}))
+	return done(comm, call, compat.ReduceScatter(c, s, r, counts, dt, o))
 }
 
 //export abigo_Gather
@@ -441,9 +437,7 @@ func abigo_Gather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uint
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
-		return compat.Gather(c, s, int(scount), sdt, r, int(rcount), rdt, int(root))
-	}))
+	return done(comm, call, compat.Gather(c, s, int(scount), sdt, r, int(rcount), rdt, int(root)))
 }
 
 // rootLayout reads the counts and displacements a rooted v collective
@@ -477,9 +471,7 @@ func abigo_Gatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
-		return compat.Gatherv(c, s, int(scount), sdt, r, counts, ds, rdt, int(root))
-	}))
+	return done(comm, call, compat.Gatherv(c, s, int(scount), sdt, r, counts, ds, rdt, int(root)))
 }
 
 //export abigo_Scatter
@@ -503,9 +495,7 @@ func abigo_Scatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
-		return compat.Scatter(c, s, int(scount), sdt, r, int(rcount), rdt, int(root))
-	}))
+	return done(comm, call, compat.Scatter(c, s, int(scount), sdt, r, int(rcount), rdt, int(root)))
 }
 
 //export abigo_Scatterv
@@ -527,9 +517,7 @@ func abigo_Scatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t,
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
-		return compat.Scatterv(c, s, counts, ds, sdt, r, int(rcount), rdt, int(root))
-	}))
+	return done(comm, call, compat.Scatterv(c, s, counts, ds, sdt, r, int(rcount), rdt, int(root)))
 }
 
 //export abigo_Allgather
@@ -569,9 +557,7 @@ func abigo_Allgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
-		return compat.Allgatherv(c, s, int(scount), sdt, r, counts, ds, rdt)
-	}))
+	return done(comm, call, compat.Allgatherv(c, s, int(scount), sdt, r, counts, ds, rdt))
 }
 
 //export abigo_Alltoall
@@ -616,7 +602,5 @@ func abigo_Alltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return done(comm, call, viaHost(s, r, func(s, r []byte) error {
-		return compat.Alltoallv(c, s, sc, sd, sdt, r, rcs, rds, rdt)
-	}))
+	return done(comm, call, compat.Alltoallv(c, s, sc, sd, sdt, r, rcs, rds, rdt))
 }

@@ -193,7 +193,9 @@
 // with GSHMEM_HEAP=device, the library is CUDA-aware: device pointers
 // (cudaMalloc memory, the symmetric heap) may be passed to the collectives
 // (MPI_Allreduce, MPI_Reduce, MPI_Bcast, MPI_Allgather and MPI_Alltoall run
-// on the GPU: compat's coll_device.go), to point-to-point calls (eager
+// on the GPU: compat's coll_device.go; MPI_Gather(v), MPI_Scatter(v),
+// MPI_Allgatherv, MPI_Alltoallv and MPI_Reduce_scatter(_block) too, through
+// the device scratch: coll_devv.go), to point-to-point calls (eager
 // messages copied to and from the host mailboxes, larger ones device to
 // device: compat's p2p_device.go) and to RMA (MPI_Win_allocate's memory is
 // on the GPU unless info gshmem_memory=host; puts and gets between device
@@ -204,9 +206,8 @@
 // memory from host memory; the C fast paths (p2p.c, rma.c) stay off on such
 // a heap, since they would read device pointers as host memory. Every
 // other buffer-taking call takes device buffers over host copies, because
-// it reads or writes them on the host: the rooted and v-collectives,
-// Reduce_scatter, Scan, Exscan and Reduce_local copy in and out around the
-// host call (viaHost in buffers.go); reductions with a user op, whose C
+// it reads or writes them on the host: Scan, Exscan and Reduce_local copy
+// in and out around the host call (viaHost in buffers.go); reductions with a user op, whose C
 // function needs host memory, MPI_Pack and MPI_Unpack (only the packed
 // bytes the call touches are copied) and the small MPI_Allreduce that Go
 // runs as recursive doubling stage their buffers themselves; the
@@ -218,7 +219,8 @@
 // host buffers nothing is copied. The installed mpi-ext.h says MPIX_CUDA_AWARE_SUPPORT 1, and
 // MPIX_Query_cuda_support returns 1 (0 once MPI runs on a host heap, where
 // device buffers are not supported); the host build says 0 in both
-// (cudaaware.go, env.c). testdata/cudacoll.c, cudanbc.c (every call that
+// (cudaaware.go, env.c). testdata/cudacoll.c (the collectives that run on
+// the GPU, on device, host and mixed buffers), cudanbc.c (every call that
 // runs over host copies, against the host result) and cudap2p.c are the
 // device programs (run by test/gpu/run.sh abi; TestCUDAAwareBuild builds them);
 // examples/c/jacobi-gpu/stage1_mpi.cu (MPI_Sendrecv on cudaMalloc rows) and

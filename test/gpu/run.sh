@@ -26,14 +26,16 @@
 #                                 all-reduce through torch.distributed (on one
 #                                 GPU NCCL refuses two ranks: its log says so).
 #   test/gpu/run.sh compat [DIR]  on the GPU machine: compat's collectives on
-#                                 device buffers (issue 21): the suite in-process
-#                                 (2 and 4 PEs), the compat.Allreduce measurements
+#                                 device buffers (issues 21, 22: the rooted and
+#                                 v-collectives too): the suite in-process
+#                                 (2, 3 and 4 PEs), the compat.Allreduce measurements
 #                                 beside shmem.Reduce's in-process, then under
 #                                 MPS both as processes.
 #   test/gpu/run.sh abi [DIR]     on the GPU machine: the C ABI built with -tags
 #                                 cuda (CUDA-aware MPI, issues 21-22):
 #                                 collectives on cuMemAlloc buffers
-#                                 (compat/abi/testdata/cudacoll.c), the
+#                                 (compat/abi/testdata/cudacoll.c; 2, 3 and 4
+#                                 processes, and 4 with a 16 KiB scratch), the
 #                                 calls that run on host copies of them
 #                                 (cudanbc.c: nonblocking, persistent and
 #                                 neighborhood collectives, Scan, Exscan,
@@ -306,10 +308,10 @@ if [ "$cmd" = coll ]; then
 fi
 
 if [ "$cmd" = compat ]; then
-	step compat-inproc 150 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run 'TestGPUCompatInProcess' -test.v -test.timeout 145s
+	step compat-inproc 150 env GSHMEM_GPU_NPES=2,3,4 ./gpu.test -test.run 'TestGPUCompatInProcess' -test.v -test.timeout 145s
 	step compatbench-inproc 100 env GSHMEM_GPU_COMPAT_BENCH=1 ./gpu.test -test.run TestGPUCompatBenchInProcess -test.v -test.timeout 95s
 	mps_start
-	step compat-procs-mps 100 env GSHMEM_GPU_NPES=2,4 ./gpu.test -test.run TestGPUCompatProcesses -test.v -test.timeout 95s
+	step compat-procs-mps 100 env GSHMEM_GPU_NPES=2,3,4 ./gpu.test -test.run TestGPUCompatProcesses -test.v -test.timeout 95s
 	step compatbench-procs-mps 100 env GSHMEM_GPU_COMPAT_BENCH=1 GSHMEM_GPU_MPS=1 ./gpu.test -test.run TestGPUCompatBenchProcesses -test.v -test.timeout 95s
 	mps_stop
 	grep -h "BENCH compat" "$out"/compatbench-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
@@ -326,6 +328,9 @@ if [ "$cmd" = abi ]; then
 		step "abi-cudacoll-$n-mps" 60 ./abi/bin/gshmem run -n $n ./abi/cudacoll
 		step "abi-cudap2p-$n-mps" 120 ./abi/bin/gshmem run -n $n ./abi/cudap2p
 	done
+	# 3 members, and a 16 KiB scratch: the device collectives in many pieces.
+	step abi-cudacoll-3-mps 60 ./abi/bin/gshmem run -n 3 ./abi/cudacoll
+	step abi-cudacoll-4-mps-scratch16k 60 env GSHMEM_MPI_SCRATCH=16k ./abi/bin/gshmem run -n 4 ./abi/cudacoll
 	for n in 2 3 4; do
 		step "abi-cudanbc-$n-mps" 60 ./abi/bin/gshmem run -n $n ./abi/cudanbc
 	done
