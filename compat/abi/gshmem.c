@@ -299,7 +299,7 @@ void shm_put_signal(const char *call, void *dest, const void *src, size_t nelems
         return;
     }
     if (n != 0)
-        memcpy(p + off, src, n);
+        abi_copy(p + off, src, n);
     signal_at(p, soff, value, op, pe);
 }
 

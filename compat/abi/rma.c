@@ -24,6 +24,7 @@
 
 #include <string.h>
 #include "abi.h"
+#include "copy.h"
 #include "bell.h"
 #include "_cgo_export.h"
 
@@ -144,7 +145,7 @@ int abic_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
         return abigo_Put((uintptr_t)origin_addr, origin_count, (uintptr_t)origin_datatype, target_rank, target_disp,
                          target_count, (uintptr_t)target_datatype, (uintptr_t)win);
     }
-    memcpy(g->data + target_disp * g->unit, origin_addr, n);
+    abi_copy(g->data + target_disp * g->unit, origin_addr, n);
     return MPI_SUCCESS;
 }
 
@@ -160,7 +161,7 @@ int abic_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         return abigo_Get((uintptr_t)origin_addr, origin_count, (uintptr_t)origin_datatype, target_rank, target_disp,
                          target_count, (uintptr_t)target_datatype, (uintptr_t)win);
     }
-    memcpy(origin_addr, g->data + target_disp * g->unit, n);
+    abi_copy(origin_addr, g->data + target_disp * g->unit, n);
     return MPI_SUCCESS;
 }
 

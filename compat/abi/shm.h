@@ -23,6 +23,7 @@
 #include "include/gshmem.h"
 #include "state.h"
 #include "bell.h"
+#include "copy.h"
 #include "shmdev.h"
 #include "_cgo_export.h"
 
@@ -205,7 +206,7 @@ static inline void shm_put(const char *call, void *dest, const void *src, size_t
         shm_put_go(call, obj, off, src, n, pe, nbi);
         return;
     }
-    memcpy(p + off, src, n);
+    abi_copy(p + off, src, n);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     shm_ring(abi_shm.bells[pe]);
 }
@@ -223,7 +224,7 @@ static inline void shm_get(const char *call, void *dest, const void *src, size_t
         shm_get_go(call, dest, obj, off, n, pe, nbi);
         return;
     }
-    memcpy(dest, p + off, n);
+    abi_copy(dest, p + off, n);
 }
 
 /* shm_amo applies op to the width-byte word at dest on pe and returns its
