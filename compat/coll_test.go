@@ -1,6 +1,7 @@
 package compat_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -369,7 +370,7 @@ func checkV(t *petest.T, got []int32, counts, displs []int) {
 // input, so a code's answer depended on the path its reduction took.
 func TestReductionRulesAgree(t *testing.T) {
 	nan, negz := math.NaN(), math.Copysign(0, -1)
-	rows := [][]float64{{1, negz, 0, 5, negz}, {nan, 0, negz, 2, negz}, {3, negz, negz, nan, 0}}
+	all4 := [][]float64{{1, negz, 0, 5, negz}, {nan, 0, negz, 2, negz}, {3, negz, negz, nan, 0}, {negz, 7, 0, negz, nan}}
 	same := func(t *petest.T, want, got []float64, what string) {
 		for i := range want {
 			if math.IsNaN(want[i]) {
@@ -379,21 +380,48 @@ func TestReductionRulesAgree(t *testing.T) {
 			require.Equal(t, math.Float64bits(want[i]), math.Float64bits(got[i]), "%s [%d]: %v, want %v", what, i, got, want)
 		}
 	}
-	run(t, 3, func(t *petest.T, e *compat.Env, c *compat.Comm) {
-		n := len(rows[0])
-		for _, op := range []compat.Op{compat.OpMax, compat.OpMin} {
-			ref := append([]float64(nil), rows[0]...)
-			for _, r := range rows[1:] {
-				require.NoError(t, compat.ReduceLocal(r, ref, n, compat.Float64, op))
-			}
-			all := make([]float64, n)
-			require.NoError(t, compat.Allreduce(c, rows[c.Rank()], all, n, compat.Float64, op))
-			same(t, ref, all, op.String()+" Allreduce")
-			scan := make([]float64, n)
-			require.NoError(t, compat.Scan(c, rows[c.Rank()], scan, n, compat.Float64, op))
-			if c.Rank() == c.Size()-1 {
-				same(t, ref, scan, op.String()+" Scan")
-			}
-		}
-	})
+	for _, np := range []int{2, 3, 4} {
+		t.Run(fmt.Sprintf("%dranks", np), func(t *testing.T) {
+			rows := all4[:np]
+			run(t, np, func(t *petest.T, e *compat.Env, c *compat.Comm) {
+				n := len(rows[0])
+				for _, op := range []compat.Op{compat.OpMax, compat.OpMin} {
+					ref := append([]float64(nil), rows[0]...)
+					for _, r := range rows[1:] {
+						require.NoError(t, compat.ReduceLocal(r, ref, n, compat.Float64, op))
+					}
+					all := make([]float64, n)
+					require.NoError(t, compat.Allreduce(c, rows[c.Rank()], all, n, compat.Float64, op))
+					same(t, ref, all, op.String()+" Allreduce")
+					scan := make([]float64, n)
+					require.NoError(t, compat.Scan(c, rows[c.Rank()], scan, n, compat.Float64, op))
+					if c.Rank() == c.Size()-1 {
+						same(t, ref, scan, op.String()+" Scan")
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestAllreduceCountMismatch: members that disagree on an Allreduce's count
+// (an erroneous program) all get ClassArg from the team's entry check,
+// none waits for the others, and the communicator works after.
+func TestAllreduceCountMismatch(t *testing.T) {
+	for _, np := range []int{2, 3, 4} {
+		t.Run(fmt.Sprintf("%dranks", np), func(t *testing.T) {
+			run(t, np, func(t *petest.T, e *compat.Env, c *compat.Comm) {
+				count := 3
+				if c.Rank() == np-1 {
+					count = 2
+				}
+				in, out := []int64{1, 2, 3}, make([]int64, 3)
+				err := compat.Allreduce(c, in, out, count, compat.Int64, compat.OpSum)
+				require.Error(t, err)
+				require.Equal(t, compat.ClassArg, compat.ClassOf(err), "%v", err)
+				require.NoError(t, compat.Allreduce(c, in, out, 3, compat.Int64, compat.OpSum))
+				require.Equal(t, []int64{int64(np), int64(2 * np), int64(3 * np)}, out)
+			})
+		})
+	}
 }
