@@ -286,13 +286,8 @@ static void signal_at(uint8_t *p, uint64_t off, uint64_t value, int op, int pe)
 void shm_put_signal(const char *call, void *dest, const void *src, size_t nelems, size_t size, uint64_t *sig,
                     uint64_t value, int op, int pe, int nbi)
 {
-    shm_ready(call);
-    shm_check_pe(call, pe);
-    shm_check_sig_op(call, op);
-    size_t n = shm_bytes(call, nelems, size);
-    uint64_t obj = 0, off = 0, sobj, soff = shm_locate_sig(call, sig, &sobj);
-    if (n != 0)
-        off = shm_locate(call, "dest", dest, n, &obj);
+    uint64_t obj, off, sobj, soff;
+    size_t n = shm_signal_args(call, dest, nelems, size, sig, op, pe, &obj, &off, &sobj, &soff);
     uint8_t *p = shm_peer(pe);
     if (p == NULL) {
         abiint_shmem_put_signal((char *)call, obj, off, (uintptr_t)src, n, sobj, soff, value, op, pe, nbi);

@@ -23,13 +23,8 @@ void shm_rma_stream(const char *call, void *dest, const void *src, size_t nelems
 void shm_put_signal_stream(const char *call, void *dest, const void *src, size_t nelems, size_t size, uint64_t *sig,
                            uint64_t value, int op, int pe, gshmemx_stream_t stream)
 {
-    shm_ready(call);
-    shm_check_pe(call, pe);
-    shm_check_sig_op(call, op);
-    size_t n = shm_bytes(call, nelems, size);
-    uint64_t obj = 0, off = 0, sobj, soff = shm_locate_sig(call, sig, &sobj);
-    if (n != 0)
-        off = shm_locate(call, "dest", dest, n, &obj);
+    uint64_t obj, off, sobj, soff;
+    size_t n = shm_signal_args(call, dest, nelems, size, sig, op, pe, &obj, &off, &sobj, &soff);
     abiint_shmem_put_signal_stream((char *)call, obj, off, (uintptr_t)src, n, sobj, soff, value, op, pe,
                                    (uintptr_t)stream);
 }

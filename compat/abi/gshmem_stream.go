@@ -138,15 +138,7 @@ func abiint_shmem_coll_stream(call *C.char, coll C.int, team C.gshmem_team_t, de
 	if n == 0 {
 		return 0 // nothing to move, as the on-stream forms in shmem
 	}
-	dn, sn := n*sz, n*sz
-	switch coll {
-	case collFCollect:
-		dn = n * sz * np
-	case collAlltoall:
-		dn, sn = n*sz*np, n*sz*np
-	case collReduceScatter:
-		sn = n * sz * np
-	}
+	dn, sn := collSpans(coll, n, sz, np, 0, 0)
 	d := shmLocate(c, "dest", uintptr(dest), dn)
 	s := shmLocate(c, "source", uintptr(src), sn)
 	st := uintptr(stream)

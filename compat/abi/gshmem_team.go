@@ -141,6 +141,23 @@ const (
 	collReduceScatter
 )
 
+// collSpans returns the bytes a collective of n elements of sz bytes on a
+// team of np touches at dest and at source (the strides are Alltoalls').
+func collSpans(coll C.int, n, sz, np, dstStride, srcStride int) (dn, sn int) {
+	dn, sn = n*sz, n*sz
+	switch coll {
+	case collFCollect:
+		dn = n * sz * np
+	case collAlltoall:
+		dn, sn = n*sz*np, n*sz*np
+	case collAlltoalls:
+		dn, sn = ((n*np-1)*dstStride+1)*sz, ((n*np-1)*srcStride+1)*sz
+	case collReduceScatter:
+		sn = n * sz * np
+	}
+	return dn, sn
+}
+
 // abiint_shmem_coll runs one collective of team: nelems elements of size
 // bytes (kind and op for reductions). It returns 0; errors end the job.
 //
@@ -157,17 +174,7 @@ func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src
 		shmCheck(c, t.Sync()) // no data: still a collective point
 		return 0
 	}
-	dn, sn := n*sz, n*sz
-	switch coll {
-	case collFCollect:
-		dn = n * sz * np
-	case collAlltoall:
-		dn, sn = n*sz*np, n*sz*np
-	case collAlltoalls:
-		dn, sn = ((n*np-1)*int(dstStride)+1)*sz, ((n*np-1)*int(srcStride)+1)*sz
-	case collReduceScatter:
-		sn = n * sz * np
-	}
+	dn, sn := collSpans(coll, n, sz, np, int(dstStride), int(srcStride))
 	var d, s shmem.Sym[byte]
 	if coll == collCollect || coll == collAlltoalls {
 		// The objects from the addresses on, the same on every PE as

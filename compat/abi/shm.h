@@ -181,6 +181,25 @@ static inline uint64_t shm_locate_sig(const char *call, const void *sig, uint64_
     return off;
 }
 
+/* shm_signal_args checks a put-with-signal's arguments (the host and
+ * on-stream forms take the same), locates its destination (*obj, *off;
+ * 0 when nothing moves) and signal word (*sobj, *soff), and returns the
+ * payload's bytes. */
+static inline size_t shm_signal_args(const char *call, void *dest, size_t nelems, size_t size, uint64_t *sig, int op,
+                                     int pe, uint64_t *obj, uint64_t *off, uint64_t *sobj, uint64_t *soff)
+{
+    shm_ready(call);
+    shm_check_pe(call, pe);
+    shm_check_sig_op(call, op);
+    size_t n = shm_bytes(call, nelems, size);
+    *obj = 0;
+    *off = 0;
+    *soff = shm_locate_sig(call, sig, sobj);
+    if (n != 0)
+        *off = shm_locate(call, "dest", dest, n, obj);
+    return n;
+}
+
 /* shm_ring wakes the user waiters of a heap's doorbell after this
  * thread's writes there (bell.h). */
 static inline void shm_ring(uint32_t *bell) { bell_ring(bell, BELL_USER); }
