@@ -22,7 +22,7 @@ func TestChooseWaitPolicy(t *testing.T) {
 	}{
 		{"process PE with its CPU", 2, 2, true, 0, shmem.WaitPolicy{Spin: 1 << 16, YieldEvery: 4096, Yields: 256, MaxSleep: 50 * time.Millisecond}},
 		{"goroutine PEs with their CPUs", 4, 8, false, 0, shmem.WaitPolicy{Spin: 4096, YieldEvery: 4096, Yields: 256, MaxSleep: 50 * time.Millisecond}},
-		{"crowded processes", 8, 2, true, 0, shmem.WaitPolicy{Spin: 64, YieldEvery: 16, Yields: 0, OSYields: 100, MaxSleep: 50 * time.Millisecond}},
+		{"crowded processes", 8, 2, true, 0, shmem.WaitPolicy{Spin: 4, YieldEvery: 16, Yields: 0, OSYields: 100, MaxSleep: 50 * time.Millisecond}},
 		{"crowded goroutines", 8, 2, false, 0, shmem.WaitPolicy{Spin: 64, YieldEvery: 16, Yields: 0, MaxSleep: 50 * time.Millisecond}},
 		{"GSHMEM_SPIN on a process", 2, 2, true, 100, shmem.WaitPolicy{Spin: 100, YieldEvery: 4096, Yields: 256, MaxSleep: 50 * time.Millisecond}},
 		{"GSHMEM_SPIN when crowded", 8, 2, true, 5000, shmem.WaitPolicy{Spin: 5000, YieldEvery: 16, Yields: 0, OSYields: 100, MaxSleep: 50 * time.Millisecond}},

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/gshmem/gshmem/internal/launchwire"
 )
@@ -302,4 +304,22 @@ while [ ! -e "$1" ]; do sleep 0.01; done; sleep 0.01; kill -9 $$`
 	assert.Contains(t, r.log, "PE 0")
 	assert.Contains(t, r.log, "exited with status 3")
 	assert.Less(t, r.took, 10*time.Second, "the sleeper was stopped")
+}
+
+// Every PE leads a session of its own (its session id is its pid), apart
+// from the launcher's and from each other's: see start.
+func TestRunPEsLeadTheirOwnSessions(t *testing.T) {
+	t.Parallel()
+	r := run(t, Config{N: 2, Argv: []string{"sh", "-c", `echo "$$ $(cut -d' ' -f6 /proc/$$/stat)"`}})
+	require.NoError(t, r.err)
+	lines := strings.Fields(r.stdout)
+	require.Len(t, lines, 4)
+	sid, err := unix.Getsid(0)
+	require.NoError(t, err)
+	self := strconv.Itoa(sid)
+	for i := 0; i < 4; i += 2 {
+		assert.Equal(t, lines[i], lines[i+1], "PE pid %s: session %s", lines[i], lines[i+1])
+		assert.NotEqual(t, self, lines[i+1])
+	}
+	assert.NotEqual(t, lines[0], lines[2])
 }

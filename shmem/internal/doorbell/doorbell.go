@@ -216,7 +216,7 @@ func (w Waiter) Wait(b *Bell, class Class, cond func() (bool, error), check func
 		if ok, err := cond(); ok || err != nil {
 			return err
 		}
-		yieldOS()
+		yieldOS(i)
 	}
 	if b == nil {
 		return w.pause(cond, check)
