@@ -9,7 +9,8 @@ import (
 )
 
 // bindCPU pins this process to the CPU pickCPU chooses, if mode asks for
-// it, and returns that CPU (-1 when placement is left to the scheduler).
+// it, and returns that CPU (-1 when placement is left to the scheduler)
+// and the CPUs it chose from.
 // Pinned, a PE keeps the core whose caches hold the lines it polls, and the
 // scheduler can neither move a spinning PE nor wake a sleeping one onto the
 // CPU of the peer it waits for: with 4 PEs on 2 CPUs, pinned barriers took
@@ -19,13 +20,13 @@ import (
 // outnumber the CPUs they may use: the round-robin then covers every CPU,
 // so two jobs that share the machine still spread alike, where two jobs
 // pinned below one PE per CPU would crowd onto its first CPUs.
-func bindCPU(mode string, localRank, localPEs int) (int, error) {
+func bindCPU(mode string, localRank, localPEs int) (int, []int, error) {
 	if mode != "auto" && mode != "oversubscribed" {
-		return -1, nil
+		return -1, nil, nil
 	}
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		return -1, err
+		return -1, nil, err
 	}
 	var cpus []int
 	for c := range 8 * 1024 {
@@ -34,11 +35,11 @@ func bindCPU(mode string, localRank, localPEs int) (int, error) {
 		}
 	}
 	if !binds(mode, localPEs, len(cpus)) {
-		return -1, nil
+		return -1, nil, nil
 	}
 	cpu := pickCPU(cpus, localRank, localPEs)
 	if cpu < 0 {
-		return -1, nil
+		return -1, nil, nil
 	}
 	var one unix.CPUSet
 	one.Set(cpu)
@@ -49,7 +50,7 @@ func bindCPU(mode string, localRank, localPEs int) (int, error) {
 	for range 4 {
 		tasks, err := os.ReadDir("/proc/self/task")
 		if err != nil {
-			return -1, err
+			return -1, nil, err
 		}
 		fresh := false
 		for _, t := range tasks {
@@ -58,7 +59,7 @@ func bindCPU(mode string, localRank, localPEs int) (int, error) {
 				continue
 			}
 			if err := unix.SchedSetaffinity(tid, &one); err != nil && !errors.Is(err, unix.ESRCH) { // ESRCH: the thread ended
-				return -1, err
+				return -1, nil, err
 			}
 			done[tid], fresh = true, true
 		}
@@ -66,7 +67,7 @@ func bindCPU(mode string, localRank, localPEs int) (int, error) {
 			break
 		}
 	}
-	return cpu, nil
+	return cpu, cpus, nil
 }
 
 // binds reports whether mode pins a process PE of a node running localPEs
@@ -83,4 +84,28 @@ func pickCPU(allowed []int, r, n int) int {
 		return -1
 	}
 	return allowed[r%len(allowed)]
+}
+
+// nodeCPUs returns the CPU that every PE of this PE's node was pinned to,
+// -1 for PEs of other nodes: each local PE pins itself by pickCPU over
+// the CPUs it may use, so this PE repeats the choice for its peers over
+// its own (a launcher gives a job's PEs one set; where it did not, the
+// guess costs a wait policy's polls, not correctness). node is every PE's
+// node number, me this PE.
+func nodeCPUs(allowed []int, node []int, me int) []int {
+	local := 0
+	for _, n := range node {
+		if n == node[me] {
+			local++
+		}
+	}
+	cpus, r := make([]int, len(node)), 0
+	for pe, n := range node {
+		cpus[pe] = -1
+		if n == node[me] {
+			cpus[pe] = pickCPU(allowed, r, local)
+			r++
+		}
+	}
+	return cpus
 }

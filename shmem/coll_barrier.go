@@ -115,7 +115,7 @@ func (t *Team) exchange(h uint32, acc []byte, fold lineFold) (bool, error) {
 				return false, err
 			}
 		}
-		v, err := t.waitEpoch(line, e)
+		v, err := t.waitEpoch(line, e, p)
 		if err != nil {
 			return false, err
 		}
@@ -137,9 +137,9 @@ func (t *Team) exchange(h uint32, acc []byte, fold lineFold) (bool, error) {
 	return lo == hi, nil
 }
 
-func (t *Team) waitEpoch(off, e uint64) (uint64, error) {
+func (t *Team) waitEpoch(off, e uint64, partner int) (uint64, error) {
 	t.wOff, t.wE = off, e
-	for range t.spin() {
+	for range t.spinFor(partner) {
 		if t.epochReady() {
 			t.polled()
 			return t.wV, nil
@@ -164,4 +164,23 @@ func (t *Team) epochReady() bool {
 func (t *Team) exitSync() error {
 	_, err := t.sync(0)
 	return err
+}
+
+// spinFor is the polls of a wait for team member p's word: on a crowded
+// node whose PEs are pinned (World.placePeers), none for a partner on this
+// PE's CPU (it runs only once this PE lets go of the CPU), pairSpin for
+// one on another CPU; elsewhere the team's adaptive spin.
+func (t *Team) spinFor(p int) int {
+	if c := t.w.cpuOf; c != nil {
+		mine, theirs := c[t.w.pe], c[t.members[p]]
+		if mine >= 0 && theirs >= 0 {
+			if mine == theirs {
+				return 0
+			}
+			if t.w.pairSpin > 0 {
+				return t.w.pairSpin
+			}
+		}
+	}
+	return t.spin()
 }

@@ -255,3 +255,29 @@ func (w *World) waitCheck(pe int) error {
 	}
 	return nil
 }
+
+// pairSpinCrowded is how long (polls, about 18 us) a collective's wait on a
+// crowded node polls for a partner pinned to another CPU, when each CPU
+// holds at most two PEs: that partner runs half the time, and when it
+// does not, the PE beside it on its CPU is about to hand the CPU over to
+// it, so polling beats handing this CPU over and back. A partner pinned
+// to this PE's CPU cannot run while this PE polls, so the wait hands the
+// CPU over at once. Measured on the 2-vCPU VM, barrier --timing op: 4 PEs
+// 1.6 us polling 4096 times for another CPU's partner, 2.4 with the 16
+// polls of every partner before; 6 and 8 PEs (3 and 4 a CPU) were slower
+// polling 1024-4096 times (7.8 against 5.7 us, 12-25 against 8-10), so
+// they keep the short spin for that partner.
+const pairSpinCrowded = 4096
+
+// placePeers records where this crowded node's PEs were pinned, for the
+// collectives' waits (Team.spinFor): only when the node's PEs outnumber
+// the CPUs they were pinned among.
+func (w *World) placePeers(allowed, node []int, localPEs int) {
+	if localPEs <= len(allowed) {
+		return
+	}
+	w.cpuOf = nodeCPUs(allowed, node, w.pe)
+	if localPEs <= 2*len(allowed) {
+		w.pairSpin = pairSpinCrowded
+	}
+}

@@ -49,6 +49,8 @@ type World struct {
 	aborted  <-chan struct{}
 	log      *logrus.Entry
 	waiter   doorbell.Waiter // the wait policy (policy.go)
+	cpuOf    []int           // crowded pinned node: each PE's CPU, -1 off the node (placePeers)
+	pairSpin int             // polls for a partner on another CPU of a crowded node (placePeers)
 	stopRing func() bool     // ends the ring of w.heap when ctx ends (before the heap goes)
 	ringMu   sync.Mutex      // held by that ring; teardown takes it once closed is set
 	closed   atomic.Bool
@@ -133,7 +135,7 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	}
 	boot = bootstrap.WithNode(boot, job.LocalRank, job.LocalSize)
 	shareCPUs(job.LocalSize)
-	cpu, bindErr := bindCPU(o.Bind, job.LocalRank, job.LocalSize)
+	cpu, allowed, bindErr := bindCPU(o.Bind, job.LocalRank, job.LocalSize)
 	w, err := newWorld(ctx, o, boot, job.Transport, job.Heap, nil)
 	if err != nil {
 		_ = job.Transport.Close()
@@ -144,6 +146,7 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 		w.log.Warnf("GSHMEM_BIND=%s: could not pin PE %d to a CPU: %v", o.Bind, w.pe, bindErr)
 	} else if cpu >= 0 {
 		w.log.Debugf("PE %d (local rank %d of %d) pinned to CPU %d", w.pe, job.LocalRank, job.LocalSize, cpu)
+		w.placePeers(allowed, job.Node, job.LocalSize)
 	}
 	w.job, w.bootWhy = job, why
 	job.Transport.SetLog(w.log)

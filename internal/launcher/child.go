@@ -60,7 +60,12 @@ func childEnv(base []string) []string {
 // on by default in Debian's kernels), as Hydra's ranks are: with 3 busy
 // loops per CPU started from the user's shell, a PE in that shell's
 // session got a quarter of its CPU and Send/Recv took 1.2-2.1 us, where
-// MPICH's ranks got half and took 0.8-1.4.
+// MPICH's ranks got half and took 0.8-1.4. It holds for PEs that outnumber
+// the CPUs too, though their sched_yield then passes the CPU less readily
+// (it moves a task back only within its own group): 4 PEs on 2 CPUs beside
+// 2 busy loops took 42-47 us a barrier in sessions of their own and about
+// 1600 in the shell's (Allreduce 40-45 against 2900); quiet, 2.0-2.2
+// against 1.5-1.6.
 func (j *job) start(i int) error {
 	e := j.env
 	e.Rank, e.LocalRank = i, i

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -307,19 +308,25 @@ while [ ! -e "$1" ]; do sleep 0.01; done; sleep 0.01; kill -9 $$`
 }
 
 // Every PE leads a session of its own (its session id is its pid), apart
-// from the launcher's and from each other's: see start.
+// from the launcher's and from each other's, with a CPU of its own or not:
+// see start.
 func TestRunPEsLeadTheirOwnSessions(t *testing.T) {
 	t.Parallel()
-	r := run(t, Config{N: 2, Argv: []string{"sh", "-c", `echo "$$ $(cut -d' ' -f6 /proc/$$/stat)"`}})
-	require.NoError(t, r.err)
-	lines := strings.Fields(r.stdout)
-	require.Len(t, lines, 4)
 	sid, err := unix.Getsid(0)
 	require.NoError(t, err)
 	self := strconv.Itoa(sid)
-	for i := 0; i < 4; i += 2 {
-		assert.Equal(t, lines[i], lines[i+1], "PE pid %s: session %s", lines[i], lines[i+1])
-		assert.NotEqual(t, self, lines[i+1])
+	for _, n := range []int{2, runtime.NumCPU() + 1} {
+		r := run(t, Config{N: n, Argv: []string{"sh", "-c", `echo "$$ $(cut -d' ' -f6 /proc/$$/stat)"`}})
+		require.NoError(t, r.err)
+		f := strings.Fields(r.stdout)
+		require.Len(t, f, 2*n)
+		pids := map[string]bool{}
+		for i := 0; i < len(f); i += 2 {
+			pid, session := f[i], f[i+1]
+			pids[pid] = true
+			assert.Equal(t, pid, session, "%d PEs: PE pid %s in session %s", n, pid, session)
+			assert.NotEqual(t, self, session)
+		}
+		assert.Len(t, pids, n)
 	}
-	assert.NotEqual(t, lines[0], lines[2])
 }
