@@ -91,14 +91,8 @@ func pickCPU(allowed []int, r, n int) int {
 // the CPUs it may use, so this PE repeats the choice for its peers over
 // its own (a launcher gives a job's PEs one set; where it did not, the
 // guess costs a wait policy's polls, not correctness). node is every PE's
-// node number, me this PE.
-func nodeCPUs(allowed []int, node []int, me int) []int {
-	local := 0
-	for _, n := range node {
-		if n == node[me] {
-			local++
-		}
-	}
+// node number, me this PE and local the count of PEs on its node.
+func nodeCPUs(allowed []int, node []int, me, local int) []int {
 	cpus, r := make([]int, len(node)), 0
 	for pe, n := range node {
 		cpus[pe] = -1

@@ -33,10 +33,10 @@ func TestBindOption(t *testing.T) {
 // get -1.
 func TestNodeCPUs(t *testing.T) {
 	two := []int{3, 7}
-	assert.Equal(t, []int{3, 7, 3, 7}, nodeCPUs(two, []int{0, 0, 0, 0}, 1))
-	assert.Equal(t, []int{3, -1, 7, -1, 3}, nodeCPUs(two, []int{0, 1, 0, 1, 0}, 4))
-	assert.Equal(t, []int{-1, 3, -1, 7}, nodeCPUs(two, []int{0, 1, 0, 1}, 3))
-	assert.Equal(t, []int{-1, -1}, nodeCPUs([]int{5}, []int{0, 0}, 0), "one CPU: the launcher pinned it")
+	assert.Equal(t, []int{3, 7, 3, 7}, nodeCPUs(two, []int{0, 0, 0, 0}, 1, 4))
+	assert.Equal(t, []int{3, -1, 7, -1, 3}, nodeCPUs(two, []int{0, 1, 0, 1, 0}, 4, 3))
+	assert.Equal(t, []int{-1, 3, -1, 7}, nodeCPUs(two, []int{0, 1, 0, 1}, 3, 2))
+	assert.Equal(t, []int{-1, -1}, nodeCPUs([]int{5}, []int{0, 0}, 0, 2), "one CPU: the launcher pinned it")
 }
 
 func TestBinds(t *testing.T) {

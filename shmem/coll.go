@@ -306,7 +306,9 @@ func (t *Team) mismatch(d desc, detail string) error {
 // microseconds. Yielding is what helps when the CPUs are oversubscribed or
 // loaded: a goroutine PE stuck behind a descheduled thread can then run on
 // another. So the budget adapts, between 16 polls and half the wait
-// policy's spin, at most 2048 (32 when PEs outnumber CPUs): it grows after waits
+// policy's spin, at most 2048 (32 for goroutine PEs and 16 for process PEs
+// when PEs outnumber CPUs; a barrier's wait on a pinned crowded node takes
+// its count from where its partner runs instead, Team.spinFor): it grows after waits
 // that polling served, or that the fallback served within a few
 // microseconds (more polling would have caught them), and drops to the
 // minimum after a long wait, when the peer was not running. Only goroutine

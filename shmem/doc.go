@@ -80,8 +80,9 @@
 // and collectives, windows' locks, streams' and kernels' waits) follows one
 // policy, chosen per World at Init from the PEs and CPUs of the PE's node
 // (World.WaitPolicy, ChooseWaitPolicy): it polls (65536 times in a process
-// PE with a CPU of its own, 4096 in a goroutine PE, 64 when the node's PEs
-// outnumber its CPUs; GSHMEM_SPIN sets the count), yielding the thread now
+// PE with a CPU of its own, 4096 in a goroutine PE, 64 in a goroutine PE
+// and 4 in a process PE when the node's PEs outnumber its CPUs; GSHMEM_SPIN
+// sets the count), yielding the thread now
 // and then (every 4096 polls, every 16 when crowded), then polls a while
 // yielding after each poll (and, in a crowded process, the CPU with
 // sched_yield), then sleeps on a futex in the doorbell of the heap that

@@ -276,7 +276,7 @@ func (w *World) placePeers(allowed, node []int, localPEs int) {
 	if localPEs <= len(allowed) {
 		return
 	}
-	w.cpuOf = nodeCPUs(allowed, node, w.pe)
+	w.cpuOf = nodeCPUs(allowed, node, w.pe, localPEs)
 	if localPEs <= 2*len(allowed) {
 		w.pairSpin = pairSpinCrowded
 	}
