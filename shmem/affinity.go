@@ -6,9 +6,11 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gshmem/gshmem/internal/placement"
 )
 
-// bindCPU pins this process to the CPU pickCPU chooses, if mode asks for
+// bindCPU pins this process to the CPU placement.Pick chooses, if mode asks for
 // it, and returns that CPU (-1 when placement is left to the scheduler)
 // and the CPUs it chose from.
 // Pinned, a PE keeps the core whose caches hold the lines it polls, and the
@@ -24,20 +26,14 @@ func bindCPU(mode string, localRank, localPEs int) (int, []int, error) {
 	if mode != "auto" && mode != "oversubscribed" {
 		return -1, nil, nil
 	}
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+	cpus, err := placement.Allowed()
+	if err != nil {
 		return -1, nil, err
 	}
-	var cpus []int
-	for c := range 8 * 1024 {
-		if allowed.IsSet(c) {
-			cpus = append(cpus, c)
-		}
-	}
-	if !binds(mode, localPEs, len(cpus)) {
+	if !placement.Binds(mode, localPEs, len(cpus)) {
 		return -1, nil, nil
 	}
-	cpu := pickCPU(cpus, localRank, localPEs)
+	cpu := placement.Pick(cpus, localRank, localPEs)
 	if cpu < 0 {
 		return -1, nil, nil
 	}
@@ -70,24 +66,8 @@ func bindCPU(mode string, localRank, localPEs int) (int, []int, error) {
 	return cpu, cpus, nil
 }
 
-// binds reports whether mode pins a process PE of a node running localPEs
-// of them on ncpus allowed CPUs.
-func binds(mode string, localPEs, ncpus int) bool {
-	return mode == "auto" || mode == "oversubscribed" && localPEs > ncpus
-}
-
-// pickCPU returns the CPU of allowed (ascending) that local rank r of n
-// takes, round-robin; -1 when the launcher left a single CPU (it pinned
-// the process itself).
-func pickCPU(allowed []int, r, n int) int {
-	if len(allowed) <= 1 || r < 0 || r >= n {
-		return -1
-	}
-	return allowed[r%len(allowed)]
-}
-
 // nodeCPUs returns the CPU that every PE of this PE's node was pinned to,
-// -1 for PEs of other nodes: each local PE pins itself by pickCPU over
+// -1 for PEs of other nodes: each local PE pins itself by placement.Pick over
 // the CPUs it may use, so this PE repeats the choice for its peers over
 // its own (a launcher gives a job's PEs one set; where it did not, the
 // guess costs a wait policy's polls, not correctness). node is every PE's
@@ -97,7 +77,7 @@ func nodeCPUs(allowed []int, node []int, me, local int) []int {
 	for pe, n := range node {
 		cpus[pe] = -1
 		if n == node[me] {
-			cpus[pe] = pickCPU(allowed, r, local)
+			cpus[pe] = placement.Pick(allowed, r, local)
 			r++
 		}
 	}

@@ -41,7 +41,8 @@ func shmFiles(t *testing.T) []string {
 }
 
 // children returns the PIDs of pid's direct children, whichever of its
-// threads started them.
+// threads started them, but for gshmem run's keepers (the holders of the
+// sessions of PEs that share a CPU, which are no PEs).
 func children(pid int) []int {
 	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
 	var pids []int
@@ -51,7 +52,8 @@ func children(pid int) []int {
 			continue
 		}
 		for _, f := range strings.Fields(string(b)) {
-			if p, err := strconv.Atoi(f); err == nil {
+			argv, _ := os.ReadFile("/proc/" + f + "/cmdline")
+			if p, err := strconv.Atoi(f); err == nil && !strings.HasPrefix(string(argv), "gshmem-keeper\x00") {
 				pids = append(pids, p)
 			}
 		}
@@ -87,7 +89,7 @@ func TestKilledPEStopsJob(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	// Whatever happens below, the job does not outlive the test: the
-	// launcher's PEs die with it (parent-death signal).
+	// launcher's PEs die with it (parent-death signal, or their keeper).
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 
 	var pes []int

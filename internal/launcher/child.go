@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,12 +17,13 @@ import (
 
 // child is one PE process.
 type child struct {
-	rank   int
-	cmd    *exec.Cmd
-	pid    int
-	drains []*drain
-	pipes  []*os.File // the parent's copies of the write ends, closed after start
-	exited bool       // set by the event loop only
+	rank           int
+	proc           *os.Process // nil until started
+	pid            int
+	stdout, stderr *os.File // what the PE gets as its output
+	drains         []*drain
+	pipes          []*os.File // the parent's copies of the write ends, closed after start
+	exited         bool       // set by the event loop only
 }
 
 // exitEvent reports a reaped PE, after its output was drained and its
@@ -60,44 +60,77 @@ func childEnv(base []string) []string {
 // on by default in Debian's kernels), as Hydra's ranks are: with 3 busy
 // loops per CPU started from the user's shell, a PE in that shell's
 // session got a quarter of its CPU and Send/Recv took 1.2-2.1 us, where
-// MPICH's ranks got half and took 0.8-1.4. It holds for PEs that outnumber
-// the CPUs too, though their sched_yield then passes the CPU less readily
-// (it moves a task back only within its own group): 4 PEs on 2 CPUs beside
-// 2 busy loops took 42-47 us a barrier in sessions of their own and about
-// 1600 in the shell's (Allreduce 40-45 against 2900); quiet, 2.0-2.2
-// against 1.5-1.6.
+// MPICH's ranks got half and took 0.8-1.4. PEs that will share a CPU
+// share a session instead (startShared: keeper.go says why).
 func (j *job) start(i int) error {
+	c, err := j.prepare(i)
+	if err == nil {
+		cmd := exec.Command(j.path, j.cfg.Argv[1:]...)
+		cmd.Args[0] = j.argv0
+		cmd.Env = j.peEnv(i)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
+		if err = cmd.Start(); err != nil {
+			err = fmt.Errorf("starting PE %d: %w", i, err)
+		}
+		c.proc = cmd.Process
+	}
+	if err != nil && c == nil {
+		return err
+	}
+	return j.launched([]*child{c}, err)
+}
+
+// peEnv is rank i's environment.
+func (j *job) peEnv(i int) []string {
 	e := j.env
 	e.Rank, e.LocalRank = i, i
-	cmd := exec.Command(j.path, j.cfg.Argv[1:]...)
-	cmd.Args[0] = j.argv0
-	cmd.Env = append(slices.Clone(j.baseEnv), e.Vars()...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	c := &child{rank: i, cmd: cmd}
-	stdout, err := c.stream(j.cfg.Stdout, j.stdout, j.cfg.TagOutput)
-	if err == nil {
-		var stderr *os.File
-		if stderr, err = c.stream(j.cfg.Stderr, j.stderr, j.cfg.TagOutput); err == nil {
-			cmd.Stdout, cmd.Stderr = stdout, stderr
-			err = cmd.Start()
-		}
+	return append(slices.Clone(j.baseEnv), e.Vars()...)
+}
+
+// prepare makes rank i's child and its output streams.
+func (j *job) prepare(i int) (*child, error) {
+	c := &child{rank: i}
+	var err error
+	if c.stdout, err = c.stream(j.cfg.Stdout, j.stdout, j.cfg.TagOutput); err == nil {
+		c.stderr, err = c.stream(j.cfg.Stderr, j.stderr, j.cfg.TagOutput)
 	}
-	// The child holds its own copies of the write ends now (or never
-	// will); ours would keep the drains from seeing EOF.
+	if err != nil {
+		c.abandon()
+		return nil, fmt.Errorf("starting PE %d: %w", i, err)
+	}
+	return c, nil
+}
+
+// launched takes the children of cs that started into the job and
+// abandons the others; err is why they did not all start.
+func (j *job) launched(cs []*child, err error) error {
+	for _, c := range cs {
+		// The child holds its own copies of the write ends now (or never
+		// will); ours would keep the drains from seeing EOF.
+		for _, f := range c.pipes {
+			f.Close()
+		}
+		if c.proc == nil {
+			c.abandon()
+			continue
+		}
+		c.pid = c.proc.Pid
+		j.children[c.rank] = c
+		j.live++
+		go j.reap(c)
+	}
+	return err
+}
+
+// abandon ends the output of a child that did not start.
+func (c *child) abandon() {
 	for _, f := range c.pipes {
 		f.Close()
 	}
-	if err != nil {
-		for _, d := range c.drains {
-			d.finish(time.Now())
-		}
-		return fmt.Errorf("starting PE %d: %w", i, err)
+	for _, d := range c.drains {
+		d.finish(time.Now())
 	}
-	c.pid = cmd.Process.Pid
-	j.children = append(j.children, c)
-	j.live++
-	go j.reap(c)
-	return nil
 }
 
 // stream returns the file to give the child for one output stream. An
@@ -121,16 +154,12 @@ func (c *child) stream(raw, locked io.Writer, tag bool) (*os.File, error) {
 }
 
 func (j *job) reap(c *child) {
-	err := c.cmd.Wait()
+	state, err := c.proc.Wait()
 	exited := time.Now()
 	for _, d := range c.drains {
 		d.finish(exited)
 	}
-	ev := exitEvent{rank: c.rank, state: c.cmd.ProcessState}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		ev.err = err
-	}
+	ev := exitEvent{rank: c.rank, state: state, err: err}
 	if p := j.srv.peer(c.rank); p != nil {
 		select {
 		case <-p.done:

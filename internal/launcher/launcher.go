@@ -62,7 +62,8 @@ type job struct {
 	srv            *Server
 	exits          chan exitEvent
 
-	children []*child
+	children []*child // by rank; nil for a PE not started
+	keepers  []*keeper
 	live     int
 	stopping bool
 	code     int
@@ -172,8 +173,25 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	// goroutine keeps that thread alive until the job is over.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	j.children = make([]*child, cfg.N)
+	defer j.releaseKeepers()
+	shared := map[int][]int{} // by the first rank of each group
+	inGroup := map[int]bool{}
+	for _, g := range j.sharedCPUs() {
+		shared[g[0]] = g
+		for _, r := range g {
+			inGroup[r] = true
+		}
+	}
 	for i := range cfg.N {
-		if err := j.start(i); err != nil {
+		var err error
+		switch {
+		case shared[i] != nil:
+			err = j.startShared(shared[i])
+		case !inGroup[i]:
+			err = j.start(i)
+		}
+		if err != nil {
 			code := startFailureCode(err)
 			if j.live > 0 {
 				j.log("%v; stopping the %s already started", err, pes(j.live))
@@ -344,7 +362,7 @@ func (j *job) stop(code int, err error) {
 // its leftover children, which are fair game.
 func (j *job) signal(sig syscall.Signal) {
 	for _, c := range j.children {
-		if !c.exited {
+		if c != nil && !c.exited {
 			syscall.Kill(-c.pid, sig)
 		}
 	}

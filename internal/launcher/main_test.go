@@ -54,6 +54,12 @@ func childMain(mode string) int {
 		fmt.Println(dir)
 		time.Sleep(time.Minute) // until SIGKILLed
 		return 0
+	case "launch":
+		// A launcher of PEs that print their pid and sleep, for a test to
+		// kill.
+		n, _ := strconv.Atoi(os.Getenv("GSHMEM_TEST_LAUNCH_N"))
+		code, err := Run(context.Background(), Config{N: n, Argv: []string{"sh", "-c", "echo $$; exec sleep 60"}})
+		return fail("launcher returned %d, %v", code, err)
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
 	case "output":

@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gshmem/gshmem/internal/launchwire"
+	"github.com/gshmem/gshmem/internal/placement"
 )
 
 type result struct {
@@ -180,9 +182,13 @@ func TestRunPlainPrograms(t *testing.T) {
 
 	notExec := filepath.Join(t.TempDir(), "data.txt")
 	require.NoError(t, os.WriteFile(notExec, []byte("x"), 0o644))
-	r = run(t, Config{N: 2, Argv: []string{notExec}})
-	assert.Equal(t, 126, r.code)
-	assert.ErrorIs(t, r.err, os.ErrPermission)
+	// NumCPU+1 PEs: the keeper's fork fails, and the launcher says so
+	// alike.
+	for _, n := range []int{2, runtime.NumCPU() + 1} {
+		r = run(t, Config{N: n, Argv: []string{notExec}})
+		assert.Equal(t, 126, r.code, "%d PEs", n)
+		assert.ErrorIs(t, r.err, os.ErrPermission, "%d PEs", n)
+	}
 
 	r = run(t, Config{N: 0, Argv: []string{"true"}})
 	assert.Error(t, r.err)
@@ -308,25 +314,99 @@ while [ ! -e "$1" ]; do sleep 0.01; done; sleep 0.01; kill -9 $$`
 }
 
 // Every PE leads a session of its own (its session id is its pid), apart
-// from the launcher's and from each other's, with a CPU of its own or not:
-// see start.
-func TestRunPEsLeadTheirOwnSessions(t *testing.T) {
+// from the launcher's and from each other's, unless it will share its CPU:
+// then it shares a session with the PEs on that CPU and no other (a
+// keeper's, whose id is no PE's pid). Either way it is the launcher's
+// child. See start and keeper.go.
+func TestRunSessions(t *testing.T) {
 	t.Parallel()
 	sid, err := unix.Getsid(0)
 	require.NoError(t, err)
-	self := strconv.Itoa(sid)
-	for _, n := range []int{2, runtime.NumCPU() + 1} {
-		r := run(t, Config{N: n, Argv: []string{"sh", "-c", `echo "$$ $(cut -d' ' -f6 /proc/$$/stat)"`}})
+	allowed, err := placement.Allowed()
+	require.NoError(t, err)
+	for _, n := range []int{2, runtime.NumCPU() + 1, 2*runtime.NumCPU() + 1} {
+		r := run(t, Config{N: n, Argv: []string{"sh", "-c", `echo "$GSHMEM_RANK $$ $(cut -d' ' -f4,6 /proc/$$/stat)"`}})
 		require.NoError(t, r.err)
+		require.Equal(t, 0, r.code)
 		f := strings.Fields(r.stdout)
-		require.Len(t, f, 2*n)
-		pids := map[string]bool{}
-		for i := 0; i < len(f); i += 2 {
-			pid, session := f[i], f[i+1]
-			pids[pid] = true
-			assert.Equal(t, pid, session, "%d PEs: PE pid %s in session %s", n, pid, session)
-			assert.NotEqual(t, self, session)
+		require.Len(t, f, 4*n)
+		pid, session := map[int]int{}, map[int]int{}
+		for i := 0; i < len(f); i += 4 {
+			v := make([]int, 4)
+			for k := range v {
+				v[k], err = strconv.Atoi(f[i+k])
+				require.NoError(t, err)
+			}
+			pid[v[0]], session[v[0]] = v[1], v[3]
+			assert.Equal(t, os.Getpid(), v[2], "%d PEs: PE %d's parent", n, v[0])
+			assert.NotEqual(t, sid, v[3], "%d PEs: PE %d in the launcher's session", n, v[0])
 		}
-		assert.Len(t, pids, n)
+		require.Len(t, pid, n)
+		group := map[int]int{} // rank -> its group's first rank
+		for _, g := range placement.Shared(os.Getenv("GSHMEM_BIND"), allowed, n) {
+			for _, r := range g {
+				group[r] = g[0]
+			}
+		}
+		if n > len(allowed) && len(allowed) > 1 && os.Getenv("GSHMEM_BIND") != "none" {
+			require.NotEmpty(t, group, "%d PEs on %d CPUs", n, len(allowed))
+		}
+		for a := range n {
+			for b := range n {
+				ga, sharedA := group[a]
+				gb, sharedB := group[b]
+				same := a == b || sharedA && sharedB && ga == gb
+				assert.Equal(t, same, session[a] == session[b], "%d PEs: PEs %d and %d", n, a, b)
+			}
+			if _, ok := group[a]; ok {
+				assert.NotEqual(t, pid[a], session[a], "%d PEs: PE %d leads its shared session", n, a)
+			} else {
+				assert.Equal(t, pid[a], session[a], "%d PEs: PE %d", n, a)
+			}
+		}
 	}
+}
+
+// A launcher killed by SIGKILL takes its PEs with it: those it started
+// through their Pdeathsig, those in a keeper's session through the keeper.
+func TestRunLauncherDeathEndsPEs(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, n := range []int{2, runtime.NumCPU() + 1} {
+		cmd := exec.Command(exe)
+		cmd.Env = childEnvFor("launch", "GSHMEM_TEST_LAUNCH_N="+strconv.Itoa(n))
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		var pids []int
+		sc := bufio.NewScanner(out)
+		for len(pids) < n && sc.Scan() {
+			p, err := strconv.Atoi(strings.TrimSpace(sc.Text()))
+			require.NoError(t, err)
+			pids = append(pids, p)
+		}
+		require.Len(t, pids, n)
+		require.NoError(t, cmd.Process.Kill())
+		_ = cmd.Wait()
+		require.Eventually(t, func() bool {
+			for _, p := range pids {
+				if alive(p) {
+					return false
+				}
+			}
+			return true
+		}, 10*time.Second, 20*time.Millisecond, "%d PEs: pids %v outlived their launcher", n, pids)
+	}
+}
+
+// alive says whether pid runs (a zombie does not).
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && !strings.HasPrefix(s[i+1:], " Z") && !strings.HasPrefix(s[i+1:], " X")
 }

@@ -17,7 +17,7 @@ import (
 func (j *job) stoppedPEs() []*child {
 	var cs []*child
 	for _, c := range j.children {
-		if !c.exited && isStopped(c.pid) {
+		if c != nil && !c.exited && isStopped(c.pid) {
 			cs = append(cs, c)
 		}
 	}
