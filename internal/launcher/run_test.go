@@ -402,11 +402,6 @@ func TestRunLauncherDeathEndsPEs(t *testing.T) {
 
 // alive says whether pid runs (a zombie does not).
 func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && !strings.HasPrefix(s[i+1:], " Z") && !strings.HasPrefix(s[i+1:], " X")
+	st := procState(pid)
+	return st != 0 && st != 'Z' && st != 'X'
 }

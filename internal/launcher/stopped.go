@@ -41,15 +41,25 @@ func continueStopped(cs []*child) {
 }
 
 func isStopped(pid int) bool {
+	st := procState(pid)
+	return st == 'T' || st == 't'
+}
+
+// procState is pid's state letter in /proc (R, S, T, Z, ...), 0 when it
+// is gone.
+func procState(pid int) byte {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return false
+		return 0
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return false
+		return 0
 	}
 	f := strings.Fields(s[i+1:])
-	return len(f) > 0 && (f[0] == "T" || f[0] == "t")
+	if len(f) == 0 || f[0] == "" {
+		return 0
+	}
+	return f[0][0]
 }
