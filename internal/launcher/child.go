@@ -45,6 +45,7 @@ func childEnv(base []string) []string {
 	owned := []string{
 		launchwire.EnvBootstrap, launchwire.EnvLocalAddr, launchwire.EnvJobID, launchwire.EnvJobSecret,
 		launchwire.EnvRank, launchwire.EnvNPEs, launchwire.EnvLocalRank, launchwire.EnvLocalSize,
+		keeperVar,
 	}
 	return slices.DeleteFunc(slices.Clone(base), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")

@@ -82,14 +82,20 @@ func keepMain() int {
 	rep := keeperReport{}
 	var pidfds []int
 	if err := json.NewDecoder(io.LimitReader(spec, 64<<20)).Decode(&s); err != nil {
+		// Not started by a launcher, most likely: the variable leaked.
+		fmt.Fprintf(os.Stderr, "gshmem-keeper: %s is for gshmem run's own use (reading the launcher's request: %v)\n", keeperVar, err)
 		rep.Err = fmt.Sprintf("reading the launcher's request: %v", err)
 	} else {
 		pidfds, rep = keepStart(s)
 	}
 	err := json.NewEncoder(report).Encode(rep)
 	report.Close()
+	if s.Path == "" {
+		return 2
+	}
 	if err == nil {
-		// Until the job ends, or the launcher dies.
+		// Until the job ends, or the launcher dies (or it never heard of
+		// these PEs).
 		_, _ = io.Copy(io.Discard, spec)
 	}
 	for _, fd := range pidfds {
