@@ -74,6 +74,8 @@ type UCX struct {
 	// the worker in C under mu returns at once when it is above 0. It is
 	// its own allocation, as C reads it.
 	want *atomic.Int32
+	// tickAt is when an issuer last rescheduled (issuerTick; monoNow).
+	tickAt atomic.Int64
 	// spinNs is how long a thread polls the worker before it sleeps
 	// (SetRemoteSpin).
 	spinNs atomic.Int64
@@ -153,10 +155,22 @@ type ucxOp struct {
 // on two of its rounds, with no other P idle, it takes from the thread,
 // and it then checks every 20 us, a thread waking 50000 times a second on
 // the CPUs the poll, the peer and the network need. Nor does the poller
-// yield between slices: a goroutine readied meanwhile runs on an idle P,
-// woken for it, while a Gosched wakes an idle P's thread to find nothing
-// and may move the poller to another thread.
+// yield between slices (only every ucxTick): a goroutine readied
+// meanwhile runs on an idle P, woken for it, while a Gosched wakes an idle
+// P's thread to find nothing and may move the poller to another thread.
 const ucxSlice = 15 * time.Microsecond
+
+// ucxTick is how often a goroutine that polls the worker without ever
+// blocking lets the Go scheduler reschedule it (progressLoop,
+// issuerTick). The runtime's monitor preempts a goroutine that has run
+// 10 ms without a reschedule, taking its P when it is in a cgo call, and
+// after each such take it naps only 20 us for the next millisecond and
+// more: a put_bw at 64 KiB woke it ~3500 times a second in each process
+// (2300-2900 nanosleeps and 5600-6800 context switches per process
+// against 350-970 and 1500-3200 with the tick: perf stat, 28160 puts;
+// ucx_perftest's 80-90 switches), a thread taking the CPUs the poll, the
+// peer and the network need. A Gosched costs one wake-up of an idle P's thread.
+const ucxTick = 4 * time.Millisecond
 
 // ucxLease is how long after an issuer's last call the progress goroutine
 // leaves progress to the issuers (progressLoop), and so how late it may

@@ -23,6 +23,7 @@ func (u *UCX) peer(pe int) (*ucxPeer, error) {
 // start issues one operation under mu and returns the op to wait for, nil
 // when it finished at once.
 func (u *UCX) start(pe int, buf []byte, issue func() res) (*ucxOp, error) {
+	u.issuerTick()
 	op := &ucxOp{pe: pe}
 	if len(buf) > 0 {
 		op.pin.Pin(&buf[0])

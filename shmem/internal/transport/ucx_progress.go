@@ -4,6 +4,7 @@ package transport
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 	"unsafe"
 
@@ -49,11 +50,16 @@ func (u *UCX) progressLoop() {
 	// last is the time of the last work (or wake-up): the poll goes on
 	// for the wait policy's spin after it.
 	last := time.Now()
+	tick := monoNow()
 	for {
 		select {
 		case <-u.stop:
 			return
 		default:
+		}
+		if now := monoNow(); now-tick >= int64(ucxTick) {
+			tick = now
+			runtime.Gosched() // serving a stream, it never blocks
 		}
 		if u.issuing() {
 			// Parked off the scheduler's Ps: with a P idle, the
@@ -68,6 +74,7 @@ func (u *UCX) progressLoop() {
 			case <-check.C:
 			}
 			last = time.Now()
+			tick = monoNow() // the park rescheduled it
 			continue
 		}
 		u.mu.Lock() // not lock: an issuer polling under mu keeps it

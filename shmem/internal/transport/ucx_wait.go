@@ -4,6 +4,7 @@ package transport
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 	"unsafe"
 
@@ -37,6 +38,7 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 	last, checked := start, start
 	lead := false
 	for {
+		u.issuerTick()
 		u.lock()
 		if u.down && !op.finished {
 			// Shut down under this wait, with op unknown to shutdown:
@@ -327,6 +329,18 @@ func (u *UCX) unparkNow() {
 	select {
 	case u.unpark <- struct{}{}:
 	default:
+	}
+}
+
+// issuerTick reschedules the calling issuer when no issuer has for
+// ucxTick: a bandwidth or latency loop issues and waits without ever
+// blocking (ucxTick says why it must not run 10 ms so). One stamp for all
+// issuers, since they rarely poll at once (the lock goes to one at a
+// time): a missed tick costs what every tick cost before.
+func (u *UCX) issuerTick() {
+	now := monoNow()
+	if t := u.tickAt.Load(); now-t >= int64(ucxTick) && u.tickAt.CompareAndSwap(t, now) {
+		runtime.Gosched()
 	}
 }
 
