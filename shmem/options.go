@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gshmem/gshmem/internal/placement"
 )
 
 // Options configures a World. Every field has a GSHMEM_* environment
@@ -108,7 +110,7 @@ var Settings = []Setting{
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host; mode 0600, symlinks refused"},
 	{"GSHMEM_SPIN", "policy", "polls before any wait (shmem, compat, windows, streams, kernels) sleeps on its futex; default by the one wait policy: 65536 in a process PE with a CPU of its own, 4096 in a goroutine PE, 64 with yields when a node's PEs outnumber its CPUs"},
-	{"GSHMEM_BIND", "oversubscribed", "auto: pin local rank r to the r-th CPU the process may use (round-robin), as mpirun --bind-to core; oversubscribed: the same, only when the node's PEs outnumber those CPUs; none: let the scheduler place PEs"},
+	{"GSHMEM_BIND", placement.DefaultMode, "auto: pin local rank r to the r-th CPU the process may use (round-robin), as mpirun --bind-to core; oversubscribed: the same, only when the node's PEs outnumber those CPUs; none: let the scheduler place PEs"},
 	{"GSHMEM_RANK", "", "set by gshmem run: this PE's number (with GSHMEM_NPES, also a rank source for the env bootstrap)"},
 	{"GSHMEM_NPES", "", "set by gshmem run: the number of PEs"},
 	{"GSHMEM_LOCAL_RANK", "", "set by gshmem run: this PE's number on its node"},
@@ -197,7 +199,7 @@ func buildOptions(opts []Option) (Options, error) {
 	}
 	switch o.Bind {
 	case "":
-		o.Bind = "oversubscribed"
+		o.Bind = placement.DefaultMode
 	case "auto", "oversubscribed", "none":
 	default:
 		return o, fmt.Errorf("%w: GSHMEM_BIND=%q: want auto, oversubscribed or none", ErrInvalid, o.Bind)

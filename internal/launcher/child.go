@@ -19,8 +19,7 @@ import (
 type child struct {
 	rank           int
 	proc           *os.Process // nil until started
-	pid            int
-	stdout, stderr *os.File // what the PE gets as its output
+	stdout, stderr *os.File    // what the PE gets as its output
 	drains         []*drain
 	pipes          []*os.File // the parent's copies of the write ends, closed after start
 	exited         bool       // set by the event loop only
@@ -65,19 +64,18 @@ func childEnv(base []string) []string {
 // share a session instead (startShared: keeper.go says why).
 func (j *job) start(i int) error {
 	c, err := j.prepare(i)
-	if err == nil {
-		cmd := exec.Command(j.path, j.cfg.Argv[1:]...)
-		cmd.Args[0] = j.argv0
-		cmd.Env = j.peEnv(i)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-		cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
-		if err = cmd.Start(); err != nil {
-			err = fmt.Errorf("starting PE %d: %w", i, err)
-		}
-		c.proc = cmd.Process
-	}
-	if err != nil && c == nil {
+	if err != nil {
 		return err
+	}
+	cmd := exec.Command(j.path, j.cfg.Argv[1:]...)
+	cmd.Args[0] = j.argv0
+	cmd.Env = j.peEnv(i)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
+	if err = cmd.Start(); err != nil {
+		err = fmt.Errorf("starting PE %d: %w", i, err)
+	} else {
+		c.proc = cmd.Process
 	}
 	return j.launched([]*child{c}, err)
 }
@@ -107,16 +105,15 @@ func (j *job) prepare(i int) (*child, error) {
 // abandons the others; err is why they did not all start.
 func (j *job) launched(cs []*child, err error) error {
 	for _, c := range cs {
-		// The child holds its own copies of the write ends now (or never
-		// will); ours would keep the drains from seeing EOF.
-		for _, f := range c.pipes {
-			f.Close()
-		}
 		if c.proc == nil {
 			c.abandon()
 			continue
 		}
-		c.pid = c.proc.Pid
+		// The child holds its own copies of the write ends now; ours
+		// would keep the drains from seeing EOF.
+		for _, f := range c.pipes {
+			f.Close()
+		}
 		j.children[c.rank] = c
 		j.live++
 		go j.reap(c)
@@ -174,7 +171,7 @@ func (j *job) reap(c *child) {
 // failure says whether ev ends the job, with the exit code it gives the job
 // and the words for the log.
 func (c *child) failure(ev exitEvent) (code int, what string, failed bool) {
-	who := fmt.Sprintf("PE %d (pid %d)", c.rank, c.pid)
+	who := fmt.Sprintf("PE %d (pid %d)", c.rank, c.proc.Pid)
 	if ev.state == nil {
 		return 1, fmt.Sprintf("%s could not be waited for: %v", who, ev.err), true
 	}

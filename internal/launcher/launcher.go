@@ -1,5 +1,6 @@
 // Package launcher is gshmem run: it starts the PEs of a job as local
-// processes, serves their "local" bootstrap over an abstract unix socket,
+// processes (each in a session of its own, or, for the PEs that will share
+// a CPU, in one session per CPU: keeper.go), serves their "local" bootstrap over an abstract unix socket,
 // forwards signals, and ends the whole job as soon as one PE fails. The
 // wire protocol and the client that the PEs use are in internal/launchwire,
 // which the core may import; nothing under shmem imports this package.
@@ -175,21 +176,18 @@ func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	defer runtime.UnlockOSThread()
 	j.children = make([]*child, cfg.N)
 	defer j.releaseKeepers()
-	shared := map[int][]int{} // by the first rank of each group
-	inGroup := map[int]bool{}
+	group := map[int][]int{} // the ranks that share each rank's CPU, for those that do
 	for _, g := range j.sharedCPUs() {
-		shared[g[0]] = g
 		for _, r := range g {
-			inGroup[r] = true
+			group[r] = g
 		}
 	}
 	for i := range cfg.N {
 		var err error
-		switch {
-		case shared[i] != nil:
-			err = j.startShared(shared[i])
-		case !inGroup[i]:
+		if g := group[i]; g == nil {
 			err = j.start(i)
+		} else if g[0] == i {
+			err = j.startShared(g)
 		}
 		if err != nil {
 			code := startFailureCode(err)
@@ -363,7 +361,7 @@ func (j *job) stop(code int, err error) {
 func (j *job) signal(sig syscall.Signal) {
 	for _, c := range j.children {
 		if c != nil && !c.exited {
-			syscall.Kill(-c.pid, sig)
+			syscall.Kill(-c.proc.Pid, sig)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 func (j *job) stoppedPEs() []*child {
 	var cs []*child
 	for _, c := range j.children {
-		if c != nil && !c.exited && isStopped(c.pid) {
+		if c != nil && !c.exited && isStopped(c.proc.Pid) {
 			cs = append(cs, c)
 		}
 	}
@@ -28,7 +28,7 @@ func (j *job) stoppedPEs() []*child {
 func (j *job) nameStopped() []*child {
 	cs := j.stoppedPEs()
 	for _, c := range cs {
-		j.log("PE %d (pid %d) is stopped (SIGSTOP, a debugger or job control): the other PEs failed waiting for it", c.rank, c.pid)
+		j.log("PE %d (pid %d) is stopped (SIGSTOP, a debugger or job control): the other PEs failed waiting for it", c.rank, c.proc.Pid)
 	}
 	return cs
 }
@@ -36,7 +36,7 @@ func (j *job) nameStopped() []*child {
 // continueStopped lets the stopped PEs take the signal just sent.
 func continueStopped(cs []*child) {
 	for _, c := range cs {
-		syscall.Kill(-c.pid, syscall.SIGCONT)
+		syscall.Kill(-c.proc.Pid, syscall.SIGCONT)
 	}
 }
 
@@ -58,7 +58,7 @@ func procState(pid int) byte {
 		return 0
 	}
 	f := strings.Fields(s[i+1:])
-	if len(f) == 0 || f[0] == "" {
+	if len(f) == 0 {
 		return 0
 	}
 	return f[0][0]
