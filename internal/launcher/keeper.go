@@ -28,10 +28,8 @@ import (
 // scheduler next picks between the groups (a crowded 4-PE barrier on 2
 // CPUs varied 1.8-3.0 us over five runs), in one session at once
 // (1.5-1.6). Hydra gets the same from its pmi_proxy, whose ranks share its
-// session. The cost falls on the large collectives of a crowded node: a PE
-// that waits while its CPU's partner still copies hands it the CPU with
-// each yield and takes it back (alltoall of 1 MiB, 4 PEs on 2 CPUs, 15-35 %
-// slower: porting guide 06).
+// session. Such a yield does give the CPU away, for the partner's slice,
+// which is why the waits make it a raw system call (doorbell's yieldOS).
 //
 // A session is inherited from the process that forks, and only a process
 // in it can fork into it, so the launcher starts one keeper per shared CPU
