@@ -1,7 +1,8 @@
 // Package launcher is gshmem run: it starts the PEs of a job as local
 // processes (each in a session of its own, or, for the PEs that will share
-// a CPU, in one session per CPU: keeper.go), serves their "local" bootstrap over an abstract unix socket,
-// forwards signals, and ends the whole job as soon as one PE fails. The
+// a CPU, in one session per CPU: keeper.go), serves their "local"
+// bootstrap over an abstract unix socket, forwards signals, and ends the
+// whole job as soon as one PE fails. The
 // wire protocol and the client that the PEs use are in internal/launchwire,
 // which the core may import; nothing under shmem imports this package.
 package launcher
