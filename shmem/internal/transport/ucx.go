@@ -112,7 +112,8 @@ type ucxPeer struct {
 	ringAgain bool           // puts behind ringReq that need another message
 	failed    bool           // UCP reported the endpoint failed
 	bye       bool
-	lastSeen  time.Time
+	lastSeen  time.Time // when the heartbeat last found seen set
+	seen      bool      // a sign of life since (the hot paths read no clock)
 	nbi       []*ucxOp
 }
 
@@ -123,7 +124,7 @@ type ucxOp struct {
 	pe       int
 	st       int
 	pin      runtime.Pinner // the Go buffer UCP reads or writes
-	done     chan struct{}
+	done     chan struct{}  // closed when it finishes; made by doneCh, under mu
 	finished bool
 	orphan   bool // freed by progress when it completes
 	// A call (call set) completes by its reply: old and res receive what
@@ -133,6 +134,18 @@ type ucxOp struct {
 	old  uint64
 	res  []byte
 	err  error
+}
+
+// doneCh returns op's done channel (under mu), made on first use: only a
+// follower blocks on it, and most ops finish before one would.
+func (op *ucxOp) doneCh() chan struct{} {
+	if op.done == nil {
+		op.done = make(chan struct{})
+		if op.finished {
+			close(op.done)
+		}
+	}
+	return op.done
 }
 
 // How long a thread polls the worker for news (in C: gs_spin) before it
@@ -316,7 +329,7 @@ func (u *UCX) lock() {
 	u.want.Add(-1)
 	// The progress goroutine let go of mu and parked for want: the
 	// lease's timer unparks it, whatever this thread does next.
-	u.took()
+	u.took(monoNow())
 }
 
 func (u *UCX) log() logrus.FieldLogger { return *u.logp.Load() }

@@ -108,30 +108,47 @@ func opToken(secret []byte) uint64 {
 // res receives the reply's payload (nil: none expected). After a Fence
 // with puts to p before it, the puts are flushed first: they travel as
 // RMA, the operation as a message, and UCP orders the two only by a flush.
+//
+// An atomic's message (no payload) is built and sent in C (sendAMO): with
+// the lazily made done channel (doneCh), a call then costs the issuer one
+// allocation, its op.
 func (u *UCX) call(p *ucxPeer, h opHeader, payload, res []byte) (*ucxOp, error) {
-	if err := u.fenceFlush(p); err != nil {
-		return nil, err
+	var msg []byte
+	if h.kind != opAMO || len(payload) > 0 {
+		msg = make([]byte, opHdrSize+len(payload))
+		copy(msg[opHdrSize:], payload)
 	}
-	msg := make([]byte, opHdrSize+len(payload))
-	copy(msg[opHdrSize:], payload)
-	op := &ucxOp{pe: p.pe, call: true, res: res, done: make(chan struct{})}
+	op := &ucxOp{pe: p.pe, call: true, res: res}
 	u.lock()
+	for p.fenced && !u.down {
+		u.mu.Unlock()
+		if err := u.fenceFlush(p); err != nil {
+			return nil, err
+		}
+		u.lock()
+	}
 	defer u.mu.Unlock()
 	if u.down {
 		return nil, fmt.Errorf("%w: transport closed", ErrPeerLost)
 	}
 	u.nextID++
 	op.id = u.nextID
-	h.from, h.id, h.token = uint32(u.me), op.id, u.token
-	h.encode(msg)
-	if err := u.lib.sendOp(p.e, msg); err != nil {
+	var err error
+	if msg == nil {
+		err = u.lib.sendAMO(p.e, op.id, &h)
+	} else {
+		h.from, h.id, h.token = uint32(u.me), op.id, u.token
+		h.encode(msg)
+		err = u.lib.sendOp(p.e, msg)
+	}
+	if err != nil {
 		if herr := u.h.check(p.pe); herr != nil {
 			return nil, herr
 		}
 		return nil, fmt.Errorf("transport: PE %d: %w", p.pe, err)
 	}
 	u.calls[op.id] = op
-	u.took()
+	u.took(monoNow())
 	return op, nil
 }
 
@@ -263,7 +280,9 @@ var errOpRejected = errors.New("invalid request")
 
 func (u *UCX) finishCall(op *ucxOp, st int) {
 	op.st, op.finished = st, true
-	close(op.done)
+	if op.done != nil {
+		close(op.done)
+	}
 	u.wakeLeader(op)
 }
 

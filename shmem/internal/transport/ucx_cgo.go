@@ -361,6 +361,19 @@ func (g *ucxLib) sendOp(e *ucxEp, msg []byte) error {
 	return nil
 }
 
+// sendAMO sends an atomic's operation message, call id (the header
+// built in C: gs_amo_send).
+func (g *ucxLib) sendAMO(e *ucxEp, id uint64, h *opHeader) error {
+	if e.ep == nil {
+		return opError("sending an operation", closedRes.st)
+	}
+	if st := C.gs_amo_send(g.g, e.ep, C.uint64_t(id), C.uint64_t(h.off), C.uint64_t(h.a), C.uint64_t(h.b),
+		C.int(h.op), C.int(h.width)); st != C.UCS_OK {
+		return opError("sending an operation", int(st))
+	}
+	return nil
+}
+
 // status polls a request: C.UCS_INPROGRESS while it runs.
 func status(req unsafe.Pointer) int { return int(C.ucp_request_check_status(req)) }
 

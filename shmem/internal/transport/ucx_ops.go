@@ -23,7 +23,8 @@ func (u *UCX) peer(pe int) (*ucxPeer, error) {
 // start issues one operation under mu and returns the op to wait for, nil
 // when it finished at once.
 func (u *UCX) start(pe int, buf []byte, issue func() res) (*ucxOp, error) {
-	u.issuerTick()
+	now := monoNow()
+	u.issuerTick(now)
 	op := &ucxOp{pe: pe}
 	if len(buf) > 0 {
 		op.pin.Pin(&buf[0])
@@ -36,7 +37,7 @@ func (u *UCX) start(pe int, buf []byte, issue func() res) (*ucxOp, error) {
 	}
 	r := issue()
 	u.mu.Unlock()
-	u.took()
+	u.took(now)
 	if r.req == nil {
 		op.pin.Unpin()
 		if r.st != stOK {
@@ -91,9 +92,6 @@ func (u *UCX) PutNBI(pe int, off uint64, src []byte) error {
 func (u *UCX) pending(p *ucxPeer, op *ucxOp) {
 	if op == nil {
 		return
-	}
-	if op.done == nil {
-		op.done = make(chan struct{})
 	}
 	u.lock()
 	defer u.mu.Unlock()

@@ -49,8 +49,8 @@ func (u *UCX) progressLoop() {
 	defer check.Stop()
 	// last is the time of the last work (or wake-up): the poll goes on
 	// for the wait policy's spin after it.
-	last := time.Now()
-	tick := monoNow()
+	last := monoNow()
+	tick := last
 	for {
 		select {
 		case <-u.stop:
@@ -73,8 +73,8 @@ func (u *UCX) progressLoop() {
 			case <-u.stop:
 			case <-check.C:
 			}
-			last = time.Now()
-			tick = monoNow() // the park rescheduled it
+			last = monoNow()
+			tick = last // the park rescheduled it
 			continue
 		}
 		u.mu.Lock() // not lock: an issuer polling under mu keeps it
@@ -83,10 +83,10 @@ func (u *UCX) progressLoop() {
 			return
 		}
 		// Poll for what is left of the spin since the last work.
-		r := u.lib.spin(nil, max(u.spin()-time.Since(last), 0), ucxSlice, u.ringFor(), u.want, u.othersWait())
+		r := u.lib.spin(nil, max(u.spin()-time.Duration(monoNow()-last), 0), ucxSlice, u.ringFor(), u.want, u.othersWait())
 		busy := u.serviceLocked(r&spinWork != 0)
 		if busy {
-			last = time.Now()
+			last = monoNow()
 		}
 		if busy || r&spinIdle == 0 {
 			u.mu.Unlock()
@@ -112,7 +112,7 @@ func (u *UCX) progressLoop() {
 		if fds[1].Revents != 0 {
 			_, _ = unix.Read(u.wake, buf[:])
 		}
-		last = time.Now()
+		last = monoNow()
 	}
 }
 
@@ -210,7 +210,7 @@ func (u *UCX) handle(e ucxEvent) {
 	}
 	p := u.peers[pe]
 	if e.typ != evErr {
-		p.lastSeen = time.Now()
+		p.seen = true
 	}
 	switch e.typ {
 	case evRing:
@@ -291,12 +291,14 @@ func (u *UCX) poll(op *ucxOp) bool {
 
 func (u *UCX) finish(op *ucxOp, st int) {
 	if p := u.peers[op.pe]; st == stOK && p != nil {
-		p.lastSeen = time.Now() // a completed request is a sign of life
+		p.seen = true // a completed request is a sign of life
 	}
 	freeReq(op.req)
 	op.req, op.st, op.finished = nil, st, true
 	op.pin.Unpin()
-	close(op.done)
+	if op.done != nil {
+		close(op.done)
+	}
 	u.wakeLeader(op)
 }
 
@@ -324,6 +326,9 @@ func (u *UCX) heartbeat() {
 				continue
 			}
 			_ = u.lib.send(p.e, evPing, u.me, 0)
+			if p.seen {
+				p.seen, p.lastSeen = false, now
+			}
 			if now.Sub(p.lastSeen) > u.timeout {
 				silent = append(silent, p.pe)
 			}

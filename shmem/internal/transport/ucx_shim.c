@@ -153,6 +153,38 @@ uint64_t gs_amo(void *p, int width, int op, uint64_t v, uint64_t cmp) {
 
 static ucs_status_t gs_send_owned(ucp_ep_h ep, uint16_t id, char *buf, size_t len);
 
+// gs_op_new returns a malloc'ed GS_AM_OP header of g's (opHeader.encode's
+// layout; the rest zero), or NULL.
+static char *gs_op_new(const gs_t *g, uint32_t kind, uint64_t id, uint64_t off, uint64_t a, uint64_t b, int op,
+                       int width) {
+	char *m = calloc(1, GS_OP_MIN);
+	if (m == NULL) {
+		return NULL;
+	}
+	uint8_t o = (uint8_t)op, w = (uint8_t)width;
+	memcpy(m, &kind, 4);
+	memcpy(m + 4, &g->me, 4);
+	memcpy(m + 8, &id, 8);
+	memcpy(m + 16, &g->token, 8);
+	memcpy(m + 24, &off, 8);
+	memcpy(m + 32, &a, 8);
+	memcpy(m + 40, &b, 8);
+	memcpy(m + 48, &o, 1);
+	memcpy(m + 49, &w, 1);
+	return m;
+}
+
+// gs_amo_send sends an atomic's GS_AM_OP message (call id, no payload) to
+// ep and forgets it, as gs_op_send does; the header is built here, so the
+// issuer's path allocates nothing on the Go side.
+ucs_status_t gs_amo_send(gs_t *g, ucp_ep_h ep, uint64_t id, uint64_t off, uint64_t a, uint64_t b, int op, int width) {
+	char *m = gs_op_new(g, GS_OP_AMO, id, off, a, b, op, width);
+	if (m == NULL) {
+		return UCS_ERR_NO_MEMORY;
+	}
+	return gs_send_owned(ep, GS_AM_OP, m, GS_OP_MIN);
+}
+
 // gs_amo_fast answers an atomic message m (GS_OP_MIN bytes) in the
 // callback, as UCP answers its own emulated atomics: applied, replied to
 // and done without waiting for the Go side, which then only rings the
@@ -176,14 +208,8 @@ static int gs_amo_fast(gs_t *g, const char *m) {
 		return 0;
 	}
 	uint64_t old = gs_amo(g->heap + off, width, base, a, b);
-	char *r = calloc(1, GS_OP_MIN);
+	char *r = gs_op_new(g, GS_OP_REPLY, id, old, 0, 0, 0, 0); // status (52) 0: done
 	if (r != NULL) {
-		uint32_t rk = GS_OP_REPLY;
-		memcpy(r, &rk, 4);
-		memcpy(r + 4, &g->me, 4);
-		memcpy(r + 8, &id, 8);
-		memcpy(r + 16, &g->token, 8);
-		memcpy(r + 24, &old, 8); // status (52) 0: done
 		(void)gs_send_owned(g->eps[from], GS_AM_OP, r, GS_OP_MIN); // a failed endpoint reports itself
 	}
 	g->fast++;
@@ -318,6 +344,8 @@ ucs_status_t gs_open(gs_t **out, const char *name) {
 }
 
 ucs_status_t gs_fast_init(gs_t *g, uint32_t me, uint32_t npe, uint64_t token, void *heap, size_t len) {
+	g->me = me; // gs_amo_send's header, whatever follows
+	g->token = token;
 	if (len < GS_OP_MIN) {
 		return UCS_ERR_INVALID_PARAM; // no bell: leave atomics to the Go side
 	}
@@ -325,9 +353,7 @@ ucs_status_t gs_fast_init(gs_t *g, uint32_t me, uint32_t npe, uint64_t token, vo
 	if (g->eps == NULL) {
 		return UCS_ERR_NO_MEMORY;
 	}
-	g->me = me;
 	g->npe = npe;
-	g->token = token;
 	g->heap = heap;
 	g->heap_len = len;
 	return UCS_OK;

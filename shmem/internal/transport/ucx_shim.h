@@ -101,6 +101,7 @@ gs_res gs_ep_flush(ucp_ep_h ep);
 gs_res gs_ep_close(ucp_ep_h ep);
 ucs_status_t gs_am_send(ucp_ep_h ep, uint32_t type, uint32_t from, uint64_t arg);
 ucs_status_t gs_op_send(ucp_ep_h ep, const void *hdr, size_t hlen, const void *data, size_t dlen);
+ucs_status_t gs_amo_send(gs_t *g, ucp_ep_h ep, uint64_t id, uint64_t off, uint64_t a, uint64_t b, int op, int width);
 char *gs_ep_info(ucp_ep_h ep);
 
 #endif

@@ -30,15 +30,15 @@ import (
 // wait returns when op completes, or with ErrPeerLost when its peer is
 // lost first (op is then left to the progress goroutine).
 func (u *UCX) wait(op *ucxOp, what string) error {
-	if op.done == nil {
-		op.done = make(chan struct{})
-	}
 	u.drivers.Add(1)
-	start := time.Now()
-	last, checked := start, start
+	// The clock (monoNow) is read once a turn: a read costs as much as
+	// the rest of a turn's bookkeeping on a virtual machine's clock.
+	start := monoNow()
+	now, last, checked := start, start, start
 	lead := false
+	spin := int64(u.spin())
 	for {
-		u.issuerTick()
+		u.issuerTick(now)
 		u.lock()
 		if u.down && !op.finished {
 			// Shut down under this wait, with op unknown to shutdown:
@@ -58,7 +58,7 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 			} else if !op.call {
 				req = op.req
 			}
-			r := u.lib.spin(req, max(u.spin()-time.Since(last), 0), ucxSlice, u.ringFor(), u.want, u.othersWait())
+			r := u.lib.spin(req, time.Duration(max(spin-(now-last), 0)), ucxSlice, u.ringFor(), u.want, u.othersWait())
 			if fast {
 				if old, ok := u.lib.awaited(); ok && u.calls[op.id] == op {
 					delete(u.calls, op.id)
@@ -70,11 +70,11 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 			busy = u.serviceLocked(r&spinWork != 0)
 			done = u.poll(op)
 		}
-		now := time.Now()
+		now = monoNow()
 		if busy {
 			last = now
 		}
-		spun := !done && now.Sub(last) >= u.spin()
+		spun := !done && now-last >= spin
 		if spun && !lead {
 			u.sleepers[op] = struct{}{}
 			if u.leader != nil || u.down || u.lwake < 0 {
@@ -96,14 +96,14 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 			if others {
 				u.handBack()
 			} else {
-				u.took()
+				u.took(now)
 			}
 			return u.opErr(op, what)
 		}
 		if spun {
 			// The leader sleeps until the worker has news, then
 			// spins again.
-			if err := u.sleep(now.Sub(start) < ucxRawWait); err != nil {
+			if err := u.sleep(now-start < int64(ucxRawWait)); err != nil {
 				u.unlead(op)
 				u.mu.Unlock()
 				u.drivers.Add(-1)
@@ -111,11 +111,12 @@ func (u *UCX) wait(op *ucxOp, what string) error {
 				u.log().Errorf("ucx transport: %v; waiting on the progress goroutine", err)
 				return u.follow(op, what)
 			}
-			last = time.Now()
+			now = monoNow()
+			last = now
 		} else {
 			u.mu.Unlock()
 		}
-		if now.Sub(checked) > ucxCheckEvery {
+		if now-checked > int64(ucxCheckEvery) {
 			// Busy with other traffic, or woken by it: the peer may
 			// still be gone.
 			checked = now
@@ -142,7 +143,9 @@ func (u *UCX) drop(op *ucxOp) {
 	}
 	op.req, op.st, op.finished = nil, int(errCanceled), true
 	op.pin.Unpin()
-	close(op.done)
+	if op.done != nil {
+		close(op.done)
+	}
 }
 
 // sleep arms the worker (under mu, which it releases) and sleeps on its
@@ -219,11 +222,14 @@ func (u *UCX) wakeLeader(op *ucxOp) {
 // follow sleeps until someone else's progress completes op, checking op's
 // peer every ucxCheckEvery.
 func (u *UCX) follow(op *ucxOp, what string) error {
+	u.lock()
+	done := op.doneCh()
+	u.mu.Unlock()
 	tick := time.NewTicker(ucxCheckEvery)
 	defer tick.Stop()
 	for {
 		select {
-		case <-op.done:
+		case <-done:
 			return u.opErr(op, what)
 		case <-tick.C:
 		}
@@ -290,8 +296,8 @@ func (u *UCX) issuing() bool {
 // unparks it then. The timer is armed when it is not already (it re-arms
 // itself while the lease runs: leaseEnd), not moved on every call: moving
 // it wakes the thread that sleeps until the next timer each time.
-func (u *UCX) took() {
-	if t := monoNow() + int64(ucxLease); t > u.lease.Load() {
+func (u *UCX) took(now int64) {
+	if t := now + int64(ucxLease); t > u.lease.Load() {
 		u.lease.Store(t)
 	}
 	if !u.leaseOn.Load() && u.leaseOn.CompareAndSwap(false, true) {
@@ -337,8 +343,7 @@ func (u *UCX) unparkNow() {
 // blocking (ucxTick says why it must not run 10 ms so). One stamp for all
 // issuers, since they rarely poll at once (the lock goes to one at a
 // time): a missed tick costs what every tick cost before.
-func (u *UCX) issuerTick() {
-	now := monoNow()
+func (u *UCX) issuerTick(now int64) {
 	if t := u.tickAt.Load(); now-t >= int64(ucxTick) && u.tickAt.CompareAndSwap(t, now) {
 		runtime.Gosched()
 	}
