@@ -7,7 +7,9 @@ RAW_DIR holds {tcp,ucx}.<figure>.<round>.json (gshmem perf --json),
 ucxb.<figure>.<round>.json when a second gshmem ran (GSHMEM_B: the
 "ucx B" column, an A/B in one sitting) and pt.<figure>[.<size>].<round>.csv
 (ucx_perftest -f -v). Each cell is the median over the rounds; the ratios
-compare the medians.
+compare the medians, and "paired" is the median of each round's own ratio
+with its range: the runs of one round follow each other within seconds,
+so it cancels much of a shared machine's drift between rounds.
 """
 import json
 import os
@@ -61,22 +63,25 @@ def med(v):
 
 def table(raw, rnds, typical, b):
     if b:
-        print("%-17s %9s %9s %9s %11s  %9s %9s %8s  %s" % (
-            "figure", "tcp", "ucx", "ucx B", "ucx_perftest", "ucx/perf", "B/perf", "ucx/tcp", "target (ucx B)"))
+        print("%-17s %9s %9s %9s %11s  %9s %9s %8s  %-16s  %s" % (
+            "figure", "tcp", "ucx", "ucx B", "ucx_perftest", "ucx/perf", "B/perf", "ucx/tcp", "paired B/perf", "target (ucx B)"))
     else:
-        print("%-17s %9s %9s %11s  %9s %8s  %s" % ("figure", "tcp", "ucx", "ucx_perftest", "ucx/perf", "ucx/tcp", "target"))
+        print("%-17s %9s %9s %11s  %9s %8s  %-16s  %s" % (
+            "figure", "tcp", "ucx", "ucx_perftest", "ucx/perf", "ucx/tcp", "paired", "target"))
     ok = True
     for fig, label, kind, size, stem, factor in FIGURES:
         if typical and kind != "lat":
             continue
         t = med([gshmem(raw, "tcp", fig, kind, size, r, typical) for r in rnds])
+        us = [gshmem(raw, "ucxb" if b else "ucx", fig, kind, size, r, typical) for r in rnds]
+        ps = [perftest(raw, stem, kind, r, typical) * (factor or 1) for r in rnds]
+        pair = sorted(x / y for x, y in zip(us, ps))
+        paired = "%.2f (%.2f-%.2f)" % (med(pair), pair[0], pair[-1])
         u = med([gshmem(raw, "ucx", fig, kind, size, r, typical) for r in rnds])
-        p = med([perftest(raw, stem, kind, r, typical) for r in rnds])
-        if factor:
-            p *= factor
+        p = med(ps)
         ua = u
         if b:
-            u = med([gshmem(raw, "ucxb", fig, kind, size, r, typical) for r in rnds])
+            u = med(us)
         ratio = u / p
         if kind == "lat":
             met = ratio <= LAT_TARGET
@@ -88,10 +93,11 @@ def table(raw, rnds, typical, b):
             unit = "GB/s"
         ok = ok and met
         if b:
-            print("%-17s %9.3f %9.3f %9.3f %11.3f  %9.2f %9.2f %8.2f  %s   (%s)" % (
-                label, t, ua, u, p, ua / p, ratio, u / t, target, unit))
+            print("%-17s %9.3f %9.3f %9.3f %11.3f  %9.2f %9.2f %8.2f  %-16s  %s   (%s)" % (
+                label, t, ua, u, p, ua / p, ratio, u / t, paired, target, unit))
         else:
-            print("%-17s %9.3f %9.3f %11.3f  %9.2f %8.2f  %s   (%s)" % (label, t, u, p, ratio, u / t, target, unit))
+            print("%-17s %9.3f %9.3f %11.3f  %9.2f %8.2f  %-16s  %s   (%s)" % (
+                label, t, u, p, ratio, u / t, paired, target, unit))
     return ok
 
 

@@ -37,8 +37,8 @@
 #   UCX_TLS=tcp         UCX transports for both ucx columns
 #   UCX_NET_DEVICES=eth0
 #   WINDOW=64           messages in flight in the bandwidth tests
-#   LAT_ITERS=3000      timed iterations of a latency figure
-#   BW_ITERS=20         timed windows of a bandwidth figure (per size)
+#   LAT_ITERS=10000     timed iterations of a latency figure
+#   BW_ITERS=100        timed windows of a bandwidth figure (per size)
 #   WORK=DIR            scratch and raw outputs (default a new /tmp dir)
 #   GSHMEM=BIN          a gshmem built with -tags ucx (default: built here)
 #   GSHMEM_B=BIN        a second one (an A/B in one sitting: its ucx figures
@@ -50,6 +50,13 @@
 #                       load is printed with every round
 #   GSHMEM_NETNS_PREFIX, GSHMEM_NETNS_SUBNET   the hosts' names and subnet
 #                       (default uxp, 10.88.0): test/netns.sh's knobs
+#   GSHMEM_NETNS_CPUS=K each host's processes run on K CPUs of their own
+#                       (test/netns-exec.sh; default half the machine's),
+#                       as on two real hosts; set it empty for hosts that
+#                       share every CPU (then the two PEs' runtimes, each
+#                       sized for all of them, and the network crowd the
+#                       same CPUs: figures swing more, ucx_perftest, one
+#                       thread a side, less)
 #
 # The namespaces are created by test/netns.sh (which first gives their
 # subnet an `unreachable` route in the root namespace, so no test packet
@@ -64,12 +71,13 @@ TEST=$(cd "$HERE/.." && pwd)
 ROOT=$(cd "$TEST/.." && pwd)
 ROUNDS=${ROUNDS:-3}
 WINDOW=${WINDOW:-64}
-LAT_ITERS=${LAT_ITERS:-3000}
-BW_ITERS=${BW_ITERS:-20}
+LAT_ITERS=${LAT_ITERS:-10000}
+BW_ITERS=${BW_ITERS:-100}
 export UCX_TLS=${UCX_TLS:-tcp} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0}
 export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-64k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-64k}
 export GSHMEM_NETNS_PREFIX=${GSHMEM_NETNS_PREFIX:-uxp} GSHMEM_NETNS_SUBNET=${GSHMEM_NETNS_SUBNET:-10.88.0}
 export GSHMEM_NETNS_DIR=${GSHMEM_NETNS_DIR:-/tmp/gshmem-netns-$GSHMEM_NETNS_PREFIX}
+export GSHMEM_NETNS_CPUS=${GSHMEM_NETNS_CPUS-$(( $(nproc --all) / 2 > 0 ? $(nproc --all) / 2 : 1 ))}
 P=$GSHMEM_NETNS_PREFIX
 for c in mpiexec.hydra ucx_perftest python3 ip; do
 	command -v "$c" >/dev/null || { echo "ucx-perf.sh: needs $c (mpich, ucx-utils, python3, iproute2)" >&2; exit 2; }
@@ -172,6 +180,7 @@ done
 {
 	echo "# test/perf/ucx-perf.sh (ROUNDS=$ROUNDS UCX_TLS=$UCX_TLS UCX_NET_DEVICES=$UCX_NET_DEVICES WINDOW=$WINDOW LAT_ITERS=$LAT_ITERS BW_ITERS=$BW_ITERS)"
 	echo "# UCX_TCP_TX_SEG_SIZE=$UCX_TCP_TX_SEG_SIZE UCX_TCP_RX_SEG_SIZE=$UCX_TCP_RX_SEG_SIZE for both ucx columns"
+	echo "# GSHMEM_NETNS_CPUS=$GSHMEM_NETNS_CPUS ($([ -n "$GSHMEM_NETNS_CPUS" ] && echo "CPUs of its own per host" || echo "the hosts share every CPU"))"
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $(ucx_info -v | head -1 | sed 's/^# *//')"
 	sed 's/^/# /' "$WORK/loads"
 	echo "# $BUILT; raw outputs in $WORK/raw"
