@@ -27,10 +27,12 @@
 # get, the floor of the tables before session 8). ucx_perftest gets the UCX
 # settings the transport changes unless the user set them (64 KiB segments for UCX's tcp transport: see
 # ucxDefaults in shmem/internal/transport/ucx_cgo.go), so that both ucx
-# columns run the same UCX. Every figure runs ROUNDS times, the three runtimes alternating
-# within each round, and the table shows the median of the rounds (the
-# raw outputs stay in WORK). Ratios: ucx / ucx_perftest (targets: latency
-# at most 1.25 x, bandwidth at least 0.8 x) and ucx / tcp.
+# columns run the same UCX. Every figure runs ROUNDS times: in a round each
+# group of figures (latencies, put bandwidth, get bandwidth) runs on every
+# runtime back to back, in an order that turns each round, and the table
+# shows the median of the rounds (the raw outputs stay in WORK). Ratios:
+# ucx / ucx_perftest (targets: latency at most 1.25 x, bandwidth at least
+# 0.8 x), ucx / tcp, and the paired ratio (ucx-perf.py).
 #
 # Environment:
 #   ROUNDS=3            rounds
@@ -42,8 +44,8 @@
 #   WORK=DIR            scratch and raw outputs (default a new /tmp dir)
 #   GSHMEM=BIN          a gshmem built with -tags ucx (default: built here)
 #   GSHMEM_B=BIN        a second one (an A/B in one sitting: its ucx figures
-#                       run in every round too, A and B taking turns to go
-#                       first, and the table gets a "ucx B" column)
+#                       run in every round too, and the table gets a
+#                       "ucx B" column)
 #   MAXLOAD=4           before each round, wait (up to WAIT_MAX seconds,
 #                       default 300) for the 1-minute load average to fall
 #                       below MAXLOAD, so that others' jobs skew less; the
@@ -149,31 +151,51 @@ settle() {
 		waited=$((waited + 5))
 	done
 }
+# group RUNTIME GROUP R: one runtime's runs of one group of figures.
+group() {
+	local rt=$1 g=$2 r=$3 bin=$GSHMEM tr=ucx s n
+	case $rt in
+	tcp) tr=tcp ;;
+	ucxb) bin=$GSHMEM_B ;;
+	esac
+	case $rt.$g in
+	pt.lat)
+		perftest "pt.put_lat.$r" -t ucp_put_lat -s 8 -n "$LAT_ITERS" -w 300
+		perftest "pt.fadd_lat.$r" -t ucp_fadd -s 8 -n "$LAT_ITERS" -w 300
+		;;
+	pt.put | pt.get)
+		for s in 65536 1048576; do
+			n=$((BW_ITERS * WINDOW))
+			if [ "$g" = put ]; then
+				perftest "pt.put_bw.$s.$r" -t ucp_put_bw -s "$s" -n "$n" -w $((n / 10)) -O "$WINDOW"
+			else
+				perftest "pt.get_bw.$s.$r" -t ucp_get -s "$s" -n "$n" -w $((n / 10)) -O "$WINDOW"
+			fi
+		done
+		;;
+	*.lat)
+		gshmem "$bin" "$tr" "$rt.put_lat.$r" put_latency "${lat[@]}"
+		gshmem "$bin" "$tr" "$rt.get_lat.$r" get_latency "${lat[@]}"
+		gshmem "$bin" "$tr" "$rt.fadd_lat.$r" atomic_latency --op fetch_add --datatype int64 --iters "$LAT_ITERS"
+		;;
+	*) gshmem "$bin" "$tr" "$rt.${g}_bw.$r" "${g}_bw" "${bw[@]}" ;;
+	esac
+}
+# Each group of figures runs on every runtime back to back, the runtimes'
+# order turning by one each round: a runtime's figure and its anchor are
+# seconds apart (the paired ratio compares them), and none always runs
+# after the others' memory and CPU churn.
+runtimes=(tcp ucx)
+[ -z "${GSHMEM_B:-}" ] || runtimes+=(ucxb)
+runtimes+=(pt)
 for r in $(seq "$ROUNDS"); do
 	settle
 	echo "round $r of $ROUNDS (load $(cut -d' ' -f1-3 /proc/loadavg))" | tee -a "$WORK/loads" >&2
-	# figures BIN TRANSPORT NAME: the five gshmem figures of one runtime.
-	figures() {
-		gshmem "$1" "$2" "$3.put_lat.$r" put_latency "${lat[@]}"
-		gshmem "$1" "$2" "$3.get_lat.$r" get_latency "${lat[@]}"
-		gshmem "$1" "$2" "$3.fadd_lat.$r" atomic_latency --op fetch_add --datatype int64 --iters "$LAT_ITERS"
-		gshmem "$1" "$2" "$3.put_bw.$r" put_bw "${bw[@]}"
-		gshmem "$1" "$2" "$3.get_bw.$r" get_bw "${bw[@]}"
-	}
-	figures "$GSHMEM" tcp tcp
-	if [ -n "${GSHMEM_B:-}" ] && [ $((r % 2)) = 0 ]; then
-		figures "$GSHMEM_B" ucx ucxb
-		figures "$GSHMEM" ucx ucx
-	else
-		figures "$GSHMEM" ucx ucx
-		[ -z "${GSHMEM_B:-}" ] || figures "$GSHMEM_B" ucx ucxb
-	fi
-	perftest "pt.put_lat.$r" -t ucp_put_lat -s 8 -n "$LAT_ITERS" -w 300
-	perftest "pt.fadd_lat.$r" -t ucp_fadd -s 8 -n "$LAT_ITERS" -w 300
-	for s in 65536 1048576; do
-		n=$((BW_ITERS * WINDOW))
-		perftest "pt.put_bw.$s.$r" -t ucp_put_bw -s "$s" -n "$n" -w $((n / 10)) -O "$WINDOW"
-		perftest "pt.get_bw.$s.$r" -t ucp_get -s "$s" -n "$n" -w $((n / 10)) -O "$WINDOW"
+	k=${#runtimes[@]}
+	for g in lat put get; do
+		for i in $(seq 0 $((k - 1))); do
+			group "${runtimes[$(((i + r) % k))]}" "$g" "$r"
+		done
 	done
 done
 
