@@ -73,15 +73,13 @@ def table(raw, rnds, typical, b):
         if typical and kind != "lat":
             continue
         t = med([gshmem(raw, "tcp", fig, kind, size, r, typical) for r in rnds])
+        ua = med([gshmem(raw, "ucx", fig, kind, size, r, typical) for r in rnds])
+        # us: the column the target is judged on (ucx B in an A/B)
         us = [gshmem(raw, "ucxb" if b else "ucx", fig, kind, size, r, typical) for r in rnds]
         ps = [perftest(raw, stem, kind, r, typical) * (factor or 1) for r in rnds]
         pair = sorted(x / y for x, y in zip(us, ps))
         paired = "%.2f (%.2f-%.2f)" % (med(pair), pair[0], pair[-1])
-        u = med([gshmem(raw, "ucx", fig, kind, size, r, typical) for r in rnds])
-        p = med(ps)
-        ua = u
-        if b:
-            u = med(us)
+        u, p = med(us), med(ps)
         ratio = u / p
         if kind == "lat":
             met = ratio <= LAT_TARGET

@@ -79,7 +79,7 @@ export UCX_TLS=${UCX_TLS:-tcp} UCX_NET_DEVICES=${UCX_NET_DEVICES:-eth0}
 export UCX_TCP_TX_SEG_SIZE=${UCX_TCP_TX_SEG_SIZE:-64k} UCX_TCP_RX_SEG_SIZE=${UCX_TCP_RX_SEG_SIZE:-64k}
 export GSHMEM_NETNS_PREFIX=${GSHMEM_NETNS_PREFIX:-uxp} GSHMEM_NETNS_SUBNET=${GSHMEM_NETNS_SUBNET:-10.88.0}
 export GSHMEM_NETNS_DIR=${GSHMEM_NETNS_DIR:-/tmp/gshmem-netns-$GSHMEM_NETNS_PREFIX}
-export GSHMEM_NETNS_CPUS=${GSHMEM_NETNS_CPUS-$(( $(nproc --all) / 2 > 0 ? $(nproc --all) / 2 : 1 ))}
+export GSHMEM_NETNS_CPUS=${GSHMEM_NETNS_CPUS-$((($(nproc --all) + 1) / 2))}
 P=$GSHMEM_NETNS_PREFIX
 for c in mpiexec.hydra ucx_perftest python3 ip; do
 	command -v "$c" >/dev/null || { echo "ucx-perf.sh: needs $c (mpich, ucx-utils, python3, iproute2)" >&2; exit 2; }
