@@ -10,7 +10,13 @@
 # route and $DIR. It never kills anything: it lists processes still inside.
 #
 # Knobs: GSHMEM_NETNS_PREFIX (P, default gsh), GSHMEM_NETNS_SUBNET (NET,
-# default 10.79.0), GSHMEM_NETNS_DIR (default /tmp/gshmem-netns-$P).
+# default 10.79.0), GSHMEM_NETNS_DIR (default /tmp/gshmem-netns-$P),
+# GSHMEM_NETNS_TCP_CC (the hosts' TCP congestion control, e.g. reno; default:
+# what a new namespace gets from the machine; a namespace may choose only
+# from net.ipv4.tcp_allowed_congestion_control). The congestion control
+# changes bandwidth figures: BBR paces each socket with kernel timers, and a
+# stream that idles between windows (a put or get window, then quiet) is
+# paced at every restart, at the cost of a timer interrupt per burst.
 # Run commands "on" a host with netns-exec.sh.
 set -euo pipefail
 P=${GSHMEM_NETNS_PREFIX:-gsh}
@@ -40,6 +46,12 @@ up)
 		ip -n "$SW" link set "$h" up
 		ip -n "$h" addr add "$NET.$i/24" dev eth0
 		ip -n "$h" link set eth0 up
+		if [ -n "${GSHMEM_NETNS_TCP_CC:-}" ] &&
+			! ip netns exec "$h" sysctl -qw "net.ipv4.tcp_congestion_control=$GSHMEM_NETNS_TCP_CC"; then
+			echo "netns.sh: $h refused congestion control $GSHMEM_NETNS_TCP_CC (allowed here:" \
+				"$(sysctl -n net.ipv4.tcp_allowed_congestion_control))" >&2
+			exit 1
+		fi
 		echo "$NET.$i $h" >>"$DIR/hosts"
 	done
 	echo "$N" >"$DIR/count"

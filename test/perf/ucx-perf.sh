@@ -59,6 +59,12 @@
 #                       sized for all of them, and the network crowd the
 #                       same CPUs: figures swing more, ucx_perftest, one
 #                       thread a side, less)
+#   GSHMEM_NETNS_TCP_CC the hosts' TCP congestion control (test/netns.sh;
+#                       default the machine's, printed in the header). BBR
+#                       paces every restart of a stream with kernel timers:
+#                       gshmem perf's bandwidth tests (a window, then quiet,
+#                       as OSU's) restart after every window, ucx_perftest's
+#                       (-O WINDOW requests in flight throughout) once
 #
 # The namespaces are created by test/netns.sh (which first gives their
 # subnet an `unreachable` route in the root namespace, so no test packet
@@ -107,6 +113,7 @@ cleanup() {
 trap cleanup EXIT
 "$TEST/netns.sh" up 2 >/dev/null
 EXEC=$TEST/netns-exec.sh
+CC=$(ip netns exec "${P}1" sysctl -n net.ipv4.tcp_congestion_control)
 HOST2=$GSHMEM_NETNS_SUBNET.2
 
 # gshmem BIN TRANSPORT NAME TEST ARGS...: one gshmem perf job across the hosts.
@@ -203,6 +210,7 @@ done
 	echo "# test/perf/ucx-perf.sh (ROUNDS=$ROUNDS UCX_TLS=$UCX_TLS UCX_NET_DEVICES=$UCX_NET_DEVICES WINDOW=$WINDOW LAT_ITERS=$LAT_ITERS BW_ITERS=$BW_ITERS)"
 	echo "# UCX_TCP_TX_SEG_SIZE=$UCX_TCP_TX_SEG_SIZE UCX_TCP_RX_SEG_SIZE=$UCX_TCP_RX_SEG_SIZE for both ucx columns"
 	echo "# GSHMEM_NETNS_CPUS=$GSHMEM_NETNS_CPUS ($([ -n "$GSHMEM_NETNS_CPUS" ] && echo "CPUs of its own per host" || echo "the hosts share every CPU"))"
+	echo "# TCP congestion control on the hosts: $CC${GSHMEM_NETNS_TCP_CC:+ (GSHMEM_NETNS_TCP_CC)}"
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) at the end; $(ucx_info -v | head -1 | sed 's/^# *//')"
 	sed 's/^/# /' "$WORK/loads"
 	echo "# $BUILT; raw outputs in $WORK/raw"
