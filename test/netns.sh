@@ -30,6 +30,13 @@ up)
 	N=${2:?usage: netns.sh up N}
 	[ "$N" -ge 1 ] && [ "$N" -le 250 ] || { echo "netns.sh: N must be 1..250" >&2; exit 2; }
 	if ip netns list | grep -qw "^$SW"; then echo "netns.sh: $SW exists (run netns.sh down)" >&2; exit 1; fi
+	if [ -n "${GSHMEM_NETNS_TCP_CC:-}" ]; then
+		allowed=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
+		case " $allowed " in
+		*" $GSHMEM_NETNS_TCP_CC "*) ;;
+		*) echo "netns.sh: congestion control $GSHMEM_NETNS_TCP_CC is not allowed in a namespace here (allowed: $allowed)" >&2; exit 1 ;;
+		esac
+	fi
 	ip route replace unreachable "$NET.0/24" # first: test addresses never route out
 	ip netns add "$SW"
 	ip -n "$SW" link set lo up
@@ -46,11 +53,8 @@ up)
 		ip -n "$SW" link set "$h" up
 		ip -n "$h" addr add "$NET.$i/24" dev eth0
 		ip -n "$h" link set eth0 up
-		if [ -n "${GSHMEM_NETNS_TCP_CC:-}" ] &&
-			! ip netns exec "$h" sysctl -qw "net.ipv4.tcp_congestion_control=$GSHMEM_NETNS_TCP_CC"; then
-			echo "netns.sh: $h refused congestion control $GSHMEM_NETNS_TCP_CC (allowed here:" \
-				"$(sysctl -n net.ipv4.tcp_allowed_congestion_control))" >&2
-			exit 1
+		if [ -n "${GSHMEM_NETNS_TCP_CC:-}" ]; then
+			ip netns exec "$h" sysctl -qw "net.ipv4.tcp_congestion_control=$GSHMEM_NETNS_TCP_CC"
 		fi
 		echo "$NET.$i $h" >>"$DIR/hosts"
 	done
