@@ -148,6 +148,14 @@ func (op *ucxOp) doneCh() chan struct{} {
 	return op.done
 }
 
+// signal wakes op's follower, if one made the done channel (under mu,
+// once op is finished).
+func (op *ucxOp) signal() {
+	if op.done != nil {
+		close(op.done)
+	}
+}
+
 // How long a thread polls the worker for news (in C: gs_spin) before it
 // sleeps on the worker's event fd is the World's wait policy's spin
 // (SetRemoteSpin; 0 until the World sets it): an issuer waiting for its

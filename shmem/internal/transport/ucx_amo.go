@@ -280,9 +280,7 @@ var errOpRejected = errors.New("invalid request")
 
 func (u *UCX) finishCall(op *ucxOp, st int) {
 	op.st, op.finished = st, true
-	if op.done != nil {
-		close(op.done)
-	}
+	op.signal()
 	u.wakeLeader(op)
 }
 

@@ -296,9 +296,7 @@ func (u *UCX) finish(op *ucxOp, st int) {
 	freeReq(op.req)
 	op.req, op.st, op.finished = nil, st, true
 	op.pin.Unpin()
-	if op.done != nil {
-		close(op.done)
-	}
+	op.signal()
 	u.wakeLeader(op)
 }
 

@@ -143,9 +143,7 @@ func (u *UCX) drop(op *ucxOp) {
 	}
 	op.req, op.st, op.finished = nil, int(errCanceled), true
 	op.pin.Unpin()
-	if op.done != nil {
-		close(op.done)
-	}
+	op.signal()
 }
 
 // sleep arms the worker (under mu, which it releases) and sleeps on its
