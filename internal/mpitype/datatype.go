@@ -275,3 +275,19 @@ func (t Datatype) String() string {
 	}
 	return t.h.Map.String()
 }
+
+// Opaque is a predefined datatype of n bytes that the engine moves but
+// cannot compute on (MPI_REAL16, MPI_INTEGER16, ...): n elements of
+// bytes.
+func Opaque(n int) Datatype { return PredefinedOf(Contiguous(n, Predefined(BasicByte))) }
+
+// PredefinedOf is a predefined datatype with t's map (the Fortran pair
+// types, MPI_2REAL: two reals): a handle of its own that cannot be freed.
+func PredefinedOf(t Datatype) Datatype {
+	if t.Err() != nil {
+		return t
+	}
+	m := t.h.Map
+	m.predefined = m.Contiguous()
+	return Datatype{&handle{Map: m}}
+}
