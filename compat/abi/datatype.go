@@ -6,7 +6,6 @@ package main
 import "C"
 
 import (
-
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
@@ -295,4 +294,3 @@ func abigo_Type_set_name(h C.uintptr_t, name *C.char) C.int {
 	}
 	return C.MPI_SUCCESS
 }
-

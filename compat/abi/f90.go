@@ -130,4 +130,3 @@ func abigo_Type_get_value_index(value, index C.uintptr_t, out *C.uintptr_t) C.in
 	*out = C.uintptr_t(h)
 	return C.MPI_SUCCESS
 }
-

@@ -305,4 +305,3 @@ func abigo_Unpack_external_c(rep *C.char, in C.uintptr_t, insize C.MPI_Count, po
 	*pos = C.MPI_Count(p)
 	return rc
 }
-
