@@ -49,14 +49,19 @@ const (
 func basicOf[T Elem]() Basic { return mpitype.Of[T]() }
 
 // Datatype describes the layout of count elements in a buffer, as an MPI
-// datatype (MPI_Datatype): a basic type, or a contiguous or vector
-// (strided) arrangement of another datatype. It is the one datatype of
-// every gshmem MPI layer: windows takes the same values. The zero Datatype
-// is invalid. Constructors never fail; an invalid construction gives a
-// Datatype whose Err reports why and that every call rejects with ErrType.
-// Its methods: Err, Commit, Free (MPI_Type_free), Basic, Size
-// (MPI_Type_size), Count (basic elements per instance), Extent
-// (MPI_Type_get_extent), Overlap, String.
+// datatype (MPI_Datatype): any MPI type map (MPI-4.1 chapter 5): basic
+// types, contiguous, vector, indexed and struct arrangements of other
+// datatypes at any displacement, with explicit bounds (Resized). It is the
+// one datatype of every gshmem MPI layer: windows takes the same values,
+// and so does the C library. The zero Datatype is invalid. Constructors
+// never fail; an invalid construction gives a Datatype whose Err reports
+// why and that every call rejects with ErrType. Its methods: Err, Commit,
+// Free (MPI_Type_free), Basic (BasicMixed for several basic types), Size
+// (MPI_Type_size), Count (basic elements per instance), Extent and LB
+// (MPI_Type_get_extent), TrueLB and TrueExtent
+// (MPI_Type_get_true_extent), Overlap, String. A buffer holds a datatype's
+// data from its true lower bound: buf[0] is the byte at displacement
+// TrueLB (0 for every map whose first data byte is at its origin).
 type Datatype = mpitype.Datatype
 
 // The predefined datatypes, one handle each. MPI's C names map as: MPI_INT
@@ -102,6 +107,35 @@ func Contiguous(count int, old Datatype) Datatype { return mpitype.Contiguous(co
 func Vector(count, blocklen, stride int, old Datatype) Datatype {
 	return mpitype.VectorOf(count, blocklen, stride, old)
 }
+
+// BasicMixed is the Basic of a datatype of several basic types (a struct
+// of an int and a double): it moves data, and takes no reduction.
+const BasicMixed = mpitype.BasicMixed
+
+// HVector is Vector with the stride in bytes (MPI_Type_create_hvector).
+func HVector(count, blocklen, stride int, old Datatype) Datatype {
+	return mpitype.HVectorOf(count, blocklen, stride, old)
+}
+
+// Block is Count copies of Old at Disp bytes from a datatype's origin: a
+// block of Indexed and Struct.
+type Block = mpitype.Block
+
+// Indexed is blocks of one or several datatypes at byte displacements of
+// any sign (MPI_Type_create_hindexed; MPI_Type_indexed with displacements
+// times the old extent). Blocks of no elements do not count for the
+// bounds.
+func Indexed(blocks []Block) Datatype { return mpitype.BlocksOf(blocks) }
+
+// Struct is Indexed with a C struct's extent: padded to the largest
+// alignment of its basic types unless a member has explicit bounds
+// (MPI_Type_create_struct).
+func Struct(blocks []Block) Datatype { return mpitype.StructOf(blocks) }
+
+// Resized is old with lower bound lb and extent extent
+// (MPI_Type_create_resized): the data stays, instances are extent bytes
+// apart, and the bounds stay explicit in the types built on it.
+func Resized(old Datatype, lb, extent int) Datatype { return mpitype.ResizedOf(old, lb, extent) }
 
 // mapOf is the type map of a checked datatype.
 func mapOf(t Datatype) *mpitype.Map { return mpitype.MapOf(t) }

@@ -442,6 +442,11 @@ func TestDerivedDatatypes(t *testing.T) {
 	runOK(t, 1, exe, "dtypes ok")
 }
 
+func TestDatatypeEngine(t *testing.T) {
+	exe := compile(t, "dtypes2.c")
+	runOK(t, 2, exe, "dtypes2 ok")
+}
+
 func TestNonblockingCollectives(t *testing.T) {
 	exe := compile(t, "nbc.c")
 	runOK(t, 1, exe, "nbc ok")

@@ -21,6 +21,12 @@ void abi_call_user_op(uintptr_t fn, void *in, void *inout, int len, uintptr_t da
     ((MPI_User_function *)fn)(in, inout, &len, &dt);
 }
 
+void abi_call_user_op_c(uintptr_t fn, void *in, void *inout, MPI_Count len, uintptr_t datatype)
+{
+    MPI_Datatype dt = (MPI_Datatype)datatype;
+    ((MPI_User_function_c *)fn)(in, inout, &len, &dt);
+}
+
 int abi_call_copy_attr(uintptr_t fn, uintptr_t comm, int keyval, uintptr_t extra, uintptr_t in, uintptr_t *out, int *flag)
 {
     void *o = NULL;

@@ -168,7 +168,9 @@
 //	comm.go, group.go, topo.go, info.go   communicators, groups, Cartesian topologies, info
 //	neighbor.go                           distributed graphs, neighborhood collectives
 //	attr.go                               communicator attributes with user keyvals
-//	datatype.go, envelope.go, pack.go     datatypes, their decoding, MPI_Pack/Unpack
+//	datatype.go, construct.go, grid.go    datatypes: predefined handles, constructors (subarray, darray)
+//	envelope.go, query.go, typeattr.go    their decoding, queries, attributes
+//	f90.go, pack.go, collc.go             f90 types, MPI_Pack(_external), the v/w collectives' _c forms
 //	buffers.go                            buffers and statuses at the C boundary
 //	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
 //	p2p.c                                 the eager fast path: MPI_Send, MPI_Recv, MPI_Barrier, small MPI_Allreduce (below)
@@ -259,12 +261,10 @@
 //
 // # Not yet
 //
-// compat has no message cancellation, and its datatypes are of one basic
-// type with their lower bound at 0. So MPI_Cancel, MPI_Ibsend and
-// MPI_Type_create_darray/subarray are stubs, and structs
-// of mixed types, negative displacements and resized lower bounds other
-// than 0 give MPI_ERR_UNSUPPORTED_OPERATION; porting-guide/abi-status.md
-// lists every entry point. Exclusive locks, fence and PSCW epochs and
+// compat has no message cancellation, so MPI_Cancel and MPI_Ibsend are
+// stubs; porting-guide/abi-status.md lists every entry point. The v and w
+// collectives' _c forms take each count and displacement up to INT_MAX
+// (MPI_ERR_COUNT past it); user ops take contiguous datatypes only. Exclusive locks, fence and PSCW epochs and
 // derived datatypes are served by Go even to mapped ranks; nonblocking
 // sends and receives, and the collectives other than MPI_Barrier and the
 // small MPI_Allreduce, cross into Go.

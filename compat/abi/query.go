@@ -174,11 +174,11 @@ func abigo_Type_match_size(class, size C.int, out *C.uintptr_t) C.int {
 	var h uintptr
 	switch class {
 	case C.MPI_TYPECLASS_INTEGER:
-		h = map[C.int]uintptr{1: 0x2c1, 2: 0x2c9, 4: 0x2d1, 8: 0x2d9, 16: 0x2e1}[size] // MPI_INTEGERn
+		h = map[C.int]uintptr{1: 0x240, 2: 0x248, 4: 0x250, 8: 0x258, 16: 0x2e1}[size] // MPI_INTn_T, MPI_INTEGER16
 	case C.MPI_TYPECLASS_REAL:
-		h = map[C.int]uintptr{2: 0x2ca, 4: 0x2d2, 8: 0x2da, 16: 0x220}[size] // MPI_REALn, long double
+		h = map[C.int]uintptr{2: 0x2ca, 4: 0x210, 8: 0x214, 16: 0x220}[size] // MPI_REAL2, float, double, long double
 	case C.MPI_TYPECLASS_COMPLEX:
-		h = map[C.int]uintptr{8: 0x2d3, 16: 0x2db, 32: 0x224}[size]
+		h = map[C.int]uintptr{8: 0x212, 16: 0x216, 32: 0x224}[size] // the C complex types
 	default:
 		return failCode(0, "MPI_Type_match_size", C.MPI_ERR_ARG, "type class %d", int(class))
 	}

@@ -22,6 +22,7 @@ import (
 type userOp struct {
 	fn      uintptr
 	commute bool
+	large   bool // MPI_Op_create_c: the function takes an MPI_Count length
 }
 
 func userOpOf(h C.uintptr_t) (*userOp, bool) {
@@ -33,14 +34,23 @@ func userOpOf(h C.uintptr_t) (*userOp, bool) {
 	return u, ok
 }
 
-//export abigo_Op_create
-func abigo_Op_create(fn C.uintptr_t, commute C.int, op *C.uintptr_t) C.int {
+func opCreate(call string, fn C.uintptr_t, commute C.int, op *C.uintptr_t, large bool) C.int {
 	if fn == 0 || op == nil {
-		return failCode(0, "MPI_Op_create", C.MPI_ERR_ARG, "NULL function or op")
+		return failCode(0, call, C.MPI_ERR_ARG, "NULL function or op")
 	}
-	h, _ := newHandle(C.ABI_KIND_OP, &userOp{fn: uintptr(fn), commute: commute != 0})
+	h, _ := newHandle(C.ABI_KIND_OP, &userOp{fn: uintptr(fn), commute: commute != 0, large: large})
 	*op = C.uintptr_t(h)
 	return C.MPI_SUCCESS
+}
+
+//export abigo_Op_create
+func abigo_Op_create(fn C.uintptr_t, commute C.int, op *C.uintptr_t) C.int {
+	return opCreate("MPI_Op_create", fn, commute, op, false)
+}
+
+//export abigo_Op_create_c
+func abigo_Op_create_c(fn C.uintptr_t, commute C.int, op *C.uintptr_t) C.int {
+	return opCreate("MPI_Op_create_c", fn, commute, op, true)
 }
 
 //export abigo_Op_free
@@ -78,6 +88,10 @@ func abigo_Op_commutative(op C.uintptr_t, commute *C.int) C.int {
 // apply combines in into inout with the user's function.
 func (u *userOp) apply(in, inout []byte, count int, dtype C.uintptr_t) {
 	if count == 0 {
+		return
+	}
+	if u.large {
+		C.abi_call_user_op_c(C.uintptr_t(u.fn), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.MPI_Count(count), dtype)
 		return
 	}
 	C.abi_call_user_op(C.uintptr_t(u.fn), unsafe.Pointer(&in[0]), unsafe.Pointer(&inout[0]), C.int(count), dtype)

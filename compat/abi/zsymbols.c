@@ -136,15 +136,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allgatherv_c");
+    return abigo_Allgatherv_c((uintptr_t)sendbuf, (MPI_Count)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)displs, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allgatherv_c")));
 
@@ -156,17 +148,7 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 
 int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allgatherv_init_c");
+    return abigo_Allgatherv_init_c((uintptr_t)sendbuf, (MPI_Count)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)displs, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Allgatherv_init_c")));
 
@@ -248,16 +230,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 
 int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoallv_c");
+    return abigo_Alltoallv_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoallv_c")));
 
@@ -269,18 +242,7 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoallv_init_c");
+    return abigo_Alltoallv_init_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Alltoallv_init_c")));
 
@@ -292,16 +254,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 
 int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoallw_c");
+    return abigo_Alltoallw_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm);
 }
 int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoallw_c")));
 
@@ -313,18 +266,7 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoallw_init_c");
+    return abigo_Alltoallw_init_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Alltoallw_init_c")));
 
@@ -1921,16 +1863,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Gatherv_c");
+    return abigo_Gatherv_c((uintptr_t)sendbuf, (MPI_Count)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)displs, (uintptr_t)recvtype, (int)root, (uintptr_t)comm);
 }
 int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Gatherv_c")));
 
@@ -1942,18 +1875,7 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Gatherv_init_c");
+    return abigo_Gatherv_init_c((uintptr_t)sendbuf, (MPI_Count)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)displs, (uintptr_t)recvtype, (int)root, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Gatherv_init_c")));
 
@@ -2240,16 +2162,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iallgatherv_c");
+    return abigo_Iallgatherv_c((uintptr_t)sendbuf, (MPI_Count)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)displs, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iallgatherv_c")));
 
@@ -2293,17 +2206,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 
 int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ialltoallv_c");
+    return abigo_Ialltoallv_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoallv_c")));
 
@@ -2315,17 +2218,7 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 
 int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ialltoallw_c");
+    return abigo_Ialltoallw_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoallw_c")));
 
@@ -2416,17 +2309,7 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Igatherv_c");
+    return abigo_Igatherv_c((uintptr_t)sendbuf, (MPI_Count)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)displs, (uintptr_t)recvtype, (int)root, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Igatherv_c")));
 
@@ -2745,14 +2628,7 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 
 int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ireduce_scatter_c");
+    return abigo_Ireduce_scatter_c((uintptr_t)sendbuf, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_scatter_c")));
 
@@ -2832,17 +2708,7 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 
 int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)displs;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iscatterv_c");
+    return abigo_Iscatterv_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)displs, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count)recvcount, (uintptr_t)recvtype, (int)root, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscatterv_c")));
 
@@ -3246,10 +3112,7 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) __attribu
 
 int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
-    (void)user_fn;
-    (void)commute;
-    (void)op;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Op_create_c");
+    return abigo_Op_create_c((uintptr_t)user_fn, (int)commute, (uintptr_t*)op);
 }
 int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) __attribute__((weak, alias("PMPI_Op_create_c")));
 
@@ -3554,13 +3417,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 
 int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_scatter_c");
+    return abigo_Reduce_scatter_c((uintptr_t)sendbuf, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm);
 }
 int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_scatter_c")));
 
@@ -3602,15 +3459,7 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 
 int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)datatype;
-    (void)op;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_scatter_init_c");
+    return abigo_Reduce_scatter_init_c((uintptr_t)sendbuf, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (uintptr_t)datatype, (uintptr_t)op, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Reduce_scatter_init_c")));
 
@@ -3853,16 +3702,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 
 int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)displs;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scatterv_c");
+    return abigo_Scatterv_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)displs, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count)recvcount, (uintptr_t)recvtype, (int)root, (uintptr_t)comm);
 }
 int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scatterv_c")));
 
@@ -3874,18 +3714,7 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
 
 int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)displs;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)root;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scatterv_init_c");
+    return abigo_Scatterv_init_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)displs, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count)recvcount, (uintptr_t)recvtype, (int)root, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Scatterv_init_c")));
 

@@ -37,9 +37,11 @@ func (b *bounds) add(old *Map, disp, n, step int) {
 		return
 	}
 	lo, hi := disp+min(0, (n-1)*step), disp+max(0, (n-1)*step)
-	b.align = max(b.align, old.Align())
 	if old.elems == 0 && !old.mlb && !old.mub {
 		return
+	}
+	if old.elems > 0 { // alignment is of the type map's entries
+		b.align = max(b.align, old.Align())
 	}
 	setMin := func(set *bool, v *int, x int) {
 		if !*set || x < *v {

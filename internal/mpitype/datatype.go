@@ -260,6 +260,32 @@ func (t Datatype) Extent() int {
 	return t.h.Extent()
 }
 
+// LB returns the lower bound (MPI_Type_get_extent's lb).
+func (t Datatype) LB() int {
+	if t.Err() != nil {
+		return 0
+	}
+	return t.h.LB()
+}
+
+// TrueLB returns the displacement of the first data byte
+// (MPI_Type_get_true_extent's lb): where a buffer of this type starts.
+func (t Datatype) TrueLB() int {
+	if t.Err() != nil {
+		return 0
+	}
+	return t.h.TrueLB()
+}
+
+// TrueExtent returns the bytes from the first data byte to the end of the
+// last (MPI_Type_get_true_extent's extent).
+func (t Datatype) TrueExtent() int {
+	if t.Err() != nil {
+		return 0
+	}
+	return t.h.TrueExtent()
+}
+
 // Overlap reports whether some bytes of an instance appear twice in the
 // datatype (a vector whose stride is shorter than its block).
 func (t Datatype) Overlap() bool { return t.Err() == nil && t.h.Overlap() }

@@ -11,7 +11,9 @@ import (
 // pointer to one (an output, or Pack's in-out position) goes through a
 // temporary of the int form's type. A count past INT_MAX raises
 // MPI_ERR_UNSUPPORTED_OPERATION; forms with count arrays (the v
-// collectives) are not shimmed and stay stubs.
+// and w collectives) are not shimmed: compat/abi/collc.go writes them,
+// and the datatype constructors and queries have Go bodies of their own
+// that take the full width.
 
 // largeCountBase is the int form a large-count form (X_c, or MPI-3's
 // deprecated X_x) stands beside.
