@@ -20,7 +20,12 @@ const (
 	tagCreateGroup = 1 << 30
 	tagFromGroup   = 1 << 29
 	tagFromLeaders = 1 << 28
+	tagDupAsync    = 1 << 27
 )
+
+// asyncBase is where the contexts DupAsync takes start: apart from the
+// others, which the calling goroutine may be agreeing on meanwhile.
+const asyncBase = 1 << 30
 
 // CreateGroup returns a communicator over g, a subgroup of c
 // (MPI_Comm_create_group). Collective only over g's members, which pass
@@ -70,32 +75,12 @@ func (c *Comm) groupComm(g *Group, tag int32, what string) (*Comm, error) {
 		}
 		return nil, errorf(ClassGroup, "%s: the calling PE is not a member of the group", what)
 	}
-	e, ctx := c.env, c.cctx()
-	v := []uint64{uint64(e.nextCtx)}
-	if me != 0 {
-		s := e.isend(asBytes(v), g.world[0], tag, ctx, false, -1)
-		if err := waitReqs([]*Request{s, e.irecv(c, asBytes(v), nil, g.world[0], int(tag), ctx)}); err != nil {
-			return nil, err
-		}
-	} else {
-		got := make([]uint64, g.Size())
-		var reqs []*Request
-		for i := 1; i < g.Size(); i++ {
-			reqs = append(reqs, e.irecv(c, asBytes(got[i:i+1]), nil, g.world[i], int(tag), ctx))
-		}
-		if err := waitReqs(reqs); err != nil {
-			return nil, err
-		}
-		v[0] = max(v[0], slices.Max(got))
-		reqs = reqs[:0]
-		for i := 1; i < g.Size(); i++ {
-			reqs = append(reqs, e.isend(asBytes(v), g.world[i], tag, ctx, false, -1))
-		}
-		if err := waitReqs(reqs); err != nil {
-			return nil, err
-		}
+	e := c.env
+	v, err := c.agreeMax(g, tag, uint64(e.nextCtx))
+	if err != nil {
+		return nil, err
 	}
-	id, err := e.takeContext(v[0])
+	id, err := e.takeContext(v)
 	if err != nil {
 		return nil, err
 	}
@@ -127,4 +112,63 @@ func (e *Env) IntercommFromGroups(local *Group, localLeader int, remote *Group, 
 		return e.world.swapWith(peerPE, t, e.world.cctx(), mine)
 	})
 	return ic, errorsOf(err, lc.Free())
+}
+
+// agreeMax returns the largest v of g's members (g a subgroup of c, the
+// calling PE in it), through messages with tag in c's collective context.
+func (c *Comm) agreeMax(g *Group, tag int32, mine uint64) (uint64, error) {
+	e, ctx, me := c.env, c.cctx(), g.Rank()
+	v := []uint64{mine}
+	if me != 0 {
+		s := e.isend(asBytes(v), g.world[0], tag, ctx, false, -1)
+		err := waitReqs([]*Request{s, e.irecv(c, asBytes(v), nil, g.world[0], int(tag), ctx)})
+		return v[0], err
+	}
+	got := make([]uint64, g.Size())
+	var reqs []*Request
+	for i := 1; i < g.Size(); i++ {
+		reqs = append(reqs, e.irecv(c, asBytes(got[i:i+1]), nil, g.world[i], int(tag), ctx))
+	}
+	if err := waitReqs(reqs); err != nil {
+		return 0, err
+	}
+	v[0] = max(v[0], slices.Max(got))
+	reqs = reqs[:0]
+	for i := 1; i < g.Size(); i++ {
+		reqs = append(reqs, e.isend(asBytes(v), g.world[i], tag, ctx, false, -1))
+	}
+	return v[0], waitReqs(reqs)
+}
+
+// DupAsync is Dup for a goroutine that runs while the caller goes on using
+// c, as MPI_Comm_idup does: it agrees on the context with messages of its
+// own tag, from a range of contexts of its own (each PE reserves one
+// before agreeing), and the new communicator runs its collectives over
+// point-to-point (making a shmem team would be a collective on c's). Calls
+// on one c must not overlap; calls on different communicators may, except
+// that two overlapping ones sharing members can in rare interleavings pick
+// the same context (a limitation of agreeing by maximum).
+func (c *Comm) DupAsync() (*Comm, error) {
+	if err := c.check("DupAsync"); err != nil {
+		return nil, err
+	}
+	if c.remote != nil {
+		return c.interDup()
+	}
+	e := c.env
+	mine := uint64(e.asyncCtx.Add(1) - 1)
+	v, err := c.agreeMax(c.group, tagDupAsync, mine)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		cur := e.asyncCtx.Load()
+		if uint64(cur) > v || e.asyncCtx.CompareAndSwap(cur, uint32(v)+1) {
+			break
+		}
+	}
+	if v+asyncBase >= collBit-1 {
+		return nil, errorf(ClassOther, "out of communicator contexts")
+	}
+	return c.derive(uint32(v+asyncBase), c.group, c.name+"'", nil), nil
 }
