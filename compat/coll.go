@@ -103,6 +103,9 @@ func place(b []byte, d *mpitype.Map, count int, src []byte) {
 // Barrier blocks until every member has called it (MPI_Barrier): a
 // dissemination barrier of empty messages.
 func (c *Comm) Barrier() error {
+	if c.IsInter() {
+		return c.checkThen("Barrier", c.interBarrier)
+	}
 	if err := c.check("Barrier"); err != nil {
 		return err
 	}
@@ -162,6 +165,9 @@ func (c *Comm) bcastBytes(data []byte, root int) error {
 // Bcast sends count instances of dt in buf from root to every member
 // (MPI_Bcast).
 func Bcast[T Elem](c *Comm, buf []T, count int, dt Datatype, root int) error {
+	if c.IsInter() {
+		return c.checkThen("Bcast", func() error { return interBcast(c, asBytes(buf), count, dt, root) })
+	}
 	if err := c.rootArg(root, "Bcast"); err != nil {
 		return err
 	}
@@ -246,6 +252,9 @@ func reduceArgs[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, 
 // into root's rbuf (MPI_Reduce). At the root, sbuf may be InPlace: the
 // input is then rbuf. rbuf is not used on other members.
 func Reduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root int) error {
+	if c.IsInter() {
+		return c.checkThen("Reduce", func() error { return interReduce(c, asBytes(sbuf), asBytes(rbuf), count, dt, op, root) })
+	}
 	if err := c.rootArg(root, "Reduce"); err != nil {
 		return err
 	}
@@ -291,6 +300,9 @@ func Reduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, root
 // into every member's rbuf (MPI_Allreduce); sbuf may be InPlace. Every
 // member gets bit-for-bit the same result.
 func Allreduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) error {
+	if c.IsInter() {
+		return c.checkThen("Allreduce", func() error { return interAllreduce(c, asBytes(sbuf), asBytes(rbuf), count, dt, op) })
+	}
 	if err := c.check("Allreduce"); err != nil {
 		return err
 	}
@@ -333,6 +345,9 @@ func Exscan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) erro
 }
 
 func scan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, exclusive bool) error {
+	if err := c.intraOnly("Scan"); err != nil {
+		return err
+	}
 	if err := c.check("Scan"); err != nil {
 		return err
 	}

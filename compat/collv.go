@@ -83,6 +83,10 @@ func sendData[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, err
 // rbuf, member i's at rcount*i instances of rdt (MPI_Gather). At the root,
 // sbuf may be InPlace: its part is then already in rbuf.
 func Gather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype, root int) error {
+	if c.IsInter() {
+		counts, displs := uniform(c.RemoteSize(), rcount)
+		return Gatherv(c, sbuf, scount, sdt, rbuf, counts, displs, rdt, root)
+	}
 	if c != nil && c.rank == root {
 		if err := checkAlias(sbuf, rbuf, "Gather"); err != nil {
 			return err
@@ -95,6 +99,11 @@ func Gather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rc
 // Gatherv is Gather with rcounts[i] instances from member i placed displs[i]
 // instances into rbuf (MPI_Gatherv); rcounts and displs matter at the root.
 func Gatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcounts, displs []int, rdt Datatype, root int) error {
+	if c.IsInter() {
+		return c.checkThen("Gatherv", func() error {
+			return interGatherv(c, asBytes(sbuf), scount, sdt, asBytes(rbuf), rcounts, displs, rdt, root)
+		})
+	}
 	if c != nil && c.rank == root {
 		if err := checkAlias(sbuf, rbuf, "Gatherv"); err != nil {
 			return err
@@ -141,6 +150,10 @@ func Gatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, r
 // sbuf (MPI_Scatter). At the root, rbuf may be InPlace: its part stays in
 // sbuf.
 func Scatter[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype, root int) error {
+	if c.IsInter() {
+		counts, displs := uniform(c.RemoteSize(), scount)
+		return Scatterv(c, sbuf, counts, displs, sdt, rbuf, rcount, rdt, root)
+	}
 	if c != nil && c.rank == root {
 		if err := checkAlias(sbuf, rbuf, "Scatter"); err != nil {
 			return err
@@ -153,6 +166,11 @@ func Scatter[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, r
 // Scatterv is Scatter with scounts[i] instances sent to member i from
 // displs[i] instances into sbuf (MPI_Scatterv).
 func Scatterv[S, R Elem](c *Comm, sbuf []S, scounts, displs []int, sdt Datatype, rbuf []R, rcount int, rdt Datatype, root int) error {
+	if c.IsInter() {
+		return c.checkThen("Scatterv", func() error {
+			return interScatterv(c, asBytes(sbuf), scounts, displs, sdt, asBytes(rbuf), rcount, rdt, root)
+		})
+	}
 	if c != nil && c.rank == root {
 		if err := checkAlias(sbuf, rbuf, "Scatterv"); err != nil {
 			return err
@@ -199,6 +217,10 @@ func Scatterv[S, R Elem](c *Comm, sbuf []S, scounts, displs []int, sdt Datatype,
 // member i's at rcount*i instances into rbuf (MPI_Allgather); sbuf may be
 // InPlace, each member's part then being already in its rbuf.
 func Allgather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype) error {
+	if c.IsInter() {
+		counts, displs := uniform(c.RemoteSize(), rcount)
+		return Allgatherv(c, sbuf, scount, sdt, rbuf, counts, displs, rdt)
+	}
 	if err := checkAlias(sbuf, rbuf, "Allgather"); err != nil {
 		return err
 	}
@@ -217,6 +239,11 @@ func Allgather[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R,
 // Allgatherv is Allgather with rcounts[i] instances from member i placed
 // displs[i] instances into rbuf (MPI_Allgatherv).
 func Allgatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcounts, displs []int, rdt Datatype) error {
+	if c.IsInter() {
+		return c.checkThen("Allgatherv", func() error {
+			return interAllgatherv(c, asBytes(sbuf), scount, sdt, asBytes(rbuf), rcounts, displs, rdt)
+		})
+	}
 	if err := checkAlias(sbuf, rbuf, "Allgatherv"); err != nil {
 		return err
 	}
@@ -259,6 +286,11 @@ func Allgatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R
 // and receives member j's into rbuf at rcount*j (MPI_Alltoall); sbuf may
 // be InPlace, the data then being taken from rbuf.
 func Alltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, rcount int, rdt Datatype) error {
+	if c.IsInter() {
+		sc, sd := uniform(c.RemoteSize(), scount)
+		rc, rd := uniform(c.RemoteSize(), rcount)
+		return Alltoallv(c, sbuf, sc, sd, sdt, rbuf, rc, rd, rdt)
+	}
 	if err := checkAlias(sbuf, rbuf, "Alltoall"); err != nil {
 		return err
 	}
@@ -278,6 +310,11 @@ func Alltoall[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R, 
 // Alltoallv is Alltoall with per-member counts and displacements on both
 // sides (MPI_Alltoallv).
 func Alltoallv[S, R Elem](c *Comm, sbuf []S, scounts, sdispls []int, sdt Datatype, rbuf []R, rcounts, rdispls []int, rdt Datatype) error {
+	if c.IsInter() {
+		return c.checkThen("Alltoallv", func() error {
+			return interAlltoallv(c, asBytes(sbuf), scounts, sdispls, sdt, asBytes(rbuf), rcounts, rdispls, rdt)
+		})
+	}
 	if err := checkAlias(sbuf, rbuf, "Alltoallv"); err != nil {
 		return err
 	}
@@ -320,6 +357,12 @@ func Alltoallv[S, R Elem](c *Comm, sbuf []S, scounts, sdispls []int, sdt Datatyp
 // (MPI_Reduce_scatter_block); sbuf may be InPlace, the input then being
 // rbuf, which must hold all Size()*rcount instances.
 func ReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype, op Op) error {
+	if c.IsInter() {
+		counts, _ := uniform(c.Size(), rcount)
+		return c.checkThen("ReduceScatterBlock", func() error {
+			return interReduceScatter(c, asBytes(sbuf), asBytes(rbuf), counts, dt, op, "ReduceScatterBlock")
+		})
+	}
 	if err := checkAlias(sbuf, rbuf, "ReduceScatterBlock"); err != nil {
 		return err
 	}
@@ -340,6 +383,11 @@ func ReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype
 // ReduceScatter is ReduceScatterBlock with rcounts[i] instances for member
 // i (MPI_Reduce_scatter).
 func ReduceScatter[T Elem](c *Comm, sbuf, rbuf []T, rcounts []int, dt Datatype, op Op) error {
+	if c.IsInter() {
+		return c.checkThen("ReduceScatter", func() error {
+			return interReduceScatter(c, asBytes(sbuf), asBytes(rbuf), rcounts, dt, op, "ReduceScatter")
+		})
+	}
 	if err := checkAlias(sbuf, rbuf, "ReduceScatter"); err != nil {
 		return err
 	}

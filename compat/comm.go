@@ -24,6 +24,12 @@ type Comm struct {
 	rank   int
 	toRank []int32 // world rank -> rank here, -1 if not a member
 	name   string
+	// peers and fromPE are what point-to-point ranks name: the group's
+	// members, or an intercommunicator's remote group (intercomm.go).
+	peers  []int
+	fromPE []int32 // world rank -> rank in peers, -1 if not there
+	remote *Group  // an intercommunicator's remote group, or nil
+	local  *Comm   // an intercommunicator's private intracommunicator over its local group
 	freed  atomic.Bool
 	coll   collState
 }
@@ -37,10 +43,12 @@ func (c *Comm) init() {
 	for r, pe := range c.group.world {
 		c.toRank[pe] = int32(r)
 	}
+	c.peers, c.fromPE = c.group.world, c.toRank
 }
 
-// rankOf returns the rank of world PE pe here.
-func (c *Comm) rankOf(pe int) int { return int(c.toRank[pe]) }
+// rankOf returns the point-to-point rank of world PE pe here (in the
+// remote group of an intercommunicator).
+func (c *Comm) rankOf(pe int) int { return int(c.fromPE[pe]) }
 
 // RankOf returns the rank of world PE pe in the communicator, or Undefined
 // when pe is not a member (or not a PE): WorldRank's inverse.
@@ -127,6 +135,9 @@ func (c *Comm) Free() error {
 		return errorf(ClassComm, "Free: %s cannot be freed", c.name)
 	}
 	c.freed.Store(true)
+	if c.local != nil {
+		return c.local.Free()
+	}
 	return c.releaseTeam()
 }
 
@@ -205,6 +216,9 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check("Dup"); err != nil {
 		return nil, err
 	}
+	if c.remote != nil {
+		return c.interDup()
+	}
 	ctx, err := c.newContext()
 	if err != nil {
 		return nil, err
@@ -222,6 +236,9 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 	}
 	if color < 0 && color != Undefined {
 		return nil, errorf(ClassArg, "Split: color %d: colors are non-negative or Undefined", color)
+	}
+	if c.remote != nil {
+		return c.interSplit(color, key)
 	}
 	all := make([]int64, 2*c.Size())
 	if err := Allgather(c, []int64{int64(color), int64(key)}, 2, Int64, all, 2, Int64); err != nil {
@@ -274,6 +291,9 @@ func (c *Comm) Create(g *Group) (*Comm, error) {
 	if err := g.check("Create"); err != nil {
 		return nil, err
 	}
+	if c.remote != nil {
+		return c.interCreate(g)
+	}
 	for _, pe := range g.world {
 		if c.toRank[pe] < 0 {
 			return nil, errorf(ClassGroup, "Create: world PE %d is not in communicator %s", pe, c.name)
@@ -307,6 +327,9 @@ func (c *Comm) Compare(d *Comm) (int, error) {
 	if c == d {
 		return Ident, nil
 	}
+	if c.remote != nil || d.remote != nil {
+		return c.interCompare(d), nil
+	}
 	r, _ := c.group.Compare(d.group)
 	if r == Ident {
 		return Congruent, nil
@@ -319,7 +342,7 @@ func (c *Comm) Compare(d *Comm) (int, error) {
 // check, tagArg and Datatype.Err, which every call makes, it keeps its
 // common case small and the rest in a function of its own.
 func (c *Comm) peerArg(r int, wild bool, what string) (int, error) {
-	if w := c.group.world; uint(r) < uint(len(w)) {
+	if w := c.peers; uint(r) < uint(len(w)) {
 		return w[r], nil
 	}
 	return c.specialPeer(r, wild, what)
@@ -332,7 +355,7 @@ func (c *Comm) specialPeer(r int, wild bool, what string) (int, error) {
 	case r == AnySource && wild:
 		return AnySource, nil
 	}
-	return 0, errorf(ClassRank, "%s: rank %d of a communicator of %d", what, r, len(c.group.world))
+	return 0, errorf(ClassRank, "%s: rank %d of a communicator of %d", what, r, len(c.peers))
 }
 
 func tagArg(tag int, wild bool, what string) error {

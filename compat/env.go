@@ -77,6 +77,7 @@ type Env struct {
 
 	world, self *Comm
 	nextCtx     uint32
+	asyncCtx    atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
 	closed      atomic.Bool
 }
 

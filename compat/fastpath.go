@@ -26,6 +26,9 @@ func (c *Comm) CollContext() uint32 { return c.cctx() }
 // BarrierSend and BarrierRecv take a round's halves where it cannot, so a
 // PE whose rounds run in C and one whose rounds run here meet.
 func (c *Comm) BarrierP2P() error {
+	if c.IsInter() {
+		return c.Barrier()
+	}
 	if err := c.check("Barrier"); err != nil {
 		return err
 	}

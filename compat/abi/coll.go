@@ -137,6 +137,9 @@ func abigo_Bcast(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, co
 	if c == nil {
 		return rc
 	}
+	if c.IsInter() {
+		return interBcast(buf, count, dtype, root, comm, nil)
+	}
 	b, dt, rc := msgBuf(comm, call, buf, count, dtype)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -168,6 +171,9 @@ func abigo_Reduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, ro
 	if c == nil {
 		return rc
 	}
+	if c.IsInter() {
+		return interReduce(sbuf, rbuf, count, dtype, op, root, comm, nil)
+	}
 	if u, ok := userOpOf(op); ok {
 		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, int(root), false, false)
 	}
@@ -186,6 +192,9 @@ func allReduce(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm
 	if c == nil {
 		return rc
 	}
+	if c.IsInter() {
+		return failCode(comm, call, C.MPI_ERR_COMM, "%s on an intercommunicator", call)
+	}
 	if u, ok := userOpOf(op); ok {
 		return userReduce(comm, call, c, u, sbuf, rbuf, count, dtype, -1, scan, exclusive)
 	}
@@ -200,6 +209,8 @@ func allReduce(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm
 func abigo_Allreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t) C.int {
 	if o, rc := commOf(comm, "MPI_Allreduce"); o == nil {
 		return rc
+	} else if o.c.IsInter() {
+		return interAllreduce(sbuf, rbuf, count, dtype, op, comm, nil)
 	} else if rc, ok := allreduceRD(o, sbuf, rbuf, count, dtype, op, comm); ok {
 		return rc
 	}
@@ -357,6 +368,9 @@ func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op 
 	if c == nil {
 		return rc
 	}
+	if c.IsInter() {
+		return interReduceScatter(sbuf, rbuf, uniformCounts(c.Size(), int(rcount)), dtype, op, comm, nil, call)
+	}
 	if _, ok := userOpOf(op); ok {
 		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%s with a user op", call)
 	}
@@ -385,6 +399,9 @@ func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.ui
 	c, rc := collComm(comm, call)
 	if c == nil {
 		return rc
+	}
+	if c.IsInter() {
+		return interCounts(comm, call, c, rcounts, func(cs []int) C.int { return interReduceScatter(sbuf, rbuf, cs, dtype, op, comm, nil, call) })
 	}
 	if _, ok := userOpOf(op); ok {
 		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%s with a user op", call)
@@ -423,6 +440,9 @@ func abigo_Gather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uint
 	if c == nil {
 		return rc
 	}
+	if c.IsInter() {
+		return interGather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nil)
+	}
 	s, sdt, rc := sendOrInPlace(comm, call, sbuf, scount, stype)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -459,6 +479,9 @@ func abigo_Gatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 	if c == nil {
 		return rc
 	}
+	if c.IsInter() {
+		return interGatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, nil)
+	}
 	s, sdt, rc := sendOrInPlace(comm, call, sbuf, scount, stype)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -480,6 +503,9 @@ func abigo_Scatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 	c, rc := collComm(comm, call)
 	if c == nil {
 		return rc
+	}
+	if c.IsInter() {
+		return interScatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nil)
 	}
 	var s []byte
 	var sdt compat.Datatype
@@ -505,6 +531,9 @@ func abigo_Scatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t,
 	if c == nil {
 		return rc
 	}
+	if c.IsInter() {
+		return interScatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, nil)
+	}
 	counts, ds, rc := rootLayout(comm, call, c, root, scounts, displs, "sendcounts")
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -527,6 +556,9 @@ func abigo_Allgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.u
 	if c == nil {
 		return rc
 	}
+	if c.IsInter() {
+		return interAllgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, nil)
+	}
 	s, sdt, rc := sendOrInPlace(comm, call, sbuf, scount, stype)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -544,6 +576,9 @@ func abigo_Allgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.
 	c, rc := collComm(comm, call)
 	if c == nil {
 		return rc
+	}
+	if c.IsInter() {
+		return interAllgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, nil)
 	}
 	if rcounts == nil || displs == nil {
 		return failCode(comm, call, C.MPI_ERR_ARG, "recvcounts or displs is NULL")
@@ -567,6 +602,9 @@ func abigo_Alltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 	if c == nil {
 		return rc
 	}
+	if c.IsInter() {
+		return interAlltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, nil)
+	}
 	s, sdt, rc := sendOrInPlace(comm, call, sbuf, scount*C.int(c.Size()), stype)
 	if rc != C.MPI_SUCCESS {
 		return rc
@@ -584,6 +622,9 @@ func abigo_Alltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_
 	c, rc := collComm(comm, call)
 	if c == nil {
 		return rc
+	}
+	if c.IsInter() {
+		return interAlltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, nil)
 	}
 	if rcounts == nil || rdispls == nil || (sbuf != 1 && (scounts == nil || sdispls == nil)) {
 		return failCode(comm, call, C.MPI_ERR_ARG, "counts or displacements are NULL")

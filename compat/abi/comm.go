@@ -29,6 +29,9 @@ type commObj struct {
 	// (nbc.go).
 	nbc    *compat.Comm
 	nbcSeq uint32
+	// interTail is closed when the last nonblocking collective started on
+	// an intercommunicator has run (intercoll.go).
+	interTail chan struct{}
 }
 
 func (o *commObj) errhandler() uintptr { return o.cs.Errhandler }
@@ -61,8 +64,8 @@ func newCommObj(c *compat.Comm, h uintptr) *commObj {
 // apart (collectives on device buffers run on the GPU).
 func publishP2P(cs *commState, c *compat.Comm) {
 	e := env.e
-	if e == nil || e.Published() == nil || e.World().HeapOnDevice() {
-		return
+	if e == nil || e.Published() == nil || e.World().HeapOnDevice() || c.IsInter() {
+		return // an intercommunicator's ranks name its remote group: Go serves it
 	}
 	n := e.World().NPEs()
 	pes := unsafe.Slice((*int32)(C.malloc(C.size_t(4*max(c.Size(), 1)))), max(c.Size(), 1))
@@ -328,18 +331,6 @@ func abigo_Comm_compare(a, b C.uintptr_t, result *C.int) C.int {
 		return fail(a, "MPI_Comm_compare", err)
 	}
 	*result = compareOut[r]
-	return C.MPI_SUCCESS
-}
-
-//export abigo_Comm_test_inter
-func abigo_Comm_test_inter(comm C.uintptr_t, flag *C.int) C.int {
-	if o, rc := commOf(comm, "MPI_Comm_test_inter"); o == nil {
-		return rc
-	}
-	if flag == nil {
-		return failCode(comm, "MPI_Comm_test_inter", C.MPI_ERR_ARG, "flag is NULL")
-	}
-	*flag = 0 // no intercommunicators
 	return C.MPI_SUCCESS
 }
 

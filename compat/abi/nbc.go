@@ -152,6 +152,9 @@ func nbcArgs(comm C.uintptr_t, call string, req *C.uintptr_t) (*commObj, *compat
 
 //export abigo_Ibarrier
 func abigo_Ibarrier(comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interBarrier(comm, req)
+	}
 	_, c, tag, rc := nbcArgs(comm, "MPI_Ibarrier", req)
 	if c == nil {
 		return rc
@@ -174,6 +177,9 @@ func abigo_Ibarrier(comm C.uintptr_t, req *C.uintptr_t) C.int {
 
 //export abigo_Ibcast
 func abigo_Ibcast(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interBcast(buf, count, dtype, root, comm, req)
+	}
 	const call = "MPI_Ibcast"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -404,6 +410,9 @@ func ireduce(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintp
 
 //export abigo_Ireduce
 func abigo_Ireduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interReduce(sbuf, rbuf, count, dtype, op, root, comm, req)
+	}
 	if root < 0 {
 		return failCode(comm, "MPI_Ireduce", C.MPI_ERR_ROOT, "root %d", int(root))
 	}
@@ -412,6 +421,9 @@ func abigo_Ireduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, r
 
 //export abigo_Iallreduce
 func abigo_Iallreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interAllreduce(sbuf, rbuf, count, dtype, op, comm, req)
+	}
 	return ireduce("MPI_Iallreduce", sbuf, rbuf, count, dtype, op, -1, comm, req)
 }
 
@@ -473,6 +485,9 @@ func blockArgs(comm C.uintptr_t, call string, n int, sbuf C.uintptr_t, scount C.
 
 //export abigo_Igather
 func abigo_Igather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interGather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req)
+	}
 	const call = "MPI_Igather"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -526,6 +541,9 @@ func abigo_Igather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 
 //export abigo_Iscatter
 func abigo_Iscatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interScatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req)
+	}
 	const call = "MPI_Iscatter"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -568,6 +586,9 @@ func abigo_Iscatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 
 //export abigo_Iallgather
 func abigo_Iallgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interAllgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req)
+	}
 	const call = "MPI_Iallgather"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -607,6 +628,9 @@ func abigo_Iallgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.
 
 //export abigo_Ialltoall
 func abigo_Ialltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interAlltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req)
+	}
 	const call = "MPI_Ialltoall"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {

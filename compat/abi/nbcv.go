@@ -32,6 +32,9 @@ func countsIn(comm C.uintptr_t, call string, n int, counts, displs *C.int) ([]in
 
 //export abigo_Iallgatherv
 func abigo_Iallgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interAllgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req)
+	}
 	const call = "MPI_Iallgatherv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -82,6 +85,9 @@ func abigo_Iallgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C
 
 //export abigo_Ialltoallv
 func abigo_Ialltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interAlltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req)
+	}
 	const call = "MPI_Ialltoallv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -167,16 +173,25 @@ func iscan(call string, sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.u
 
 //export abigo_Iscan
 func abigo_Iscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return failCode(comm, "MPI_Iscan", C.MPI_ERR_COMM, "MPI_Iscan on an intercommunicator")
+	}
 	return iscan("MPI_Iscan", sbuf, rbuf, count, dtype, op, comm, req, false)
 }
 
 //export abigo_Iexscan
 func abigo_Iexscan(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return failCode(comm, "MPI_Iexscan", C.MPI_ERR_COMM, "MPI_Iexscan on an intercommunicator")
+	}
 	return iscan("MPI_Iexscan", sbuf, rbuf, count, dtype, op, comm, req, true)
 }
 
 //export abigo_Igatherv
 func abigo_Igatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interGatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req)
+	}
 	const call = "MPI_Igatherv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -240,6 +255,9 @@ func abigo_Igatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 
 //export abigo_Iscatterv
 func abigo_Iscatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interScatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req)
+	}
 	const call = "MPI_Iscatterv"
 	_, c, tag, rc := nbcArgs(comm, call, req)
 	if c == nil {
@@ -355,6 +373,9 @@ func ireduceScatter(call string, sbuf, rbuf C.uintptr_t, counts []int, dtype, op
 
 //export abigo_Ireduce_scatter_block
 func abigo_Ireduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interReduceScatterBlock(sbuf, rbuf, rcount, dtype, op, comm, req)
+	}
 	o, rc := commOf(comm, "MPI_Ireduce_scatter_block")
 	if o == nil {
 		return rc
@@ -368,6 +389,9 @@ func abigo_Ireduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op
 
 //export abigo_Ireduce_scatter
 func abigo_Ireduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interReduceScatterV(sbuf, rbuf, rcounts, dtype, op, comm, req)
+	}
 	o, rc := commOf(comm, "MPI_Ireduce_scatter")
 	if o == nil {
 		return rc
@@ -438,6 +462,9 @@ func alltoallw(call string, sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C
 
 //export abigo_Ialltoallw
 func abigo_Ialltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interAlltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req)
+	}
 	if req == nil {
 		return failCode(comm, "MPI_Ialltoallw", C.MPI_ERR_ARG, "request is NULL")
 	}
@@ -450,6 +477,9 @@ func abigo_Ialltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintp
 
 //export abigo_Alltoallw
 func abigo_Alltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtypes *C.uintptr_t, comm C.uintptr_t) C.int {
+	if isInter(comm) {
+		return interAlltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, nil)
+	}
 	s, rc := alltoallw("MPI_Alltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm)
 	if s == nil {
 		return rc

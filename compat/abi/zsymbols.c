@@ -548,22 +548,13 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
 
 int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
-    (void)group;
-    (void)stringtag;
-    (void)info;
-    (void)errhandler;
-    (void)newcomm;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_create_from_group");
+    return abigo_Comm_create_from_group((uintptr_t)group, (char*)stringtag, (uintptr_t)info, (uintptr_t)errhandler, (uintptr_t*)newcomm);
 }
 int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_create_from_group")));
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    (void)comm;
-    (void)group;
-    (void)tag;
-    (void)newcomm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_create_group");
+    return abigo_Comm_create_group((uintptr_t)comm, (uintptr_t)group, (int)tag, (uintptr_t*)newcomm);
 }
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_create_group")));
 
@@ -673,20 +664,13 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) __attribute__((weak, alias("
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    (void)comm;
-    (void)newcomm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_idup");
+    return abigo_Comm_idup((uintptr_t)comm, (uintptr_t*)newcomm, (uintptr_t*)request);
 }
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) __attribute__((weak, alias("PMPI_Comm_idup")));
 
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    (void)comm;
-    (void)info;
-    (void)newcomm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_idup_with_info");
+    return abigo_Comm_idup_with_info((uintptr_t)comm, (uintptr_t)info, (uintptr_t*)newcomm, (uintptr_t*)request);
 }
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) __attribute__((weak, alias("PMPI_Comm_idup_with_info")));
 
@@ -714,17 +698,13 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank) __attribute__((weak, alias("PMPI_Com
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    (void)comm;
-    (void)group;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_remote_group");
+    return abigo_Comm_remote_group((uintptr_t)comm, (uintptr_t*)group);
 }
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) __attribute__((weak, alias("PMPI_Comm_remote_group")));
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    (void)comm;
-    (void)size;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_remote_size");
+    return abigo_Comm_remote_size((uintptr_t)comm, (int*)size);
 }
 int MPI_Comm_remote_size(MPI_Comm comm, int *size) __attribute__((weak, alias("PMPI_Comm_remote_size")));
 
@@ -2551,36 +2531,19 @@ int MPI_Initialized(int *flag) __attribute__((weak, alias("PMPI_Initialized")));
 
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    (void)local_comm;
-    (void)local_leader;
-    (void)peer_comm;
-    (void)remote_leader;
-    (void)tag;
-    (void)newintercomm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)local_comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Intercomm_create");
+    return abigo_Intercomm_create((uintptr_t)local_comm, (int)local_leader, (uintptr_t)peer_comm, (int)remote_leader, (int)tag, (uintptr_t*)newintercomm);
 }
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm) __attribute__((weak, alias("PMPI_Intercomm_create")));
 
 int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
-    (void)local_group;
-    (void)local_leader;
-    (void)remote_group;
-    (void)remote_leader;
-    (void)stringtag;
-    (void)info;
-    (void)errhandler;
-    (void)newintercomm;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Intercomm_create_from_groups");
+    return abigo_Intercomm_create_from_groups((uintptr_t)local_group, (int)local_leader, (uintptr_t)remote_group, (int)remote_leader, (char*)stringtag, (uintptr_t)info, (uintptr_t)errhandler, (uintptr_t*)newintercomm);
 }
 int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) __attribute__((weak, alias("PMPI_Intercomm_create_from_groups")));
 
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
-    (void)intercomm;
-    (void)high;
-    (void)newintracomm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)intercomm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Intercomm_merge");
+    return abigo_Intercomm_merge((uintptr_t)intercomm, (int)high, (uintptr_t*)newintracomm);
 }
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) __attribute__((weak, alias("PMPI_Intercomm_merge")));
 
