@@ -475,8 +475,7 @@ int MPI_Buffer_iflush(MPI_Request *request) __attribute__((weak, alias("PMPI_Buf
 
 int PMPI_Cancel(MPI_Request *request)
 {
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cancel");
+    return abigo_Cancel((uintptr_t*)request);
 }
 int MPI_Cancel(MPI_Request *request) __attribute__((weak, alias("PMPI_Cancel")));
 
@@ -2090,19 +2089,13 @@ int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) __attribute__((we
 
 int PMPI_Grequest_complete(MPI_Request request)
 {
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Grequest_complete");
+    return abigo_Grequest_complete((uintptr_t)request);
 }
 int MPI_Grequest_complete(MPI_Request request) __attribute__((weak, alias("PMPI_Grequest_complete")));
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    (void)query_fn;
-    (void)free_fn;
-    (void)cancel_fn;
-    (void)extra_state;
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Grequest_start");
+    return abigo_Grequest_start((uintptr_t)query_fn, (uintptr_t)free_fn, (uintptr_t)cancel_fn, (uintptr_t)extra_state, (uintptr_t*)request);
 }
 int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) __attribute__((weak, alias("PMPI_Grequest_start")));
 
@@ -3481,33 +3474,19 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) _
 
 int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
-    (void)count;
-    (void)array_of_requests;
-    (void)flag;
-    (void)array_of_statuses;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Request_get_status_all");
+    return abigo_Request_get_status_all((int)count, (uintptr_t*)array_of_requests, (int*)flag, (MPI_Status*)array_of_statuses);
 }
 int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) __attribute__((weak, alias("PMPI_Request_get_status_all")));
 
 int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
 {
-    (void)count;
-    (void)array_of_requests;
-    (void)indx;
-    (void)flag;
-    (void)status;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Request_get_status_any");
+    return abigo_Request_get_status_any((int)count, (uintptr_t*)array_of_requests, (int*)indx, (int*)flag, (MPI_Status*)status);
 }
 int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Request_get_status_any")));
 
 int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
-    (void)incount;
-    (void)array_of_requests;
-    (void)outcount;
-    (void)array_of_indices;
-    (void)array_of_statuses;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Request_get_status_some");
+    return abigo_Request_get_status_some((int)incount, (uintptr_t*)array_of_requests, (int*)outcount, (int*)array_of_indices, (MPI_Status*)array_of_statuses);
 }
 int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) __attribute__((weak, alias("PMPI_Request_get_status_some")));
 
