@@ -9,10 +9,17 @@ package compat
 // Other layers of gshmem (windows' request-based RMA) hand their requests
 // out through it, so that one Waitall can complete a mix.
 func (e *Env) GrequestStart(query func(*Status) error) (*Request, error) {
+	return e.GrequestStartCancel(query, nil)
+}
+
+// GrequestStartCancel is GrequestStart with a cancel function (MPI's
+// cancel_fn), which Cancel calls with whether GrequestComplete has been
+// called; its error is Cancel's.
+func (e *Env) GrequestStartCancel(query func(*Status) error, cancel func(completed bool) error) (*Request, error) {
 	if e == nil || e.closed.Load() {
 		return nil, errorf(ClassOther, "GrequestStart on a finalized or nil Env")
 	}
-	return &Request{env: e, query: query, poolOff: -1, generalized: true}, nil
+	return &Request{env: e, query: query, cancel: cancel, poolOff: -1, generalized: true}, nil
 }
 
 // GrequestComplete tells the runtime that a generalized request's work is

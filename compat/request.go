@@ -9,14 +9,19 @@ import (
 // the communicator, its tag and its size. Err is set by Waitall and
 // Testall for a request that failed.
 type Status struct {
-	Source int
-	Tag    int
-	Err    error
-	bytes  int
+	Source    int
+	Tag       int
+	Err       error
+	bytes     int
+	cancelled bool
 }
 
 // Bytes returns the number of bytes received.
 func (s Status) Bytes() int { return s.bytes }
+
+// Cancelled reports whether the operation was cancelled (Cancel,
+// MPI_Test_cancelled).
+func (s Status) Cancelled() bool { return s.cancelled }
 
 // Count returns the number of whole instances of dt received, or Undefined
 // when the bytes are not a whole number of them (MPI_Get_count).
@@ -81,6 +86,7 @@ type Request struct {
 	generalized bool
 	gcompleted  atomic.Bool
 	query       func(*Status) error
+	cancel      func(completed bool) error
 }
 
 // rdvState is a rendezvous in progress.
@@ -94,6 +100,10 @@ type rdvState struct {
 	held    int // sender: staging chunks in use
 	stalled bool
 }
+
+// Done reports whether the request has completed, without making
+// progress.
+func (r *Request) Done() bool { return r != nil && r.done.Load() }
 
 // Wait blocks until the request completes and returns its Status and error
 // (MPI_Wait).

@@ -514,3 +514,9 @@ func TestNeighborhoodCollectives(t *testing.T) {
 	runOK(t, 2, exe, "neighbor ok")
 	runOK(t, 4, exe, "neighbor ok")
 }
+
+func TestCancelGrequestsAndStatusQueries(t *testing.T) {
+	exe := compile(t, "requests.c")
+	runOK(t, 1, exe, "requests ok")
+	runOK(t, 2, exe, "requests ok")
+}

@@ -70,6 +70,12 @@ func setStatus(st *C.MPI_Status, s compat.Status) {
 	if st == nil {
 		return
 	}
+	if s.Cancelled() { // MPI defines only the flag of a cancelled operation's status
+		st.MPI_internal[C.ABI_STATUS_COUNT_LO] = 0
+		st.MPI_internal[C.ABI_STATUS_COUNT_HI] = 0
+		st.MPI_internal[C.ABI_STATUS_CANCELLED] = 1
+		return
+	}
 	st.MPI_SOURCE = rankOut(s.Source)
 	st.MPI_TAG = tagOut(s.Tag)
 	n := uint64(s.Bytes())

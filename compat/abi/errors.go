@@ -130,6 +130,10 @@ func codeOf(err error) C.int {
 	if err == nil {
 		return C.MPI_SUCCESS
 	}
+	var ce codeErr // a user function's code (grequest.go)
+	if errors.As(err, &ce) {
+		return C.int(ce)
+	}
 	if c, ok := abiClass[compat.ClassOf(err)]; ok {
 		return c
 	}

@@ -22,6 +22,7 @@ type distGraph struct {
 	in, out   []int
 	inW, outW []int
 	weighted  bool
+	std       *graphTopo // the whole graph of an MPI_Graph_create communicator (graph.go), or nil
 }
 
 //export abigo_Dist_graph_create_adjacent
@@ -37,19 +38,26 @@ func abigo_Dist_graph_create_adjacent(comm C.uintptr_t, indeg C.int, sources *C.
 	if _, ok := infoOf(info); !ok {
 		return failCode(comm, call, C.MPI_ERR_INFO, "invalid info")
 	}
-	g := &distGraph{in: intsIn(sources, indeg), out: intsIn(dests, outdeg), weighted: sweights != 10 && dweights != 10}
+	g := &distGraph{in: intsIn(sources, indeg), out: intsIn(dests, outdeg)}
 	for _, r := range append(append([]int{}, g.in...), g.out...) {
 		if r < 0 || r >= o.c.Size() {
 			return failCode(comm, call, C.MPI_ERR_RANK, "neighbor %d of %d", r, o.c.Size())
 		}
 	}
-	weights := func(w C.uintptr_t, n C.int) []int {
-		if !g.weighted || n == 0 || w < minAddr { // MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY
-			return make([]int, n)
-		}
-		return intsIn((*C.int)(cptr(w)), n)
+	var okIn, okOut bool
+	var kIn, kOut int
+	g.inW, kIn, okIn = weightsArg(sweights, int(indeg))
+	g.outW, kOut, okOut = weightsArg(dweights, int(outdeg))
+	if !okIn || !okOut || (kIn != weightsUnknown && kOut != weightsUnknown && kIn != kOut) {
+		return failCode(comm, call, C.MPI_ERR_ARG, "weights: both MPI_UNWEIGHTED or both given (MPI_WEIGHTS_EMPTY for a degree 0)")
 	}
-	g.inW, g.outW = weights(sweights, indeg), weights(dweights, outdeg)
+	g.weighted = kIn != weightsUnweighted && kOut != weightsUnweighted
+	if g.inW == nil {
+		g.inW = make([]int, indeg)
+	}
+	if g.outW == nil {
+		g.outW = make([]int, outdeg)
+	}
 	d, err := o.c.Dup()
 	if err != nil {
 		return fail(comm, call, err)
@@ -66,7 +74,7 @@ func abigo_Dist_graph_neighbors_count(comm C.uintptr_t, indeg, outdeg, weighted 
 	if o == nil {
 		return rc
 	}
-	if o.graph == nil || indeg == nil || outdeg == nil || weighted == nil {
+	if o.graph == nil || o.graph.std != nil || indeg == nil || outdeg == nil || weighted == nil {
 		return failCode(comm, "MPI_Dist_graph_neighbors_count", C.MPI_ERR_TOPOLOGY, "not a distributed graph communicator, or a NULL argument")
 	}
 	*indeg, *outdeg, *weighted = C.int(len(o.graph.in)), C.int(len(o.graph.out)), 0
@@ -84,7 +92,7 @@ func abigo_Dist_graph_neighbors(comm C.uintptr_t, maxin C.int, sources *C.int, s
 		return rc
 	}
 	g := o.graph
-	if g == nil || int(maxin) < len(g.in) || int(maxout) < len(g.out) {
+	if g == nil || g.std != nil || int(maxin) < len(g.in) || int(maxout) < len(g.out) {
 		return failCode(comm, call, C.MPI_ERR_TOPOLOGY, "not a distributed graph communicator, or arrays too short")
 	}
 	putInts(sources, g.in)
@@ -140,48 +148,79 @@ func neighborsOf(o *commObj) (edges, bool) {
 	return edges{}, false
 }
 
-// neighborSchedule builds the schedule of a neighborhood allgather (each
-// out-neighbor gets the same block) or alltoall (block j to out-neighbor
-// j); block i of rbuf comes from in-neighbor i.
-func neighborSchedule(call string, sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype, comm C.uintptr_t, alltoall bool) (*schedule, C.int) {
-	o, rc := commOf(comm, call)
-	if o == nil {
-		return nil, rc
+// block is one neighbor's part of a buffer: count instances of dt at
+// addr.
+type block struct {
+	addr  C.uintptr_t
+	count int
+	dt    compat.Datatype
+}
+
+// region is the bytes every block with data reaches, from the lowest
+// block's address, and the blocks' offsets in it; ok is false for a
+// block with data at no address.
+func region(bs []block) (b []byte, offs []int, ok bool) {
+	offs = make([]int, len(bs))
+	lo, hi, any := C.uintptr_t(0), C.uintptr_t(0), false
+	for _, x := range bs {
+		n := span(x.dt, x.count)
+		if n == 0 {
+			continue
+		}
+		if x.addr < minAddr {
+			return nil, nil, false
+		}
+		end := x.addr + C.uintptr_t(n)
+		if !any || x.addr < lo {
+			lo = x.addr
+		}
+		if !any || end > hi {
+			hi = end
+		}
+		any = true
 	}
-	e, ok := neighborsOf(o)
+	if !any {
+		return []byte{}, offs, true
+	}
+	for i, x := range bs {
+		if span(x.dt, x.count) > 0 {
+			offs[i] = int(x.addr - lo)
+		}
+	}
+	b, ok = cbuf(lo, int(hi-lo))
+	return b, offs, ok
+}
+
+// neighborSchedule builds the schedule of a neighborhood collective: block
+// j of sends goes to out-neighbor j, block i of recvs comes from
+// in-neighbor i (the blocks of MPI_PROC_NULL neighbors are left alone).
+func neighborSchedule(call string, comm C.uintptr_t, o *commObj, e edges, sends, recvs []block) (*schedule, C.int) {
+	s, soff, ok := region(sends)
 	if !ok {
-		return nil, failCode(comm, call, C.MPI_ERR_TOPOLOGY, "a communicator without a Cartesian or distributed graph topology")
+		return nil, failCode(comm, call, C.MPI_ERR_BUFFER, "a send block with data at no address")
+	}
+	r, roff, ok := region(recvs)
+	if !ok {
+		return nil, failCode(comm, call, C.MPI_ERR_BUFFER, "a receive block with data at no address")
 	}
 	c, seq, err := nbcComm(o)
 	if err != nil {
 		return nil, fail(comm, call, err)
 	}
 	base := (seq % (1 << 22)) << 8
-	sblocks := C.int(1)
-	if alltoall {
-		sblocks = C.int(len(e.out))
-	}
-	s, sdt, rc := msgBuf(comm, call, sbuf, scount*sblocks, stype)
-	if rc != C.MPI_SUCCESS {
-		return nil, rc
-	}
-	r, rdt, rc := msgBuf(comm, call, rbuf, rcount*C.int(len(e.in)), rtype)
-	if rc != C.MPI_SUCCESS {
-		return nil, rc
-	}
 	sched := &schedule{}
-	s, r, err = sched.stage(s, r)
-	if err != nil {
+	if s, r, err = sched.stage(s, r); err != nil {
 		return nil, fail(comm, call, err)
 	}
-	in := make([][]byte, len(e.in))
+	at := func(b []byte, off int, x block) []byte { return b[off : off+span(x.dt, x.count)] }
+	in := make([][]byte, len(recvs))
 	sched.rounds = append(sched.rounds, func() ([]*compat.Request, error) {
 		var rs []*compat.Request
 		for i, from := range e.in {
 			if from == compat.ProcNull {
 				continue
 			}
-			in[i] = make([]byte, int(rcount)*rdt.Size())
+			in[i] = make([]byte, recvs[i].count*recvs[i].dt.Size())
 			q, err := nbRecv(c, in[i], from, base+e.inTag[i])
 			if err != nil {
 				return rs, err
@@ -192,11 +231,8 @@ func neighborSchedule(call string, sbuf C.uintptr_t, scount C.int, stype C.uintp
 			if to == compat.ProcNull {
 				continue
 			}
-			blk := 0
-			if alltoall {
-				blk = j
-			}
-			q, err := nbSend(c, packed(slot(s, sdt, blk, int(scount)), sdt, int(scount)), to, base+e.outTag[j])
+			x := sends[j]
+			q, err := nbSend(c, packed(at(s, soff[j], x), x.dt, x.count), to, base+e.outTag[j])
 			if err != nil {
 				return rs, err
 			}
@@ -205,9 +241,9 @@ func neighborSchedule(call string, sbuf C.uintptr_t, scount C.int, stype C.uintp
 		return rs, nil
 	})
 	sched.finish = func() error {
-		for i := range in {
+		for i, x := range recvs {
 			if in[i] != nil {
-				unpack(slot(r, rdt, i, int(rcount)), rdt, int(rcount), in[i])
+				unpack(at(r, roff[i], x), x.dt, x.count, in[i])
 			}
 		}
 		return nil
@@ -215,46 +251,105 @@ func neighborSchedule(call string, sbuf C.uintptr_t, scount C.int, stype C.uintp
 	return sched, C.MPI_SUCCESS
 }
 
-func neighborBlocking(call string, s *schedule, rc C.int, comm C.uintptr_t) C.int {
-	if s == nil {
-		return rc
+// neighborComm returns the communicator behind comm and its edges.
+func neighborComm(comm C.uintptr_t, call string) (*commObj, edges, C.int) {
+	o, rc := commOf(comm, call)
+	if o == nil {
+		return nil, edges{}, rc
 	}
-	if _, err := s.wait(); err != nil {
-		return fail(comm, call, err)
+	e, ok := neighborsOf(o)
+	if !ok {
+		return nil, e, failCode(comm, call, C.MPI_ERR_TOPOLOGY, "a communicator without a Cartesian, graph or distributed graph topology")
 	}
-	return C.MPI_SUCCESS
+	return o, e, C.MPI_SUCCESS
 }
 
-func neighborStart(call string, s *schedule, rc C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	if s == nil {
-		return rc
+// dtArg is a committed datatype argument.
+func dtArg(comm C.uintptr_t, call string, h C.uintptr_t) (compat.Datatype, C.int) {
+	dt, ok := typeOf(h, true)
+	if !ok {
+		return dt, failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
 	}
-	if req == nil {
-		return failCode(comm, call, C.MPI_ERR_ARG, "request is NULL")
+	return dt, C.MPI_SUCCESS
+}
+
+// nbrArgs describes one side of a neighborhood collective: n blocks of
+// counts[i] instances of types[i] (one type for all when len(types) is
+// 1) at buf plus displs[i] bytes.
+func nbrArgs(comm C.uintptr_t, call string, buf C.uintptr_t, counts, displs []int, types []C.uintptr_t) ([]block, C.int) {
+	if buf == 1 {
+		return nil, failCode(comm, call, C.MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in a neighborhood collective")
 	}
-	return startNBC(comm, call, s, req)
+	bs := make([]block, len(counts))
+	var dt compat.Datatype
+	for i, n := range counts {
+		if i < len(types) {
+			var rc C.int
+			if dt, rc = dtArg(comm, call, types[i]); rc != C.MPI_SUCCESS {
+				return nil, rc
+			}
+		}
+		if n < 0 {
+			return nil, failCode(comm, call, C.MPI_ERR_COUNT, "count %d for neighbor %d", n, i)
+		}
+		bs[i] = block{addr: buf + C.uintptr_t(displs[i]), count: n, dt: dt}
+	}
+	return bs, C.MPI_SUCCESS
 }
 
-//export abigo_Neighbor_allgather
-func abigo_Neighbor_allgather(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm C.uintptr_t) C.int {
-	s, rc := neighborSchedule("MPI_Neighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, false)
-	return neighborBlocking("MPI_Neighbor_allgather", s, rc, comm)
+// The forms of a neighborhood collective, as the counts and byte
+// displacements of each side's blocks.
+
+// uniformBlocks: n blocks of count each, one after another (alltoall), or
+// all at one place (allgather's send side, when same).
+func uniformBlocks(comm C.uintptr_t, call string, buf C.uintptr_t, n int, count int64, dtype C.uintptr_t, same bool) ([]block, C.int) {
+	dt, rc := dtArg(comm, call, dtype)
+	if rc != C.MPI_SUCCESS {
+		return nil, rc
+	}
+	if count < 0 || count > maxCount {
+		return nil, failCode(comm, call, C.MPI_ERR_COUNT, "count %d", count)
+	}
+	cs, ds := make([]int, n), make([]int, n)
+	for i := range n {
+		cs[i] = int(count)
+		if !same {
+			ds[i] = i * int(count) * dt.Extent()
+		}
+	}
+	return nbrArgs(comm, call, buf, cs, ds, []C.uintptr_t{dtype})
 }
 
-//export abigo_Neighbor_alltoall
-func abigo_Neighbor_alltoall(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm C.uintptr_t) C.int {
-	s, rc := neighborSchedule("MPI_Neighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, true)
-	return neighborBlocking("MPI_Neighbor_alltoall", s, rc, comm)
+// maxCount bounds a count so that its bytes cannot overflow an int.
+const maxCount = 1 << 40
+
+// vBlocks: counts[i] at displs[i] extents of dtype.
+func vBlocks(comm C.uintptr_t, call string, buf C.uintptr_t, counts, displs []int64, dtype C.uintptr_t) ([]block, C.int) {
+	dt, rc := dtArg(comm, call, dtype)
+	if rc != C.MPI_SUCCESS {
+		return nil, rc
+	}
+	cs, ds := make([]int, len(counts)), make([]int, len(counts))
+	for i := range counts {
+		if counts[i] > maxCount || displs[i] > maxCount || displs[i] < -maxCount {
+			return nil, failCode(comm, call, C.MPI_ERR_COUNT, "count %d at displacement %d", counts[i], displs[i])
+		}
+		cs[i], ds[i] = int(counts[i]), int(displs[i])*dt.Extent()
+	}
+	return nbrArgs(comm, call, buf, cs, ds, []C.uintptr_t{dtype})
 }
 
-//export abigo_Ineighbor_allgather
-func abigo_Ineighbor_allgather(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	s, rc := neighborSchedule("MPI_Ineighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, false)
-	return neighborStart("MPI_Ineighbor_allgather", s, rc, comm, req)
-}
-
-//export abigo_Ineighbor_alltoall
-func abigo_Ineighbor_alltoall(sbuf C.uintptr_t, scount C.int, stype, rbuf C.uintptr_t, rcount C.int, rtype, comm C.uintptr_t, req *C.uintptr_t) C.int {
-	s, rc := neighborSchedule("MPI_Ineighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, true)
-	return neighborStart("MPI_Ineighbor_alltoall", s, rc, comm, req)
+// wBlocks: counts[i] of types[i] at displs[i] bytes.
+func wBlocks(comm C.uintptr_t, call string, buf C.uintptr_t, counts, displs []int64, types []C.uintptr_t) ([]block, C.int) {
+	cs, ds := make([]int, len(counts)), make([]int, len(counts))
+	for i := range counts {
+		if counts[i] > maxCount {
+			return nil, failCode(comm, call, C.MPI_ERR_COUNT, "count %d", counts[i])
+		}
+		cs[i], ds[i] = int(counts[i]), int(displs[i])
+	}
+	if len(types) == 0 && len(counts) > 0 {
+		return nil, failCode(comm, call, C.MPI_ERR_ARG, "datatypes are NULL")
+	}
+	return nbrArgs(comm, call, buf, cs, ds, types)
 }

@@ -26,6 +26,8 @@ type reqObj struct {
 	// collective's schedule (MPI_Allreduce_init, ...).
 	start      func() (*compat.Request, C.int)
 	startSched func() (*schedule, C.int)
+
+	greq *greqFns // a generalized request's user functions (grequest.go), or nil
 }
 
 func (q *reqObj) persistent() bool { return q.start != nil || q.startSched != nil }
@@ -81,20 +83,44 @@ func reqOf(h C.uintptr_t) (*reqObj, bool) {
 }
 
 // finish retires a completed request: a nonblocking one's handle is freed
-// and set to MPI_REQUEST_NULL, a persistent one becomes inactive.
-func finish(h *C.uintptr_t, q *reqObj) {
+// and set to MPI_REQUEST_NULL (a generalized one's free_fn runs), a
+// persistent one becomes inactive.
+func finish(h *C.uintptr_t, q *reqObj) error {
 	if q.persistent() {
 		q.r, q.sched = nil, nil
-		return
+		return nil
 	}
 	release(uintptr(*h))
 	*h = 0x180
+	if q.greq != nil {
+		return q.greq.release()
+	}
+	return nil
+}
+
+// report fills a completed request's status: from the operation, or for
+// a generalized request from its query_fn, whose error it returns.
+func (q *reqObj) report(st *C.MPI_Status, s compat.Status, err error) error {
+	if q.greq != nil {
+		return q.greq.queryInto(st)
+	}
+	setStatus(st, s)
+	return err
+}
+
+// retire reports a completed request's status and retires it; the error
+// is the operation's, query_fn's or free_fn's.
+func retire(h *C.uintptr_t, q *reqObj, st *C.MPI_Status, s compat.Status, err error) error {
+	err = q.report(st, s, err)
+	if ferr := finish(h, q); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // complete reports a completed request's status and error and retires it.
 func complete(call string, h *C.uintptr_t, q *reqObj, st *C.MPI_Status, s compat.Status, err error) C.int {
-	setStatus(st, s)
-	finish(h, q)
+	err = retire(h, q, st, s, err)
 	if err != nil {
 		if st != nil {
 			st.MPI_ERROR = codeOf(err)
@@ -233,14 +259,13 @@ func completeAll(call string, count C.int, reqs *C.uintptr_t, sts *C.MPI_Status,
 			continue
 		}
 		s, err := q.wait()
-		setStatus(st, s)
+		err = retire(&hs[i], q, st, s, err)
 		if st != nil {
 			st.MPI_ERROR = codeOf(err)
 		}
 		if err != nil && failed == nil {
 			failed = q
 		}
-		finish(&hs[i], q)
 	}
 	if failed != nil {
 		return raise(failed.kind, uintptr(failed.owner), C.MPI_ERR_IN_STATUS, call, nil)
@@ -348,14 +373,13 @@ func completeSome(call string, count C.int, reqs *C.uintptr_t, outcount, indices
 			}
 			idx[n] = C.int(i)
 			st := statusAt(sts, n)
-			setStatus(st, s)
+			err = retire(&hs[i], q, st, s, err)
 			if st != nil {
 				st.MPI_ERROR = codeOf(err)
 			}
 			if err != nil && failed == nil {
 				failed = q
 			}
-			finish(&hs[i], q)
 			n++
 		}
 		*outcount = C.int(n)
@@ -379,59 +403,6 @@ func abigo_Waitsome(count C.int, reqs *C.uintptr_t, outcount, indices *C.int, st
 //export abigo_Testsome
 func abigo_Testsome(count C.int, reqs *C.uintptr_t, outcount, indices *C.int, sts *C.MPI_Status) C.int {
 	return completeSome("MPI_Testsome", count, reqs, outcount, indices, sts, false)
-}
-
-//export abigo_Request_free
-func abigo_Request_free(h *C.uintptr_t) C.int {
-	if h == nil {
-		return failCode(0, "MPI_Request_free", C.MPI_ERR_ARG, "request is NULL")
-	}
-	q, ok := reqOf(*h)
-	if !ok {
-		return failCode(0, "MPI_Request_free", C.MPI_ERR_REQUEST, "invalid request")
-	}
-	if q.sched != nil {
-		// A collective must still run to its end for the other members:
-		// finish it here rather than drop it half done.
-		if _, err := q.wait(); err != nil {
-			return q.fail("MPI_Request_free", err)
-		}
-	}
-	// A point-to-point operation in flight goes on and completes in a later
-	// progress call; only the handle goes, as MPI allows.
-	release(uintptr(*h))
-	*h = 0x180
-	return C.MPI_SUCCESS
-}
-
-//export abigo_Request_get_status
-func abigo_Request_get_status(h C.uintptr_t, flag *C.int, st *C.MPI_Status) C.int {
-	if flag == nil {
-		return failCode(0, "MPI_Request_get_status", C.MPI_ERR_ARG, "flag is NULL")
-	}
-	*flag = 1
-	if h == 0x180 {
-		setEmpty(st)
-		return C.MPI_SUCCESS
-	}
-	q, ok := reqOf(h)
-	if !ok {
-		return failCode(0, "MPI_Request_get_status", C.MPI_ERR_REQUEST, "invalid request")
-	}
-	if !q.active() {
-		setEmpty(st)
-		return C.MPI_SUCCESS
-	}
-	done, s, err := q.test()
-	if !done {
-		*flag = 0
-		return C.MPI_SUCCESS
-	}
-	setStatus(st, s)
-	if err != nil {
-		return q.fail("MPI_Request_get_status", err)
-	}
-	return C.MPI_SUCCESS
 }
 
 func start(call string, h C.uintptr_t) C.int {

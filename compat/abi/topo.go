@@ -15,7 +15,7 @@ import (
 // Cartesian topologies, kept by the ABI layer: a communicator made by
 // MPI_Cart_create (a split of the old one, ranks in the old order, as
 // reorder allows) carries its dimensions and periods; ranks map to
-// coordinates in row-major order. Graph topologies are stubs.
+// coordinates in row-major order. Graph topologies are in graph.go.
 
 type cart struct {
 	dims    []int
@@ -166,6 +166,8 @@ func abigo_Topo_test(comm C.uintptr_t, status *C.int) C.int {
 	switch {
 	case o.cart != nil:
 		*status = C.MPI_CART
+	case o.graph != nil && o.graph.std != nil:
+		*status = C.MPI_GRAPH
 	case o.graph != nil:
 		*status = C.MPI_DIST_GRAPH
 	default:

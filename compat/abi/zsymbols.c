@@ -417,8 +417,7 @@ int MPI_Buffer_iflush(MPI_Request *request) __attribute__((weak, alias("PMPI_Buf
 
 int PMPI_Cancel(MPI_Request *request)
 {
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cancel");
+    return abigo_Cancel((uintptr_t*)request);
 }
 int MPI_Cancel(MPI_Request *request) __attribute__((weak, alias("PMPI_Cancel")));
 
@@ -442,12 +441,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
-    (void)comm;
-    (void)ndims;
-    (void)dims;
-    (void)periods;
-    (void)newrank;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Cart_map");
+    return abigo_Cart_map((uintptr_t)comm, (int)ndims, (int*)dims, (int*)periods, (int*)newrank);
 }
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) __attribute__((weak, alias("PMPI_Cart_map")));
 
@@ -799,16 +793,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) __attribute__((weak, alia
 
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
-    (void)comm_old;
-    (void)n;
-    (void)sources;
-    (void)degrees;
-    (void)destinations;
-    (void)weights;
-    (void)info;
-    (void)reorder;
-    (void)comm_dist_graph;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm_old, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Dist_graph_create");
+    return abigo_Dist_graph_create((uintptr_t)comm_old, (int)n, (int*)sources, (int*)degrees, (int*)destinations, (uintptr_t)weights, (uintptr_t)info, (int)reorder, (uintptr_t*)comm_dist_graph);
 }
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) __attribute__((weak, alias("PMPI_Dist_graph_create")));
 
@@ -1958,81 +1943,49 @@ int MPI_Get_version(int *version, int *subversion) __attribute__((weak, alias("P
 
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
-    (void)comm_old;
-    (void)nnodes;
-    (void)indx;
-    (void)edges;
-    (void)reorder;
-    (void)comm_graph;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm_old, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Graph_create");
+    return abigo_Graph_create((uintptr_t)comm_old, (int)nnodes, (int*)indx, (int*)edges, (int)reorder, (uintptr_t*)comm_graph);
 }
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph) __attribute__((weak, alias("PMPI_Graph_create")));
 
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[])
 {
-    (void)comm;
-    (void)maxindex;
-    (void)maxedges;
-    (void)indx;
-    (void)edges;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Graph_get");
+    return abigo_Graph_get((uintptr_t)comm, (int)maxindex, (int)maxedges, (int*)indx, (int*)edges);
 }
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]) __attribute__((weak, alias("PMPI_Graph_get")));
 
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
 {
-    (void)comm;
-    (void)nnodes;
-    (void)indx;
-    (void)edges;
-    (void)newrank;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Graph_map");
+    return abigo_Graph_map((uintptr_t)comm, (int)nnodes, (int*)indx, (int*)edges, (int*)newrank);
 }
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank) __attribute__((weak, alias("PMPI_Graph_map")));
 
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
-    (void)comm;
-    (void)rank;
-    (void)maxneighbors;
-    (void)neighbors;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Graph_neighbors");
+    return abigo_Graph_neighbors((uintptr_t)comm, (int)rank, (int)maxneighbors, (int*)neighbors);
 }
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) __attribute__((weak, alias("PMPI_Graph_neighbors")));
 
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
-    (void)comm;
-    (void)rank;
-    (void)nneighbors;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Graph_neighbors_count");
+    return abigo_Graph_neighbors_count((uintptr_t)comm, (int)rank, (int*)nneighbors);
 }
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) __attribute__((weak, alias("PMPI_Graph_neighbors_count")));
 
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
-    (void)comm;
-    (void)nnodes;
-    (void)nedges;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Graphdims_get");
+    return abigo_Graphdims_get((uintptr_t)comm, (int*)nnodes, (int*)nedges);
 }
 int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) __attribute__((weak, alias("PMPI_Graphdims_get")));
 
 int PMPI_Grequest_complete(MPI_Request request)
 {
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Grequest_complete");
+    return abigo_Grequest_complete((uintptr_t)request);
 }
 int MPI_Grequest_complete(MPI_Request request) __attribute__((weak, alias("PMPI_Grequest_complete")));
 
 int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    (void)query_fn;
-    (void)free_fn;
-    (void)cancel_fn;
-    (void)extra_state;
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Grequest_start");
+    return abigo_Grequest_start((uintptr_t)query_fn, (uintptr_t)free_fn, (uintptr_t)cancel_fn, (uintptr_t)extra_state, (uintptr_t*)request);
 }
 int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) __attribute__((weak, alias("PMPI_Grequest_start")));
 
@@ -2333,31 +2286,13 @@ int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_allgatherv");
+    return abigo_Ineighbor_allgatherv((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)displs, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_allgatherv")));
 
 int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_allgatherv_c");
+    return abigo_Ineighbor_allgatherv_c((uintptr_t)sendbuf, (MPI_Count)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)displs, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_allgatherv_c")));
 
@@ -2380,65 +2315,25 @@ int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_alltoallv");
+    return abigo_Ineighbor_alltoallv((uintptr_t)sendbuf, (int*)sendcounts, (int*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoallv")));
 
 int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_alltoallv_c");
+    return abigo_Ineighbor_alltoallv_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoallv_c")));
 
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_alltoallw");
+    return abigo_Ineighbor_alltoallw((uintptr_t)sendbuf, (int*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (int*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoallw")));
 
 int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_alltoallw_c");
+    return abigo_Ineighbor_alltoallw_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoallw_c")));
 
@@ -2798,91 +2693,42 @@ int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 
 int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgather_init");
+    return abigo_Neighbor_allgather_init((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_allgather_init")));
 
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgather_init_c");
+    if (sendcount < INT_MIN || sendcount > INT_MAX)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgather_init_c");
+    if (recvcount < INT_MIN || recvcount > INT_MAX)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgather_init_c");
+    int rc = PMPI_Neighbor_allgather_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, info, request);
+    return rc;
 }
 int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_allgather_init_c")));
 
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgatherv");
+    return abigo_Neighbor_allgatherv((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)displs, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_allgatherv")));
 
 int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgatherv_c");
+    return abigo_Neighbor_allgatherv_c((uintptr_t)sendbuf, (MPI_Count)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)displs, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_allgatherv_c")));
 
 int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgatherv_init");
+    return abigo_Neighbor_allgatherv_init((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)displs, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init")));
 
 int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)displs;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgatherv_init_c");
+    return abigo_Neighbor_allgatherv_init_c((uintptr_t)sendbuf, (MPI_Count)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)displs, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init_c")));
 
@@ -2905,159 +2751,66 @@ int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 
 int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoall_init");
+    return abigo_Neighbor_alltoall_init((uintptr_t)sendbuf, (int)sendcount, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int)recvcount, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoall_init")));
 
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcount;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcount;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoall_init_c");
+    if (sendcount < INT_MIN || sendcount > INT_MAX)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoall_init_c");
+    if (recvcount < INT_MIN || recvcount > INT_MAX)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoall_init_c");
+    int rc = PMPI_Neighbor_alltoall_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, info, request);
+    return rc;
 }
 int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoall_init_c")));
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoallv");
+    return abigo_Neighbor_alltoallv((uintptr_t)sendbuf, (int*)sendcounts, (int*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoallv")));
 
 int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoallv_c");
+    return abigo_Neighbor_alltoallv_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm);
 }
 int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoallv_c")));
 
 int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoallv_init");
+    return abigo_Neighbor_alltoallv_init((uintptr_t)sendbuf, (int*)sendcounts, (int*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (int*)recvcounts, (int*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init")));
 
 int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtype;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtype;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoallv_init_c");
+    return abigo_Neighbor_alltoallv_init_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t)sendtype, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t)recvtype, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init_c")));
 
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoallw");
+    return abigo_Neighbor_alltoallw((uintptr_t)sendbuf, (int*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (int*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm);
 }
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoallw")));
 
 int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoallw_c");
+    return abigo_Neighbor_alltoallw_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm);
 }
 int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoallw_c")));
 
 int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoallw_init");
+    return abigo_Neighbor_alltoallw_init((uintptr_t)sendbuf, (int*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (int*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init")));
 
 int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)sendbuf;
-    (void)sendcounts;
-    (void)sdispls;
-    (void)sendtypes;
-    (void)recvbuf;
-    (void)recvcounts;
-    (void)rdispls;
-    (void)recvtypes;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoallw_init_c");
+    return abigo_Neighbor_alltoallw_init_c((uintptr_t)sendbuf, (MPI_Count*)sendcounts, (MPI_Aint*)sdispls, (uintptr_t*)sendtypes, (uintptr_t)recvbuf, (MPI_Count*)recvcounts, (MPI_Aint*)rdispls, (uintptr_t*)recvtypes, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init_c")));
 
@@ -3480,33 +3233,19 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) _
 
 int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
-    (void)count;
-    (void)array_of_requests;
-    (void)flag;
-    (void)array_of_statuses;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Request_get_status_all");
+    return abigo_Request_get_status_all((int)count, (uintptr_t*)array_of_requests, (int*)flag, (MPI_Status*)array_of_statuses);
 }
 int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses) __attribute__((weak, alias("PMPI_Request_get_status_all")));
 
 int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status)
 {
-    (void)count;
-    (void)array_of_requests;
-    (void)indx;
-    (void)flag;
-    (void)status;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Request_get_status_any");
+    return abigo_Request_get_status_any((int)count, (uintptr_t*)array_of_requests, (int*)indx, (int*)flag, (MPI_Status*)status);
 }
 int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Request_get_status_any")));
 
 int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses)
 {
-    (void)incount;
-    (void)array_of_requests;
-    (void)outcount;
-    (void)array_of_indices;
-    (void)array_of_statuses;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Request_get_status_some");
+    return abigo_Request_get_status_some((int)incount, (uintptr_t*)array_of_requests, (int*)outcount, (int*)array_of_indices, (MPI_Status*)array_of_statuses);
 }
 int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses) __attribute__((weak, alias("PMPI_Request_get_status_some")));
 
