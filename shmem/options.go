@@ -128,7 +128,7 @@ const (
 )
 
 func optionsFromEnv(getenv func(string) string) (Options, error) {
-	o := Options{SymmetricSize: defaultHeap, BootstrapTimeout: defaultTimeout}
+	o := Options{BootstrapTimeout: defaultTimeout}
 	if v := getenv("GSHMEM_SYMMETRIC_SIZE"); v != "" {
 		n, err := ParseSize(v)
 		if err != nil {
@@ -186,6 +186,15 @@ func buildOptions(opts []Option) (Options, error) {
 	}
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.SymmetricSize == 0 {
+		// Unset: an upper bound as large as the machine's memory for a
+		// host heap (address space, committed on use: heapmem.go), 1 GiB
+		// of GPU memory for a device heap, which is allocated whole.
+		o.SymmetricSize = hostHeapDefault()
+		if o.Device.Heap == HeapDevice {
+			o.SymmetricSize = defaultHeap
+		}
 	}
 	if o.SymmetricSize < minHeap {
 		return o, fmt.Errorf("%w: symmetric size %d is below the minimum %d", ErrInvalid, o.SymmetricSize, minHeap)
