@@ -282,3 +282,16 @@ func aliasSpans(heapBase, hat, at uintptr, n int) ([]span, error) {
 	}
 	return out, nil
 }
+
+// DownWord returns the address of a word outside Go's heap that becomes
+// nonzero once any peer of this PE is lost or has finalized (the
+// transport's health, the same word its own fast paths load), for fast
+// paths in other languages: they load it before an operation on a mapped
+// peer, and when it is set take the Go path, which reports the loss. It is
+// nil where no peer can be lost (goroutine PEs).
+func (w *World) DownWord() *uint32 {
+	if d, ok := w.tr.(interface{ DownWord() *uint32 }); ok {
+		return d.DownWord()
+	}
+	return nil
+}

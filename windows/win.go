@@ -369,8 +369,9 @@ func (win *Win) setupData(sizes, units []int, buf []byte, device bool) error {
 	switch win.flavor {
 	case FlavorAllocate, FlavorShared:
 		if local != nil {
+			// Zeroed already (AllocSymmetric): clearing again would touch
+			// every page of a window that may be gigabytes.
 			win.base = local[my.base : my.base+my.size : my.base+my.size]
-			clear(win.base)
 		}
 	case FlavorCreate:
 		win.base = buf
