@@ -157,6 +157,7 @@ static void big_windows(void)
     char *base;
     CHECK_RC(MPI_Win_allocate(a, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     CHECK(base[0] == 0 && base[a - 1] == 0);
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     CHECK_RC(MPI_Win_lock_all(0, win));
     CHECK_RC(MPI_Put(&v, 1, MPI_CHAR, (rank + 1) % size, a - 1, 1, MPI_CHAR, win));
     CHECK_RC(MPI_Win_unlock_all(win));
