@@ -93,7 +93,7 @@ func allocateIn[T any](w *World, n int, align uint64, zero bool, hints Hint, hos
 		var err error
 		if off, err = a.Alloc(bytes, align); err != nil {
 			if errors.Is(err, heap.ErrExhausted) {
-				return Sym[T]{}, fmt.Errorf("%w: %v", ErrHeapExhausted, err)
+				return Sym[T]{}, w.exhausted(bytes, err)
 			}
 			return Sym[T]{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
@@ -148,12 +148,16 @@ func Free[T any](s Sym[T]) error {
 		if w.inHostArea(off) {
 			a = w.hostArea
 		}
-		if _, err := a.Free(off); err != nil {
+		n, err := a.Free(off)
+		if err != nil {
 			return fmt.Errorf("%w: %v", ErrDoubleFree, err)
+		}
+		if a == w.alloc {
+			w.releaseHeap(off, n)
 		}
 	}
 	w.objs.remove(s.slot)
-	delete(w.devObjs, off)
+	delete(w.objsByOff, off)
 	w.log.Tracef("free at %d", off)
 	return nil
 }

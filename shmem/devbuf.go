@@ -15,13 +15,13 @@ type objRef struct{ slot, gen uint32 }
 // noteDeviceObject records an object of the device heap (allocated from a)
 // so that DeviceSym finds it.
 func (w *World) noteDeviceObject(a *heap.Allocator, off uint64, slot, gen uint32) {
-	if w.dev == nil || a != w.alloc {
+	if a != w.alloc {
 		return
 	}
-	if w.devObjs == nil {
-		w.devObjs = map[uint64]objRef{}
+	if w.objsByOff == nil {
+		w.objsByOff = map[uint64]objRef{}
 	}
-	w.devObjs[off] = objRef{slot, gen}
+	w.objsByOff[off] = objRef{slot, gen}
 }
 
 // IsDeviceMemory reports whether address p of this process is device
@@ -53,7 +53,7 @@ func DeviceSym(w *World, p uintptr, nbytes int) (s Sym[byte], ok bool) {
 	if !ok {
 		return s, false
 	}
-	r, ok := w.devObjs[start]
+	r, ok := w.objsByOff[start]
 	if !ok || !w.objs.live(r.slot, r.gen) {
 		return s, false
 	}

@@ -192,7 +192,7 @@ func (w *World) clearHeap(off, n uint64) error {
 	if w.dev != nil && !w.inHostArea(off) {
 		return w.dev.clear(off, n)
 	}
-	clear(w.heap[off : off+n])
+	w.zeroPages(w.heap[off : off+n])
 	return nil
 }
 

@@ -18,7 +18,9 @@
 //
 // # The symmetric heap
 //
-// Every PE owns a heap of the same size (GSHMEM_SYMMETRIC_SIZE). Alloc,
+// Every PE owns a heap of the same size (GSHMEM_SYMMETRIC_SIZE, an upper
+// bound: by default the machine's memory, reserved as address space and
+// committed as it is touched; freed objects hand their pages back). Alloc,
 // Calloc, Align, AllocWithHints, Realloc and Free are collective: every PE
 // calls them in the same order with the same arguments and gets the same
 // offset, so an object is named the same way everywhere. PEs that disagree

@@ -15,8 +15,10 @@ import (
 // variable; an Option passed to Init or Run wins over the environment.
 type Options struct {
 	// SymmetricSize is the size in bytes of every PE's symmetric heap
-	// (GSHMEM_SYMMETRIC_SIZE, with k/m/g suffixes; default 1g). It is
-	// address space: pages are touched only when used.
+	// (GSHMEM_SYMMETRIC_SIZE, with k/m/g suffixes). It is address space,
+	// an upper bound: pages are committed when touched and handed back
+	// when freed (heapmem.go). 0 (unset) is the machine's memory for a
+	// host heap, 1 GiB for a device heap.
 	SymmetricSize uint64
 	// Bootstrap names the bootstrap (GSHMEM_BOOTSTRAP): "local" (started by
 	// gshmem run), "pmi" (PMI-1), "pmi2" (PMI-2), "env" (launcher rank
@@ -99,7 +101,7 @@ type Setting struct {
 
 // Settings lists every variable the runtime reads.
 var Settings = []Setting{
-	{"GSHMEM_SYMMETRIC_SIZE", "1g", "bytes of symmetric heap per PE (4096, 512m, 512MiB, 1g, 1.5g, 1GiB); address space, touched on use"},
+	{"GSHMEM_SYMMETRIC_SIZE", "ram", "upper bound of the symmetric heap per PE (4096, 512m, 512MiB, 1g, 1.5g, 1GiB); default the machine's memory (1g for a device heap); address space, committed when touched, handed back when freed"},
 	{"GSHMEM_BOOTSTRAP", "auto", "bootstrap: local (gshmem run), pmi (PMI-1), pmi2 (PMI-2), env (launcher variables + GSHMEM_BOOTSTRAP_ADDR) or singleton; auto-detected when unset"},
 	{"GSHMEM_BOOTSTRAP_ADDR", "", "env bootstrap: host:port on rank 0's node where it listens and the other ranks connect"},
 	{"GSHMEM_NODE_ID", "", "node locality override (%r PE number, %h host): PEs with different ids never share memory"},
@@ -128,7 +130,7 @@ const (
 )
 
 func optionsFromEnv(getenv func(string) string) (Options, error) {
-	o := Options{SymmetricSize: defaultHeap, BootstrapTimeout: defaultTimeout}
+	o := Options{BootstrapTimeout: defaultTimeout}
 	if v := getenv("GSHMEM_SYMMETRIC_SIZE"); v != "" {
 		n, err := ParseSize(v)
 		if err != nil {
@@ -186,6 +188,15 @@ func buildOptions(opts []Option) (Options, error) {
 	}
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.SymmetricSize == 0 {
+		// Unset: an upper bound as large as the machine's memory for a
+		// host heap (address space, committed on use: heapmem.go), 1 GiB
+		// of GPU memory for a device heap, which is allocated whole.
+		o.SymmetricSize = hostHeapDefault()
+		if o.Device.Heap == HeapDevice {
+			o.SymmetricSize = defaultHeap
+		}
 	}
 	if o.SymmetricSize < minHeap {
 		return o, fmt.Errorf("%w: symmetric size %d is below the minimum %d", ErrInvalid, o.SymmetricSize, minHeap)

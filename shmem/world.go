@@ -67,9 +67,12 @@ type World struct {
 
 	// A device World's host area (hostarea.go): its allocator and the
 	// transport of the host heap underneath. nil otherwise.
-	hostArea *heap.Allocator
-	hostTr   transport.Transport
-	devObjs  map[uint64]objRef // device objects by offset, for DeviceSym (devbuf.go)
+	hostArea  *heap.Allocator
+	hostTr    transport.Transport
+	objsByOff map[uint64]objRef // live objects of the main allocator by offset, for DeviceSym and HeapSym
+	// heapShared: the heap is a memfd mapped shared (a process PE), so
+	// its pages can be mapped twice (AdoptPages) and freed by MADV_REMOVE.
+	heapShared bool
 }
 
 // MyPE returns this PE's number, 0..NPEs()-1.
@@ -179,6 +182,9 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 		pe: boot.Rank(), npes: boot.Size(), opts: o, boot: boot, tr: tr, heap: mem,
 		alloc:   heap.New(ctrlSize, o.SymmetricSize-ctrlSize),
 		aborted: aborted,
+		// Goroutine PEs (aborted set) have anonymous heaps; process PEs
+		// a memfd (transport.Connect).
+		heapShared: aborted == nil,
 	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
 	w.live, _ = tr.(liveness)

@@ -75,14 +75,16 @@
 // LongInt) under per-location stripe locks in the target's control area.
 //
 // Allocate and shared windows live in the symmetric heap and use the
-// unified memory model. The caller's memory (Create) and attached memory
-// (dynamic) cannot be reached by peers, so those windows keep a public
-// copy in the heap and use the separate model: RMA updates reach the
-// caller's memory, and its local stores reach peers, at Fence, Post,
-// Wait/Test, Lock and Unlock of this PE itself, LockAll, UnlockAll, Sync,
-// Detach and Free. Reconciliation is per byte against a snapshot, so local
-// stores and remote updates to different locations in one epoch both
-// survive.
+// unified memory model, and so do Create windows: the caller's buffer is
+// reached in place (heap memory at its offset; on process PEs its pages
+// are moved onto heap pages for the window's life; goroutine PEs share
+// the slice), see create.go. Dynamic windows, and Create windows that ask
+// for it (info gshmem_model=separate), keep a public copy in the heap and
+// use the separate model: RMA updates reach the caller's memory, and its
+// local stores reach peers, at Fence, Post, Wait/Test, Lock and Unlock of
+// this PE itself, LockAll, UnlockAll, Sync, Detach and Free.
+// Reconciliation is per byte against a snapshot, so local stores and
+// remote updates to different locations in one epoch both survive.
 //
 // Passive-target locks are phase-fair reader-writer ticket locks in each
 // PE's control area, taken with remote atomics: neither readers nor

@@ -17,9 +17,9 @@ import (
 // that misses every attached region fails with ErrRMARange and nothing is
 // ever written outside the pool.
 const (
-	dynSlots      = 64
-	dynSlotBytes  = 32 // addr, len, off, state: four uint64
-	dynHeader     = 64 // uint64 high-water mark of used slots, uint64 generation, padding
+	dynSlots      = 1 << 14 // regions attached at once; the table is address space, touched as used
+	dynSlotBytes  = 32      // addr, len, off, state: four uint64
+	dynHeader     = 64      // uint64 high-water mark of used slots, uint64 generation, padding
 	dynTableBytes = dynHeader + dynSlots*dynSlotBytes
 )
 
@@ -34,6 +34,7 @@ type region struct {
 type dynamic struct {
 	mem     []byte // this PE's allocation (table + pool)
 	regions []region
+	used    []bool   // table slots in use
 	cache   []dynHit // per target: the region of the last lookup
 }
 
@@ -45,8 +46,9 @@ type dynHit struct {
 }
 
 func newDynamic(mem []byte, n int) *dynamic {
-	clear(mem[:dynTableBytes])
-	return &dynamic{mem: mem, cache: make([]dynHit, n)}
+	// The allocation is zeroed already (AllocSymmetric): the table's
+	// untouched pages cost nothing.
+	return &dynamic{mem: mem, cache: make([]dynHit, n), used: make([]bool, dynSlots)}
 }
 
 func (d *dynamic) u64(off int) *uint64 { return (*uint64)(unsafe.Pointer(&d.mem[off])) }
@@ -65,7 +67,7 @@ func Address[T compat.Elem](buf []T) int {
 // (MPI_Win_attach); peers name it by Address(buf). Not collective. buf must
 // not overlap memory already attached, and must stay attached until the
 // operations on it are synchronized. ErrRMAAttach when the window's pool
-// (info key gshmem_dynamic_pool) or its table of 64 regions is full.
+// (info key gshmem_dynamic_pool) or its table of 16384 regions is full.
 func Attach[T compat.Elem](win *Win, buf []T) error {
 	if err := win.dynCheck(); err != nil {
 		return err
@@ -81,13 +83,7 @@ func Attach[T compat.Elem](win *Win, buf []T) error {
 			return errorf(compat.ClassRMAAttach, "memory at %#x overlaps a region already attached", addr)
 		}
 	}
-	slot := -1
-	for s := range dynSlots {
-		if !slices.ContainsFunc(d.regions, func(r region) bool { return r.slot == s }) {
-			slot = s
-			break
-		}
-	}
+	slot := slices.Index(d.used, false)
 	if slot < 0 {
 		return errorf(compat.ClassRMAAttach, "%d regions are attached already", dynSlots)
 	}
@@ -99,6 +95,7 @@ func Attach[T compat.Elem](win *Win, buf []T) error {
 	copy(d.mem[off:off+len(b)], b)
 	r := region{addr: addr, buf: b, off: off, slot: slot, shadow: slices.Clone(b)}
 	d.regions = append(d.regions, r)
+	d.used[slot] = true
 	so := dynHeader + slot*dynSlotBytes
 	atomic.StoreUint64(d.u64(so), uint64(addr))
 	atomic.StoreUint64(d.u64(so+8), uint64(len(b)))
@@ -127,6 +124,7 @@ func Detach[T compat.Elem](win *Win, buf []T) error {
 	r := &d.regions[i]
 	reconcile(r.buf, d.mem[r.off:r.off+len(r.buf)], r.shadow, true, true)
 	atomic.StoreUint64(d.u64(dynHeader+r.slot*dynSlotBytes+24), 0)
+	d.used[r.slot] = false
 	atomic.AddUint64(d.u64(8), 1)
 	d.regions = slices.Delete(d.regions, i, i+1)
 	return nil
@@ -179,8 +177,15 @@ func (win *Win) lookup(rank, addr, span int) (int, error) {
 			}
 		}
 	} else {
-		table = make([]byte, dynTableBytes)
-		if err := m.read(0, table); err != nil {
+		// The header, then only the slots below its high-water mark.
+		head := make([]byte, dynHeader)
+		if err := m.read(0, head); err != nil {
+			return 0, wrap(err, "reading rank %d's attached regions", rank)
+		}
+		hw := int(min(binary.LittleEndian.Uint64(head), dynSlots))
+		table = make([]byte, dynHeader+hw*dynSlotBytes)
+		copy(table, head)
+		if err := m.read(dynHeader, table[dynHeader:]); err != nil {
 			return 0, wrap(err, "reading rank %d's attached regions", rank)
 		}
 	}
@@ -190,7 +195,7 @@ func (win *Win) lookup(rank, addr, span int) (int, error) {
 		}
 		return binary.LittleEndian.Uint64(table[off:])
 	}
-	hw := int(min(ld(0), dynSlots))
+	hw := int(min(ld(0), dynSlots, uint64(len(table)-dynHeader)/dynSlotBytes))
 	limit := uint64(len(win.dataMem[win.me].mapped)) // the same size on every PE
 	for s := range hw {
 		so := dynHeader + s*dynSlotBytes

@@ -51,10 +51,11 @@ const (
 	// Separate (MPI_WIN_SEPARATE): RMA reaches a public copy of the window
 	// and local loads and stores the private copy (the caller's buffer);
 	// the two are reconciled by Fence, Post, Wait/Test, Lock and Unlock on
-	// this PE, LockAll, UnlockAll and Sync. Create and dynamic windows.
+	// this PE, LockAll, UnlockAll and Sync. Dynamic windows, and Create
+	// windows that ask for it (InfoModel) or whose buffer is GPU memory.
 	Separate Model = iota + 1
 	// Unified (MPI_WIN_UNIFIED): one copy; RMA lands in the memory local
-	// loads read. Allocate and shared windows.
+	// loads read. Allocate, shared and Create windows (create.go).
 	Unified
 )
 
@@ -127,12 +128,18 @@ const (
 	InfoAllocSharedNoncont = "alloc_shared_noncontig"
 	InfoDynamicPool        = "gshmem_dynamic_pool"
 	InfoMemory             = "gshmem_memory"
+	// InfoModel (unified or separate) asks a Create window for a memory
+	// model: unified, the default, reaches the caller's buffer itself;
+	// separate keeps a public copy in the heap, reconciled at the
+	// synchronization calls (separate.go), for those who want it.
+	InfoModel = "gshmem_model"
 )
 
 const defaultPool = 1 << 20
 
 type settings struct {
 	noLocks, sameSize, sameDisp, noncontig bool
+	separate                               bool // InfoModel=separate
 	ordering, accOps                       string
 	pool                                   int
 	memory                                 string // InfoMemory: "", MemoryDevice or MemoryHost
@@ -160,7 +167,7 @@ func (s *settings) apply(info compat.Info, creation bool) error {
 		switch k {
 		case InfoNoLocks:
 			s.noLocks, err = parseBool(k, v)
-		case InfoSameSize, InfoSameDispUnit, InfoAllocSharedNoncont, InfoDynamicPool, InfoMemory:
+		case InfoSameSize, InfoSameDispUnit, InfoAllocSharedNoncont, InfoDynamicPool, InfoMemory, InfoModel:
 			if !creation {
 				return errorf(compat.ClassInfoKey, "info %s can only be given at creation", k)
 			}
@@ -171,6 +178,15 @@ func (s *settings) apply(info compat.Info, creation bool) error {
 				s.sameDisp, err = parseBool(k, v)
 			case InfoAllocSharedNoncont:
 				s.noncontig, err = parseBool(k, v)
+			case InfoModel:
+				switch strings.ToLower(strings.TrimSpace(v)) {
+				case "unified":
+					s.separate = false
+				case "separate":
+					s.separate = true
+				default:
+					err = errorf(compat.ClassInfoValue, "info %s=%q: want unified or separate", k, v)
+				}
 			case InfoMemory:
 				switch v = strings.ToLower(strings.TrimSpace(v)); v {
 				case MemoryDevice, MemoryHost:
@@ -218,6 +234,7 @@ func (s settings) info() compat.Info {
 		InfoAllocSharedNoncont: strconv.FormatBool(s.noncontig),
 		InfoDynamicPool:        strconv.Itoa(s.pool),
 		InfoMemory:             s.memoryName(),
+		InfoModel:              map[bool]string{false: "unified", true: "separate"}[s.separate],
 	}
 }
 

@@ -35,6 +35,7 @@ const (
 	flagSameDisp              // this PE passed same_disp_unit=true
 	flagNoncontig             // this PE passed alloc_shared_noncontig=true
 	flagDevice                // this PE wants the memory on the GPU (device.go)
+	flagSeparate              // Create: this PE asks for (info) or needs the separate model
 )
 
 // Access states of a target, per origin.
@@ -86,9 +87,11 @@ type Win struct {
 	dataMem []rmem
 	segs    []seg
 
-	base   []byte // this PE's window memory (the private copy for Create)
-	public []byte // Create: this PE's public copy in the heap
-	shadow []byte // Create: the contents at the last reconciliation
+	base   []byte   // this PE's window memory (the private copy for a separate Create)
+	public []byte   // separate Create: this PE's public copy in the heap
+	shadow []byte   // separate Create: the contents at the last reconciliation
+	adopt  *adopted // unified Create: the heap pages this PE's buffer was moved onto
+	direct *[]byte  // unified Create of a goroutine PE: its buffer as handed to peers
 	dyn    *dynamic
 	// On a World whose heap is GPU memory (device.go): devWorld, and
 	// pubDev, a Create window's public copy when it is device memory.
@@ -152,11 +155,16 @@ func AllocateShared(comm *compat.Comm, size, dispUnit int, info compat.Info) (*W
 	return create(comm, FlavorShared, size, dispUnit, info, nil)
 }
 
-// Create makes a window over the caller's buffer (MPI_Win_create). Go
-// memory is not reachable by peers, so the window keeps a public copy in
-// the symmetric heap and uses the separate memory model: RMA updates
-// reach buf, and stores to buf reach the public copy, at the
-// synchronization calls MPI names (see Model). Collective over comm.
+// Create makes a window over the caller's buffer (MPI_Win_create), in the
+// unified memory model: RMA from every peer, passive target included,
+// reads and writes buf itself, and stores to buf are what peers read
+// (create.go says how: on process PEs the pages holding buf become heap
+// pages for the window's life, so no other goroutine may store to those
+// pages while Create and Free run). Info gshmem_model=separate asks for
+// the separate model instead (a public copy reconciled at the
+// synchronization calls, see Model), as does a buffer in GPU memory. buf
+// must stay valid until Free; memory freed earlier is not touched again
+// by this PE. Collective over comm.
 func Create[T compat.Elem](comm *compat.Comm, buf []T, dispUnit int, info compat.Info) (*Win, error) {
 	return create(comm, FlavorCreate, len(buf)*int(unsafe.Sizeof(*new(T))), dispUnit, info, mpitype.AsBytes(buf))
 }
@@ -208,8 +216,12 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local(), devWorld: w.HeapOnDevice()}
 	win.ep = &win.own
 	win.posted, win.completed = ctrl.At(win.postedIdx(me)), ctrl.At(win.completedIdx(me))
-	if flavor == FlavorCreate || flavor == FlavorDynamic {
+	if flavor == FlavorDynamic {
 		win.model = Separate
+	}
+	span, unified := 0, true
+	if flavor == FlavorCreate {
+		span, unified = createSpan(w, buf)
 	}
 	win.ctrlMem = make([]rmem, n)
 	var flags uint64
@@ -225,26 +237,31 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 	for _, f := range []struct {
 		on  bool
 		bit uint64
-	}{{set.sameSize, flagSameSize}, {set.sameDisp, flagSameDisp}, {set.noncontig, flagNoncontig}, {win.wantsDevice(buf), flagDevice}} {
+	}{{set.sameSize, flagSameSize}, {set.sameDisp, flagSameDisp}, {set.noncontig, flagNoncontig}, {win.wantsDevice(buf), flagDevice},
+		{flavor == FlavorCreate && (set.separate || !unified || w.HeapOnDevice()), flagSeparate}} {
 		if f.on {
 			flags |= f.bit
 		}
 	}
 	meta := ctrl.Local()[ctrlMeta/8 : ctrlMeta/8+4]
-	meta[0], meta[1], meta[2], meta[3] = uint64(size), uint64(unit), flags, uint64(set.pool)
+	pool := uint64(set.pool)
+	if flavor == FlavorCreate {
+		pool = uint64(span) // Create has no pool: the page span it needs instead
+	}
+	meta[0], meta[1], meta[2], meta[3] = uint64(size), uint64(unit), flags, pool
 	if err := comm.Barrier(); err != nil {
 		_ = comm.FreeSymmetric(cb)
 		return nil, wrap(err, "window creation")
 	}
 	sizes, units := make([]int, n), make([]int, n)
 	var any uint64
-	pool := 0
+	maxPool := 0
 	for r := range n {
 		var m [4]uint64
 		if err := shmem.Get(m[:], ctrl.Slice(ctrlMeta/8, ctrlMeta/8+4), pes[r]); err != nil {
 			return nil, wrap(err, "reading rank %d's window arguments", r)
 		}
-		sizes[r], units[r], pool = int(m[0]), int(m[1]), max(pool, int(m[3]))
+		sizes[r], units[r], maxPool = int(m[0]), int(m[1]), max(maxPool, int(m[3]))
 		any |= m[2]
 		if localErr == nil && m[2]&flagBad != 0 {
 			localErr = errorf(compat.ClassArg, "rank %d passed invalid window arguments", r)
@@ -268,11 +285,29 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 		return nil, localErr
 	}
 	// Settings that shape the memory are the same on every PE.
-	win.set.pool = pool
 	win.set.noncontig = any&flagNoncontig != 0
-	if err := win.setupData(sizes, units, buf, any&flagDevice != 0); err != nil {
-		_ = comm.FreeSymmetric(cb)
-		return nil, err
+	if flavor == FlavorCreate && any&flagSeparate != 0 {
+		win.model = Separate
+	}
+	if flavor == FlavorCreate && win.model == Unified {
+		// setupCreate fails alike on every PE: its allocation is
+		// collective, and it agrees on any PE's failure before it returns.
+		if err := win.setupCreate(sizes, units, maxPool, buf); err != nil {
+			_ = win.freeCreate()
+			if win.data.Len() > 0 {
+				_ = comm.FreeSymmetric(win.data)
+			}
+			_ = comm.FreeSymmetric(cb)
+			return nil, err
+		}
+	} else {
+		if flavor != FlavorCreate {
+			win.set.pool = maxPool
+		}
+		if err := win.setupData(sizes, units, buf, any&flagDevice != 0); err != nil {
+			_ = comm.FreeSymmetric(cb)
+			return nil, err
+		}
 	}
 	// Nobody may reach a PE's memory before it is initialized.
 	if err := comm.Barrier(); err != nil {
@@ -334,8 +369,9 @@ func (win *Win) setupData(sizes, units []int, buf []byte, device bool) error {
 	switch win.flavor {
 	case FlavorAllocate, FlavorShared:
 		if local != nil {
+			// Zeroed already (AllocSymmetric): clearing again would touch
+			// every page of a window that may be gigabytes.
 			win.base = local[my.base : my.base+my.size : my.base+my.size]
-			clear(win.base)
 		}
 	case FlavorCreate:
 		win.base = buf
@@ -378,10 +414,14 @@ func (win *Win) Free() error {
 	// Back to the Win's own memory: a binding's may go once Free returns.
 	win.own, win.ep = epoch{}, &win.own
 	win.access, win.locks = make([]uint8, win.n), make([]uint8, win.n)
+	errPages := win.freeCreate()
 	err1 := win.comm.FreeSymmetric(win.data)
 	err2 := win.comm.FreeSymmetric(win.ctrl.Bytes())
 	if err1 != nil {
 		return wrap(err1, "freeing window memory")
+	}
+	if errPages != nil {
+		return errPages
 	}
 	return wrap(err2, "freeing the window's control area")
 }

@@ -70,12 +70,17 @@ func TestAttributes(t *testing.T) {
 		require.NoError(t, zw.UnlockAll())
 		require.NoError(t, zw.Free())
 
-		// Create: the caller's buffer is the base; separate model.
+		// Create: the caller's buffer is the base; unified model, or
+		// separate by info key.
+		sw, err := windows.Create(commOf(t, w), make([]float32, 6), 4, compat.Info{windows.InfoModel: "separate"})
+		require.NoError(t, err)
+		assert.Equal(t, windows.Separate, sw.Model())
+		require.NoError(t, sw.Free())
 		buf := make([]float32, 6)
 		cw, err := windows.Create(commOf(t, w), buf, 4, nil)
 		require.NoError(t, err)
 		assert.Equal(t, windows.FlavorCreate, cw.Flavor())
-		assert.Equal(t, windows.Separate, cw.Model())
+		assert.Equal(t, windows.Unified, cw.Model())
 		assert.Equal(t, 24, cw.Size())
 		assert.Equal(t, unsafe.Pointer(&buf[0]), unsafe.Pointer(&cw.Base()[0]))
 		assert.Equal(t, &buf[0], &windows.Local[float32](cw)[0])

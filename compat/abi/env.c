@@ -9,7 +9,8 @@
 #include "_cgo_export.h"
 #include "include/mpi-ext.h"
 
-abi_state abi_global = {.last_used_code = MPI_ERR_ABI};
+const uint32_t abi_never_down = 0;
+abi_state abi_global = {.last_used_code = MPI_ERR_ABI, .down = &abi_never_down};
 
 int abic_Pcontrol(const int level)
 {

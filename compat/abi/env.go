@@ -108,6 +108,11 @@ func initLocked(required C.int, provided *C.int) (C.int, error) {
 		level = C.MPI_THREAD_SINGLE
 	}
 	global.ThreadLevel = int32(level)
+	// rma.c's hot paths take the Go path, which reports the loss, once a
+	// peer is lost or finalized (the transport's own fast paths' word).
+	if d := e.World().DownWord(); d != nil {
+		global.Down = d
+	}
 	// rma.c's hot paths stop when the job ends under them (a lost peer,
 	// an abort), so that the Go path reports it.
 	go func(done <-chan struct{}) {

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/shmem"
 )
 
 // Errors and error handlers.
@@ -134,10 +136,53 @@ func codeOf(err error) C.int {
 	if errors.As(err, &ce) {
 		return C.int(ce)
 	}
+	if errors.Is(err, shmem.ErrPeerLost) {
+		return lostCode(err.Error())
+	}
 	if c, ok := abiClass[compat.ClassOf(err)]; ok {
 		return c
 	}
 	return C.MPI_ERR_OTHER
+}
+
+// lost holds the error codes made for lost peers (lostCode), past every
+// other code: each of class MPI_ERR_PROC_ABORTED, with its message.
+var lost struct {
+	sync.RWMutex
+	code map[string]C.int
+	text map[C.int]string
+}
+
+// lostCode returns an error code of class MPI_ERR_PROC_ABORTED whose
+// MPI_Error_string is msg, which names the lost PE and how it was lost:
+// a caller with MPI_ERRORS_RETURN learns who is gone from the code alone.
+// One code per distinct message, so the codes stay few.
+func lostCode(msg string) C.int {
+	if len(msg) >= C.MPI_MAX_ERROR_STRING {
+		msg = msg[:C.MPI_MAX_ERROR_STRING-1]
+	}
+	lost.Lock()
+	defer lost.Unlock()
+	if c, ok := lost.code[msg]; ok {
+		return c
+	}
+	if lost.code == nil {
+		lost.code, lost.text = map[string]C.int{}, map[C.int]string{}
+	}
+	c := C.int(lostCodeBase + len(lost.code))
+	lost.code[msg], lost.text[c] = c, msg
+	return c
+}
+
+// lostCodeBase is the first lost-peer code: far above the codes
+// MPI_Add_error_code hands out, which count up from MPI_ERR_LASTCODE.
+const lostCodeBase = 1 << 24
+
+func lostText(code C.int) (string, bool) {
+	lost.RLock()
+	defer lost.RUnlock()
+	t, ok := lost.text[code]
+	return t, ok
 }
 
 // errhandler is a user error handler (MPI_Comm_create_errhandler, ...):
@@ -226,6 +271,9 @@ var userErrors = struct {
 func classOf(code C.int) (C.int, bool) {
 	if _, ok := classText[code]; ok {
 		return code, true
+	}
+	if _, ok := lostText(code); ok {
+		return C.MPI_ERR_PROC_ABORTED, true
 	}
 	c, ok := userErrors.class[code]
 	return c, ok
@@ -330,6 +378,9 @@ func abigo_Error_class(code C.int, class *C.int) C.int {
 //export abigo_Error_string
 func abigo_Error_string(code C.int, s *C.char, n *C.int) C.int {
 	t, ok := classText[code]
+	if !ok {
+		t, ok = lostText(code)
+	}
 	if !ok {
 		if _, ok = userErrors.class[code]; ok {
 			t = userErrors.text[code] // "" until MPI_Add_error_string

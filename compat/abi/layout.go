@@ -97,6 +97,7 @@ func cLayout() map[string]cField {
 		"abi_state.comm_self":      {unsafe.Offsetof(g.comm_self), unsafe.Sizeof(g.comm_self)},
 		"abi_state.aborted":        {unsafe.Offsetof(g.aborted), unsafe.Sizeof(g.aborted)},
 		"abi_state.pad":            {unsafe.Offsetof(g.pad), unsafe.Sizeof(g.pad)},
+		"abi_state.down":           {unsafe.Offsetof(g.down), unsafe.Sizeof(g.down)},
 		"abi_shm_obj":              {0, unsafe.Sizeof(so)},
 		"abi_shm_obj.off":          {unsafe.Offsetof(so.off), unsafe.Sizeof(so.off)},
 		"abi_shm_obj.size":         {unsafe.Offsetof(so.size), unsafe.Sizeof(so.size)},

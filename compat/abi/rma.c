@@ -62,14 +62,20 @@ static inline abi_basic basic_of(MPI_Datatype dt)
     return (abi_basic){K_NONE, 0};
 }
 
-/* The window behind a handle when the fast paths may use it, else NULL. */
+/* The window behind a handle when the fast paths may use it, else NULL.
+ * Once any peer is lost (or has finalized) every call takes the Go path,
+ * as the Go fast paths do on the same word: a target that was killed or
+ * stopped keeps its mapped memory writable, so only the Go path, whose
+ * flush and waits consult the transport's health (bounded by
+ * GSHMEM_PEER_TIMEOUT), can report it. */
 static inline abi_win *fast_win(MPI_Win win, int64_t need)
 {
     if ((uintptr_t)win < ABI_ID_BASE)
         return NULL;
     abi_win *w = (abi_win *)win;
     if (w->hdr.magic != ABI_MAGIC || w->hdr.kind != ABI_KIND_WIN || (w->fast & need) != need ||
-        __atomic_load_n(&abi_global.aborted, __ATOMIC_RELAXED))
+        __atomic_load_n(&abi_global.aborted, __ATOMIC_RELAXED) ||
+        __atomic_load_n(abi_global.down, __ATOMIC_RELAXED))
         return NULL;
     return w;
 }

@@ -80,6 +80,7 @@ type globalState struct {
 	CommSelf    *commState `c:"comm_self"`
 	Aborted     int32      `c:"aborted"`
 	Pad         int32      `c:"pad"`
+	Down        *uint32    `c:"down"`
 }
 
 // The handle of a communicator or window is the address of its state.

@@ -210,9 +210,14 @@ typedef struct abi_state {
     abi_comm *comm_self;    /* the object behind MPI_COMM_SELF */
     int32_t aborted;        /* the job is ending (the World's context is done) */
     int32_t pad;
+    const uint32_t *down;   /* nonzero once a peer is lost or finalized (shmem.World.DownWord) */
 } abi_state;
 
 extern abi_state abi_global;
+
+/* abi_never_down is what abi_global.down points at where no peer can be
+ * lost, and before MPI_Init. */
+extern const uint32_t abi_never_down;
 
 /* One object of gshmem_malloc: its heap offset and bytes (abi_shmem.objs). */
 typedef struct abi_shm_obj {

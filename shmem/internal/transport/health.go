@@ -25,8 +25,9 @@ type health struct {
 
 	// down is nonzero once any peer is lost or has finalized: the one load
 	// that the shared-memory fast paths (Put, Get, the atomics) pay before
-	// they take the lock and look at their target.
-	down atomic.Uint32
+	// they take the lock and look at their target. It lives outside Go's
+	// heap (downWord) so that fast paths in C may load it too (DownWord).
+	down *atomic.Uint32
 	// goneGrace is how long a finalized peer may stay finalized before the
 	// waits that do not name it end too (see err).
 	goneGrace time.Duration
@@ -48,7 +49,7 @@ var lossGrace = 500 * time.Millisecond
 
 func newHealth(me, n int, goneGrace time.Duration) *health {
 	return &health{me: me, lost: make([]bool, n), gone: make([]bool, n), wake: func() {}, spread: func(int) {},
-		goneGrace: goneGrace, firstGone: -1}
+		goneGrace: goneGrace, firstGone: -1, down: downWord()}
 }
 
 // err returns why no wait of this PE can go on: the first loss, or a peer

@@ -1,0 +1,114 @@
+package windows_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/petest"
+	"github.com/gshmem/gshmem/shmem"
+	"github.com/gshmem/gshmem/windows"
+)
+
+// Create windows are unified: the target's own loads see peers' RMA after
+// a barrier alone (no window call at the target), its own stores are what
+// peers read, and a buffer reset between rounds keeps every round's
+// updates (the separate model's reconcile lost every second round). Over
+// shared memory, processes and tcp.
+func TestCreateUnified(t *testing.T) {
+	petest.RunConfig(t, petest.Config{N: 3, Modes: []string{"inproc", "procs", "tcp"}}, func(t *petest.T, w *shmem.World) {
+		me, n := w.MyPE(), w.NPEs()
+		// A buffer with neighbours in its pages: they must survive.
+		backing := make([]int64, 4096+40)
+		before, after := backing[:7], backing[7+16:]
+		for i := range before {
+			before[i] = int64(100 + i)
+		}
+		for i := range after {
+			after[i] = int64(-i)
+		}
+		buf := backing[7 : 7+16]
+		win, err := windows.Create(commOf(t, w), buf, 8, nil)
+		require.NoError(t, err)
+		assert.Equal(t, windows.Unified, win.Model())
+		for round := range 4 {
+			clear(buf) // memset between rounds
+			require.NoError(t, w.BarrierAll())
+			if me != 0 {
+				require.NoError(t, win.Lock(windows.LockExclusive, 0, 0))
+				_, err := windows.CompareAndSwap(win, int64(0), int64(me), 0, 0)
+				require.NoError(t, err)
+				require.NoError(t, windows.Put(win, []int64{int64(1)}, 0, me))
+				require.NoError(t, windows.Accumulate(win, []int64{int64(me)}, 0, 8, compat.OpSum))
+				require.NoError(t, win.Unlock(0))
+			}
+			require.NoError(t, w.BarrierAll())
+			if me == 0 {
+				assert.NotZero(t, buf[0], "round %d: a CAS landed", round)
+				var sum int64
+				for r := 1; r < n; r++ {
+					assert.Equal(t, int64(1), buf[r], "round %d: rank %d's put", round, r)
+					sum += int64(r)
+				}
+				assert.Equal(t, sum, buf[8], "round %d: the accumulates", round)
+			}
+			require.NoError(t, w.BarrierAll())
+		}
+		// The owner's plain stores are what peers get, passive target.
+		buf[15] = int64(1000 + me)
+		require.NoError(t, w.BarrierAll())
+		peer := (me + 1) % n
+		got := make([]int64, 1)
+		require.NoError(t, win.Lock(windows.LockShared, peer, 0))
+		require.NoError(t, windows.Get(win, got, peer, 15))
+		require.NoError(t, win.Unlock(peer))
+		assert.Equal(t, int64(1000+peer), got[0])
+		require.NoError(t, w.BarrierAll())
+		require.NoError(t, win.Free())
+		// After Free the buffer is the caller's private memory again, with
+		// its contents, and its neighbours are untouched.
+		assert.Equal(t, int64(1000+me), buf[15])
+		for i := range before {
+			assert.Equal(t, int64(100+i), before[i])
+		}
+		for i := range after {
+			assert.Equal(t, int64(-i), after[i])
+		}
+		buf[0] = 42
+		assert.Equal(t, int64(42), backing[7])
+	})
+}
+
+// A large Create window works (its pages move into heap address space,
+// which costs no memory of its own), and MPI_Alloc_mem memory (the heap
+// itself) is used in place.
+func TestCreateLarge(t *testing.T) {
+	petest.RunConfig(t, petest.Config{N: 2, Modes: []string{"procs"}, HeapSize: 1 << 30}, func(t *petest.T, w *shmem.World) {
+		big := make([]byte, 256<<20)
+		win, err := windows.Create(commOf(t, w), big, 1, nil)
+		require.NoError(t, err)
+		require.NoError(t, win.LockAll(0))
+		peer := 1 - w.MyPE()
+		require.NoError(t, windows.Put(win, []byte{7}, peer, len(big)-1))
+		require.NoError(t, win.FlushAll())
+		require.NoError(t, win.UnlockAll())
+		require.NoError(t, w.BarrierAll())
+		assert.Equal(t, byte(7), big[len(big)-1])
+		require.NoError(t, win.Free())
+
+		v, _ := envs.Load(w)
+		e := v.(*compat.Env)
+		mem, err := e.AllocMem(4096)
+		require.NoError(t, err)
+		hw, err := windows.Create(e.CommWorld(), mem, 1, nil)
+		require.NoError(t, err)
+		require.NoError(t, hw.Fence(0))
+		require.NoError(t, windows.Put(hw, []byte{9}, peer, 100))
+		require.NoError(t, hw.Fence(0))
+		assert.Equal(t, byte(9), mem[100])
+		require.NoError(t, hw.Free())
+		require.NoError(t, compat.FreeMem(e, mem))
+	})
+}
