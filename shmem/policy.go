@@ -115,9 +115,7 @@ func (w *World) SetWaitPolicy(p WaitPolicy) error {
 	if p.Spin < 0 || p.MaxSpin < 0 || p.Yields < 0 || p.OSYields < 0 || p.YieldEvery < 0 || p.YieldEvery&(p.YieldEvery-1) != 0 || p.MaxSleep <= 0 {
 		return errf(ErrInvalid, "wait policy %+v", p)
 	}
-	colo := w.waiter.Colo
 	w.waiter = p.waiter()
-	w.waiter.Colo = colo
 	w.shareSpin()
 	return nil
 }

@@ -197,11 +197,6 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 		return nil, err
 	}
 	w.waiter = ChooseWaitPolicy(boot.LocalSize(), runtime.NumCPU(), boot.Name() != "inproc", o.Spin).waiter()
-	if c, ok := tr.(interface{ Colo() (*uint32, []*uint32) }); ok && w.waiter.OSYields == 0 {
-		// Process PEs with a CPU each, which the scheduler may still put
-		// on one CPU (doorbell.Colo); crowded ones hand the CPU over anyway.
-		w.waiter.Colo = doorbell.NewColo(c.Colo())
-	}
 	w.shareSpin()
 	// A sleeping waiter learns at once that the World ended.
 	w.stopRing = context.AfterFunc(w.ctx, func() {

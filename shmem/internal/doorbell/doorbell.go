@@ -138,9 +138,6 @@ type Waiter struct {
 	// Adapt, when set, lengthens the spin after waits whose sleep the
 	// peer ended soon (see Adapt); nil keeps Spin fixed.
 	Adapt *Adapt
-	// Colo, when set, hands the CPU to a PE of the node queued behind
-	// this waiter on its CPU (see Colo), every spin step and yields step.
-	Colo *Colo
 }
 
 // Adapt is the memory a World's waits share of how their sleeps ended.
@@ -194,15 +191,6 @@ func (a *Adapt) slept(base int, d time.Duration) {
 // (Lock) only by lock releases, a user wait by every write. With b nil (words of a heap not mapped here, read through a
 // transport) it sleeps for growing pauses instead, up to MaxSleep.
 func (w Waiter) Wait(b *Bell, class Class, cond func() (bool, error), check func() error) error {
-	if w.Colo == nil {
-		return w.wait(b, class, cond, check)
-	}
-	err := w.wait(b, class, cond, check)
-	w.Colo.leave()
-	return err
-}
-
-func (w Waiter) wait(b *Bell, class Class, cond func() (bool, error), check func() error) error {
 	mask := max(w.YieldEvery, 1) - 1
 	spin := w.Spin + w.Adapt.Extra()
 	for i := 0; i < spin; i++ {
@@ -215,18 +203,12 @@ func (w Waiter) wait(b *Bell, class Class, cond func() (bool, error), check func
 					return settle(cond, err)
 				}
 			}
-			if w.Colo != nil && w.Colo.step() {
-				continue
-			}
 			yield()
 		}
 	}
 	for i := 0; i < w.Yields; i++ {
 		if ok, err := cond(); ok || err != nil {
 			return err
-		}
-		if i&coloMask == 0 && w.Colo != nil && w.Colo.step() {
-			continue
 		}
 		yield()
 	}
@@ -235,9 +217,6 @@ func (w Waiter) wait(b *Bell, class Class, cond func() (bool, error), check func
 			return err
 		}
 		yieldOS(i)
-	}
-	if w.Colo != nil {
-		w.Colo.leave() // asleep, this PE is no one's to wait for
 	}
 	if b == nil {
 		return w.pause(cond, check)
@@ -279,10 +258,6 @@ func settle(cond func() (bool, error), why error) error {
 // check costs more than a poll (a select over two channels), and a crowded
 // spin, which yields every 16 polls, checks before it sleeps.
 const checkMask = 4095
-
-// coloMask spaces the Colo steps of the yields phase, whose polls each
-// hand the thread over already.
-const coloMask = 63
 
 // maxPause bounds a sleep between polls of a heap not mapped here: each
 // poll costs a round trip anyway, and a longer pause would add to the

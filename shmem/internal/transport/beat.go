@@ -110,19 +110,3 @@ func (m *Multi) judge(pe int, id procID, ns uint64, now, moved time.Time, stoppe
 }
 
 func beatWord(table []byte, pe int) *uint64 { return (*uint64)(unsafe.Pointer(&table[pe*8])) }
-
-// Colo returns this PE's Colo slot and those of the other PEs of its node
-// (shmem/internal/doorbell.Colo), or nil when it shares its node with no
-// PE.
-func (m *Multi) Colo() (own *uint32, others []*uint32) {
-	if m.table == nil {
-		return nil, nil
-	}
-	n := len(m.bases)
-	for pe := range n {
-		if m.local[pe] {
-			others = append(others, coloSlot(rec(m.table, n, pe)))
-		}
-	}
-	return coloSlot(rec(m.table, n, m.me)), others
-}

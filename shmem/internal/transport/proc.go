@@ -12,14 +12,12 @@ import (
 
 // A node's heartbeat table (beat.go) holds, after the counts, one record
 // per PE, a cache line each: who the PE's process is, written by the PE
-// itself when it starts beating, so that its peers judge its liveness by
-// its process's state and not by its heartbeat alone; and its Colo slot
-// (shmem/internal/doorbell), the CPU it waits on.
+// itself when it maps the table, so that its peers judge its liveness by
+// its process's state and not by its heartbeat alone.
 const (
 	recPid   = 0  // uint64: the process id, in the PE's pid namespace; 0 until written, noID when /proc cannot tell
 	recStart = 8  // uint64: the process's start time (clock ticks after boot), against pid reuse
 	recNS    = 16 // uint64: the inode of the PE's pid namespace
-	recColo  = 24 // uint32: the PE's Colo slot
 	recSize  = 64
 
 	noID = ^uint64(0) // the record of a PE that started but knows no identity of its own
@@ -79,9 +77,6 @@ func readID(r []byte) procID {
 }
 
 func recWord(r []byte, off int) *uint64 { return (*uint64)(unsafe.Pointer(&r[off])) }
-
-// coloSlot is the address of a PE's Colo slot in its record.
-func coloSlot(r []byte) *uint32 { return (*uint32)(unsafe.Pointer(&r[recColo])) }
 
 // procState is what a peer's process is doing, as far as liveness goes.
 type procState int
