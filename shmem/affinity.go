@@ -19,7 +19,7 @@ import (
 // 3.3-4.1 us where unpinned ones took 3.2-3.4 or 7.5-8.4 us, depending on
 // where the scheduler happened to put the PEs. "auto" always pins;
 // "oversubscribed" (the default) only when the job's PEs on this node
-// outnumber the CPUs they may use: the round-robin then covers every CPU,
+// fill or outnumber the CPUs they may use: the round-robin then covers every CPU,
 // so two jobs that share the machine still spread alike, where two jobs
 // pinned below one PE per CPU would crowd onto its first CPUs.
 func bindCPU(mode string, localRank, localPEs int) (int, []int, error) {

@@ -60,7 +60,7 @@ type Options struct {
 	// Bind places a process PE (GSHMEM_BIND): "auto" pins local rank r to
 	// the r-th CPU it may run on (round-robin when PEs outnumber them), as
 	// mpirun --bind-to core does; "oversubscribed" (the default) does so
-	// only when the node's PEs outnumber those CPUs; "none" leaves
+	// only when the node's PEs fill or outnumber those CPUs; "none" leaves
 	// placement to the scheduler. A launcher's own pin (one CPU allowed) is
 	// kept.
 	Bind string
@@ -112,7 +112,7 @@ var Settings = []Setting{
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host; mode 0600, symlinks refused"},
 	{"GSHMEM_SPIN", "policy", "polls before any wait (shmem, compat, windows, streams, kernels) sleeps on its futex; default by the one wait policy: 65536 in a process PE with a CPU of its own, 4096 in a goroutine PE, 64 with yields when a node's PEs outnumber its CPUs"},
-	{"GSHMEM_BIND", placement.DefaultMode, "auto: pin local rank r to the r-th CPU the process may use (round-robin), as mpirun --bind-to core; oversubscribed: the same, only when the node's PEs outnumber those CPUs; none: let the scheduler place PEs"},
+	{"GSHMEM_BIND", placement.DefaultMode, "auto: pin local rank r to the r-th CPU the process may use (round-robin), as mpirun --bind-to core; oversubscribed: the same, only when the node's PEs fill or outnumber those CPUs; none: let the scheduler place PEs"},
 	{"GSHMEM_RANK", "", "set by gshmem run: this PE's number (with GSHMEM_NPES, also a rank source for the env bootstrap)"},
 	{"GSHMEM_NPES", "", "set by gshmem run: the number of PEs"},
 	{"GSHMEM_LOCAL_RANK", "", "set by gshmem run: this PE's number on its node"},

@@ -20,7 +20,8 @@ func TestPick(t *testing.T) {
 func TestBinds(t *testing.T) {
 	assert.True(t, Binds("auto", 2, 16))
 	assert.False(t, Binds("oversubscribed", 2, 16), "a CPU per PE: left to the scheduler")
-	assert.False(t, Binds("oversubscribed", 2, 2))
+	assert.True(t, Binds("oversubscribed", 2, 2), "a PE per CPU, every CPU: pinned, as mpirun pins")
+	assert.False(t, Binds("oversubscribed", 3, 4))
 	assert.True(t, Binds("oversubscribed", 4, 2), "more PEs than CPUs: round-robin over all")
 	assert.True(t, Binds("", 4, 2), "unset is oversubscribed")
 	assert.False(t, Binds("none", 4, 2))
@@ -34,7 +35,7 @@ func TestShared(t *testing.T) {
 	assert.Equal(t, [][]int{{0, 2, 4}, {1, 3}}, Shared("oversubscribed", two, 5))
 	assert.Equal(t, [][]int{{0, 2}}, Shared("auto", two, 3), "a CPU of its own: no group")
 	assert.Nil(t, Shared("auto", two, 2))
-	assert.Nil(t, Shared("oversubscribed", two, 2))
+	assert.Nil(t, Shared("oversubscribed", two, 2), "pinned, a CPU each: no group")
 	assert.Nil(t, Shared("none", two, 8))
 	assert.Nil(t, Shared("auto", []int{5}, 4), "one CPU: the launcher pinned the process")
 }

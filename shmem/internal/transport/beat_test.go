@@ -2,6 +2,8 @@ package transport
 
 import (
 	"net"
+	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -9,22 +11,104 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A node-local peer whose heartbeat stops (SIGSTOP stops every goroutine
-// of a process; here only its heartbeat is stopped) is lost after the peer
-// timeout, although its link stays open and its heap mapped: operations
-// on it then fail at once, and every wait sees Lost.
+// child starts a process that only sleeps, ended (killed and reaped) at
+// the test's end, and returns it with its identity.
+func child(t *testing.T) (*exec.Cmd, procID) {
+	t.Helper()
+	c := exec.Command("sleep", "60")
+	require.NoError(t, c.Start())
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	ns, ok := pidNS()
+	require.True(t, ok)
+	_, start, ok := procStat(c.Process.Pid)
+	require.True(t, ok)
+	return c, procID{pid: uint64(c.Process.Pid), start: start, ns: ns}
+}
+
+// waitState waits (bounded) until /proc shows the process in state want.
+func waitState(t *testing.T, id procID, ns uint64, want procState) {
+	t.Helper()
+	require.Eventually(t, func() bool { return stateOf(id, ns) == want }, 20*time.Second, time.Millisecond, "process %d never %v", id.pid, want)
+}
+
+// TestProcState: a PE's process is judged by /proc: this process is
+// alive, a stopped child stopped, a reaped one gone, a pid now held by
+// another process (another start time) gone, a record not yet written
+// starting, and one of another pid namespace unknown.
+func TestProcState(t *testing.T) {
+	self, ok := selfID()
+	require.True(t, ok)
+	ns := self.ns
+	assert.Equal(t, procAlive, stateOf(self, ns))
+	assert.Equal(t, procStarting, stateOf(procID{}, ns))
+	assert.Equal(t, procUnknown, stateOf(procID{pid: self.pid, start: self.start, ns: ns + 1}, ns))
+	assert.Equal(t, procUnknown, stateOf(procID{pid: noID}, ns))
+	assert.Equal(t, procGone, stateOf(procID{pid: self.pid, start: self.start + 1, ns: ns}, ns), "another process under the same pid")
+
+	c, id := child(t)
+	waitState(t, id, ns, procAlive)
+	require.NoError(t, c.Process.Signal(syscall.SIGSTOP))
+	waitState(t, id, ns, procStopped)
+	require.NoError(t, c.Process.Signal(syscall.SIGCONT))
+	waitState(t, id, ns, procAlive)
+	require.NoError(t, c.Process.Kill())
+	waitState(t, id, ns, procGone) // a zombie until reaped
+	_ = c.Wait()
+	assert.Equal(t, procGone, stateOf(id, ns))
+}
+
+// TestJudge: a peer whose count stands still is lost only when its process
+// is gone, or stopped for the timeout; alive, it is never lost however
+// long its count stands still (a starved PE); unseen, the count decides.
+func TestJudge(t *testing.T) {
+	const timeout = 5 * time.Second
+	m := &Multi{}
+	self, _ := selfID()
+	ns := self.ns
+	t0 := time.Now()
+	var stopped time.Time
+	assert.Empty(t, m.judge(1, self, ns, t0.Add(time.Hour), t0, &stopped, timeout), "alive and starved for an hour: not lost")
+	assert.Empty(t, m.judge(1, procID{}, ns, t0.Add(time.Hour), t0, &stopped, timeout), "not started yet")
+	assert.Contains(t, m.judge(1, procID{pid: noID}, ns, t0.Add(timeout), t0, &stopped, timeout), "heartbeat")
+	assert.Empty(t, m.judge(1, procID{pid: noID}, ns, t0.Add(timeout-time.Millisecond), t0, &stopped, timeout))
+
+	c, id := child(t)
+	require.NoError(t, c.Process.Signal(syscall.SIGSTOP))
+	waitState(t, id, ns, procStopped)
+	stopped = time.Time{}
+	assert.Empty(t, m.judge(1, id, ns, t0, t0, &stopped, timeout), "just stopped")
+	assert.Equal(t, t0, stopped)
+	assert.Empty(t, m.judge(1, id, ns, t0.Add(3*time.Second), t0, &stopped, timeout), "stopped 3 s of 5")
+	assert.Contains(t, m.judge(1, id, ns, t0.Add(8*time.Second), t0, &stopped, timeout), "has been stopped")
+	require.NoError(t, c.Process.Signal(syscall.SIGCONT))
+	waitState(t, id, ns, procAlive)
+	assert.Empty(t, m.judge(1, id, ns, t0.Add(9*time.Second), t0, &stopped, timeout), "continued: alive again")
+	assert.True(t, stopped.IsZero(), "a continued PE's stop is forgotten")
+	require.NoError(t, c.Process.Kill())
+	waitState(t, id, ns, procGone)
+	assert.Contains(t, m.judge(1, id, ns, t0, t0, &stopped, timeout), "is gone", "gone: lost at once")
+}
+
+// A node-local peer whose heartbeat stops while its process is stopped
+// (SIGSTOP; here the PE's record names a stopped child, and only the PE's
+// heartbeat is stopped) is lost after the peer timeout, although its link
+// stays open and its heap mapped: operations on it then fail at once, and
+// every wait sees Lost.
 func TestStoppedHeartbeatIsALoss(t *testing.T) {
 	const timeout = 200 * time.Millisecond
 	jobs, _, _ := connectAll(t, []string{"a", "a", "a"}, testHeap, timeout)
 	m := jobs[0].Transport
 	require.NoError(t, m.Put(1, 4096, []byte{1, 2, 3}))
 	require.NoError(t, m.Lost())
+	c, id := child(t)
+	require.NoError(t, c.Process.Signal(syscall.SIGSTOP))
+	publishID(rec(m.table, 3, 1), id, true)
 	start := time.Now()
 	jobs[1].Transport.stopBeat()
 	require.Eventually(t, func() bool { return m.Lost() != nil }, 20*time.Second, 10*time.Millisecond)
 	t.Logf("lost after %v (peer timeout %v)", time.Since(start), timeout)
 	assert.ErrorIs(t, m.Lost(), ErrPeerLost)
-	assert.Regexp(t, `heartbeat|reported by PE 2`, m.Lost().Error())
+	assert.Regexp(t, `has been stopped|reported by PE 2`, m.Lost().Error())
 	assert.ErrorIs(t, m.PeerErr(1), ErrPeerLost)
 	assert.NoError(t, m.PeerErr(2))
 	assert.ErrorIs(t, m.Put(1, 4096, []byte{1}), ErrPeerLost)
@@ -35,6 +119,30 @@ func TestStoppedHeartbeatIsALoss(t *testing.T) {
 	assert.NoError(t, m.Put(2, 4096, []byte{1}), "a live peer stays reachable")
 	// PE 2 learns it too, by its own heartbeat watch or PE 0's report.
 	require.Eventually(t, func() bool { return jobs[2].Transport.PeerErr(1) != nil }, 20*time.Second, 10*time.Millisecond)
+}
+
+// A node-local peer whose heartbeat stands still while its process lives
+// (a PE starved of CPU by a loaded machine; here only its heartbeat is
+// stopped) is never lost: after ten peer timeouts every peer still sees
+// it alive. And one whose process is gone is lost for that (its message
+// says so), not for its silence.
+func TestStarvedPeerIsNotLost(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	jobs, _, _ := connectAll(t, []string{"a", "a"}, testHeap, timeout)
+	jobs[1].Transport.stopBeat()
+	for range 10 {
+		time.Sleep(timeout)
+		require.NoError(t, jobs[0].Transport.Lost())
+	}
+	require.NoError(t, jobs[0].Transport.PeerErr(1))
+
+	jobs, _, _ = connectAll(t, []string{"a", "a"}, testHeap, 2*time.Second)
+	c, id := child(t)
+	publishID(rec(jobs[0].Transport.table, 2, 1), id, true)
+	jobs[1].Transport.stopBeat()
+	require.NoError(t, c.Process.Kill())
+	require.Eventually(t, func() bool { return jobs[0].Transport.PeerErr(1) != nil }, 20*time.Second, 10*time.Millisecond)
+	assert.Contains(t, jobs[0].Transport.PeerErr(1).Error(), "is gone")
 }
 
 // A peer that dies (its links close without a goodbye) is lost at once:

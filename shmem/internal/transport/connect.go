@@ -337,6 +337,8 @@ func (k *connector) join(ctx context.Context) (group []int, err error) {
 		if k.m.table, err = mapFd(table, uint64(beatTableSize(n))); err != nil {
 			return nil, err
 		}
+		id, known := selfID()
+		publishID(rec(k.m.table, n, me), id, known)
 	}
 	return group, nil
 }
