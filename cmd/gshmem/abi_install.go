@@ -27,14 +27,16 @@ func abiInstallCmd() *cobra.Command {
 	var prefix, src string
 	c := &cobra.Command{
 		Use:   "install --prefix DIR [--src DIR]",
-		Short: "build libmpi_abi.so.1 and install mpi.h, gshmem.h, the library, pkg-config and mpicc/mpicxx/mpiexec under DIR",
+		Short: "build libmpi_abi.so.1 and install mpi.h, gshmem.h, shmem.h, the library, pkg-config, mpicc/mpicxx/mpiexec and oshcc/oshc++/oshrun under DIR",
 		Long: `install builds compat/abi with the go toolchain (cgo and a C compiler needed)
 into DIR/lib/libmpi_abi.so.1 (+ the libmpi_abi.so link), and installs
 DIR/include/mpi.h, mpi-ext.h and gshmem.h (the symmetric heap's C host API,
 in the same library) and gshmem.cuh (its device API, for kernels built with
 gshmem nvcc), DIR/lib/pkgconfig/mpi.pc, a copy of this gshmem binary as
-DIR/bin/gshmem, and DIR/bin/mpicc, mpicxx and mpiexec (gshmem
-run), so that PATH=DIR/bin:$PATH or make MPICC=DIR/bin/mpicc builds existing
+DIR/bin/gshmem, DIR/bin/mpicc, mpicxx and mpiexec (gshmem
+run), and OpenSHMEM's DIR/include/shmem.h, shmemx.h and pshmem.h with
+DIR/bin/oshcc, oshc++ (oshCC, oshcxx), oshrun and the shmemcc, shmemc++
+and shmemrun aliases, so that PATH=DIR/bin:$PATH or make MPICC=DIR/bin/mpicc builds existing
 MPI projects. --src is the gshmem source tree (default: the module of the
 current directory).`,
 		Args: cobra.NoArgs,
@@ -130,7 +132,7 @@ func installABI(cmd *cobra.Command, prefix, src string) error {
 	if err := os.Symlink(abiLib, link); err != nil {
 		return err
 	}
-	for _, h := range []string{"mpi.h", "gshmem.h", "gshmemx.h"} {
+	for _, h := range []string{"mpi.h", "gshmem.h", "gshmemx.h", "shmem.h", "shmemx.h", "pshmem.h"} {
 		if err := copyFile(filepath.Join(root, "compat", "abi", "include", h), filepath.Join(prefix, "include", h), 0o644); err != nil {
 			return err
 		}
@@ -162,6 +164,7 @@ func installABI(cmd *cobra.Command, prefix, src string) error {
 done
 exec "` + self + `" run "$@"`,
 	}
+	openshmemWrappers(scripts, self, prefix)
 	for name, body := range scripts {
 		if err := os.WriteFile(filepath.Join(prefix, "bin", name), []byte("#!/bin/sh\n# gshmem's "+name+" (gshmem abi install)\n"+body+"\n"), 0o755); err != nil {
 			return err
@@ -210,4 +213,21 @@ func sameFile(a, b string) (bool, error) {
 		return false, err
 	}
 	return os.SameFile(sa, sb), nil
+}
+
+// openshmemWrappers adds OpenSHMEM's wrappers to scripts: oshcc and
+// shmemcc compile C as mpicc does (shmem.h is in the same library and
+// include directory), oshc++, oshCC, oshcxx and shmemc++ compile C++ as
+// mpicxx does, and oshrun and shmemrun start jobs as mpiexec does (-np or
+// -n).
+func openshmemWrappers(scripts map[string]string, self, prefix string) {
+	for _, name := range []string{"oshcc", "shmemcc"} {
+		scripts[name] = `exec "` + self + `" mpicc --prefix "` + prefix + `" "$@"`
+	}
+	for _, name := range []string{"oshc++", "oshCC", "oshcxx", "shmemc++"} {
+		scripts[name] = `exec "` + self + `" mpicxx --prefix "` + prefix + `" "$@"`
+	}
+	for _, name := range []string{"oshrun", "shmemrun"} {
+		scripts[name] = scripts["mpiexec"]
+	}
 }

@@ -117,6 +117,7 @@ func shmBeforeMPIFinalize(w *shmem.World) {
 	if shm.w == w && !shm.own && !shm.finalized {
 		kernUnpublish()
 		atomic.StoreInt32(&shmC.Initialized, 0)
+		shmStaticRelease()
 		shm.finalized, shm.w = true, nil
 		shmExit.Store(nil)
 	}
@@ -308,6 +309,7 @@ func abiint_shmem_finalize() {
 	shm.mu.Lock()
 	kernUnpublish()
 	atomic.StoreInt32(&shmC.Initialized, 0)
+	shmStaticRelease()
 	for _, t := range shm.teams[teamNode+1:] {
 		if t != nil {
 			_ = t.Destroy()
@@ -503,6 +505,7 @@ func shmObjAt(call string, obj, off uint64, n int) shmem.Sym[byte] {
 // shmLocateRest is shmLocate of the bytes from addr to the end of its
 // object (a collect's dest, whose size only the collective knows).
 func shmLocateRest(call, what string, addr uintptr) shmem.Sym[byte] {
+	addr = shmStaticAddr(addr)
 	shm.mu.Lock()
 	base, list := shmC.Base, shm.list
 	shm.mu.Unlock()
@@ -520,6 +523,7 @@ func shmLocateRest(call, what string, addr uintptr) shmem.Sym[byte] {
 // shmLocate finds addr's n bytes among the objects, for the Go-only calls
 // (collectives), or ends the job naming what.
 func shmLocate(call, what string, addr uintptr, n int) shmem.Sym[byte] {
+	addr = shmStaticAddr(addr)
 	shm.mu.Lock()
 	base, list := shmC.Base, shm.list
 	shm.mu.Unlock()

@@ -22,7 +22,7 @@ type shmType struct {
 func types(names ...string) []shmType {
 	all := map[string]shmType{}
 	for _, t := range []shmType{
-		{"float", "float", "f"}, {"double", "double", "f"},
+		{"float", "float", "f"}, {"double", "double", "f"}, {"longdouble", "long double", "f"},
 		{"char", "char", "c"}, {"schar", "signed char", "s"}, {"short", "short", "s"},
 		{"int", "int", "s"}, {"long", "long", "s"}, {"longlong", "long long", "s"},
 		{"uchar", "unsigned char", "u"}, {"ushort", "unsigned short", "u"}, {"uint", "unsigned int", "u"},
@@ -88,7 +88,10 @@ type shmFunc struct {
 	proto, body string
 }
 
-func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
+// typedFuncs is the typed host families over rmaTs (the RMA and collective
+// types; OpenSHMEM's shmem.h adds long double to gshmem's), with the
+// stream-ordered families when streams is set.
+func typedFuncs(rmaTs []shmType, streams bool) (groups []string, funcs map[string][]shmFunc) {
 	funcs = map[string][]shmFunc{}
 	add := func(g string, proto, body string, a ...any) {
 		if _, ok := funcs[g]; !ok {
@@ -97,7 +100,7 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 		funcs[g] = append(funcs[g], shmFunc{proto, fmt.Sprintf(body, a...)})
 	}
 	const rma = "Remote memory access: TYPENAME_put, get, p, g and their _nbi forms"
-	for _, t := range rmaTypes {
+	for _, t := range rmaTs {
 		n, c := t.name, t.c
 		for _, nbi := range []string{"", "_nbi"} {
 			f := "gshmem_" + n + "_put" + nbi
@@ -125,7 +128,7 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 		}
 	}
 	const strided = "Strided remote memory access: TYPENAME_iput, iget, iputSIZE, igetSIZE"
-	for _, t := range rmaTypes {
+	for _, t := range rmaTs {
 		for _, dir := range []string{"put", "get"} {
 			f := "gshmem_" + t.name + "_i" + dir
 			add(strided, fmt.Sprintf("void %s(%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", f, t.c, t.c),
@@ -140,7 +143,7 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 		}
 	}
 	const sig = "Put with signal: TYPENAME_put_signal (+ _nbi)"
-	for _, t := range rmaTypes {
+	for _, t := range rmaTs {
 		for _, nbi := range []string{"", "_nbi"} {
 			f := "gshmem_" + t.name + "_put_signal" + nbi
 			add(sig, fmt.Sprintf("void %s(%s *dest, const %s *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", f, t.c, t.c),
@@ -237,7 +240,7 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 		}
 	}
 	const coll = "Collectives over a team: TYPENAME_broadcast, fcollect, collect, alltoall(s), TYPENAME_OP_reduce, TYPENAME_OP_reducescatter"
-	for _, t := range rmaTypes {
+	for _, t := range rmaTs {
 		f := "gshmem_" + t.name + "_broadcast"
 		add(coll, fmt.Sprintf("int %s(gshmem_team_t team, %s *dest, const %s *source, size_t nelems, int PE_root)", f, t.c, t.c),
 			`return shm_coll("%s", ABI_COLL_BROADCAST, team, dest, source, nelems, sizeof(%s), %s, 0, PE_root);`, f, t.c, t.kindOf())
@@ -247,7 +250,7 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 				`return shm_coll("%s", ABI_COLL_%s, team, dest, source, nelems, sizeof(%s), %s, 0, 0);`, f, strings.ToUpper(k), t.c, t.kindOf())
 		}
 	}
-	for _, t := range rmaTypes {
+	for _, t := range rmaTs {
 		f := "gshmem_" + t.name + "_alltoalls"
 		add(coll, fmt.Sprintf("int %s(gshmem_team_t team, %s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)", f, t.c, t.c),
 			`return shm_alltoalls("%s", team, dest, source, dst, sst, nelems, sizeof(%s));`, f, t.c)
@@ -266,7 +269,9 @@ func typedFuncs() (groups []string, funcs map[string][]shmFunc) {
 	}
 	reduce(bitTypes, "and", "or", "xor")
 	reduce(arithTypes, "max", "min", "sum", "prod")
-	streamTyped(add)
+	if streams {
+		streamTyped(add)
+	}
 	return groups, funcs
 }
 
@@ -279,7 +284,7 @@ func gshmemHeader() []byte {
 	b.WriteString(gshmemHead)
 	b.WriteString(streamHead)
 	b.WriteString(gshmemKernHead)
-	groups, funcs := typedFuncs()
+	groups, funcs := typedFuncs(rmaTypes, true)
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n/* %s. */\n", g)
 		for _, f := range funcs[g] {
@@ -314,7 +319,7 @@ func gshmemTyped() []byte {
 	b.WriteString(" * paths inline here, so a typed put into a mapped PE is a store).\n")
 	fmt.Fprintf(&b, " * %s */\n", strings.Replace(banner, "abi.txt", "gshmem.go", 1))
 	b.WriteString("#include <string.h>\n#include \"shm.h\"\n")
-	groups, funcs := typedFuncs()
+	groups, funcs := typedFuncs(rmaTypes, true)
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n/* %s. */\n", g)
 		for _, f := range funcs[g] {

@@ -7,6 +7,8 @@
 //	porting-guide/abi-status.md     what is implemented, in C, in Go, or a stub
 //	compat/abi/include/gshmem.h     the symmetric heap's C host API (gshmem.go)
 //	compat/abi/zgshmem.c            its typed functions over shm.h's cores
+//	compat/abi/include/shmem.h      OpenSHMEM 1.5 (+ pshmem.h, shmemx.h; gshmem_openshmem.go)
+//	compat/abi/zshmem.c             its typed routines and the shmem_ aliases
 //
 // Each PMPI_X calls abic_X when a hand-written C file of compat/abi defines
 // it (the hot paths, callbacks, the variadic MPI_Pcontrol), else abigo_X
@@ -182,6 +184,11 @@ func generate(dir string) (map[string][]byte, error) {
 		"zsymbols.c":       symbols(t, where, byName),
 		"include/gshmem.h": gshmemHeader(),
 		"zgshmem.c":        gshmemTyped(),
+		"include/shmem.h":  shmemHeader(),
+		"include/pshmem.h": pshmemHeader(),
+		"include/shmemx.h": []byte(shmemxHeader),
+		"zshmem.c":         shmemTyped(),
+		"zshmem_alias.h":   shmemAliases(),
 		filepath.Join("..", "..", "porting-guide", "abi-status.md"): status(t, where),
 	}, nil
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The OpenSHMEM 1.5 API (shmem.h) as its users build and run it: the
+// installed oshcc and oshrun.
+
+// oshCompile builds testdata/src with the installed oshcc (oshc++ for
+// .cpp).
+func oshCompile(t *testing.T, src string) string {
+	t.Helper()
+	setup(t)
+	wrapper := "oshcc"
+	if strings.HasSuffix(src, ".cpp") {
+		wrapper = "oshc++"
+	}
+	exe := filepath.Join(tool.bin, "osh-"+strings.TrimSuffix(src, filepath.Ext(src)))
+	args := []string{"-Wall", "-Wextra", "-Werror", "-o", exe, filepath.Join("testdata", src)}
+	out, err := exec.Command(filepath.Join(tool.prefix, "bin", wrapper), args...).CombinedOutput()
+	require.NoError(t, err, "%s %s\n%s", wrapper, strings.Join(args, " "), out)
+	return exe
+}
+
+// TestOpenSHMEM runs testdata/oshmem.c under oshrun at 1-4 PEs over shared
+// memory, and with every PE a node of its own (tcp), with the globals and
+// statics symmetric.
+func TestOpenSHMEM(t *testing.T) {
+	exe := oshCompile(t, "oshmem.c")
+	for _, n := range []int{1, 2, 3, 4} {
+		r := oshRun(t, n, nil, exe, "shm")
+		require.Equal(t, 0, r.code, "%d PEs\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
+		require.Equal(t, n, strings.Count(r.stdout, "oshmem ok"), r.stdout)
+	}
+	for _, n := range []int{2, 3} {
+		r := oshRun(t, n, []string{"GSHMEM_NODE_ID=%r"}, exe, "any")
+		require.Equal(t, 0, r.code, "tcp, %d PEs\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
+		require.Equal(t, n, strings.Count(r.stdout, "oshmem ok"), r.stdout)
+	}
+	r := oshRun(t, 2, nil, exe, "shm", "start_pes")
+	require.Equal(t, 0, r.code, "start_pes\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	r = oshRun(t, 3, nil, exe, "shm", "exit")
+	require.Equal(t, 7, r.code, "shmem_global_exit(7) is the job's status\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.NotContains(t, r.stdout, "oshmem ok")
+}
+
+// oshRun runs exe under the installed oshrun -np n with env added, as
+// runArgs runs mpiexec.
+func oshRun(t *testing.T, n int, env []string, exe string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "oshrun"), append([]string{"-np", fmt.Sprint(n), exe}, args...)...)
+	cmd.Env = append(append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1"), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "%s timed out\nstdout:\n%s\nstderr:\n%s", exe, so.String(), se.String())
+	r := result{stdout: so.String(), stderr: se.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return r
+}
