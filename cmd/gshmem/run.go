@@ -29,8 +29,10 @@ process may use, or more memory than MemAvailable at an estimated 8 MiB plus
 --oversubscribe (as with Open MPI's mpirun) starts them anyway. If the PEs
 that joined wait longer than GSHMEM_BOOTSTRAP_TIMEOUT for the others, the job
 is stopped with one line that says so, and exit status 124.`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("gshmem run: no program to run: gshmem run -n N PROGRAM [ARGS...] (gshmem run --help)")
+			}
 			if err := launcher.CheckCapacity(n, launcher.NodeCapacity(), oversubscribe); err != nil {
 				return fmt.Errorf("gshmem run: %w", err)
 			}
