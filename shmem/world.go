@@ -131,6 +131,10 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	})
 	if err != nil {
 		_ = boot.Close()
+		if errors.Is(err, unix.ENOMEM) {
+			// The heap's mapping is what runs out: name what sized it.
+			err = fmt.Errorf("%w (the symmetric heap, %s, is %d bytes per PE: is it meant to be that large?)", err, o.sizeFrom, o.SymmetricSize)
+		}
 		return nil, bootLost(fmt.Errorf("shmem: PE %d connecting to its peers (bootstrap %s): %w", boot.Rank(), boot.Name(), err))
 	}
 	boot = bootstrap.WithNode(boot, job.LocalRank, job.LocalSize)

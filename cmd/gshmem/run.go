@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gshmem/gshmem/internal/launcher"
+	"github.com/gshmem/gshmem/internal/settings"
 )
 
 func runCmd() *cobra.Command {
@@ -36,6 +39,9 @@ is stopped with one line that says so, and exit status 124.`,
 			if err := launcher.CheckCapacity(n, launcher.NodeCapacity(), oversubscribe); err != nil {
 				return fmt.Errorf("gshmem run: %w", err)
 			}
+			if err := checkJobEnv(os.Environ(), cmd.ErrOrStderr()); err != nil {
+				return err
+			}
 			code, err := launcher.Run(context.Background(), launcher.Config{
 				N: n, Argv: args, TagOutput: tag, Stdout: os.Stdout, Stderr: os.Stderr,
 			})
@@ -54,4 +60,26 @@ is stopped with one line that says so, and exit status 124.`,
 		fmt.Sprintf("start N PEs even beyond %d per CPU or the memory available (as mpirun --oversubscribe)", launcher.MaxPerCPU))
 	c.Flags().SetInterspersed(false)
 	return c
+}
+
+// checkJobEnv checks the job's GSHMEM_* variables against the settings
+// table once, before any PE starts, whatever packages the program links: a
+// value out of range refuses the job in one line (rather than one line per
+// PE), and a likely misspelling is flagged once (PEs under gshmem run leave
+// that to it).
+func checkJobEnv(environ []string, stderr io.Writer) error {
+	bad, unknown := settings.CheckEnv(environ)
+	for _, u := range unknown {
+		if line := settings.Warning(u); line != "" {
+			fmt.Fprintln(stderr, line)
+		}
+	}
+	if len(bad) > 0 {
+		msgs := make([]string, len(bad))
+		for i, err := range bad {
+			msgs[i] = err.Error()
+		}
+		return fmt.Errorf("gshmem run: %w: %s", launcher.ErrConfig, strings.Join(msgs, "; "))
+	}
+	return nil
 }
