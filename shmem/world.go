@@ -54,10 +54,10 @@ type World struct {
 	stopRing func() bool     // ends the ring of w.heap when ctx ends (before the heap goes)
 	ringMu   sync.Mutex      // held by that ring; teardown takes it once closed is set
 	closed   atomic.Bool
-	job      *transport.Job // process PEs: how each peer is reached
-	live     liveness       // who is lost, from the transport made at Init (nil for goroutine PEs)
-	group    *runGroup      // goroutine PEs of one Run: who has finalized (nil for process PEs)
-	bootWhy  string         // why this bootstrap was chosen
+	job      *transport.Job     // process PEs: how each peer is reached
+	live     transport.Liveness // who is lost, from the transport made at Init (nil for goroutine PEs)
+	group    *runGroup          // goroutine PEs of one Run: who has finalized (nil for process PEs)
+	bootWhy  string             // why this bootstrap was chosen
 
 	// Collective state, touched only by the PE's collective-calling goroutine.
 	allocSeq uint64
@@ -185,7 +185,7 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 		aborted: aborted,
 	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
-	w.live, _ = tr.(liveness)
+	w.live, _ = tr.(transport.Liveness)
 	if aborted != nil {
 		// The World's context ends when the job aborts, so that waits built
 		// on the context (streams, kernels) end with the runtime's own.
@@ -274,15 +274,6 @@ func (w *World) check() error {
 		return w.group.lost(w.pe, w.opts.PeerTimeout)
 	}
 	return nil
-}
-
-// liveness is what the process transport knows of its peers (Multi).
-type liveness interface {
-	// Lost wraps ErrPeerLost once any peer died, or finalized while this
-	// PE still waits.
-	Lost() error
-	// PeerErr wraps ErrPeerLost at once when pe died or finalized.
-	PeerErr(pe int) error
 }
 
 // Finalize leaves the job. It is collective: it completes this PE's
