@@ -59,6 +59,10 @@ type World struct {
 	group    *runGroup          // goroutine PEs of one Run: who has finalized (nil for process PEs)
 	bootWhy  string             // why this bootstrap was chosen
 
+	// collMu serializes the collectives that streams and kernels issue on
+	// this PE from their own goroutines (CollectiveLock).
+	collMu sync.Mutex
+
 	// Collective state, touched only by the PE's collective-calling goroutine.
 	allocSeq uint64
 	logFile  *os.File
@@ -71,6 +75,14 @@ type World struct {
 	hostTr   transport.Transport
 	devObjs  map[uint64]objRef // device objects by offset, for DeviceSym (devbuf.go)
 }
+
+// CollectiveLock returns the lock that serializes the collective
+// operations issued on this PE's behalf by goroutines other than the one
+// calling its collectives (streams' operations, kernels' launches): a PE's
+// collectives share state in its World (barrier epochs, the allocation
+// sequence) and must not run at once. Holding it keeps that state intact;
+// it does not make PEs that issue collectives in different orders agree.
+func (w *World) CollectiveLock() *sync.Mutex { return &w.collMu }
 
 // MyPE returns this PE's number, 0..NPEs()-1.
 func (w *World) MyPE() int { return w.pe }
