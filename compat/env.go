@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat/internal/p2pstate"
+	"github.com/gshmem/gshmem/internal/settings"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -119,8 +120,9 @@ func WithStaging(bytes, chunk int) Option {
 func WithPoolSize(n int) Option { return func(c *config) { c.poolBytes = n } }
 
 // WithScratchSize sets the symmetric scratch area through which
-// collectives on shmem teams are staged (GSHMEM_MPI_SCRATCH, default a
-// 32nd of the heap, 64k to 1m); larger collectives run in pieces of it.
+// collectives on shmem teams are staged (GSHMEM_MPI_SCRATCH, at least 4k;
+// default a 32nd of the heap, 64k to 1m, and on a device heap a 16th of
+// it, 64k to 256m, in GPU memory); larger collectives run in pieces of it.
 func WithScratchSize(n int) Option { return func(c *config) { c.scratchSize = n } }
 
 // WithShmemOptions passes options to shmem.Init (Init only).
@@ -128,23 +130,13 @@ func WithShmemOptions(opts ...shmem.Option) Option {
 	return func(c *config) { c.shmemOpts = append(c.shmemOpts, opts...) }
 }
 
-// Settings lists the variables compat reads, for documentation.
-var Settings = []shmem.Setting{
-	{Name: "GSHMEM_MPI_RING_SIZE", Default: "64k", Help: "bytes of each per-pair point-to-point mailbox ring (power of two)"},
-	{Name: "GSHMEM_MPI_EAGER_LIMIT", Default: "8k", Help: "largest message sent eagerly through the ring; larger ones use the get-based rendezvous"},
-	{Name: "GSHMEM_MPI_STAGING", Default: "1m", Help: "symmetric staging for rendezvous between processes from non-AllocMem buffers (256k chunks)"},
-	{Name: "GSHMEM_MPI_POOL_SIZE", Default: "heap/8", Help: "symmetric memory behind AllocMem (MPI_Alloc_mem), at most 256m by default"},
-	{Name: "GSHMEM_MPI_SCRATCH", Default: "heap/32", Help: "symmetric scratch for collectives on shmem teams (64k to 1m by default); larger ones run in pieces"},
-	{Name: "GSHMEM_MPI_WTIME", Default: "auto", Help: "the C library's MPI_Wtime: auto reads the CPU's time stamp counter where it is an invariant clock (calibrated against CLOCK_MONOTONIC), clock always calls clock_gettime"},
-}
-
+// envSize reads the size variable name through its row of the settings
+// table, which range-checks it and names it in the error.
 func envSize(name string, dst *int, c *config) {
-	if v := os.Getenv(name); v != "" {
-		n, err := shmem.ParseSize(v)
-		if err != nil || n > 1<<40 {
-			c.err = errorf(ClassArg, "%s=%q: want a size such as 64k", name, v)
-			return
-		}
+	n, ok, err := settings.Get(name).Size(os.Getenv)
+	if err != nil {
+		c.err = errorf(ClassArg, "%v", err)
+	} else if ok {
 		*dst = int(n)
 	}
 }
@@ -156,8 +148,8 @@ func buildConfig(opts []Option, heap uint64, npes int) (config, error) {
 	envSize("GSHMEM_MPI_STAGING", &c.stagingBytes, &c)
 	envSize("GSHMEM_MPI_POOL_SIZE", &c.poolBytes, &c)
 	envSize("GSHMEM_MPI_SCRATCH", &c.scratchSize, &c)
-	if v := os.Getenv("GSHMEM_MPI_WTIME"); v != "" && v != "auto" && v != "clock" {
-		c.err = errorf(ClassArg, "GSHMEM_MPI_WTIME=%q: want auto or clock", v)
+	if _, err := settings.Get("GSHMEM_MPI_WTIME").Choice(os.Getenv); err != nil {
+		c.err = errorf(ClassArg, "%v", err)
 	}
 	for _, o := range opts {
 		o(&c)

@@ -67,9 +67,7 @@ func (w *World) Accumulate(pe int, u *Update) error {
 			return w.Await(pe, func() (bool, error) { return atomic.LoadUint32(lock) == 0, nil })
 		})
 	}
-	acc, ok := w.tr.(interface {
-		Accumulate(pe int, a *transport.Acc) error
-	})
+	acc, ok := w.tr.(transport.Accumulator)
 	if !ok {
 		return errf(ErrUnsupported, "accumulate to PE %d over this transport", pe)
 	}

@@ -90,7 +90,7 @@ func (w *World) newCtx(t *Team, opts CtxOption) (*Ctx, error) {
 		return nil, errf(ErrInvalid, "context options %#x", uint(opts))
 	}
 	c := &Ctx{w: w, team: t, opts: opts}
-	if s, ok := w.tr.(interface{ NewStream() transport.Stream }); ok {
+	if s, ok := w.tr.(transport.Streamer); ok {
 		c.st = s.NewStream()
 	}
 	return c, nil
@@ -233,16 +233,12 @@ func (c *Ctx) atomic(w *World, pe int, off uint64, width int, op transport.Atomi
 	return c.st.Atomic(pe, off, width, op, v, cmp)
 }
 
-type atomicNBI interface {
-	AtomicNBI(pe int, off uint64, width int, op transport.AtomicOp, operand, compare uint64, dst []byte) error
-}
-
 // atomicNBI starts an atomic whose old value lands in dst by Quiet.
 func (c *Ctx) atomicNBI(w *World, pe int, off uint64, width int, op transport.AtomicOp, v, cmp uint64, dst []byte) error {
 	if c != nil && c.st != nil {
 		return c.st.AtomicNBI(pe, off, width, op, v, cmp, dst)
 	}
-	if a, ok := w.tr.(atomicNBI); ok {
+	if a, ok := w.tr.(transport.NonblockingAtomics); ok {
 		return a.AtomicNBI(pe, off, width, op, v, cmp, dst)
 	}
 	old, err := w.tr.Atomic(pe, off, width, op, v, cmp)

@@ -3,9 +3,9 @@ package shmem
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/gshmem/gshmem/internal/settings"
 )
 
 // Memory domains of the symmetric heap.
@@ -47,36 +47,24 @@ func WithDeviceOrdinal(ord int) Option {
 // WithHostHeap keeps the heap in host memory whatever GSHMEM_HEAP says.
 func WithHostHeap() Option { return func(o *Options) { o.Device.Heap = HeapHost } }
 
-func init() {
-	Settings = append(Settings,
-		Setting{"GSHMEM_HEAP", "host", "where the symmetric heap lives: host, or device (GPU memory; needs a -tags cuda build)"},
-		Setting{"GSHMEM_DEVICE", "", "GPU of each PE (ordinal); default: node-local rank modulo the visible GPUs"},
-		Setting{"GSHMEM_HOST_AREA", "heap/8, at most 64m", "with GSHMEM_HEAP=device: symmetric host memory for AllocHost (MPI mailboxes)"},
-	)
-}
-
 // deviceFromEnv reads GSHMEM_HEAP and GSHMEM_DEVICE into o.
 func deviceFromEnv(getenv func(string) string, o *Options) error {
 	o.Device = DeviceOptions{Heap: HeapHost, Ordinal: -1}
-	switch v := strings.ToLower(strings.TrimSpace(getenv("GSHMEM_HEAP"))); v {
-	case "", HeapHost:
-	case HeapDevice, "gpu", "cuda":
-		o.Device.Heap = HeapDevice
-	default:
-		return fmt.Errorf("%w: GSHMEM_HEAP=%q: want host or device", ErrInvalid, v)
+	heap, err := settings.Get("GSHMEM_HEAP").Choice(getenv)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	if v := strings.TrimSpace(getenv("GSHMEM_DEVICE")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return fmt.Errorf("%w: GSHMEM_DEVICE=%q: want a GPU ordinal >= 0", ErrInvalid, v)
-		}
+	if heap == HeapDevice {
+		o.Device.Heap = HeapDevice
+	}
+	if n, ok, err := settings.Get("GSHMEM_DEVICE").Count(getenv); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	} else if ok {
 		o.Device.Ordinal = n
 	}
-	if v := strings.TrimSpace(getenv("GSHMEM_HOST_AREA")); v != "" {
-		n, err := ParseSize(v)
-		if err != nil {
-			return fmt.Errorf("%w: GSHMEM_HOST_AREA=%q: %v", ErrInvalid, v, err)
-		}
+	if n, ok, err := settings.Get("GSHMEM_HOST_AREA").Size(getenv); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	} else if ok {
 		o.Device.HostArea = n
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/gshmem/gshmem/internal/envnames"
+	"github.com/gshmem/gshmem/internal/settings"
 )
 
 // UnknownSetting is a GSHMEM_* variable that nothing reads.
@@ -15,27 +15,28 @@ type UnknownSetting struct {
 }
 
 // UnknownSettings returns the GSHMEM_* variables of the environment that
-// no layer linked into this program reads (Settings, plus what compat and
-// the other layers register), each with the known variable it most likely
-// misspells. gshmem info lists them.
+// gshmem's settings table does not hold (whatever packages this program
+// links), each with the known variable it most likely misspells. gshmem
+// info lists them.
 func UnknownSettings() []UnknownSetting {
-	names := make([]string, len(Settings))
-	for i, s := range Settings {
-		names[i] = s.Name
-	}
+	_, unknown := settings.CheckEnv(os.Environ())
 	var out []UnknownSetting
-	for _, u := range envnames.Find(os.Environ(), names...) {
+	for _, u := range unknown {
 		out = append(out, UnknownSetting(u))
 	}
 	return out
 }
 
 // warnMisspelled prints one line per likely misspelling. Init calls it on
-// PE 0 only: every PE of a job sees the same environment, and one line per
-// job is enough.
+// PE 0 only, and only outside gshmem run, which checks the job's
+// environment once before starting it: every PE of a job sees the same
+// environment, and one line per job is enough.
 func warnMisspelled(out io.Writer) {
+	if os.Getenv("GSHMEM_LOCAL_ADDR") != "" {
+		return
+	}
 	for _, u := range UnknownSettings() {
-		if line := envnames.Warning(envnames.Unknown(u)); line != "" {
+		if line := settings.Warning(settings.Unknown(u)); line != "" {
 			fmt.Fprintln(out, line)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gshmem/gshmem/shmem/internal/doorbell"
+	"github.com/gshmem/gshmem/shmem/internal/transport"
 )
 
 // WaitPolicy is how a World's waits wait: Spin polls of the condition
@@ -132,7 +133,7 @@ func (p WaitPolicy) SpinTime() time.Duration {
 // shareSpin hands the policy's spin to the transport's pollers that are
 // not waits of the World's (SpinTime).
 func (w *World) shareSpin() {
-	if s, ok := w.tr.(interface{ SetRemoteSpin(time.Duration) }); ok {
+	if s, ok := w.tr.(transport.RemoteSpinner); ok {
 		s.SetRemoteSpin(w.WaitPolicy().SpinTime())
 	}
 }

@@ -1,10 +1,12 @@
 package shmem
 
+import "github.com/gshmem/gshmem/shmem/internal/transport"
+
 // MappedPeers returns how many peers' heaps w's PE maps now: for goroutine
 // PEs every peer of the process, from the start; for process PEs those it
 // has touched (tests).
 func MappedPeers(w *World) int {
-	if l, ok := w.tr.(localTransport); ok {
+	if l, ok := w.tr.(transport.Locality); ok {
 		return l.MappedPeers()
 	}
 	n := 0

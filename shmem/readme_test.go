@@ -9,18 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gshmem/gshmem/shmem"
 )
-
-// The README's table documents every variable the runtime reads.
-func TestReadmeListsEverySetting(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
-	for _, s := range shmem.Settings {
-		assert.True(t, strings.Contains(string(b), "| `"+s.Name+"` |"), "README lacks a row for %s", s.Name)
-	}
-}
 
 // Every relative link of the README, the porting guide and docs/ points
 // at a file of the repository: the design once lived outside it.

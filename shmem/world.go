@@ -54,10 +54,14 @@ type World struct {
 	stopRing func() bool     // ends the ring of w.heap when ctx ends (before the heap goes)
 	ringMu   sync.Mutex      // held by that ring; teardown takes it once closed is set
 	closed   atomic.Bool
-	job      *transport.Job // process PEs: how each peer is reached
-	live     liveness       // who is lost, from the transport made at Init (nil for goroutine PEs)
-	group    *runGroup      // goroutine PEs of one Run: who has finalized (nil for process PEs)
-	bootWhy  string         // why this bootstrap was chosen
+	job      *transport.Job     // process PEs: how each peer is reached
+	live     transport.Liveness // who is lost, from the transport made at Init (nil for goroutine PEs)
+	group    *runGroup          // goroutine PEs of one Run: who has finalized (nil for process PEs)
+	bootWhy  string             // why this bootstrap was chosen
+
+	// collMu serializes the collectives that streams and kernels issue on
+	// this PE from their own goroutines (CollectiveLock).
+	collMu sync.Mutex
 
 	// Collective state, touched only by the PE's collective-calling goroutine.
 	allocSeq uint64
@@ -74,6 +78,14 @@ type World struct {
 	// its pages can be mapped twice (AdoptPages) and freed by MADV_REMOVE.
 	heapShared bool
 }
+
+// CollectiveLock returns the lock that serializes the collective
+// operations issued on this PE's behalf by goroutines other than the one
+// calling its collectives (streams' operations, kernels' launches): a PE's
+// collectives share state in its World (barrier epochs, the allocation
+// sequence) and must not run at once. Holding it keeps that state intact;
+// it does not make PEs that issue collectives in different orders agree.
+func (w *World) CollectiveLock() *sync.Mutex { return &w.collMu }
 
 // MyPE returns this PE's number, 0..NPEs()-1.
 func (w *World) MyPE() int { return w.pe }
@@ -134,6 +146,10 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	})
 	if err != nil {
 		_ = boot.Close()
+		if errors.Is(err, unix.ENOMEM) {
+			// The heap's mapping is what runs out: name what sized it.
+			err = fmt.Errorf("%w (the symmetric heap, %s, is %d bytes per PE: is it meant to be that large?)", err, o.sizeFrom, o.SymmetricSize)
+		}
 		return nil, bootLost(fmt.Errorf("shmem: PE %d connecting to its peers (bootstrap %s): %w", boot.Rank(), boot.Name(), err))
 	}
 	boot = bootstrap.WithNode(boot, job.LocalRank, job.LocalSize)
@@ -187,7 +203,7 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 		heapShared: aborted == nil,
 	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
-	w.live, _ = tr.(liveness)
+	w.live, _ = tr.(transport.Liveness)
 	if aborted != nil {
 		// The World's context ends when the job aborts, so that waits built
 		// on the context (streams, kernels) end with the runtime's own.
@@ -276,15 +292,6 @@ func (w *World) check() error {
 		return w.group.lost(w.pe, w.opts.PeerTimeout)
 	}
 	return nil
-}
-
-// liveness is what the process transport knows of its peers (Multi).
-type liveness interface {
-	// Lost wraps ErrPeerLost once any peer died, or finalized while this
-	// PE still waits.
-	Lost() error
-	// PeerErr wraps ErrPeerLost at once when pe died or finalized.
-	PeerErr(pe int) error
 }
 
 // Finalize leaves the job. It is collective: it completes this PE's

@@ -124,7 +124,22 @@ func TestOptions(t *testing.T) {
 	_, err := shmem.Init(context.Background())
 	require.ErrorIs(t, err, shmem.ErrInvalid)
 	assert.ErrorContains(t, err, `GSHMEM_SYMMETRIC_SIZE="lots"`)
-	t.Setenv("GSHMEM_SYMMETRIC_SIZE", "1k")
-	require.ErrorIs(t, shmem.Run(1, func(*shmem.World) error { return nil }), shmem.ErrInvalid)
+	// Every refused value names its variable, or the Option that set it.
+	for _, v := range []string{"1k", "0"} {
+		t.Setenv("GSHMEM_SYMMETRIC_SIZE", v)
+		err = shmem.Run(1, func(*shmem.World) error { return nil })
+		require.ErrorIs(t, err, shmem.ErrInvalid)
+		assert.ErrorContains(t, err, `GSHMEM_SYMMETRIC_SIZE="`+v+`"`)
+	}
+	t.Setenv("GSHMEM_SYMMETRIC_SIZE", "")
+	err = shmem.Run(1, func(*shmem.World) error { return nil }, shmem.WithSymmetricSize(1024))
+	require.ErrorIs(t, err, shmem.ErrInvalid)
+	assert.ErrorContains(t, err, "WithSymmetricSize(1024)")
 	require.ErrorIs(t, shmem.Run(0, func(*shmem.World) error { return nil }, small), shmem.ErrInvalid)
+	for _, v := range []string{"0", "0s", "-5s", "-1"} {
+		t.Setenv("GSHMEM_BOOTSTRAP_TIMEOUT", v)
+		err = shmem.Run(1, func(*shmem.World) error { return nil }, small)
+		require.ErrorIs(t, err, shmem.ErrInvalid, v)
+		assert.ErrorContains(t, err, `GSHMEM_BOOTSTRAP_TIMEOUT="`+v+`"`)
+	}
 }

@@ -78,16 +78,10 @@ func (c faultCase) name() string {
 	return c.at + "/" + c.how + "/" + tr
 }
 
-// baseEnv is the test's environment without gshmem's own variables (the
-// test may itself run under a launcher), plus those of a fault job.
+// env is a fault job's environment: the caller's without the misleading
+// variables (jobEnv), plus the job's own.
 func (c faultCase) env() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GSHMEM_") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "GSHMEM_PEER_TIMEOUT="+peerTimeout.String(), "GSHMEM_TCP_ADDR=127.0.0.1",
+	env := jobEnv("GSHMEM_PEER_TIMEOUT="+peerTimeout.String(), "GSHMEM_TCP_ADDR=127.0.0.1",
 		"GSHMEM_SYMMETRIC_SIZE=32m", "GSHMEM_BOOTSTRAP_TIMEOUT=30s")
 	if c.tcp {
 		env = append(env, "GSHMEM_NODE_ID=%r")

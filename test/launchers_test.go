@@ -93,7 +93,7 @@ func run(t *testing.T, timeout time.Duration, env []string, name string, args ..
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = jobEnv(env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer
@@ -312,7 +312,7 @@ func TestNetnsPeerLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), append(scriptEnv(), "GSHMEM_PEER_TIMEOUT=3s")...)
+	cmd.Env = jobEnv(append(scriptEnv(), "GSHMEM_PEER_TIMEOUT=3s")...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	out := &syncBuffer{}

@@ -88,7 +88,7 @@ func TestNetnsPeerLostUCX(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), append(scriptEnv(), "GSHMEM_PEER_TIMEOUT=3s",
+	cmd.Env = jobEnv(append(scriptEnv(), "GSHMEM_PEER_TIMEOUT=3s",
 		"GSHMEM_REMOTE_TRANSPORT=ucx", "UCX_TLS=tcp", "UCX_NET_DEVICES=eth0")...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

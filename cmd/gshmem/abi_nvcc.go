@@ -29,23 +29,21 @@ func nvccCompileOnly(args []string) bool {
 	return false
 }
 
+// nvccWrapper is gshmem nvcc: the user's nvcc, whose rpath goes through
+// -Xlinker.
+var nvccWrapper = &wrapper{name: "nvcc", lang: "CUDA", compilerEnv: "GSHMEM_NVCC", compiler: "nvcc",
+	libs: []string{"mpi_abi"}, compileOnly: nvccCompileOnly,
+	rpath: func(dir string) []string { return []string{"-Xlinker", "-rpath," + dir} }}
+
 // nvccCommand is the command gshmem nvcc runs.
 func nvccCommand(nvcc, prefix string, args []string) []string {
-	cmd := strings.Fields(nvcc)
-	cmd = append(cmd, "-I"+filepath.Join(prefix, "include"))
-	cmd = append(cmd, args...)
-	if len(args) > 0 && !nvccCompileOnly(args) {
-		lib := filepath.Join(prefix, "lib")
-		cmd = append(cmd, "-L"+lib, "-Xlinker", "-rpath,"+lib, "-lmpi_abi")
-	}
-	return cmd
+	return nvccWrapper.resolveWith(nvcc, prefix).command(args)
 }
 
 func nvccCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "nvcc [-show] [--prefix DIR] [--device-lib] [NVCC ARGS...]",
-		Short: "compile CUDA code that includes gshmem.cuh and link it against libmpi_abi.so.1",
-		Long: `nvcc runs nvcc (GSHMEM_NVCC, default nvcc: the user's own) with the include
+	return wrapperCmd(nvccWrapper, "nvcc [QUERY] [--prefix DIR] [--device-lib] [NVCC ARGS...]",
+		"compile CUDA code that includes gshmem.cuh and link it against libmpi_abi.so.1",
+		`nvcc runs nvcc (GSHMEM_NVCC, default nvcc: the user's own) with the include
 path of gshmem.h and gshmem.cuh and, when linking, libmpi_abi.so.1 with an
 rpath: the same as
 
@@ -58,26 +56,20 @@ gshmemx_cumodule_init. --device-lib builds $PREFIX/lib/libgshmem_device.a
 instead (the state's definition as relocatable device code, NVSHMEM's
 libnvshmem_device.a): a -rdc=true program whose link names -lgshmem_device
 -lmpi_abi needs no GSHMEM_STATE_DEFINE; NVCC ARGS choose its architectures
-(default sm_80, sm_90 and PTX). -show prints the command instead. The installation is
+(default sm_80, sm_90 and PTX). The installation is
 --prefix, else GSHMEM_ABI_PREFIX, else the one this gshmem binary belongs to;
-make one with GOFLAGS=-tags=cuda gshmem abi install.`,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			w := parseWrapperArgs(args, "--device-lib")
-			if w.help {
-				return cmd.Help()
+make one with GOFLAGS=-tags=cuda gshmem abi install.`, []string{"--device-lib"},
+		func(cmd *cobra.Command, p string, a wrapperArgs) (bool, error) {
+			if !a.own["--device-lib"] {
+				return false, nil
 			}
-			p, err := findPrefix(w.prefix)
-			if err != nil {
-				return err
+			argv := deviceLibCommand(nvccPath(), p, a.rest)
+			if a.query != "" {
+				fmt.Fprintln(cmd.OutOrStdout(), strings.Join(argv, " "))
+				return true, nil
 			}
-			argv := nvccCommand(nvccPath(), p, w.rest)
-			if w.own["--device-lib"] {
-				argv = deviceLibCommand(nvccPath(), p, w.rest)
-			}
-			return runWrapped(cmd, argv, w.show)
-		},
-	}
+			return true, runCompiler(argv)
+		})
 }
 
 // installKernelHeaders installs the device API, gshmem.cuh, beside gshmem.h,

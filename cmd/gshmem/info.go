@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/settings"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -77,16 +77,18 @@ func info(out io.Writer, noJoin bool) error {
 	}
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VARIABLE\tVALUE\tSOURCE\tDEFAULT\tMEANING")
-	for _, s := range append(append([]shmem.Setting(nil), shmem.Settings...), compat.Settings...) {
+	fmt.Fprintln(tw, "VARIABLE\tVALUE\tSOURCE\tDEFAULT\tREAD BY\tMEANING")
+	for _, s := range settings.All() {
 		val, src := os.Getenv(s.Name), "env"
 		if s.Name == "GSHMEM_JOB_SECRET" && val != "" {
 			val = "(set)"
 		}
 		if val == "" {
 			val, src = s.Default, "default"
+		} else if err := s.Check(val); err != nil {
+			src = "env, refused"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, val, src, s.Default, s.Help)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, val, src, s.Default, s.Reader, strings.ReplaceAll(s.Help, "`", ""))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -23,8 +23,8 @@ func TestInfoListsUnknownVariables(t *testing.T) {
 	assert.NotContains(t, stdout, "via nothing")
 }
 
-// TestMisspelledWarnedOncePerJob: every PE sees the variable, PE 0 alone
-// says so.
+// TestMisspelledWarnedOncePerJob: every PE sees the variable, gshmem run
+// alone says so, before the job.
 func TestMisspelledWarnedOncePerJob(t *testing.T) {
 	t.Setenv("GSHMEM_DEBGU", "info")
 	stdout, stderr, err := gshmem(t, "run", "-n", "3", os.Args[0], "info")
@@ -41,4 +41,19 @@ func TestLaneGroups(t *testing.T) {
 	assert.Equal(t, "", laneGroups([]string{"", ""}, 512))
 	assert.Equal(t, "PE 1: tcp...", laneGroups([]string{"", "tcp/eth0.0 (am)"}, 12))
 	assert.Equal(t, "0-1,3,5-6", peRanges([]int{0, 1, 3, 5, 6}))
+}
+
+// TestBadSettingRefusedOncePerJob: a value the settings table refuses is
+// one line from gshmem run, naming the variable, and no PE starts.
+func TestBadSettingRefusedOncePerJob(t *testing.T) {
+	for _, kv := range [][2]string{{"GSHMEM_MPI_RING_SIZE", "1k"}, {"GSHMEM_HOST_AREA", "lots"},
+		{"GSHMEM_BOOTSTRAP_TIMEOUT", "0"}, {"GSHMEM_BOOTSTRAP_TIMEOUT", "-5s"}, {"GSHMEM_MPI_WTIME", "rdtsc"}} {
+		t.Setenv(kv[0], kv[1])
+		stdout, stderr, err := gshmem(t, "run", "-n", "3", "echo", "started")
+		require.Error(t, err, kv[0]+"="+kv[1])
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+		assert.Contains(t, stderr, "gshmem run: job refused: "+kv[0]+"=\""+kv[1]+"\": want ")
+		assert.Empty(t, stdout)
+		os.Unsetenv(kv[0])
+	}
 }

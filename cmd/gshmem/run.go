@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gshmem/gshmem/internal/launcher"
+	"github.com/gshmem/gshmem/internal/settings"
 )
 
 func runCmd() *cobra.Command {
@@ -29,10 +32,15 @@ process may use, or more memory than MemAvailable at an estimated 8 MiB plus
 --oversubscribe (as with Open MPI's mpirun) starts them anyway. If the PEs
 that joined wait longer than GSHMEM_BOOTSTRAP_TIMEOUT for the others, the job
 is stopped with one line that says so, and exit status 124.`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fmt.Errorf("gshmem run: no program to run: gshmem run -n N PROGRAM [ARGS...] (gshmem run --help)")
+			}
 			if err := launcher.CheckCapacity(n, launcher.NodeCapacity(), oversubscribe); err != nil {
 				return fmt.Errorf("gshmem run: %w", err)
+			}
+			if err := checkJobEnv(os.Environ(), cmd.ErrOrStderr()); err != nil {
+				return err
 			}
 			code, err := launcher.Run(context.Background(), launcher.Config{
 				N: n, Argv: args, TagOutput: tag, Stdout: os.Stdout, Stderr: os.Stderr,
@@ -52,4 +60,26 @@ is stopped with one line that says so, and exit status 124.`,
 		fmt.Sprintf("start N PEs even beyond %d per CPU or the memory available (as mpirun --oversubscribe)", launcher.MaxPerCPU))
 	c.Flags().SetInterspersed(false)
 	return c
+}
+
+// checkJobEnv checks the job's GSHMEM_* variables against the settings
+// table once, before any PE starts, whatever packages the program links: a
+// value out of range refuses the job in one line (rather than one line per
+// PE), and a likely misspelling is flagged once (PEs under gshmem run leave
+// that to it).
+func checkJobEnv(environ []string, stderr io.Writer) error {
+	bad, unknown := settings.CheckEnv(environ)
+	for _, u := range unknown {
+		if line := settings.Warning(u); line != "" {
+			fmt.Fprintln(stderr, line)
+		}
+	}
+	if len(bad) > 0 {
+		msgs := make([]string, len(bad))
+		for i, err := range bad {
+			msgs[i] = err.Error()
+		}
+		return fmt.Errorf("gshmem run: %w: %s", launcher.ErrConfig, strings.Join(msgs, "; "))
+	}
+	return nil
 }

@@ -54,3 +54,19 @@ func TestRunRefusesWhatCannotFit(t *testing.T) {
 	require.NoError(t, err, stderr)
 	assert.Equal(t, 9, strings.Count(stdout, "hi\n"))
 }
+
+// TestRunRefusesNoPEsOrNoProgram: a PE count below 1 and a missing
+// program are each one line that says so.
+func TestRunRefusesNoPEsOrNoProgram(t *testing.T) {
+	for _, n := range []string{"-1", "0"} {
+		_, stderr, err := gshmem(t, "run", "-n", n, "true")
+		require.Error(t, err)
+		assert.Equal(t, "gshmem run: job refused: -n "+n+": a job needs at least 1 PE\n", stderr)
+		_, stderr, err = gshmem(t, "run", "-n", n, "--oversubscribe", "true")
+		require.Error(t, err)
+		assert.Contains(t, stderr, "a job needs at least 1 PE")
+	}
+	_, stderr, err := gshmem(t, "run", "-n", "2")
+	require.Error(t, err)
+	assert.Equal(t, "gshmem run: no program to run: gshmem run -n N PROGRAM [ARGS...] (gshmem run --help)\n", stderr)
+}

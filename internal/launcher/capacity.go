@@ -41,7 +41,11 @@ func PEBytes(n int) uint64 { return 8<<20 + uint64(n)*16<<10 }
 // line that says why and what overrides it. Only the gshmem run command
 // calls it: the launcher as a library (tests, gshmem perf) starts what it
 // is asked to.
+// A count below 1 is refused whatever --oversubscribe says.
 func CheckCapacity(n int, c Capacity, oversubscribe bool) error {
+	if n < 1 {
+		return fmt.Errorf("%w: -n %d: a job needs at least 1 PE", ErrConfig, n)
+	}
 	if oversubscribe {
 		return nil
 	}

@@ -2,11 +2,11 @@ package launcher
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gshmem/gshmem/internal/launchwire"
+	"github.com/gshmem/gshmem/internal/settings"
 )
 
 // checkBootstrapVar refuses a GSHMEM_BOOTSTRAP other than local in the
@@ -35,16 +35,14 @@ func bootstrapTimeout(env []string) time.Duration {
 			v = val
 		}
 	}
-	if v == "" {
+	// The settings table's reading, so that the launcher's deadline is the
+	// PEs' own; a value it refuses fails the PEs, and the default bounds
+	// the launcher's wait meanwhile.
+	d, ok, err := settings.Get("GSHMEM_BOOTSTRAP_TIMEOUT").Duration(func(string) string { return v })
+	if err != nil || !ok {
 		return def
 	}
-	if d, err := time.ParseDuration(v); err == nil && d > 0 {
-		return d
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs > 0 {
-		return time.Duration(secs * float64(time.Second))
-	}
-	return def
+	return d
 }
 
 // joinDeadline is when, counted from the first PE's join, the launcher

@@ -1,4 +1,4 @@
-package envnames
+package settings
 
 import (
 	"testing"
@@ -7,13 +7,12 @@ import (
 )
 
 func TestFind(t *testing.T) {
-	Register("GSHMEM_MPI_RING_SIZE")
-	known := []string{"GSHMEM_SYMMETRIC_SIZE", "GSHMEM_DEBUG", "GSHMEM_DEBUG_FILE", "GSHMEM_NPES"}
+	known := []string{"GSHMEM_SYMMETRIC_SIZE", "GSHMEM_DEBUG", "GSHMEM_DEBUG_FILE", "GSHMEM_NPES", "GSHMEM_MPI_RING_SIZE"}
 	env := []string{
 		"PATH=/bin", "GSHMEM_SYMETRIC_SIZE=2g", "GSHMEM_DEBGU=info", "GSHMEM_DEBUG=warn",
 		"GSHMEM_MPI_RING_SIZE=64k", "GSHMEM_MPI_RNG_SIZE=64k", "GSHMEM_PETEST_CHILD=1", "GSHMEM_DEBGU=again",
 	}
-	got := Find(env, known...)
+	got := Find(env, known)
 	assert.Equal(t, []Unknown{
 		{Name: "GSHMEM_DEBGU", Closest: "GSHMEM_DEBUG"},
 		{Name: "GSHMEM_MPI_RNG_SIZE", Closest: "GSHMEM_MPI_RING_SIZE"},
@@ -22,7 +21,7 @@ func TestFind(t *testing.T) {
 	}, got)
 	assert.Equal(t, "gshmem: warning: GSHMEM_DEBGU is not a gshmem variable and is ignored; did you mean GSHMEM_DEBUG?", Warning(got[0]))
 	assert.Empty(t, Warning(got[2]), "a name far from every variable is not warned about")
-	assert.Empty(t, Find([]string{"GSHMEM_DEBUG=1", "HOME=/root"}, known...))
+	assert.Empty(t, Find([]string{"GSHMEM_DEBUG=1", "HOME=/root"}, known))
 }
 
 func TestDistance(t *testing.T) {

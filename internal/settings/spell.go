@@ -1,35 +1,18 @@
-// Package envnames finds GSHMEM_* variables that no part of gshmem reads:
-// a misspelled setting is otherwise ignored without a word, and the job
-// runs with the default the user meant to change. The layers that read
-// variables (shmem, compat, the launcher) name them here, so the check
-// knows every variable of the program it runs in. It imports nothing of
-// gshmem, so the core may use it.
-package envnames
+package settings
 
 import (
 	"slices"
 	"strings"
-	"sync"
 )
+
+// The misspelling check: a GSHMEM_* variable the table does not hold is
+// most often a typo, and the job otherwise runs with the default the user
+// meant to change.
 
 // Prefix starts every gshmem variable.
 const Prefix = "GSHMEM_"
 
-var (
-	mu    sync.Mutex
-	known = map[string]bool{}
-)
-
-// Register adds names to the variables known to be read.
-func Register(names ...string) {
-	mu.Lock()
-	defer mu.Unlock()
-	for _, n := range names {
-		known[n] = true
-	}
-}
-
-// Unknown is a GSHMEM_* variable no layer reads.
+// Unknown is a GSHMEM_* variable the table does not hold.
 type Unknown struct {
 	Name string
 	// Closest is the known variable nearest in spelling, "" when none is
@@ -38,14 +21,9 @@ type Unknown struct {
 }
 
 // Find returns the GSHMEM_* variables of environ ("NAME=value" entries)
-// that are neither registered nor among also, sorted by name.
-func Find(environ []string, also ...string) []Unknown {
-	mu.Lock()
-	all := slices.Clone(also)
-	for n := range known {
-		all = append(all, n)
-	}
-	mu.Unlock()
+// that are not among known, sorted by name.
+func Find(environ []string, known []string) []Unknown {
+	all := slices.Clone(known)
 	slices.Sort(all)
 	var out []Unknown
 	seen := map[string]bool{}
