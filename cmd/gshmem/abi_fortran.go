@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// The Fortran side of an installation: libgshmem_mpifort (the bindings
+// generated in compat/abi/fortran, calling only the C ABI), mpif.h, the
+// mpi and mpi_f08 module files built for the installed gfortran, and the
+// mpifort/mpif90/mpif77 wrappers.
+
+// fortranLib is the binding library's file name and soname.
+const fortranLib = "libgshmem_mpifort.so.1"
+
+// fortranCompiler is the Fortran compiler mpifort runs and abi install
+// builds the modules with: GSHMEM_FC, else gfortran.
+func fortranCompiler() string {
+	if fc := os.Getenv("GSHMEM_FC"); fc != "" {
+		return fc
+	}
+	return "gfortran"
+}
+
+// installFortran builds and installs the Fortran binding under prefix. No
+// Fortran compiler is not an error: the C installation stands alone, and
+// the message says what is missing.
+func installFortran(cmd *cobra.Command, root, prefix, self string) error {
+	fc := strings.Fields(fortranCompiler())
+	if _, err := exec.LookPath(fc[0]); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "no Fortran compiler (%s, GSHMEM_FC): mpif.h, the mpi and mpi_f08 modules and mpifort are not installed\n", fc[0])
+		return nil
+	}
+	cc := strings.Fields(os.Getenv("GSHMEM_CC"))
+	if len(cc) == 0 {
+		cc = []string{"cc"}
+	}
+	src := filepath.Join(root, "compat", "abi", "fortran")
+	inc := filepath.Join(prefix, "include")
+	tmp, err := os.MkdirTemp("", "gshmem-fortran-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	run := func(argv ...string) error {
+		x := exec.Command(argv[0], argv[1:]...)
+		x.Dir = tmp
+		x.Stdout, x.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+		if err := x.Run(); err != nil {
+			return fmt.Errorf("building the Fortran binding: %s: %w", strings.Join(argv, " "), err)
+		}
+		return nil
+	}
+	var objs []string
+	for _, c := range []string{"zbind.c", "special.c", "callbacks.c", "convert.c"} {
+		o := filepath.Join(tmp, strings.TrimSuffix(c, ".c")+".o")
+		argv := append(append([]string{}, cc...), "-O2", "-fPIC", "-I"+inc, "-I"+src, "-c", filepath.Join(src, c), "-o", o)
+		if err := run(argv...); err != nil {
+			return err
+		}
+		objs = append(objs, o)
+	}
+	// The modules: .mod files into include/ (where mpifort's -I finds them).
+	for _, f := range []string{"zmpi.f90", "zmpi_f08.f90"} {
+		o := filepath.Join(tmp, strings.TrimSuffix(f, ".f90")+".o")
+		argv := append(append([]string{}, fc...), "-O1", "-fPIC", "-J", inc, "-I"+src, "-c", filepath.Join(src, f), "-o", o)
+		if err := run(argv...); err != nil {
+			return err
+		}
+		objs = append(objs, o)
+	}
+	lib := filepath.Join(prefix, "lib")
+	argv := append(append([]string{}, fc...), "-shared", "-o", filepath.Join(lib, fortranLib), "-Wl,-soname,"+fortranLib)
+	argv = append(argv, objs...)
+	argv = append(argv, "-L"+lib, "-Wl,-rpath,"+lib, "-lmpi_abi")
+	if err := run(argv...); err != nil {
+		return err
+	}
+	link := filepath.Join(lib, "libgshmem_mpifort.so")
+	_ = os.Remove(link)
+	if err := os.Symlink(fortranLib, link); err != nil {
+		return err
+	}
+	if err := copyFile(filepath.Join(src, "include", "mpif.h"), filepath.Join(inc, "mpif.h"), 0o644); err != nil {
+		return err
+	}
+	for _, name := range []string{"mpifort", "mpif90", "mpif77"} {
+		body := "#!/bin/sh\n# gshmem's " + name + " (gshmem abi install)\nexec \"" + self + "\" mpifort --prefix \"" + prefix + "\" \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(prefix, "bin", name), []byte(body), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mpifortCommand is the compiler command mpifort runs: the C wrappers'
+// with the binding library before libmpi_abi, and for gfortran
+// -fallow-argument-mismatch, without which gfortran 10 and later refuse
+// a program that passes different types to one mpif.h routine (mpif.h
+// declares no interfaces; use mpi and use mpi_f08 do).
+func mpifortCommand(compiler, prefix string, args []string) []string {
+	if len(args) > 0 && strings.Contains(filepath.Base(strings.Fields(compiler)[0]), "gfortran") {
+		args = append([]string{"-fallow-argument-mismatch"}, args...)
+	}
+	cmd := wrapperCommand(compiler, prefix, args)
+	for i, a := range cmd {
+		if a == "-lmpi_abi" {
+			return append(append(cmd[:i:i], "-lgshmem_mpifort"), cmd[i:]...)
+		}
+	}
+	return cmd
+}
+
+func mpifortCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "mpifort [-show] [--prefix DIR] [COMPILER ARGS...]",
+		Short: "compile and link a Fortran MPI program against gshmem's libgshmem_mpifort and libmpi_abi.so.1",
+		Long: `mpifort runs the Fortran compiler (GSHMEM_FC, default gfortran) with the
+include path of mpif.h and the mpi and mpi_f08 modules and, when linking,
+libgshmem_mpifort (the Fortran bindings) and libmpi_abi.so.1 with an rpath.
+-show prints the command instead. The modules are built for the gfortran of
+gshmem abi install; another compiler can use mpif.h but not the module
+files, and mpifort says so.`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := parseWrapperArgs(args)
+			if w.help {
+				return cmd.Help()
+			}
+			p, err := findPrefix(w.prefix)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(filepath.Join(p, "lib", fortranLib)); err != nil {
+				return fmt.Errorf("no Fortran binding under %s/lib: gshmem abi install found no Fortran compiler (install gfortran, then run it again)", p)
+			}
+			fc := fortranCompiler()
+			if !strings.Contains(filepath.Base(strings.Fields(fc)[0]), "gfortran") {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mpifort: %s is not gfortran: the mpi and mpi_f08 module files under %s/include are gfortran's; mpif.h works with any compiler whose INTEGER is a C int\n", fc, p)
+			}
+			return runWrapped(cmd, mpifortCommand(fc, p, w.rest), w.show)
+		},
+	}
+}
