@@ -110,7 +110,10 @@ func mpifortCommand(compiler, prefix string, args []string) []string {
 	cmd := wrapperCommand(compiler, prefix, args)
 	for i, a := range cmd {
 		if a == "-lmpi_abi" {
-			return append(append(cmd[:i:i], "-lgshmem_mpifort"), cmd[i:]...)
+			// Both recorded even where the linker defaults to --as-needed:
+			// the program names the standard ABI library itself.
+			libs := []string{"-Wl,--push-state,--no-as-needed", "-lgshmem_mpifort", "-lmpi_abi", "-Wl,--pop-state"}
+			return append(append(cmd[:i:i], libs...), cmd[i+1:]...)
 		}
 	}
 	return cmd

@@ -147,6 +147,7 @@ C     Errors come back in IERROR under MPI_ERRORS_RETURN.
       INTEGER IERR
       IF (.NOT. OK) THEN
         PRINT '(2A)', 'FAILED: ', WHAT
+        FLUSH(6)
         CALL MPI_ABORT(MPI_COMM_WORLD, 1, IERR)
       END IF
       END
