@@ -167,3 +167,8 @@ void *fb_cfi(CFI_cdesc_t *d, int noblock, int *ierror)
     }
     return d->base_addr;
 }
+
+/* MPI_F_SYNC_REG(BUF): does nothing, out of the compiler's sight, so that
+ * BUF is stored before and reloaded after (MPI-4.1 section 19.1.17). */
+void pmpi_f_sync_reg_(void *buf) { (void)buf; }
+FB_ALIAS(mpi_f_sync_reg_, pmpi_f_sync_reg_)

@@ -241,3 +241,8 @@ interface MPI_Status_f082f
     integer, optional :: ierror
   end subroutine
 end interface
+interface
+  subroutine MPI_F_sync_reg(buf) bind(C, name="pmpi_f_sync_reg_")
+    type(*), dimension(..) :: buf
+  end subroutine
+end interface

@@ -113,3 +113,7 @@ subroutine MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)
   external :: copy_fn, delete_fn
   integer :: keyval, extra_state, ierror
 end subroutine
+subroutine MPI_F_sync_reg(buf)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+  type(*), dimension(*) :: buf
+end subroutine

@@ -4247,4 +4247,15 @@ subroutine MPI_Win_wait(win, ierror)
   integer :: ierror
 end subroutine
 end interface
+interface MPI_Sizeof
+  module procedure gshmem_sizeof
+end interface
+contains
+  subroutine gshmem_sizeof(x, size, ierror)
+    class(*), dimension(..), intent(in) :: x
+    integer :: size
+    integer :: ierror
+    size = storage_size(x) / 8
+    ierror = 0
+  end subroutine
 end module mpi

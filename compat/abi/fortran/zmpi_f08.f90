@@ -6719,7 +6719,17 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface MPI_Sizeof
+    module procedure gshmem_sizeof
+  end interface
 contains
+  subroutine gshmem_sizeof(x, size, ierror)
+    class(*), dimension(..), intent(in) :: x
+    integer :: size
+    integer, optional :: ierror
+    size = storage_size(x) / 8
+    if (present(ierror)) ierror = 0
+  end subroutine
   elemental logical function gshmem_eq_Comm(a, b)
     type(MPI_Comm), intent(in) :: a, b
     gshmem_eq_Comm = a%MPI_VAL == b%MPI_VAL

@@ -95,6 +95,9 @@ program f08
   call MPI_Status_f2f08(fst, st2)
   call check(st2%MPI_SOURCE == left, 'status_f2f08')
   call MPI_Initialized(flag)
+  call MPI_Sizeof(d, n)
+  call check(n == 8, 'sizeof')
+  call MPI_F_sync_reg(d)
   call check(flag, 'initialized')
 
   call MPI_Comm_free(comm)

@@ -106,6 +106,8 @@ program f90
   call check(i == left .and. j == right, 'cart shift')
   call MPI_Comm_free(cart, ierr)
 
+  call MPI_Sizeof(winsize, i, ierr)
+  call check(i == 8 .and. ierr == MPI_SUCCESS, 'sizeof')
   print '(a)', 'mpi ok'
   call MPI_Finalize(ierr)
 contains
