@@ -57,9 +57,13 @@ func installFortran(cmd *cobra.Command, root, prefix, self string) error {
 		return nil
 	}
 	var objs []string
-	for _, c := range []string{"zbind.c", "special.c", "callbacks.c", "convert.c"} {
-		o := filepath.Join(tmp, strings.TrimSuffix(c, ".c")+".o")
-		argv := append(append([]string{}, cc...), "-O2", "-fPIC", "-I"+inc, "-I"+src, "-c", filepath.Join(src, c), "-o", o)
+	cs, err := filepath.Glob(filepath.Join(src, "*.c"))
+	if err != nil || len(cs) == 0 {
+		return fmt.Errorf("no Fortran binding sources in %s", src)
+	}
+	for _, c := range cs {
+		o := filepath.Join(tmp, strings.TrimSuffix(filepath.Base(c), ".c")+".o")
+		argv := append(append([]string{}, cc...), "-O2", "-fPIC", "-I"+inc, "-I"+src, "-c", c, "-o", o)
 		if err := run(argv...); err != nil {
 			return err
 		}

@@ -69,14 +69,22 @@ var predefType = map[uintptr]struct {
 	0x251: {compat.Uint32, "MPI_UINT32_T"},
 	0x258: {compat.Int64, "MPI_INT64_T"},
 	0x259: {compat.Uint64, "MPI_UINT64_T"},
+	// The sized Fortran types: the ABI groups them by total size, so
+	// MPI_COMPLEX8 is COMPLEX*8 (two REAL*4) and MPI_COMPLEX16 two REAL*8.
+	// REAL*2, COMPLEX*4 and the 16-byte INTEGER and REAL have no type in
+	// compat and stay invalid (MPI_ERR_TYPE).
+	0x2c0: {compat.Int8, "MPI_LOGICAL1"},
 	0x2c1: {compat.Int8, "MPI_INTEGER1"},
+	0x2c8: {compat.Int16, "MPI_LOGICAL2"},
 	0x2c9: {compat.Int16, "MPI_INTEGER2"},
+	0x2d0: {compat.Int32, "MPI_LOGICAL4"},
 	0x2d1: {compat.Int32, "MPI_INTEGER4"},
 	0x2d2: {compat.Float32, "MPI_REAL4"},
-	0x2d3: {compat.Complex64, "MPI_COMPLEX4"},
+	0x2d8: {compat.Int64, "MPI_LOGICAL8"},
 	0x2d9: {compat.Int64, "MPI_INTEGER8"},
 	0x2da: {compat.Float64, "MPI_REAL8"},
-	0x2db: {compat.Complex128, "MPI_COMPLEX8"},
+	0x2db: {compat.Complex64, "MPI_COMPLEX8"},
+	0x2e3: {compat.Complex128, "MPI_COMPLEX16"},
 }
 
 // typeObj is a user datatype.

@@ -136,3 +136,58 @@ func abigo_Abi_get_fortran_info(info *C.uintptr_t) C.int {
 	*info = C.uintptr_t(newInfo(d))
 	return C.MPI_SUCCESS
 }
+
+// The MPI_TYPE_CREATE_F90_* calls (MPI-4.1 section 19.1.9) name the
+// predefined sized type of the kind SELECTED_REAL_KIND(p, r) or
+// SELECTED_INT_KIND(r) selects in gfortran, among the sized types this
+// library has (REAL*4, REAL*8, their COMPLEX, INTEGER*1 to *8); a
+// precision or range none of them holds is MPI_ERR_ARG. MPI_UNDEFINED
+// leaves p or r unconstrained.
+func f90Real(call string, p, r C.int, four, eight uintptr, out *C.uintptr_t) C.int {
+	if out == nil {
+		return failCode(0, call, C.MPI_ERR_ARG, "newtype is NULL")
+	}
+	if p == C.MPI_UNDEFINED && r == C.MPI_UNDEFINED {
+		return failCode(0, call, C.MPI_ERR_ARG, "p and r are both MPI_UNDEFINED")
+	}
+	fits := func(maxP, maxR C.int) bool {
+		return (p == C.MPI_UNDEFINED || p <= maxP) && (r == C.MPI_UNDEFINED || r <= maxR)
+	}
+	switch {
+	case fits(6, 37):
+		*out = C.uintptr_t(four)
+	case fits(15, 307):
+		*out = C.uintptr_t(eight)
+	default:
+		return failCode(0, call, C.MPI_ERR_ARG, "no REAL kind of this library has precision %d and range %d", p, r)
+	}
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Type_create_f90_real
+func abigo_Type_create_f90_real(p, r C.int, out *C.uintptr_t) C.int {
+	return f90Real("MPI_Type_create_f90_real", p, r, 0x2d2, 0x2da, out) // MPI_REAL4, MPI_REAL8
+}
+
+//export abigo_Type_create_f90_complex
+func abigo_Type_create_f90_complex(p, r C.int, out *C.uintptr_t) C.int {
+	return f90Real("MPI_Type_create_f90_complex", p, r, 0x2db, 0x2e3, out) // MPI_COMPLEX8, MPI_COMPLEX16
+}
+
+//export abigo_Type_create_f90_integer
+func abigo_Type_create_f90_integer(r C.int, out *C.uintptr_t) C.int {
+	const call = "MPI_Type_create_f90_integer"
+	if out == nil {
+		return failCode(0, call, C.MPI_ERR_ARG, "newtype is NULL")
+	}
+	for _, k := range []struct {
+		digits C.int
+		h      uintptr
+	}{{2, 0x2c1}, {4, 0x2c9}, {9, 0x2d1}, {18, 0x2d9}} { // MPI_INTEGER1 ... MPI_INTEGER8
+		if r <= k.digits {
+			*out = C.uintptr_t(k.h)
+			return C.MPI_SUCCESS
+		}
+	}
+	return failCode(0, call, C.MPI_ERR_ARG, "no INTEGER kind of this library has range %d", r)
+}

@@ -4330,27 +4330,19 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
 
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    (void)p;
-    (void)r;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_f90_complex");
+    return abigo_Type_create_f90_complex((int)p, (int)r, (uintptr_t*)newtype);
 }
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_f90_complex")));
 
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    (void)r;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_f90_integer");
+    return abigo_Type_create_f90_integer((int)r, (uintptr_t*)newtype);
 }
 int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_f90_integer")));
 
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    (void)p;
-    (void)r;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_f90_real");
+    return abigo_Type_create_f90_real((int)p, (int)r, (uintptr_t*)newtype);
 }
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_f90_real")));
 

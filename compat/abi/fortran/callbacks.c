@@ -9,7 +9,6 @@
 
 #define FB_SLOTS 64
 
-typedef void (*fb_fn)(void);
 static pthread_mutex_t fb_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* fb_slot returns the slot of fn in tab (the same function shares one),

@@ -100,6 +100,9 @@ static inline void fb_fstr(char *f, size_t len, const char *c)
     memset(f + n, ' ', len - n);
 }
 
+/* fb_fn: a Fortran procedure argument, whatever its interface. */
+typedef void (*fb_fn)(void);
+
 int fb_comm_count(MPI_Comm comm);
 int fb_nbr_count(MPI_Comm comm, int out);
 

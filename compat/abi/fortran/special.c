@@ -18,7 +18,9 @@ int fb_true = 1, fb_false = 0;
 /* fb_tell_abi tells the C library the Fortran compiler's LOGICAL values
  * and type sizes (MPI-5.0 ABI: MPI_Abi_set_fortran_booleans/_info), so
  * that logical reductions over MPI_LOGICAL use them. A library that was
- * told already (another binding in the process) keeps its values. */
+ * told already (another binding in the process) keeps its values. The
+ * sized types a gfortran has but the C library has no type for (REAL*2,
+ * REAL*16, INTEGER*16, COMPLEX*4, COMPLEX*32) are "false". */
 __attribute__((constructor)) static void fb_tell_abi(void)
 {
     int t = fb_true, f = fb_false;
@@ -33,11 +35,11 @@ __attribute__((constructor)) static void fb_tell_abi(void)
         {"mpi_logical16_supported", "false"},
         {"mpi_integer1_supported", "true"}, {"mpi_integer2_supported", "true"},
         {"mpi_integer4_supported", "true"}, {"mpi_integer8_supported", "true"},
-        {"mpi_integer16_supported", "true"},
+        {"mpi_integer16_supported", "false"},
         {"mpi_real2_supported", "false"}, {"mpi_real4_supported", "true"},
-        {"mpi_real8_supported", "true"}, {"mpi_real16_supported", "true"},
+        {"mpi_real8_supported", "true"}, {"mpi_real16_supported", "false"},
         {"mpi_complex4_supported", "false"}, {"mpi_complex8_supported", "true"},
-        {"mpi_complex16_supported", "true"}, {"mpi_complex32_supported", "true"},
+        {"mpi_complex16_supported", "true"}, {"mpi_complex32_supported", "false"},
         {"mpi_double_complex_supported", "true"},
     };
     for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)

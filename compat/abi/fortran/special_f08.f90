@@ -246,3 +246,135 @@ interface
     type(*), dimension(..) :: buf
   end subroutine
 end interface
+! Arrays of strings and procedures: not BIND(C), bound by the PMPI_X
+! names, which take hidden string lengths as use mpi's do.
+interface MPI_Comm_spawn
+  subroutine PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
+    import
+    character(len=*) :: command, argv(*)
+    integer :: maxprocs, root, array_of_errcodes(*)
+    type(MPI_Info) :: info
+    type(MPI_Comm) :: comm, intercomm
+    integer, optional :: ierror
+  end subroutine
+end interface
+interface MPI_Comm_spawn_multiple
+  subroutine PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, &
+      array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+    import
+    integer :: count
+    character(len=*) :: array_of_commands(*), array_of_argv(count, *)
+    integer :: array_of_maxprocs(*), root, array_of_errcodes(*)
+    type(MPI_Info) :: array_of_info(*)
+    type(MPI_Comm) :: comm, intercomm
+    integer, optional :: ierror
+  end subroutine
+end interface
+interface MPI_Grequest_start
+  subroutine PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    import
+    external :: query_fn, free_fn, cancel_fn
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Request) :: request
+    integer, optional :: ierror
+  end subroutine
+end interface
+interface MPI_Register_datarep
+  subroutine PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, &
+      extra_state, ierror)
+    import
+    character(len=*) :: datarep
+    external :: read_conversion_fn, write_conversion_fn, dtype_file_extent_fn
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer, optional :: ierror
+  end subroutine
+end interface
+! The callback interfaces of mpi_f08 (MPI-4.1 section 19.1.2 and A.4),
+! for procedure(MPI_User_function) :: f declarations.
+abstract interface
+  subroutine MPI_User_function(invec, inoutvec, len, datatype)
+    import
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+  end subroutine
+  subroutine MPI_Comm_errhandler_function(comm, error_code)
+    import
+    type(MPI_Comm) :: comm
+    integer :: error_code
+  end subroutine
+  subroutine MPI_Win_errhandler_function(win, error_code)
+    import
+    type(MPI_Win) :: win
+    integer :: error_code
+  end subroutine
+  subroutine MPI_File_errhandler_function(file, error_code)
+    import
+    type(MPI_File) :: file
+    integer :: error_code
+  end subroutine
+  subroutine MPI_Session_errhandler_function(session, error_code)
+    import
+    type(MPI_Session) :: session
+    integer :: error_code
+  end subroutine
+  subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+      attribute_val_out, flag, ierror)
+    import
+    type(MPI_Comm) :: oldcomm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+  end subroutine
+  subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, ierror)
+    import
+    type(MPI_Comm) :: comm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+  end subroutine
+  subroutine MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, attribute_val_in, &
+      attribute_val_out, flag, ierror)
+    import
+    type(MPI_Datatype) :: oldtype
+    integer :: type_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+  end subroutine
+  subroutine MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, extra_state, ierror)
+    import
+    type(MPI_Datatype) :: datatype
+    integer :: type_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+  end subroutine
+  subroutine MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, attribute_val_in, &
+      attribute_val_out, flag, ierror)
+    import
+    type(MPI_Win) :: oldwin
+    integer :: win_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+  end subroutine
+  subroutine MPI_Win_delete_attr_function(win, win_keyval, attribute_val, extra_state, ierror)
+    import
+    type(MPI_Win) :: win
+    integer :: win_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+  end subroutine
+  subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+    import
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Status) :: status
+    integer :: ierror
+  end subroutine
+  subroutine MPI_Grequest_free_function(extra_state, ierror)
+    import
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+  end subroutine
+  subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+    import
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierror
+  end subroutine
+end interface

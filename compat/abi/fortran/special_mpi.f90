@@ -117,3 +117,27 @@ subroutine MPI_F_sync_reg(buf)
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
   type(*), dimension(*) :: buf
 end subroutine
+subroutine MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
+  character(len=*) :: command, argv(*)
+  integer :: maxprocs, info, root, comm, intercomm, array_of_errcodes(*), ierror
+end subroutine
+subroutine MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, &
+    array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+  integer :: count
+  character(len=*) :: array_of_commands(*), array_of_argv(count, *)
+  integer :: array_of_maxprocs(*), array_of_info(*), root, comm, intercomm, array_of_errcodes(*), ierror
+end subroutine
+subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+  import
+  external :: query_fn, free_fn, cancel_fn
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  integer :: request, ierror
+end subroutine
+subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, &
+    extra_state, ierror)
+  import
+  character(len=*) :: datarep
+  external :: read_conversion_fn, write_conversion_fn, dtype_file_extent_fn
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  integer :: ierror
+end subroutine

@@ -22,7 +22,7 @@ program f08
   integer, pointer :: wmem(:)
   character(len=MPI_MAX_OBJECT_NAME) :: name
   logical :: flag
-  external :: maxop
+  procedure(MPI_User_function) :: maxop
 
   call MPI_Init()
   call MPI_Comm_dup(MPI_COMM_WORLD, comm)

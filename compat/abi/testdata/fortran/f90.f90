@@ -106,6 +106,19 @@ program f90
   call check(i == left .and. j == right, 'cart shift')
   call MPI_Comm_free(cart, ierr)
 
+  ! The sized types, and the kinds MPI_Type_create_f90_* select.
+  call MPI_Type_size(MPI_COMPLEX8, i, ierr)
+  call check(i == 8, 'MPI_COMPLEX8 is COMPLEX*8')
+  call MPI_Type_size(MPI_COMPLEX16, i, ierr)
+  call check(i == 16, 'MPI_COMPLEX16')
+  call MPI_Type_size(MPI_LOGICAL8, i, ierr)
+  call check(i == 8, 'MPI_LOGICAL8')
+  call MPI_Type_create_f90_real(15, MPI_UNDEFINED, vec, ierr)
+  call check(vec == MPI_REAL8, 'f90 real(15)')
+  call MPI_Type_create_f90_integer(9, vec, ierr)
+  call check(vec == MPI_INTEGER4, 'f90 integer(9)')
+  call MPI_Type_create_f90_complex(6, 30, vec, ierr)
+  call check(vec == MPI_COMPLEX8, 'f90 complex(6, 30)')
   call MPI_Sizeof(winsize, i, ierr)
   call check(i == 8 .and. ierr == MPI_SUCCESS, 'sizeof')
   print '(a)', 'mpi ok'
