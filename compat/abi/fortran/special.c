@@ -5,8 +5,8 @@
 #include "fbind.h"
 
 /* The common blocks of mpif.h / use mpi, sized as the Fortran declares them. */
-/* gfortran aligns a common block to 16 bytes; so do these. */
-#define FB_COMMON __attribute__((aligned(16)))
+/* gfortran aligns a common block to up to 32 bytes; so do these. */
+#define FB_COMMON __attribute__((aligned(32)))
 FB_COMMON int mpifcb_bottom_[1], mpifcb_in_place_[1], mpifcb_buffer_automatic_[1];
 FB_COMMON int mpifcb_status_ignore_[8], mpifcb_statuses_ignore_[8];
 FB_COMMON int mpifcb_errcodes_ignore_[1], mpifcb_unweighted_[1], mpifcb_weights_empty_[1];

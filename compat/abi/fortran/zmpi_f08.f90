@@ -511,10 +511,10 @@ module mpi_f08
     subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, info, request, ierror) bind(C, name="MPI_Allgather_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -525,10 +525,10 @@ module mpi_f08
     subroutine MPI_Allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, info, request, ierror) bind(C, name="MPI_Allgather_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -569,10 +569,10 @@ module mpi_f08
     subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, comm, info, request, ierror) bind(C, name="MPI_Allgatherv_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -584,10 +584,10 @@ module mpi_f08
     subroutine MPI_Allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, comm, info, request, ierror) bind(C, name="MPI_Allgatherv_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -634,8 +634,8 @@ module mpi_f08
     subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
         ierror) bind(C, name="MPI_Allreduce_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -647,8 +647,8 @@ module mpi_f08
     subroutine MPI_Allreduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
         ierror) bind(C, name="MPI_Allreduce_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -688,10 +688,10 @@ module mpi_f08
     subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, info, request, ierror) bind(C, name="MPI_Alltoall_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -702,10 +702,10 @@ module mpi_f08
     subroutine MPI_Alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, info, request, ierror) bind(C, name="MPI_Alltoall_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -748,11 +748,11 @@ module mpi_f08
     subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
         rdispls, recvtype, comm, info, request, ierror) bind(C, name="MPI_Alltoallv_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer :: sdispls(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: rdispls(*)
       type(MPI_Datatype) :: recvtype
@@ -765,11 +765,11 @@ module mpi_f08
         recvcounts, rdispls, recvtype, comm, info, request, ierror) bind(C, &
         name="MPI_Alltoallv_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtype
@@ -813,11 +813,11 @@ module mpi_f08
     subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
         rdispls, recvtypes, comm, info, request, ierror) bind(C, name="MPI_Alltoallw_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer :: sdispls(*)
       type(MPI_Datatype) :: sendtypes(*)
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: rdispls(*)
       type(MPI_Datatype) :: recvtypes(*)
@@ -830,11 +830,11 @@ module mpi_f08
         recvcounts, rdispls, recvtypes, comm, info, request, ierror) bind(C, &
         name="MPI_Alltoallw_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtypes(*)
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtypes(*)
@@ -894,7 +894,7 @@ module mpi_f08
     subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, &
         ierror) bind(C, name="MPI_Bcast_init_f08")
       import
-      type(*), dimension(..) :: buffer
+      type(*), dimension(..), asynchronous :: buffer
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: root
@@ -906,7 +906,7 @@ module mpi_f08
     subroutine MPI_Bcast_init_c_f08(buffer, count, datatype, root, comm, info, request, &
         ierror) bind(C, name="MPI_Bcast_init_c_f08")
       import
-      type(*), dimension(..) :: buffer
+      type(*), dimension(..), asynchronous :: buffer
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: root
@@ -944,7 +944,7 @@ module mpi_f08
     subroutine MPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Bsend_init_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -956,7 +956,7 @@ module mpi_f08
     subroutine MPI_Bsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Bsend_init_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -969,7 +969,7 @@ module mpi_f08
   interface MPI_Buffer_attach
     subroutine MPI_Buffer_attach_f08(buffer, size, ierror) bind(C, name="MPI_Buffer_attach_f08")
       import
-      type(*), dimension(..) :: buffer
+      type(*), dimension(..), asynchronous :: buffer
       integer :: size
       integer, optional :: ierror
     end subroutine
@@ -1577,8 +1577,8 @@ module mpi_f08
     subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
         ierror) bind(C, name="MPI_Exscan_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -1590,8 +1590,8 @@ module mpi_f08
     subroutine MPI_Exscan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
         ierror) bind(C, name="MPI_Exscan_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -1752,7 +1752,7 @@ module mpi_f08
         name="MPI_File_iread_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1762,7 +1762,7 @@ module mpi_f08
         name="MPI_File_iread_c_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1774,7 +1774,7 @@ module mpi_f08
         name="MPI_File_iread_all_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1784,7 +1784,7 @@ module mpi_f08
         name="MPI_File_iread_all_c_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1797,7 +1797,7 @@ module mpi_f08
       import
       type(MPI_File) :: fh
       integer(kind=MPI_OFFSET_KIND) :: offset
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1808,7 +1808,7 @@ module mpi_f08
       import
       type(MPI_File) :: fh
       integer(kind=MPI_OFFSET_KIND) :: offset
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1821,7 +1821,7 @@ module mpi_f08
       import
       type(MPI_File) :: fh
       integer(kind=MPI_OFFSET_KIND) :: offset
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1832,7 +1832,7 @@ module mpi_f08
       import
       type(MPI_File) :: fh
       integer(kind=MPI_OFFSET_KIND) :: offset
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1844,7 +1844,7 @@ module mpi_f08
         name="MPI_File_iread_shared_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1854,7 +1854,7 @@ module mpi_f08
         name="MPI_File_iread_shared_c_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1866,7 +1866,7 @@ module mpi_f08
         name="MPI_File_iwrite_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1876,7 +1876,7 @@ module mpi_f08
         name="MPI_File_iwrite_c_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1888,7 +1888,7 @@ module mpi_f08
         name="MPI_File_iwrite_all_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1898,7 +1898,7 @@ module mpi_f08
         name="MPI_File_iwrite_all_c_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1911,7 +1911,7 @@ module mpi_f08
       import
       type(MPI_File) :: fh
       integer(kind=MPI_OFFSET_KIND) :: offset
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1922,7 +1922,7 @@ module mpi_f08
       import
       type(MPI_File) :: fh
       integer(kind=MPI_OFFSET_KIND) :: offset
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1935,7 +1935,7 @@ module mpi_f08
       import
       type(MPI_File) :: fh
       integer(kind=MPI_OFFSET_KIND) :: offset
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1946,7 +1946,7 @@ module mpi_f08
       import
       type(MPI_File) :: fh
       integer(kind=MPI_OFFSET_KIND) :: offset
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1958,7 +1958,7 @@ module mpi_f08
         name="MPI_File_iwrite_shared_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -1968,7 +1968,7 @@ module mpi_f08
         name="MPI_File_iwrite_shared_c_f08")
       import
       type(MPI_File) :: fh
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Request) :: request
@@ -2539,7 +2539,7 @@ module mpi_f08
   interface MPI_Free_mem
     subroutine MPI_Free_mem_f08(base, ierror) bind(C, name="MPI_Free_mem_f08")
       import
-      type(*), dimension(..), contiguous :: base
+      type(*), dimension(..) :: base
       integer, optional :: ierror
     end subroutine
   end interface
@@ -2575,10 +2575,10 @@ module mpi_f08
     subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         root, comm, info, request, ierror) bind(C, name="MPI_Gather_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -2590,10 +2590,10 @@ module mpi_f08
     subroutine MPI_Gather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         root, comm, info, request, ierror) bind(C, name="MPI_Gather_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -2637,10 +2637,10 @@ module mpi_f08
     subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, root, comm, info, request, ierror) bind(C, name="MPI_Gatherv_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -2653,10 +2653,10 @@ module mpi_f08
     subroutine MPI_Gatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, root, comm, info, request, ierror) bind(C, name="MPI_Gatherv_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -2736,7 +2736,7 @@ module mpi_f08
   interface MPI_Get_address
     subroutine MPI_Get_address_f08(location, address, ierror) bind(C, name="MPI_Get_address_f08")
       import
-      type(*), dimension(..), contiguous :: location
+      type(*), dimension(..) :: location
       integer(kind=MPI_ADDRESS_KIND) :: address
       integer, optional :: ierror
     end subroutine
@@ -3028,10 +3028,10 @@ module mpi_f08
     subroutine MPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
         request, ierror) bind(C, name="MPI_Iallgather_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -3041,10 +3041,10 @@ module mpi_f08
     subroutine MPI_Iallgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, request, ierror) bind(C, name="MPI_Iallgather_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -3056,10 +3056,10 @@ module mpi_f08
     subroutine MPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, comm, request, ierror) bind(C, name="MPI_Iallgatherv_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -3070,10 +3070,10 @@ module mpi_f08
     subroutine MPI_Iallgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, comm, request, ierror) bind(C, name="MPI_Iallgatherv_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -3086,8 +3086,8 @@ module mpi_f08
     subroutine MPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Iallreduce_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3098,8 +3098,8 @@ module mpi_f08
     subroutine MPI_Iallreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Iallreduce_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3112,10 +3112,10 @@ module mpi_f08
     subroutine MPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
         request, ierror) bind(C, name="MPI_Ialltoall_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -3125,10 +3125,10 @@ module mpi_f08
     subroutine MPI_Ialltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         comm, request, ierror) bind(C, name="MPI_Ialltoall_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -3140,11 +3140,11 @@ module mpi_f08
     subroutine MPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
         rdispls, recvtype, comm, request, ierror) bind(C, name="MPI_Ialltoallv_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer :: sdispls(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: rdispls(*)
       type(MPI_Datatype) :: recvtype
@@ -3155,11 +3155,11 @@ module mpi_f08
     subroutine MPI_Ialltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
         rdispls, recvtype, comm, request, ierror) bind(C, name="MPI_Ialltoallv_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtype
@@ -3172,11 +3172,11 @@ module mpi_f08
     subroutine MPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
         rdispls, recvtypes, comm, request, ierror) bind(C, name="MPI_Ialltoallw_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer :: sdispls(*)
       type(MPI_Datatype) :: sendtypes(*)
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: rdispls(*)
       type(MPI_Datatype) :: recvtypes(*)
@@ -3187,11 +3187,11 @@ module mpi_f08
     subroutine MPI_Ialltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
         rdispls, recvtypes, comm, request, ierror) bind(C, name="MPI_Ialltoallw_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtypes(*)
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtypes(*)
@@ -3212,7 +3212,7 @@ module mpi_f08
     subroutine MPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror) bind(C, &
         name="MPI_Ibcast_f08")
       import
-      type(*), dimension(..) :: buffer
+      type(*), dimension(..), asynchronous :: buffer
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: root
@@ -3223,7 +3223,7 @@ module mpi_f08
     subroutine MPI_Ibcast_c_f08(buffer, count, datatype, root, comm, request, ierror) bind(C, &
         name="MPI_Ibcast_c_f08")
       import
-      type(*), dimension(..) :: buffer
+      type(*), dimension(..), asynchronous :: buffer
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: root
@@ -3236,7 +3236,7 @@ module mpi_f08
     subroutine MPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Ibsend_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -3248,7 +3248,7 @@ module mpi_f08
     subroutine MPI_Ibsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Ibsend_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -3262,8 +3262,8 @@ module mpi_f08
     subroutine MPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Iexscan_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3274,8 +3274,8 @@ module mpi_f08
     subroutine MPI_Iexscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Iexscan_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3288,10 +3288,10 @@ module mpi_f08
     subroutine MPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
         comm, request, ierror) bind(C, name="MPI_Igather_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -3302,10 +3302,10 @@ module mpi_f08
     subroutine MPI_Igather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
         comm, request, ierror) bind(C, name="MPI_Igather_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -3318,10 +3318,10 @@ module mpi_f08
     subroutine MPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, root, comm, request, ierror) bind(C, name="MPI_Igatherv_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -3333,10 +3333,10 @@ module mpi_f08
     subroutine MPI_Igatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, root, comm, request, ierror) bind(C, name="MPI_Igatherv_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -3363,7 +3363,7 @@ module mpi_f08
     subroutine MPI_Imrecv_f08(buf, count, datatype, message, request, ierror) bind(C, &
         name="MPI_Imrecv_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Message) :: message
@@ -3373,7 +3373,7 @@ module mpi_f08
     subroutine MPI_Imrecv_c_f08(buf, count, datatype, message, request, ierror) bind(C, &
         name="MPI_Imrecv_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Message) :: message
@@ -3385,10 +3385,10 @@ module mpi_f08
     subroutine MPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, request, ierror) bind(C, name="MPI_Ineighbor_allgather_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -3398,10 +3398,10 @@ module mpi_f08
     subroutine MPI_Ineighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, request, ierror) bind(C, name="MPI_Ineighbor_allgather_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -3413,10 +3413,10 @@ module mpi_f08
     subroutine MPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
         displs, recvtype, comm, request, ierror) bind(C, name="MPI_Ineighbor_allgatherv_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -3427,10 +3427,10 @@ module mpi_f08
     subroutine MPI_Ineighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
         displs, recvtype, comm, request, ierror) bind(C, name="MPI_Ineighbor_allgatherv_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -3443,10 +3443,10 @@ module mpi_f08
     subroutine MPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, request, ierror) bind(C, name="MPI_Ineighbor_alltoall_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -3456,10 +3456,10 @@ module mpi_f08
     subroutine MPI_Ineighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, request, ierror) bind(C, name="MPI_Ineighbor_alltoall_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -3472,11 +3472,11 @@ module mpi_f08
         recvcounts, rdispls, recvtype, comm, request, ierror) bind(C, &
         name="MPI_Ineighbor_alltoallv_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer :: sdispls(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: rdispls(*)
       type(MPI_Datatype) :: recvtype
@@ -3488,11 +3488,11 @@ module mpi_f08
         recvcounts, rdispls, recvtype, comm, request, ierror) bind(C, &
         name="MPI_Ineighbor_alltoallv_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtype
@@ -3506,11 +3506,11 @@ module mpi_f08
         recvcounts, rdispls, recvtypes, comm, request, ierror) bind(C, &
         name="MPI_Ineighbor_alltoallw_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtypes(*)
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtypes(*)
@@ -3522,11 +3522,11 @@ module mpi_f08
         recvcounts, rdispls, recvtypes, comm, request, ierror) bind(C, &
         name="MPI_Ineighbor_alltoallw_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtypes(*)
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtypes(*)
@@ -3687,7 +3687,7 @@ module mpi_f08
     subroutine MPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
         name="MPI_Irecv_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: source
@@ -3699,7 +3699,7 @@ module mpi_f08
     subroutine MPI_Irecv_c_f08(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
         name="MPI_Irecv_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: source
@@ -3713,8 +3713,8 @@ module mpi_f08
     subroutine MPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
         ierror) bind(C, name="MPI_Ireduce_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3726,8 +3726,8 @@ module mpi_f08
     subroutine MPI_Ireduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
         ierror) bind(C, name="MPI_Ireduce_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3741,8 +3741,8 @@ module mpi_f08
     subroutine MPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Ireduce_scatter_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3753,8 +3753,8 @@ module mpi_f08
     subroutine MPI_Ireduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Ireduce_scatter_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3767,8 +3767,8 @@ module mpi_f08
     subroutine MPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
         request, ierror) bind(C, name="MPI_Ireduce_scatter_block_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3779,8 +3779,8 @@ module mpi_f08
     subroutine MPI_Ireduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
         request, ierror) bind(C, name="MPI_Ireduce_scatter_block_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3793,7 +3793,7 @@ module mpi_f08
     subroutine MPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Irsend_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -3805,7 +3805,7 @@ module mpi_f08
     subroutine MPI_Irsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Irsend_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -3826,8 +3826,8 @@ module mpi_f08
     subroutine MPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
         name="MPI_Iscan_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3838,8 +3838,8 @@ module mpi_f08
     subroutine MPI_Iscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Iscan_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -3852,10 +3852,10 @@ module mpi_f08
     subroutine MPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
         comm, request, ierror) bind(C, name="MPI_Iscatter_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -3866,10 +3866,10 @@ module mpi_f08
     subroutine MPI_Iscatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
         comm, request, ierror) bind(C, name="MPI_Iscatter_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -3882,11 +3882,11 @@ module mpi_f08
     subroutine MPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, request, ierror) bind(C, name="MPI_Iscatterv_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer :: displs(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -3897,11 +3897,11 @@ module mpi_f08
     subroutine MPI_Iscatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, request, ierror) bind(C, name="MPI_Iscatterv_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: displs(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -3914,7 +3914,7 @@ module mpi_f08
     subroutine MPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Isend_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -3926,7 +3926,7 @@ module mpi_f08
     subroutine MPI_Isend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Isend_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -3940,12 +3940,12 @@ module mpi_f08
     subroutine MPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
         recvtype, source, recvtag, comm, request, ierror) bind(C, name="MPI_Isendrecv_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
       integer :: dest
       integer :: sendtag
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: source
@@ -3957,12 +3957,12 @@ module mpi_f08
     subroutine MPI_Isendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
         recvtype, source, recvtag, comm, request, ierror) bind(C, name="MPI_Isendrecv_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
       integer :: dest
       integer :: sendtag
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: source
@@ -3976,7 +3976,7 @@ module mpi_f08
     subroutine MPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
         comm, request, ierror) bind(C, name="MPI_Isendrecv_replace_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -3990,7 +3990,7 @@ module mpi_f08
     subroutine MPI_Isendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
         comm, request, ierror) bind(C, name="MPI_Isendrecv_replace_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -4006,7 +4006,7 @@ module mpi_f08
     subroutine MPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Issend_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -4018,7 +4018,7 @@ module mpi_f08
     subroutine MPI_Issend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Issend_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -4109,10 +4109,10 @@ module mpi_f08
     subroutine MPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, info, request, ierror) bind(C, name="MPI_Neighbor_allgather_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -4123,10 +4123,10 @@ module mpi_f08
     subroutine MPI_Neighbor_allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, info, request, ierror) bind(C, name="MPI_Neighbor_allgather_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -4168,10 +4168,10 @@ module mpi_f08
         displs, recvtype, comm, info, request, ierror) bind(C, &
         name="MPI_Neighbor_allgatherv_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -4184,10 +4184,10 @@ module mpi_f08
         recvcounts, displs, recvtype, comm, info, request, ierror) bind(C, &
         name="MPI_Neighbor_allgatherv_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: displs(*)
       type(MPI_Datatype) :: recvtype
@@ -4227,10 +4227,10 @@ module mpi_f08
     subroutine MPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, info, request, ierror) bind(C, name="MPI_Neighbor_alltoall_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -4241,10 +4241,10 @@ module mpi_f08
     subroutine MPI_Neighbor_alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, info, request, ierror) bind(C, name="MPI_Neighbor_alltoall_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       type(MPI_Comm) :: comm
@@ -4288,11 +4288,11 @@ module mpi_f08
         recvcounts, rdispls, recvtype, comm, info, request, ierror) bind(C, &
         name="MPI_Neighbor_alltoallv_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer :: sdispls(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer :: rdispls(*)
       type(MPI_Datatype) :: recvtype
@@ -4305,11 +4305,11 @@ module mpi_f08
         recvcounts, rdispls, recvtype, comm, info, request, ierror) bind(C, &
         name="MPI_Neighbor_alltoallv_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtype
@@ -4354,11 +4354,11 @@ module mpi_f08
         recvcounts, rdispls, recvtypes, comm, info, request, ierror) bind(C, &
         name="MPI_Neighbor_alltoallw_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtypes(*)
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtypes(*)
@@ -4371,11 +4371,11 @@ module mpi_f08
         recvcounts, rdispls, recvtypes, comm, info, request, ierror) bind(C, &
         name="MPI_Neighbor_alltoallw_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: sdispls(*)
       type(MPI_Datatype) :: sendtypes(*)
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: rdispls(*)
       type(MPI_Datatype) :: recvtypes(*)
@@ -4541,7 +4541,7 @@ module mpi_f08
     subroutine MPI_Precv_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, &
         ierror) bind(C, name="MPI_Precv_init_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: partitions
       integer :: count
       type(MPI_Datatype) :: datatype
@@ -4555,7 +4555,7 @@ module mpi_f08
     subroutine MPI_Precv_init_c_f08(buf, partitions, count, datatype, dest, tag, comm, info, &
         request, ierror) bind(C, name="MPI_Precv_init_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: partitions
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
@@ -4581,7 +4581,7 @@ module mpi_f08
     subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, &
         ierror) bind(C, name="MPI_Psend_init_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: partitions
       integer :: count
       type(MPI_Datatype) :: datatype
@@ -4595,7 +4595,7 @@ module mpi_f08
     subroutine MPI_Psend_init_c_f08(buf, partitions, count, datatype, dest, tag, comm, info, &
         request, ierror) bind(C, name="MPI_Psend_init_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: partitions
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
@@ -4657,7 +4657,7 @@ module mpi_f08
         target_disp, target_count, target_datatype, op, win, request, ierror) bind(C, &
         name="MPI_Raccumulate_f08")
       import
-      type(*), dimension(..) :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -4673,7 +4673,7 @@ module mpi_f08
         target_disp, target_count, target_datatype, op, win, request, ierror) bind(C, &
         name="MPI_Raccumulate_c_f08")
       import
-      type(*), dimension(..) :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -4716,7 +4716,7 @@ module mpi_f08
     subroutine MPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
         name="MPI_Recv_init_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: source
@@ -4728,7 +4728,7 @@ module mpi_f08
     subroutine MPI_Recv_init_c_f08(buf, count, datatype, source, tag, comm, request, &
         ierror) bind(C, name="MPI_Recv_init_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: source
@@ -4768,8 +4768,8 @@ module mpi_f08
     subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
         request, ierror) bind(C, name="MPI_Reduce_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -4782,8 +4782,8 @@ module mpi_f08
     subroutine MPI_Reduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
         request, ierror) bind(C, name="MPI_Reduce_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -4868,8 +4868,8 @@ module mpi_f08
     subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
         info, request, ierror) bind(C, name="MPI_Reduce_scatter_block_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -4881,8 +4881,8 @@ module mpi_f08
     subroutine MPI_Reduce_scatter_block_init_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
         info, request, ierror) bind(C, name="MPI_Reduce_scatter_block_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -4896,8 +4896,8 @@ module mpi_f08
     subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
         request, ierror) bind(C, name="MPI_Reduce_scatter_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcounts(*)
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -4909,8 +4909,8 @@ module mpi_f08
     subroutine MPI_Reduce_scatter_init_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
         info, request, ierror) bind(C, name="MPI_Reduce_scatter_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcounts(*)
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -4999,7 +4999,7 @@ module mpi_f08
     subroutine MPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierror) bind(C, name="MPI_Rget_f08")
       import
-      type(*), dimension(..) :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -5013,7 +5013,7 @@ module mpi_f08
     subroutine MPI_Rget_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierror) bind(C, name="MPI_Rget_c_f08")
       import
-      type(*), dimension(..) :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -5030,10 +5030,10 @@ module mpi_f08
         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
         win, request, ierror) bind(C, name="MPI_Rget_accumulate_f08")
       import
-      type(*), dimension(..) :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
-      type(*), dimension(..) :: result_addr
+      type(*), dimension(..), asynchronous :: result_addr
       integer :: result_count
       type(MPI_Datatype) :: result_datatype
       integer :: target_rank
@@ -5049,10 +5049,10 @@ module mpi_f08
         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
         win, request, ierror) bind(C, name="MPI_Rget_accumulate_c_f08")
       import
-      type(*), dimension(..) :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
-      type(*), dimension(..) :: result_addr
+      type(*), dimension(..), asynchronous :: result_addr
       integer(kind=MPI_COUNT_KIND) :: result_count
       type(MPI_Datatype) :: result_datatype
       integer :: target_rank
@@ -5069,7 +5069,7 @@ module mpi_f08
     subroutine MPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierror) bind(C, name="MPI_Rput_f08")
       import
-      type(*), dimension(..) :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -5083,7 +5083,7 @@ module mpi_f08
     subroutine MPI_Rput_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierror) bind(C, name="MPI_Rput_c_f08")
       import
-      type(*), dimension(..) :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -5123,7 +5123,7 @@ module mpi_f08
     subroutine MPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Rsend_init_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -5135,7 +5135,7 @@ module mpi_f08
     subroutine MPI_Rsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Rsend_init_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -5173,8 +5173,8 @@ module mpi_f08
     subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
         ierror) bind(C, name="MPI_Scan_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -5186,8 +5186,8 @@ module mpi_f08
     subroutine MPI_Scan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
         ierror) bind(C, name="MPI_Scan_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: sendbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       type(MPI_Op) :: op
@@ -5229,10 +5229,10 @@ module mpi_f08
     subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         root, comm, info, request, ierror) bind(C, name="MPI_Scatter_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -5244,10 +5244,10 @@ module mpi_f08
     subroutine MPI_Scatter_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         root, comm, info, request, ierror) bind(C, name="MPI_Scatter_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcount
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -5291,11 +5291,11 @@ module mpi_f08
     subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, info, request, ierror) bind(C, name="MPI_Scatterv_init_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer :: sendcounts(*)
       integer :: displs(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -5307,11 +5307,11 @@ module mpi_f08
     subroutine MPI_Scatterv_init_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, info, request, ierror) bind(C, name="MPI_Scatterv_init_c_f08")
       import
-      type(*), dimension(..) :: sendbuf
+      type(*), dimension(..), asynchronous :: sendbuf
       integer(kind=MPI_COUNT_KIND) :: sendcounts(*)
       integer(kind=MPI_ADDRESS_KIND) :: displs(*)
       type(MPI_Datatype) :: sendtype
-      type(*), dimension(..) :: recvbuf
+      type(*), dimension(..), asynchronous :: recvbuf
       integer(kind=MPI_COUNT_KIND) :: recvcount
       type(MPI_Datatype) :: recvtype
       integer :: root
@@ -5349,7 +5349,7 @@ module mpi_f08
     subroutine MPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Send_init_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -5361,7 +5361,7 @@ module mpi_f08
     subroutine MPI_Send_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Send_init_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -5603,7 +5603,7 @@ module mpi_f08
     subroutine MPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Ssend_init_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -5615,7 +5615,7 @@ module mpi_f08
     subroutine MPI_Ssend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Ssend_init_c_f08")
       import
-      type(*), dimension(..) :: buf
+      type(*), dimension(..), asynchronous :: buf
       integer(kind=MPI_COUNT_KIND) :: count
       type(MPI_Datatype) :: datatype
       integer :: dest
@@ -6440,7 +6440,7 @@ module mpi_f08
     subroutine MPI_Win_attach_f08(win, base, size, ierror) bind(C, name="MPI_Win_attach_f08")
       import
       type(MPI_Win) :: win
-      type(*), dimension(..) :: base
+      type(*), dimension(..), asynchronous :: base
       integer(kind=MPI_ADDRESS_KIND) :: size
       integer, optional :: ierror
     end subroutine
@@ -6465,7 +6465,7 @@ module mpi_f08
     subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror) bind(C, &
         name="MPI_Win_create_f08")
       import
-      type(*), dimension(..) :: base
+      type(*), dimension(..), asynchronous :: base
       integer(kind=MPI_ADDRESS_KIND) :: size
       integer :: disp_unit
       type(MPI_Info) :: info
@@ -6476,7 +6476,7 @@ module mpi_f08
     subroutine MPI_Win_create_c_f08(base, size, disp_unit, info, comm, win, ierror) bind(C, &
         name="MPI_Win_create_c_f08")
       import
-      type(*), dimension(..) :: base
+      type(*), dimension(..), asynchronous :: base
       integer(kind=MPI_ADDRESS_KIND) :: size
       integer(kind=MPI_ADDRESS_KIND) :: disp_unit
       type(MPI_Info) :: info

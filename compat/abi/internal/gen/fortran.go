@@ -87,6 +87,7 @@ type fbinding struct {
 	hasBuf  bool
 	hasStr  bool
 	noblock bool // the buffer outlives the call (nonblocking, persistent, attach)
+	addr    bool // only the buffer's address is used (MPI_Get_address): never a copy
 }
 
 func fortranBindings(t *tables) ([]*fbinding, error) {
@@ -174,6 +175,8 @@ func fortranBinding(f *function, t *tables) (*fbinding, error) {
 		switch f.name {
 		case "Buffer_attach", "Win_create", "Win_attach", "Win_create_c":
 			b.noblock = true
+		case "Get_address", "Free_mem":
+			b.addr = true
 		}
 	}
 	return b, nil

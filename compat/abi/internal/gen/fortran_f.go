@@ -296,7 +296,11 @@ func mpiF08Module(t *tables, cs []fconst, bs []*fbinding) []byte {
 			p("      import\n")
 			for _, a := range b.args {
 				d, _ := ftype(a, true)
-				if a.class == "buf" && !b.noblock {
+				switch {
+				case a.class != "buf":
+				case b.noblock: // the program must not move it before completion
+					d = strings.Replace(d, "dimension(..)", "dimension(..), asynchronous", 1)
+				case !b.addr: // a section comes as the compiler's contiguous copy
 					d = strings.Replace(d, "dimension(..)", "dimension(..), contiguous", 1)
 				}
 				p("      %s\n", d)

@@ -17,7 +17,7 @@ program f08
   integer :: m(4, 3), col(4), isum
   integer(kind=MPI_COUNT_KIND) :: cnt
   double precision :: d(10)
-  integer(kind=MPI_ADDRESS_KIND) :: wsize
+  integer(kind=MPI_ADDRESS_KIND) :: wsize, a1, a2, a3
   type(c_ptr) :: base
   integer, pointer :: wmem(:)
   character(len=MPI_MAX_OBJECT_NAME) :: name
@@ -94,6 +94,11 @@ program f08
   call check(fst(MPI_SOURCE) == left .and. fst(MPI_TAG) == 1, 'status_f082f')
   call MPI_Status_f2f08(fst, st2)
   call check(st2%MPI_SOURCE == left, 'status_f2f08')
+  ! An address is the actual's, a noncontiguous section's included.
+  call MPI_Get_address(m(1, 1), a1)
+  call MPI_Get_address(m(1, :), a2)
+  call MPI_Get_address(m(1, 2), a3)
+  call check(a1 == a2 .and. MPI_Aint_diff(a3, a1) == 16, 'get_address')
   call MPI_Initialized(flag)
   call MPI_Sizeof(d, n)
   call check(n == 8, 'sizeof')
