@@ -18,6 +18,40 @@ import (
 // fortranLib is the binding library's file name and soname.
 const fortranLib = "libgshmem_mpifort.so.1"
 
+// fortranStamp names the file under lib/ that records the compiler the
+// module files were built with.
+const fortranStamp = "gshmem-mpifort-compiler"
+
+// fortranIdentity is the compiler's name and major version ("gfortran 12"),
+// what decides whether it reads another's module files; "" when it does
+// not say.
+func fortranIdentity(fc []string) string {
+	out, err := exec.Command(fc[0], append(fc[1:], "-dumpversion")...).Output()
+	if err != nil {
+		return ""
+	}
+	major, _, _ := strings.Cut(strings.TrimSpace(string(out)), ".")
+	return filepath.Base(fc[0]) + " " + major
+}
+
+// fortranMismatch says how the compiler mpifort is about to run differs
+// from the one the installation's module files were built with, or "".
+func fortranMismatch(prefix string, fc []string) string {
+	b, err := os.ReadFile(filepath.Join(prefix, "lib", fortranStamp))
+	if err != nil {
+		return ""
+	}
+	built, now := strings.TrimSpace(string(b)), fortranIdentity(fc)
+	if built == "" || now == built {
+		return ""
+	}
+	if now == "" {
+		now = strings.Join(fc, " ")
+	}
+	return fmt.Sprintf("mpifort: the mpi and mpi_f08 module files under %s/include were built by %s, not %s: "+
+		"use mpi and use mpi_f08 need that compiler (or gshmem abi install run again with GSHMEM_FC); mpif.h works with any compiler whose INTEGER is a C int", prefix, built, now)
+}
+
 // fortranCompiler is the Fortran compiler mpifort runs and abi install
 // builds the modules with: GSHMEM_FC, else gfortran.
 func fortranCompiler() string {
@@ -93,6 +127,11 @@ func installFortran(cmd *cobra.Command, root, prefix, self string) error {
 	if err := copyFile(filepath.Join(src, "include", "mpif.h"), filepath.Join(inc, "mpif.h"), 0o644); err != nil {
 		return err
 	}
+	// The module files are this compiler's (and this version's) format:
+	// record which, for mpifort to compare.
+	if err := os.WriteFile(filepath.Join(lib, fortranStamp), []byte(fortranIdentity(fc)+"\n"), 0o644); err != nil {
+		return err
+	}
 	for _, name := range []string{"mpifort", "mpif90", "mpif77"} {
 		body := "#!/bin/sh\n# gshmem's " + name + " (gshmem abi install)\nexec \"" + self + "\" mpifort --prefix \"" + prefix + "\" \"$@\"\n"
 		if err := os.WriteFile(filepath.Join(prefix, "bin", name), []byte(body), 0o755); err != nil {
@@ -147,8 +186,8 @@ files, and mpifort says so.`,
 				return fmt.Errorf("no Fortran binding under %s/lib: gshmem abi install found no Fortran compiler (install gfortran, then run it again)", p)
 			}
 			fc := fortranCompiler()
-			if !strings.Contains(filepath.Base(strings.Fields(fc)[0]), "gfortran") {
-				fmt.Fprintf(cmd.ErrOrStderr(), "mpifort: %s is not gfortran: the mpi and mpi_f08 module files under %s/include are gfortran's; mpif.h works with any compiler whose INTEGER is a C int\n", fc, p)
+			if msg := fortranMismatch(p, strings.Fields(fc)); msg != "" && !w.show {
+				fmt.Fprintln(cmd.ErrOrStderr(), msg)
 			}
 			return runWrapped(cmd, mpifortCommand(fc, p, w.rest), w.show)
 		},

@@ -11,6 +11,8 @@ C     IERROR. Prints "f77 ok" on every rank.
       REAL RBUF(3)
       DOUBLE PRECISION DBUF(2), T0
       COMPLEX CBUF(2)
+      DOUBLE COMPLEX ZBUF
+      INTEGER*8 I8BUF
       LOGICAL LBUF(2), FLAG
       CHARACTER*8 SBUF
       CHARACTER*(MPI_MAX_OBJECT_NAME) NAME
@@ -51,6 +53,12 @@ C     Point-to-point around a ring, one message per type.
      &                  IERR)
           CALL MPI_SEND(SBUF, 8, MPI_CHARACTER, 1, 16, MPI_COMM_WORLD,
      &                  IERR)
+          ZBUF = (1D200, -1D-200)
+          I8BUF = -123456789012345_8
+          CALL MPI_SEND(ZBUF, 1, MPI_DOUBLE_COMPLEX, 1, 17,
+     &                  MPI_COMM_WORLD, IERR)
+          CALL MPI_SEND(I8BUF, 1, MPI_INTEGER8, 1, 18, MPI_COMM_WORLD,
+     &                  IERR)
         ELSE IF (RANK .EQ. 1) THEN
           CALL MPI_RECV(IBUF, 4, MPI_INTEGER, 0, 11, MPI_COMM_WORLD,
      &                  STATUS, IERR)
@@ -76,6 +84,12 @@ C     Point-to-point around a ring, one message per type.
           CALL MPI_RECV(SBUF, 8, MPI_CHARACTER, 0, 16, MPI_COMM_WORLD,
      &                  MPI_STATUS_IGNORE, IERR)
           CALL CHECK(SBUF .EQ. 'fortran!', 'character data')
+          CALL MPI_RECV(ZBUF, 1, MPI_DOUBLE_COMPLEX, 0, 17,
+     &                  MPI_COMM_WORLD, MPI_STATUS_IGNORE, IERR)
+          CALL CHECK(ZBUF .EQ. (1D200, -1D-200), 'double complex')
+          CALL MPI_RECV(I8BUF, 1, MPI_INTEGER8, 0, 18, MPI_COMM_WORLD,
+     &                  MPI_STATUS_IGNORE, IERR)
+          CALL CHECK(I8BUF .EQ. -123456789012345_8, 'integer*8')
         END IF
       END IF
 C     Collectives: an in-place sum, a broadcast, a user op.
