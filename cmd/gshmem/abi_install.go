@@ -132,7 +132,7 @@ func installABI(cmd *cobra.Command, prefix, src string) error {
 	if err := os.Symlink(abiLib, link); err != nil {
 		return err
 	}
-	for _, h := range []string{"mpi.h", "gshmem.h", "gshmemx.h", "shmem.h", "shmemx.h", "pshmem.h"} {
+	for _, h := range []string{"mpi.h", "mpi_fortran.h", "gshmem.h", "gshmemx.h", "shmem.h", "shmemx.h", "pshmem.h"} {
 		if err := copyFile(filepath.Join(root, "compat", "abi", "include", h), filepath.Join(prefix, "include", h), 0o644); err != nil {
 			return err
 		}
@@ -181,6 +181,9 @@ Cflags: -I${includedir}
 Libs: -L${libdir} -Wl,-rpath,${libdir} -lmpi_abi
 `, prefix)
 	if err := os.WriteFile(filepath.Join(prefix, "lib", "pkgconfig", "mpi.pc"), []byte(pc), 0o644); err != nil {
+		return err
+	}
+	if err := installFortran(cmd, root, prefix, self); err != nil {
 		return err
 	}
 	installDeviceLib(cmd, prefix)

@@ -20,7 +20,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.AddCommand(runCmd(), infoCmd(), perfCmd())
-	root.AddCommand(mpiccCmd(), mpicxxCmd(), nvccCmd(), abiCmd())
+	root.AddCommand(mpiccCmd(), mpicxxCmd(), mpifortCmd(), nvccCmd(), abiCmd())
 	if err := root.Execute(); err != nil {
 		var code exitCode
 		if asExit(err, &code) {

@@ -27,6 +27,13 @@ type wrapper struct {
 	compilerEnv string // the variable naming the compiler: GSHMEM_CC
 	compiler    string // the compiler when compilerEnv is unset: cc
 	libs        []string
+	// libFlags, when set, are the flags that link the libraries instead
+	// of -l for each of libs (mpifort's keep both of its libraries
+	// recorded where the linker defaults to --as-needed).
+	libFlags []string
+	// compileExtra, when set, adds flags a compiler needs for every
+	// compilation (gfortran's -fallow-argument-mismatch for mpif.h).
+	compileExtra func(compiler []string) []string
 	// rpath is the flags that record dir as a run-time search path
 	// (cc: -Wl,-rpath,dir).
 	rpath func(dir string) []string
@@ -67,6 +74,9 @@ func (l wrapperLine) compileFlags() []string {
 	for _, d := range l.incdirs {
 		f = append(f, "-I"+d)
 	}
+	if l.w.compileExtra != nil {
+		f = append(f, l.w.compileExtra(l.compiler)...)
+	}
 	return f
 }
 
@@ -76,6 +86,9 @@ func (l wrapperLine) linkFlags() []string {
 	for _, d := range l.libdirs {
 		f = append(f, "-L"+d)
 		f = append(f, l.w.rpath(d)...)
+	}
+	if l.w.libFlags != nil {
+		return append(f, l.w.libFlags...)
 	}
 	for _, lib := range l.w.libs {
 		f = append(f, "-l"+lib)

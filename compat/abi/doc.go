@@ -161,6 +161,9 @@
 //	abi.h, state.h     the C side's shared declarations; the published state layout
 //	state.go, layout.go Go's mirror of state.h; the C layout for its test
 //	handles.go         the handle table, MPI_X_toint/fromint
+//	fortran.go         MPI_Abi_get/set_fortran_info and _booleans: what a Fortran binding tells the library
+//	fortran/           the Fortran binding library libgshmem_mpifort (mpif.h, use mpi, use mpi_f08),
+//	                   generated (z*) from abi.txt, hand-written where no rule fits; built by gshmem abi install
 //	errors.go          error classes, strings and handlers
 //	callbacks.c        calls into user code (error handlers, user ops, attribute copy/delete)
 //	env.go, env.c      MPI_Init ... MPI_Finalize, versions, MPI_Abort; statuses, attributes in C

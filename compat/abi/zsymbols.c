@@ -10,18 +10,13 @@
 
 int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
 {
-    (void)logical_size;
-    (void)logical_true;
-    (void)logical_false;
-    (void)is_set;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Abi_get_fortran_booleans");
+    return abigo_Abi_get_fortran_booleans((int)logical_size, (uintptr_t)logical_true, (uintptr_t)logical_false, (int*)is_set);
 }
 int MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set) __attribute__((weak, alias("PMPI_Abi_get_fortran_booleans")));
 
 int PMPI_Abi_get_fortran_info(MPI_Info *info)
 {
-    (void)info;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Abi_get_fortran_info");
+    return abigo_Abi_get_fortran_info((uintptr_t*)info);
 }
 int MPI_Abi_get_fortran_info(MPI_Info *info) __attribute__((weak, alias("PMPI_Abi_get_fortran_info")));
 
@@ -39,17 +34,13 @@ int MPI_Abi_get_version(int *abi_major, int *abi_minor) __attribute__((weak, ali
 
 int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
 {
-    (void)logical_size;
-    (void)logical_true;
-    (void)logical_false;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Abi_set_fortran_booleans");
+    return abigo_Abi_set_fortran_booleans((int)logical_size, (uintptr_t)logical_true, (uintptr_t)logical_false);
 }
 int MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false) __attribute__((weak, alias("PMPI_Abi_set_fortran_booleans")));
 
 int PMPI_Abi_set_fortran_info(MPI_Info info)
 {
-    (void)info;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Abi_set_fortran_info");
+    return abigo_Abi_set_fortran_info((uintptr_t)info);
 }
 int MPI_Abi_set_fortran_info(MPI_Info info) __attribute__((weak, alias("PMPI_Abi_set_fortran_info")));
 

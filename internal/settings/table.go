@@ -65,6 +65,8 @@ var table = []Var{
 		Help: "the compiler `gshmem mpicc` runs (words: `ccache gcc`)"},
 	{Name: "GSHMEM_CXX", Kind: Text, Default: "c++", Reader: "gshmem mpicxx",
 		Help: "the compiler `gshmem mpicxx` runs"},
+	{Name: "GSHMEM_FC", Kind: Text, Default: "`gfortran`", Reader: "gshmem mpifort, gshmem abi install",
+		Help: "the Fortran compiler `gshmem mpifort` runs and `gshmem abi install` builds the Fortran binding and module files with"},
 	{Name: "GSHMEM_NVCC", Kind: Text, Default: "nvcc", Reader: "gshmem nvcc, gshmem abi install",
 		Help: "the CUDA compiler `gshmem nvcc` runs (kernels that include `gshmem.cuh`), and `gshmem abi install` for `libgshmem_device.a` (`-rdc` programs linked as NVSHMEM's, `-lgshmem_device`)"},
 	{Name: "GSHMEM_ABI_PREFIX", Kind: Text, Range: "a directory", Reader: "gshmem mpicc, mpicxx, nvcc",

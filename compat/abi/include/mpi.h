@@ -1841,4 +1841,8 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 }
 #endif
 
+/* Fortran interoperability (MPI_Fint, MPI_Comm_c2f, ...): outside the ABI,
+ * in gshmem's Fortran binding library. */
+#include "mpi_fortran.h"
+
 #endif /* GSHMEM_MPI_ABI_H */

@@ -178,7 +178,11 @@ func generate(dir string) (map[string][]byte, error) {
 			return nil, fmt.Errorf("abic_%s: no MPI_%s in the ABI tables", n, n)
 		}
 	}
-	return map[string][]byte{
+	ffiles, err := fortranFiles(t)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{
 		"include/mpi.h":    header(t),
 		"zprotos.h":        protos(t, where),
 		"zsymbols.c":       symbols(t, where, byName),
@@ -190,5 +194,9 @@ func generate(dir string) (map[string][]byte, error) {
 		"zshmem.c":         shmemTyped(),
 		"zshmem_alias.h":   shmemAliases(),
 		filepath.Join("..", "..", "porting-guide", "abi-status.md"): status(t, where),
-	}, nil
+	}
+	for n, b := range ffiles {
+		files[n] = b
+	}
+	return files, nil
 }

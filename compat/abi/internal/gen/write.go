@@ -68,7 +68,10 @@ func header(t *tables) []byte {
 			p("%s %s%s(%s);\n", f.ret, prefix, f.name, paramList(f, false))
 		}
 	}
-	p("\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* GSHMEM_MPI_ABI_H */\n")
+	p("\n#ifdef __cplusplus\n}\n#endif\n\n")
+	p("/* Fortran interoperability (MPI_Fint, MPI_Comm_c2f, ...): outside the ABI,\n")
+	p(" * in gshmem's Fortran binding library. */\n#include \"mpi_fortran.h\"\n")
+	p("\n#endif /* GSHMEM_MPI_ABI_H */\n")
 	return b.Bytes()
 }
 

@@ -1,0 +1,176 @@
+/* special.c: the Fortran bindings no rule of the generator covers (MPI_Init
+ * without argv, the functions MPI_Wtime/MPI_Wtick/MPI_Aint_add, attributes
+ * as address-sized integers, user callbacks written in Fortran), the
+ * special addresses' common blocks and the helpers of fbind.h. */
+#include "fbind.h"
+
+/* The common blocks of mpif.h / use mpi, sized as the Fortran declares them. */
+/* gfortran aligns a common block to up to 32 bytes; so do these. */
+#define FB_COMMON __attribute__((aligned(32)))
+FB_COMMON int mpifcb_bottom_[1], mpifcb_in_place_[1], mpifcb_buffer_automatic_[1];
+FB_COMMON int mpifcb_status_ignore_[8], mpifcb_statuses_ignore_[8];
+FB_COMMON int mpifcb_errcodes_ignore_[1], mpifcb_unweighted_[1], mpifcb_weights_empty_[1];
+FB_COMMON char mpifcb_argv_null_[1], mpifcb_argvs_null_[1];
+
+/* gfortran's LOGICAL(4): .TRUE. is 1, .FALSE. is 0. */
+int fb_true = 1, fb_false = 0;
+
+/* fb_tell_abi tells the C library the Fortran compiler's LOGICAL values
+ * and type sizes (MPI-5.0 ABI: MPI_Abi_set_fortran_booleans/_info), so
+ * that logical reductions over MPI_LOGICAL use them. A library that was
+ * told already (another binding in the process) keeps its values. The
+ * sized types a gfortran has but the C library has no type for (REAL*2,
+ * REAL*16, INTEGER*16, COMPLEX*4, COMPLEX*32) are "false". */
+__attribute__((constructor)) static void fb_tell_abi(void)
+{
+    int t = fb_true, f = fb_false;
+    (void)MPI_Abi_set_fortran_booleans((int)sizeof(int), &t, &f);
+    MPI_Info info;
+    if (MPI_Info_create(&info) != MPI_SUCCESS) return;
+    static const char *kv[][2] = {
+        {"mpi_logical_size", "4"}, {"mpi_integer_size", "4"}, {"mpi_real_size", "4"},
+        {"mpi_double_precision_size", "8"},
+        {"mpi_logical1_supported", "true"}, {"mpi_logical2_supported", "true"},
+        {"mpi_logical4_supported", "true"}, {"mpi_logical8_supported", "true"},
+        {"mpi_logical16_supported", "false"},
+        {"mpi_integer1_supported", "true"}, {"mpi_integer2_supported", "true"},
+        {"mpi_integer4_supported", "true"}, {"mpi_integer8_supported", "true"},
+        {"mpi_integer16_supported", "false"},
+        {"mpi_real2_supported", "false"}, {"mpi_real4_supported", "true"},
+        {"mpi_real8_supported", "true"}, {"mpi_real16_supported", "false"},
+        {"mpi_complex4_supported", "false"}, {"mpi_complex8_supported", "true"},
+        {"mpi_complex16_supported", "true"}, {"mpi_complex32_supported", "false"},
+        {"mpi_double_complex_supported", "true"},
+    };
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        MPI_Info_set(info, kv[i][0], kv[i][1]);
+    (void)MPI_Abi_set_fortran_info(info);
+    MPI_Info_free(&info);
+}
+
+void pmpi_init_(int *ierror) { fb_ret(ierror, MPI_Init(NULL, NULL)); }
+FB_ALIAS(mpi_init_, pmpi_init_)
+
+void pmpi_init_thread_(const int *required, int *provided, int *ierror)
+{
+    fb_ret(ierror, MPI_Init_thread(NULL, NULL, *required, provided));
+}
+FB_ALIAS(mpi_init_thread_, pmpi_init_thread_)
+
+double pmpi_wtime_(void) { return MPI_Wtime(); }
+FB_ALIAS(mpi_wtime_, pmpi_wtime_)
+double pmpi_wtick_(void) { return MPI_Wtick(); }
+FB_ALIAS(mpi_wtick_, pmpi_wtick_)
+
+void pmpi_pcontrol_(const int *level) { (void)MPI_Pcontrol(*level); }
+FB_ALIAS(mpi_pcontrol_, pmpi_pcontrol_)
+
+MPI_Aint pmpi_aint_add_(const MPI_Aint *base, const MPI_Aint *disp) { return MPI_Aint_add(*base, *disp); }
+FB_ALIAS(mpi_aint_add_, pmpi_aint_add_)
+MPI_Aint pmpi_aint_diff_(const MPI_Aint *a, const MPI_Aint *b) { return MPI_Aint_diff(*a, *b); }
+FB_ALIAS(mpi_aint_diff_, pmpi_aint_diff_)
+
+/* Attributes. Fortran stores an INTEGER(KIND=MPI_ADDRESS_KIND) value where
+ * C stores a pointer, and reads the predefined attributes as values where
+ * C gets a pointer to them (MPI-4.1 section 7.7, 19.3.7). */
+static MPI_Aint attr_value(int keyval, void *v)
+{
+    switch (keyval) {
+    case MPI_TAG_UB: case MPI_IO: case MPI_HOST: case MPI_WTIME_IS_GLOBAL:
+    case MPI_APPNUM: case MPI_LASTUSEDCODE: case MPI_UNIVERSE_SIZE:
+    case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
+        return *(int *)v;
+    case MPI_WIN_SIZE:
+        return *(MPI_Aint *)v;
+    default: /* MPI_WIN_BASE is the address itself; user values as stored */
+        return (MPI_Aint)v;
+    }
+}
+
+#define FB_ATTR(lower, K, Kfrom)                                                          \
+    void pmpi_##lower##_set_attr_(const int *h, const int *keyval, const MPI_Aint *val,   \
+                                  int *ierror)                                            \
+    {                                                                                     \
+        fb_ret(ierror, MPI_##K##_set_attr(FB_FROM(Kfrom, *h), *keyval, (void *)*val));    \
+    }                                                                                     \
+    FB_ALIAS(mpi_##lower##_set_attr_, pmpi_##lower##_set_attr_)                           \
+    void pmpi_##lower##_get_attr_(const int *h, const int *keyval, MPI_Aint *val,         \
+                                  int *flag, int *ierror)                                 \
+    {                                                                                     \
+        void *v = NULL;                                                                   \
+        int f = 0;                                                                        \
+        int rc = MPI_##K##_get_attr(FB_FROM(Kfrom, *h), *keyval, &v, &f);                 \
+        if (rc == MPI_SUCCESS && f) *val = attr_value(*keyval, v);                        \
+        *flag = fb_lout(f);                                                               \
+        fb_ret(ierror, rc);                                                               \
+    }                                                                                     \
+    FB_ALIAS(mpi_##lower##_get_attr_, pmpi_##lower##_get_attr_)
+FB_ATTR(comm, Comm, Comm)
+FB_ATTR(type, Type, Datatype)
+FB_ATTR(win, Win, Win)
+
+/* MPI_ATTR_PUT/GET (deprecated): the value is a default INTEGER. */
+void pmpi_attr_put_(const int *comm, const int *keyval, const int *val, int *ierror)
+{
+    fb_ret(ierror, MPI_Comm_set_attr(FB_FROM(Comm, *comm), *keyval, (void *)(MPI_Aint)*val));
+}
+FB_ALIAS(mpi_attr_put_, pmpi_attr_put_)
+void pmpi_attr_get_(const int *comm, const int *keyval, int *val, int *flag, int *ierror)
+{
+    void *v = NULL;
+    int f = 0;
+    int rc = MPI_Comm_get_attr(FB_FROM(Comm, *comm), *keyval, &v, &f);
+    if (rc == MPI_SUCCESS && f) *val = (int)attr_value(*keyval, v);
+    *flag = fb_lout(f);
+    fb_ret(ierror, rc);
+}
+FB_ALIAS(mpi_attr_get_, pmpi_attr_get_)
+
+/* fb_comm_count: the length of MPI_Alltoallw's type arrays. */
+int fb_comm_count(MPI_Comm comm)
+{
+    int inter = 0, n = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+    if (inter ? MPI_Comm_remote_size(comm, &n) : MPI_Comm_size(comm, &n)) return 0;
+    return n;
+}
+
+/* fb_nbr_count: the length of MPI_Neighbor_alltoallw's send (out) or
+ * receive type array. */
+int fb_nbr_count(MPI_Comm comm, int out)
+{
+    int topo = MPI_UNDEFINED, n = 0, rank = 0, in = 0, o = 0, w = 0;
+    if (MPI_Topo_test(comm, &topo) != MPI_SUCCESS) return 0;
+    switch (topo) {
+    case MPI_CART:
+        if (MPI_Cartdim_get(comm, &n) != MPI_SUCCESS) return 0;
+        return 2 * n;
+    case MPI_GRAPH:
+        if (MPI_Comm_rank(comm, &rank) || MPI_Graph_neighbors_count(comm, rank, &n)) return 0;
+        return n;
+    case MPI_DIST_GRAPH:
+        if (MPI_Dist_graph_neighbors_count(comm, &in, &o, &w) != MPI_SUCCESS) return 0;
+        return out ? o : in;
+    }
+    return 0;
+}
+
+/* fb_cfi is the address of an mpi_f08 choice buffer. Blocking calls'
+ * buffers are CONTIGUOUS in the interface (the compiler copies a section
+ * in and out); a buffer that outlives the call cannot be a copy, so a
+ * noncontiguous one is refused with MPI_ERR_BUFFER rather than lost. */
+void *fb_cfi(CFI_cdesc_t *d, int noblock, int *ierror)
+{
+    if (noblock && !CFI_is_contiguous(d)) {
+        int rc = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_BUFFER);
+        (void)rc;
+        fb_ret(ierror, MPI_ERR_BUFFER);
+        return FB_BAD;
+    }
+    return d->base_addr;
+}
+
+/* MPI_F_SYNC_REG(BUF): does nothing, out of the compiler's sight, so that
+ * BUF is stored before and reloaded after (MPI-4.1 section 19.1.17). */
+void pmpi_f_sync_reg_(void *buf) { (void)buf; }
+FB_ALIAS(mpi_f_sync_reg_, pmpi_f_sync_reg_)

@@ -1,0 +1,423 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// The Fortran binding library (compat/abi/fortran) is generated from the
+// same C entry points as mpi.h: every MPI-4.1 routine with a Fortran
+// binding becomes a Fortran-callable C function (mpi_send_, pmpi_send_ for
+// mpif.h and use mpi; MPI_Send_f08 for use mpi_f08) that converts its
+// arguments and calls the C ABI, and an explicit interface in the mpi and
+// mpi_f08 modules. The conversion of an argument follows from its C type
+// and, where the type alone does not say it, from its name (fclass); the
+// few routines whose arguments no rule covers (callbacks, attributes,
+// MPI_Init's argv) are written by hand in fortran/special.c and listed in
+// fortranHand, and those without a Fortran binding in fortranExcluded.
+
+// fortranHand: routines whose Fortran binding is hand-written in
+// fortran/special.c, callbacks.c, spawn.c (C) and fortran/special_mpi.f90 / special_f08.f90
+// (interfaces).
+var fortranHand = map[string]bool{
+	"Init": true, "Init_thread": true, "Wtime": true, "Wtick": true, "Pcontrol": true,
+	"Aint_add": true, "Aint_diff": true,
+	"Comm_get_attr": true, "Comm_set_attr": true, "Type_get_attr": true, "Type_set_attr": true,
+	"Win_get_attr": true, "Win_set_attr": true, "Attr_get": true, "Attr_put": true,
+	"Op_create": true, "Comm_create_errhandler": true, "Win_create_errhandler": true,
+	"File_create_errhandler": true, "Session_create_errhandler": true,
+	"Comm_create_keyval": true, "Type_create_keyval": true, "Win_create_keyval": true,
+	"Keyval_create": true,
+	"Comm_spawn":    true, "Comm_spawn_multiple": true, "Grequest_start": true, "Register_datarep": true,
+}
+
+// fortranExcluded: C entry points without a Fortran binding here, with the
+// reason (the tools interface and the int conversions are C-only in the
+// standard; the rest are not bound yet and say so in the porting guide).
+var fortranExcluded = map[string]string{
+	"Register_datarep_c": "large-count Fortran datarep conversion callbacks are not bound yet",
+	"Op_create_c":        "large-count Fortran user ops are not bound yet",
+	"Info_create_env":    "C only: its arguments are main's argc and argv",
+}
+
+// fortranSkip reports whether C entry point f has no Fortran binding.
+func fortranSkip(f *function) bool {
+	if strings.HasPrefix(f.name, "T_") || strings.HasSuffix(f.name, "_toint") || strings.HasSuffix(f.name, "_fromint") {
+		return true
+	}
+	_, ex := fortranExcluded[f.name]
+	return ex
+}
+
+// fortranLogical: parameters that are Fortran LOGICALs (C ints).
+var fortranLogical = map[string]bool{
+	"flag": true, "reorder": true, "periods": true, "remain_dims": true, "weighted": true,
+	"is_set": true, "logical_true": true, "logical_false": true, "commute": true,
+}
+
+// farg is one parameter of a Fortran binding with its conversion class:
+//
+//	ival  int by value: INTEGER, dereferenced
+//	lin   a LOGICAL by value, converted to a C int
+//	sval  MPI_Aint/MPI_Offset/MPI_Count by value, dereferenced
+//	h     a handle by value: INTEGER through MPI_X_fromint
+//	hp    a handle by pointer: converted in, and back with MPI_X_toint
+//	ha    an array of handles of length n
+//	buf   a choice buffer: special addresses (MPI_BOTTOM, MPI_IN_PLACE) mapped
+//	sin   an input string: hidden length, trailing blanks trimmed
+//	sout  an output string: blank-padded to the hidden length
+//	st    a status or array of statuses (the same 8 INTEGERs as C's)
+//	ptr   int, MPI_Aint, MPI_Count, MPI_Offset by pointer, passed through
+//	lout  a LOGICAL output
+//	lptr  a LOGICAL array or LOGICAL by pointer, passed through
+//	spec  an int array with special addresses (errcodes, weights)
+type farg struct {
+	p      param
+	class  string
+	handle string // h, hp, ha: the handle type without MPI_ ("Comm")
+	array  bool
+	n      string // ha: the C expression of the array's length
+}
+
+// fbinding is one routine's Fortran binding.
+type fbinding struct {
+	f       *function
+	args    []farg
+	hasBuf  bool
+	hasStr  bool
+	noblock bool // the buffer outlives the call (nonblocking, persistent, attach)
+	addr    bool // only the buffer's address is used (MPI_Get_address): never a copy
+}
+
+func fortranBindings(t *tables) ([]*fbinding, error) {
+	var out []*fbinding
+	for _, f := range t.funcs {
+		if fortranSkip(f) || fortranHand[f.name] {
+			continue
+		}
+		b, err := fortranBinding(f, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func fortranBinding(f *function, t *tables) (*fbinding, error) {
+	if f.ret != "int" || f.variadic {
+		return nil, fmt.Errorf("Fortran binding of MPI_%s: returns %s: add it to fortranHand or fortranExcluded", f.name, f.ret)
+	}
+	b := &fbinding{f: f}
+	for _, p := range f.params {
+		a := farg{p: p, array: strings.Contains(p.text, "[]")}
+		handle := t.handles[p.base] && !strings.HasPrefix(p.base, "MPI_T_")
+		switch {
+		case p.stars == 0 && p.base == "int":
+			a.class = "ival"
+			if fortranLogical[p.name] {
+				a.class = "lin"
+			}
+		case p.stars == 0 && (p.base == "MPI_Aint" || p.base == "MPI_Offset" || p.base == "MPI_Count"):
+			a.class = "sval"
+		case p.stars == 0 && handle:
+			a.class, a.handle = "h", strings.TrimPrefix(p.base, "MPI_")
+		case p.stars == 1 && p.base == "void":
+			a.class = "buf"
+			if fortranLogical[p.name] {
+				a.class = "lptr"
+			}
+			b.hasBuf = b.hasBuf || a.class == "buf"
+		case p.stars == 1 && p.base == "char":
+			a.class = "sout"
+			if strings.HasPrefix(p.text, "const ") {
+				a.class = "sin"
+			}
+			b.hasStr = true
+		case p.stars == 1 && p.base == "MPI_Status":
+			a.class = "st"
+		case p.stars == 1 && handle:
+			a.handle = strings.TrimPrefix(p.base, "MPI_")
+			a.class = "hp"
+			if a.array {
+				a.class = "ha"
+				n, err := handleArrayLen(f, p)
+				if err != nil {
+					return nil, err
+				}
+				a.n = n
+			}
+		case p.stars == 1 && p.base == "int":
+			switch {
+			case p.name == "array_of_errcodes" || strings.HasSuffix(p.name, "weights"):
+				a.class = "spec"
+			case fortranLogical[p.name] && !a.array:
+				a.class = "lout"
+			case fortranLogical[p.name]:
+				a.class = "lptr"
+			default:
+				a.class = "ptr"
+			}
+		case p.stars == 1 && (p.base == "MPI_Aint" || p.base == "MPI_Offset" || p.base == "MPI_Count"):
+			a.class = "ptr"
+		default:
+			return nil, fmt.Errorf("Fortran binding of MPI_%s: no rule for parameter %q: add it to fortranHand or fortranExcluded", f.name, p.text)
+		}
+		b.args = append(b.args, a)
+	}
+	if b.hasBuf {
+		for _, p := range f.params {
+			if p.base == "MPI_Request" && p.stars == 1 {
+				b.noblock = true
+			}
+		}
+		switch f.name {
+		case "Buffer_attach", "Win_create", "Win_attach", "Win_create_c":
+			b.noblock = true
+		case "Get_address", "Free_mem":
+			b.addr = true
+		}
+	}
+	return b, nil
+}
+
+// handleArrayLen is the length of an array of handles: the comm's size
+// (or remote size, or neighbour count) for the w-collectives, the count
+// argument otherwise.
+func handleArrayLen(f *function, p param) (string, error) {
+	switch {
+	case strings.Contains(f.name, "eighbor_alltoallw"):
+		return fmt.Sprintf("fb_nbr_count(FB_FROM(Comm, *comm), %d)", map[bool]int{true: 1, false: 0}[p.name == "sendtypes"]), nil
+	case strings.Contains(f.name, "lltoallw"):
+		return "fb_comm_count(FB_FROM(Comm, *comm))", nil
+	case f.name == "Type_get_contents" || f.name == "Type_get_contents_c":
+		return "*max_datatypes", nil
+	}
+	for _, q := range f.params {
+		if q.stars == 0 && (q.name == "count" || q.name == "incount") {
+			return "*" + q.name, nil
+		}
+	}
+	return "", fmt.Errorf("Fortran binding of MPI_%s: no length for %s", f.name, p.name)
+}
+
+// fortranName is the link name gfortran gives an external procedure.
+func fortranName(prefix, name string) string { return strings.ToLower(prefix+"_"+name) + "_" }
+
+// fortranC writes fortran/zbind.c: the Fortran-callable entry points.
+func fortranC(bs []*fbinding) []byte {
+	var w strings.Builder
+	p := func(f string, a ...any) { fmt.Fprintf(&w, f, a...) }
+	p("/* The Fortran bindings of libgshmem_mpifort over the C ABI. %s */\n", banner)
+	p("#include \"fbind.h\"\n")
+	for _, b := range bs {
+		fortranCOne(&w, b)
+	}
+	return []byte(w.String())
+}
+
+func fortranCOne(w *strings.Builder, b *fbinding) {
+	p := func(f string, a ...any) { fmt.Fprintf(w, f, a...) }
+	f := b.f
+	var params, hidden, call, pre, post []string
+	for _, a := range b.args {
+		n := a.p.name
+		switch a.class {
+		case "ival", "lin", "sval", "h":
+			ctype := map[string]string{"ival": "int", "lin": "int", "sval": a.p.base, "h": "int"}[a.class]
+			params = append(params, "const "+ctype+" *"+n)
+			switch a.class {
+			case "ival", "sval":
+				call = append(call, "*"+n)
+			case "lin":
+				call = append(call, "fb_lin(*"+n+")")
+			case "h":
+				call = append(call, fmt.Sprintf("FB_FROM(%s, *%s)", a.handle, n))
+			}
+		case "hp":
+			params = append(params, "int *"+n)
+			pre = append(pre, fmt.Sprintf("MPI_%s c_%s = FB_FROM(%s, *%s);", a.handle, n, a.handle, n))
+			call = append(call, "&c_"+n)
+			post = append(post, fmt.Sprintf("*%s = FB_TO(%s, c_%s);", n, a.handle, n))
+		case "ha":
+			params = append(params, "int *"+n)
+			pre = append(pre, fmt.Sprintf("int n_%s = %s; MPI_%s *c_%s = fb_alloc(n_%s, sizeof(MPI_%s));", n, a.n, a.handle, n, n, a.handle),
+				fmt.Sprintf("if (n_%s > 0 && !c_%s) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }", n, n),
+				fmt.Sprintf("for (int i = 0; i < n_%s; i++) c_%s[i] = FB_FROM(%s, %s[i]);", n, n, a.handle, n))
+			call = append(call, "c_"+n)
+			if !strings.HasPrefix(a.p.text, "const ") {
+				post = append(post, fmt.Sprintf("for (int i = 0; i < n_%s; i++) %s[i] = FB_TO(%s, c_%s[i]);", n, n, a.handle, n))
+			}
+			post = append(post, fmt.Sprintf("free(c_%s);", n))
+		case "buf":
+			params = append(params, "void *"+n)
+			call = append(call, "fb_addr("+n+")")
+		case "lptr", "ptr":
+			params = append(params, a.p.base+" *"+n)
+			if strings.HasSuffix(a.p.text, "[][3]") { // MPI_Group_range_incl's ranges
+				call = append(call, "(int (*)[3])"+n)
+			} else {
+				call = append(call, n)
+			}
+		case "lout":
+			params = append(params, "int *"+n)
+			call = append(call, n)
+			post = append(post, fmt.Sprintf("*%s = fb_lout(*%s);", n, n))
+		case "spec":
+			params = append(params, "int *"+n)
+			call = append(call, "fb_ints("+n+")")
+		case "st":
+			params = append(params, "MPI_Status *"+n)
+			call = append(call, "fb_status("+n+")")
+		case "sin":
+			params = append(params, "const char *"+n)
+			hidden = append(hidden, "size_t "+n+"_len")
+			pre = append(pre, fmt.Sprintf("char *c_%s = fb_cstr(%s, %s_len);", n, n, n),
+				fmt.Sprintf("if (!c_%s) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }", n))
+			call = append(call, "c_"+n)
+			post = append(post, fmt.Sprintf("free(c_%s);", n))
+		case "sout":
+			params = append(params, "char *"+n)
+			hidden = append(hidden, "size_t "+n+"_len")
+			pre = append(pre, fmt.Sprintf("char *c_%s = fb_outbuf(%s_len);", n, n),
+				fmt.Sprintf("if (!c_%s) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }", n))
+			call = append(call, "c_"+n)
+			post = append(post, fmt.Sprintf("fb_fstr(%s, %s_len, c_%s); free(c_%s);", n, n, n, n))
+		}
+	}
+	params = append(params, "int *ierror")
+	params = append(params, hidden...)
+	fname := fortranName("pmpi", f.name)
+	p("\nvoid %s(%s)\n{\n", fname, strings.Join(params, ", "))
+	for _, s := range pre {
+		p("    %s\n", s)
+	}
+	p("    int rc = MPI_%s(%s);\n", f.name, strings.Join(call, ", "))
+	for _, s := range post {
+		p("    %s\n", s)
+	}
+	p("    fb_ret(ierror, rc);\n}\n")
+	p("FB_ALIAS(%s, %s)\n", fortranName("mpi", f.name), fname)
+	if !b.hasBuf && !b.hasStr {
+		return // use mpi_f08 binds to the same entry point
+	}
+	// The mpi_f08 entry point: buffers and strings come as descriptors.
+	var fparams, fcall []string
+	var fpre []string
+	for i, a := range b.args {
+		n := a.p.name
+		switch a.class {
+		case "buf":
+			fparams = append(fparams, "CFI_cdesc_t *"+n)
+			fcall = append(fcall, "b_"+n)
+			fpre = append(fpre, fmt.Sprintf("void *b_%s = fb_cfi(%s, %d, ierror); if (b_%s == FB_BAD) return;", n, n, map[bool]int{true: 1, false: 0}[b.noblock], n))
+		case "sin", "sout":
+			fparams = append(fparams, "CFI_cdesc_t *"+n)
+			fcall = append(fcall, "(char *)"+n+"->base_addr")
+		default:
+			fparams = append(fparams, params[i])
+			fcall = append(fcall, n)
+		}
+	}
+	fparams = append(fparams, "int *ierror")
+	fcall = append(fcall, "ierror")
+	for _, a := range b.args {
+		if a.class == "sin" || a.class == "sout" {
+			fcall = append(fcall, a.p.name+"->elem_len")
+		}
+	}
+	p("void MPI_%s_f08(%s)\n{\n", f.name, strings.Join(fparams, ", "))
+	for _, s := range fpre {
+		p("    %s\n", s)
+	}
+	p("    %s(%s);\n}\n", fname, strings.Join(fcall, ", "))
+}
+
+// fortranConstants lists the named integer constants of the Fortran
+// bindings with their values: the ABI's integer constants and the toint
+// values of its predefined handles.
+type fconst struct {
+	name, value, kind string // kind: "" (INTEGER) or a KIND name
+	handle            string // the handle type for mpi_f08 ("Comm"), or ""
+}
+
+func fortranConstants(t *tables) ([]fconst, error) {
+	var out []fconst
+	vals := map[string]string{}
+	seen := map[string]bool{}
+	add := func(c fconst) error {
+		u := strings.ToUpper(c.name)
+		if seen[u] {
+			return fmt.Errorf("Fortran constant %s defined twice (Fortran names ignore case)", c.name)
+		}
+		seen[u] = true
+		vals[c.name] = c.value
+		out = append(out, c)
+		return nil
+	}
+	for _, e := range t.entries {
+		var c fconst
+		switch {
+		case e.kind == "int" && e.ctype == "" && !strings.HasPrefix(e.name, "MPI_T_") && !strings.HasPrefix(e.name, "MPI_F_"):
+			c = fconst{name: e.name, value: decimal(e.value)}
+		case e.kind == "value" && t.handles[e.ctype] && !strings.HasPrefix(e.ctype, "MPI_T_"):
+			c = fconst{name: e.name, value: decimal(e.value), handle: strings.TrimPrefix(e.ctype, "MPI_")}
+		case e.kind == "value" && e.ctype == "MPI_Offset":
+			c = fconst{name: e.name, value: decimal(e.value), kind: "MPI_OFFSET_KIND"}
+		case e.kind == "alias":
+			v, ok := vals[e.value]
+			if !ok {
+				continue
+			}
+			c = fconst{name: e.name, value: v}
+			for _, o := range out {
+				if o.name == e.value {
+					c.handle, c.kind = o.handle, o.kind
+				}
+			}
+		default:
+			continue
+		}
+		if err := add(c); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range t.entries { // the Fortran status indices (1-based)
+		switch e.name {
+		case "MPI_F_STATUS_SIZE":
+			add(fconst{name: "MPI_STATUS_SIZE", value: e.value})
+		case "MPI_F_SOURCE", "MPI_F_TAG", "MPI_F_ERROR":
+			var v int
+			fmt.Sscan(e.value, &v)
+			add(fconst{name: "MPI_" + strings.TrimPrefix(e.name, "MPI_F_"), value: fmt.Sprint(v + 1)})
+		}
+	}
+	return out, nil
+}
+
+// decimal turns 0x1F into 31: Fortran has no hex literal of C's form.
+func decimal(v string) string {
+	var n int64
+	if strings.HasPrefix(v, "0x") || strings.HasPrefix(v, "0X") {
+		fmt.Sscanf(v[2:], "%x", &n)
+		return fmt.Sprint(n)
+	}
+	if strings.HasPrefix(v, "-0x") {
+		fmt.Sscanf(v[3:], "%x", &n)
+		return fmt.Sprint(-n)
+	}
+	return v
+}
+
+// handleKinds lists the handle types that have Fortran forms.
+func handleKinds(t *tables) []string {
+	var ks []string
+	for h := range t.handles {
+		if !strings.HasPrefix(h, "MPI_T_") {
+			ks = append(ks, strings.TrimPrefix(h, "MPI_"))
+		}
+	}
+	sort.Strings(ks)
+	return ks
+}

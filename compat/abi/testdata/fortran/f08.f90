@@ -1,0 +1,134 @@
+! f08.f90: MPI through use mpi_f08. Handle types with == and /=, the
+! status's components, ierror left out, array sections (noncontiguous)
+! as blocking buffers, the large-count (_c) overloads, MPI_IN_PLACE,
+! MPI_Win_allocate with C_F_POINTER, a user op with C_PTR arguments,
+! errors in ierror, and status conversion. Prints "f08 ok" on every rank.
+program f08
+  use mpi_f08
+  use, intrinsic :: iso_c_binding
+  implicit none
+  type(MPI_Comm) :: comm
+  type(MPI_Status) :: st, st2
+  type(MPI_Request) :: req
+  type(MPI_Win) :: win
+  type(MPI_Op) :: op
+  type(MPI_Datatype) :: dt
+  integer :: rank, np, right, left, ierr, cls, n, i, fst(MPI_STATUS_SIZE)
+  integer :: m(4, 3), col(4), isum
+  integer(kind=MPI_COUNT_KIND) :: cnt
+  double precision :: d(10)
+  integer(kind=MPI_ADDRESS_KIND) :: wsize, a1, a2, a3
+  type(c_ptr) :: base
+  integer, pointer :: wmem(:)
+  character(len=MPI_MAX_OBJECT_NAME) :: name
+  logical :: flag
+  procedure(MPI_User_function) :: maxop
+
+  call MPI_Init()
+  call MPI_Comm_dup(MPI_COMM_WORLD, comm)
+  call check(comm /= MPI_COMM_WORLD .and. .not. (comm == MPI_COMM_NULL), 'handle operators')
+  call MPI_Comm_rank(comm, rank)
+  call MPI_Comm_size(comm, np)
+  right = mod(rank + 1, np)
+  left = mod(rank + np - 1, np)
+
+  ! A row of m (stride 4 in memory) sent as 3 integers; received into
+  ! a column; received again into a row section.
+  do i = 1, 3
+    m(:, i) = (/(10 * rank + i + 100 * n, n = 0, 3)/)
+  end do
+  call MPI_Sendrecv(m(2, :), 3, MPI_INTEGER, right, 1, col, 3, MPI_INTEGER, left, 1, comm, st)
+  call check(st%MPI_SOURCE == left .and. st%MPI_TAG == 1 .and. st%MPI_ERROR == MPI_SUCCESS, 'status fields')
+  call check(col(1) == 10 * left + 1 + 100 .and. col(3) == 10 * left + 3 + 100, 'row section sent')
+  call MPI_Get_count(st, MPI_INTEGER, n)
+  call check(n == 3, 'get_count')
+  call MPI_Sendrecv(col, 3, MPI_INTEGER, right, 2, m(4, :), 3, MPI_INTEGER, left, 2, comm, MPI_STATUS_IGNORE)
+  n = mod(rank + 2 * np - 2, np) ! the left neighbour's left
+  call check(m(4, 1) == 10 * n + 101 .and. m(4, 3) == 10 * n + 103 .and. m(3, 2) == 10 * rank + 202, &
+    'row section received')
+
+  ! The large-count overload (INTEGER(KIND=MPI_COUNT_KIND) counts).
+  d = rank
+  cnt = 10
+  call MPI_Allreduce(MPI_IN_PLACE, d, cnt, MPI_DOUBLE_PRECISION, MPI_SUM, comm)
+  call check(d(10) == dble(np * (np - 1) / 2), 'allreduce_c in place')
+  call MPI_Type_size(MPI_DOUBLE_PRECISION, cnt)
+  call check(cnt == 8, 'type_size_c')
+
+  ! A user op written against mpi_f08's MPI_User_function.
+  call MPI_Op_create(maxop, .true., op)
+  isum = rank
+  call MPI_Allreduce(MPI_IN_PLACE, isum, 1, MPI_INTEGER, op, comm)
+  call check(isum == np - 1, 'f08 user op')
+  call MPI_Op_free(op)
+  call check(op == MPI_OP_NULL, 'op freed')
+
+  ! Stage 2: an allocated window, reached through C_F_POINTER.
+  wsize = 4 * np
+  call MPI_Win_allocate(wsize, 4, MPI_INFO_NULL, comm, base, win)
+  call c_f_pointer(base, wmem, (/np/))
+  wmem = -1
+  call MPI_Win_fence(0, win)
+  call MPI_Put(rank, 1, MPI_INTEGER, right, int(rank, MPI_ADDRESS_KIND), 1, MPI_INTEGER, win)
+  call MPI_Win_fence(0, win)
+  call check(wmem(left + 1) == left, 'win_allocate put')
+  call MPI_Win_free(win)
+
+  ! Errors: ierror present, MPI_ERRORS_RETURN; a noncontiguous section is
+  ! refused for a nonblocking send (it would outlive a copy).
+  call MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN)
+  call MPI_Send(isum, 1, MPI_INTEGER, np + 1, 0, comm, ierr)
+  call MPI_Error_class(ierr, cls)
+  call check(cls == MPI_ERR_RANK, 'ierror class')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+  call MPI_Isend(m(1, :), 3, MPI_INTEGER, right, 3, comm, req, ierr)
+  call check(ierr == MPI_ERR_BUFFER, 'noncontiguous nonblocking buffer refused')
+
+  ! Strings, datatypes as handles, status conversion.
+  call MPI_Comm_set_name(comm, 'f08 comm')
+  call MPI_Comm_get_name(comm, name, n)
+  call check(name == 'f08 comm' .and. n == 8, 'comm name')
+  dt = MPI_INTEGER
+  call check(dt == MPI_INTEGER .and. dt%MPI_VAL == MPI_INTEGER%MPI_VAL, 'datatype value')
+  call MPI_Status_f082f(st, fst)
+  call check(fst(MPI_SOURCE) == left .and. fst(MPI_TAG) == 1, 'status_f082f')
+  call MPI_Status_f2f08(fst, st2)
+  call check(st2%MPI_SOURCE == left, 'status_f2f08')
+  ! An address is the actual's, a noncontiguous section's included.
+  call MPI_Get_address(m(1, 1), a1)
+  call MPI_Get_address(m(1, :), a2)
+  call MPI_Get_address(m(1, 2), a3)
+  call check(a1 == a2 .and. MPI_Aint_diff(a3, a1) == 16, 'get_address')
+  call MPI_Initialized(flag)
+  call MPI_Sizeof(d, n)
+  call check(n == 8, 'sizeof')
+  call MPI_F_sync_reg(d)
+  call check(flag, 'initialized')
+
+  call MPI_Comm_free(comm)
+  print '(a)', 'f08 ok'
+  call MPI_Finalize()
+contains
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    if (.not. ok) then
+      print '(2a)', 'FAILED: ', what
+      flush(6)
+      call MPI_Abort(MPI_COMM_WORLD, 1)
+    end if
+  end subroutine
+
+end program
+
+subroutine maxop(invec, inoutvec, len, datatype)
+  use mpi_f08
+  use, intrinsic :: iso_c_binding
+  type(c_ptr), value :: invec, inoutvec
+  integer :: len
+  type(MPI_Datatype) :: datatype
+  integer, pointer :: a(:), b(:)
+  call c_f_pointer(invec, a, (/len/))
+  call c_f_pointer(inoutvec, b, (/len/))
+  if (datatype == MPI_INTEGER) b = max(a, b)
+end subroutine
