@@ -51,9 +51,9 @@ const DisplacementCurrent = -1
 // accesses through data sieving (file_rw.go). A File's calls are safe to
 // make from one goroutine at a time per member, as MPI's are.
 type File struct {
-	comm  *Comm // a duplicate of the opener's: collective I/O's messages stay apart
-	path  string
-	amode int
+	comm   *Comm // a duplicate of the opener's: collective I/O's messages stay apart
+	path   string
+	amode  int
 	fd     *os.File
 	noRead bool // opened WRONLY where the file could not be opened for reading too
 	hints  fileHints
