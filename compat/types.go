@@ -107,7 +107,10 @@ func Vector(count, blocklen, stride int, old Datatype) Datatype {
 func mapOf(t Datatype) *mpitype.Map { return mpitype.MapOf(t) }
 
 // view checks buf against count instances of dt and returns its bytes and
-// the number of data bytes count instances hold.
+// the number of data bytes count instances hold. A buffer starts at the
+// datatype's true lower bound (its first data byte): at its origin for
+// the maps whose data starts at displacement 0, and where the C library
+// puts the user's pointer plus the true lower bound.
 func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, error) {
 	if err := dt.Err(); err != nil {
 		return nil, 0, err
@@ -116,6 +119,9 @@ func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, er
 		return nil, 0, errorf(ClassCount, "%s count %d", what, count)
 	}
 	d := mapOf(dt)
+	if count > 1 && d.Extent() < 0 {
+		return nil, 0, errorf(ClassType, "%s: %d instances of datatype %v of negative extent", what, count, dt)
+	}
 	if d.Overlap() {
 		return nil, 0, errorf(ClassType, "%s: datatype %v has overlapping entries", what, dt)
 	}

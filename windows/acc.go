@@ -195,13 +195,10 @@ func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
 	if o != nil {
 		t = o
 	}
-	m, off, err := win.locate(target, disp, t.tt.Span(t.tcount))
+	m, off, err := win.locateType(target, disp, t.tt, t.tcount)
 	if err != nil {
 		return err
 	}
-	k := &kinds[t.tt.Basic()]
-	sz := k.size
-	nel := t.tcount * t.tt.Elems()
 	tc := t.tt.Cursor(t.tcount)
 	var oc, rc mpitype.Cursor
 	if o != nil {
@@ -210,22 +207,31 @@ func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
 	if r != nil {
 		rc = r.ot.Cursor(r.ocount)
 	}
-	for range nel {
-		to, _ := tc.Next(sz)
-		var src, res []byte
-		if o != nil {
-			oo, _ := oc.Next(sz)
-			src = o.buf[oo : oo+sz]
+	// Element by element, each of the basic type the target's signature
+	// gives (several, for REPLACE and NO_OP on a mixed map).
+	var first error
+	t.tt.EachSeg(t.tcount, func(s mpitype.Seg) bool {
+		k := &kinds[s.B]
+		sz := k.size
+		for range s.N {
+			to, _ := tc.Next(sz)
+			var src, res []byte
+			if o != nil {
+				oo, _ := oc.Next(sz)
+				src = o.buf[oo : oo+sz]
+			}
+			if r != nil {
+				ro, _ := rc.Next(sz)
+				res = r.buf[ro : ro+sz]
+			}
+			if err := win.applyElem(target, m, off+to, k, op, src, nil, res); err != nil {
+				first = wrap(err, "accumulate at rank %d", target)
+				return false
+			}
 		}
-		if r != nil {
-			ro, _ := rc.Next(sz)
-			res = r.buf[ro : ro+sz]
-		}
-		if err := win.applyElem(target, m, off+to, k, op, src, nil, res); err != nil {
-			return wrap(err, "accumulate at rank %d", target)
-		}
-	}
-	return nil
+		return true
+	})
+	return first
 }
 
 // applyElem updates one element at off of m atomically: with op and the
@@ -244,8 +250,8 @@ func (win *Win) applyElem(rank int, m *rmem, off int, k *kind, op compat.Op, src
 	if m.mapped != nil && sz <= 8 && sz&(sz-1) == 0 && off%sz == 0 && hwAtomic(m, off, k, op, src, cmp, res) {
 		return nil
 	}
-	var opnd [2]uint64 // aligned copy of the operand
-	ob := unsafe.Slice((*byte)(unsafe.Pointer(&opnd)), 16)[:k.size]
+	var opnd [4]uint64 // aligned copy of the operand
+	ob := unsafe.Slice((*byte)(unsafe.Pointer(&opnd)), 32)[:k.size]
 	copy(ob, src)
 	word, width := -1, 0
 	switch {
@@ -379,8 +385,8 @@ func (win *Win) lockedElem(rank int, m *rmem, off int, k *kind, op compat.Op, sr
 	if err := win.stripeLock(rank, off); err != nil {
 		return err
 	}
-	var cur [2]uint64
-	e := unsafe.Slice((*byte)(unsafe.Pointer(&cur)), 16)[:k.size]
+	var cur [4]uint64
+	e := unsafe.Slice((*byte)(unsafe.Pointer(&cur)), 32)[:k.size]
 	err := m.read(off, e)
 	if err == nil {
 		copy(res, e)

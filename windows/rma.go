@@ -80,6 +80,29 @@ func (win *Win) locate(rank, disp, span int) (*rmem, int, error) {
 	return s.mem, s.base + off, nil
 }
 
+// locateType is locate for count instances of target datatype tt at disp:
+// their data starts tt.TrueLB() bytes from disp's address (before it, for
+// a negative true lower bound) and spans tt.Span(count) bytes.
+func (win *Win) locateType(rank, disp int, tt *mpitype.Map, count int) (*rmem, int, error) {
+	span, lo := tt.Span(count), tt.TrueLB()
+	if lo == 0 || span == 0 {
+		return win.locate(rank, disp, span)
+	}
+	if win.flavor == FlavorDynamic {
+		off, err := win.lookup(rank, disp+lo, span)
+		return &win.dataMem[rank], off, err
+	}
+	s := &win.segs[rank]
+	if disp < 0 || disp > s.maxDisp {
+		return nil, 0, rangeErr(rank, disp, span, s.size)
+	}
+	off := disp*s.unit + lo
+	if off < 0 || span > s.size-off {
+		return nil, 0, rangeErr(rank, disp, span, s.size)
+	}
+	return s.mem, s.base + off, nil
+}
+
 // Put copies origin into rank target's window at displacement disp
 // (MPI_Put with contiguous origin and target of T's basic type). It
 // returns when origin may be reused; the data is at the target when the
@@ -162,11 +185,11 @@ func checkTypes[T compat.Elem](buf []T, ocount int, otype compat.Datatype, tcoun
 	if b := mpitype.Of[T](); b != ot.Basic() && b != mpitype.BasicUint8 {
 		return xfer{}, errorf(compat.ClassType, "a buffer of %v described as %v", b, ot.Basic())
 	}
-	if ot.Basic() != tt.Basic() {
-		return xfer{}, errorf(compat.ClassType, "origin type %v and target type %v differ", ot.Basic(), tt.Basic())
+	if !mpitype.SameSignature(ot, ocount, tt, tcount) {
+		return xfer{}, errorf(compat.ClassType, "origin (%d x %v) and target (%d x %v) type signatures differ", ocount, otype, tcount, ttype)
 	}
-	if ocount*ot.Elems() != tcount*tt.Elems() {
-		return xfer{}, errorf(compat.ClassType, "origin has %d elements, target %d", ocount*ot.Elems(), tcount*tt.Elems())
+	if (ocount > 1 && ot.Extent() < 0) || (tcount > 1 && tt.Extent() < 0) {
+		return xfer{}, errorf(compat.ClassType, "several instances of a datatype of negative extent")
 	}
 	if write && tt.Overlap() {
 		return xfer{}, errorf(compat.ClassType, "target datatype has overlapping entries")
@@ -178,7 +201,7 @@ func checkTypes[T compat.Elem](buf []T, ocount int, otype compat.Datatype, tcoun
 	if ot.Span(ocount) > len(b) {
 		return xfer{}, errorf(compat.ClassArg, "%d x %v needs %d bytes of buffer, have %d", ocount, otype, ot.Span(ocount), len(b))
 	}
-	return xfer{buf: b, ocount: ocount, ot: ot, tcount: tcount, tt: tt, bytes: ocount * ot.Elems() * kinds[ot.Basic()].size}, nil
+	return xfer{buf: b, ocount: ocount, ot: ot, tcount: tcount, tt: tt, bytes: ocount * ot.Size()}, nil
 }
 
 // PutTyped is MPI_Put with datatypes: ocount instances of otype from
@@ -207,7 +230,7 @@ func (win *Win) move(put bool, x xfer, target, disp int) error {
 	if err := win.enter(target); err != nil {
 		return err
 	}
-	m, off, err := win.locate(target, disp, x.tt.Span(x.tcount))
+	m, off, err := win.locateType(target, disp, x.tt, x.tcount)
 	if err != nil || x.bytes == 0 {
 		return err
 	}

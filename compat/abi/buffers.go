@@ -34,6 +34,18 @@ func cbuf(u C.uintptr_t, n int) ([]byte, bool) {
 	return unsafe.Slice((*byte)(cptr(u)), n), true
 }
 
+// tbuf is the buffer of count instances of dt at the user's pointer u:
+// their data starts at u plus dt's true lower bound (before u for a
+// negative one; at the absolute address itself for MPI_BOTTOM, 0, and
+// addresses from MPI_Get_address) and spans their span.
+func tbuf(u C.uintptr_t, dt compat.Datatype, count int) ([]byte, bool) {
+	n := span(dt, count)
+	if n <= 0 {
+		return []byte{}, true
+	}
+	return cbuf(u+C.uintptr_t(trueLB(dt)), n)
+}
+
 // msgBuf checks a message buffer argument (buf, count, datatype) and
 // returns the bytes count instances span.
 func msgBuf(comm C.uintptr_t, call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t) ([]byte, compat.Datatype, C.int) {
@@ -44,7 +56,7 @@ func msgBuf(comm C.uintptr_t, call string, buf C.uintptr_t, count C.int, dtype C
 	if count < 0 {
 		return nil, dt, failCode(comm, call, C.MPI_ERR_COUNT, "count %d", int(count))
 	}
-	b, ok := cbuf(buf, span(dt, int(count)))
+	b, ok := tbuf(buf, dt, int(count))
 	if !ok {
 		return nil, dt, failCode(comm, call, C.MPI_ERR_BUFFER, "buffer %#x for %d elements", uintptr(buf), int(count))
 	}

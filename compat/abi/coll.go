@@ -84,7 +84,7 @@ func vBuf(comm C.uintptr_t, call string, buf C.uintptr_t, counts, displs []int, 
 			n = max(n, displs[i]*dt.Extent()+span(dt, counts[i]))
 		}
 	}
-	b, ok := cbuf(buf, n)
+	b, ok := cbuf(buf+C.uintptr_t(trueLB(dt)), n)
 	if !ok {
 		return nil, dt, failCode(comm, call, C.MPI_ERR_BUFFER, "buffer %#x", uintptr(buf))
 	}

@@ -6,18 +6,16 @@ package main
 import "C"
 
 import (
-	"unsafe"
-
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
-// Datatypes: the ABI's predefined datatypes map onto compat's basic types
-// by size and kind on this platform (LP64: MPI_LONG is 64-bit, MPI_WCHAR
-// 32-bit); user datatypes are handles over a compat.Datatype. compat has
-// contiguous and vector layouts, and internal/mpitype block lists (the
-// indexed types and structs of one basic type, displacements not
-// negative) and resized types (lower bound 0).
+// Datatypes: the ABI's predefined datatypes map onto the engine's basic
+// types by size and kind on this platform (LP64: MPI_LONG is 64-bit,
+// MPI_WCHAR 32-bit, long double the x87 format in 16 bytes); user
+// datatypes are handles over a compat.Datatype, whose type map is any
+// MPI type map (internal/mpitype). A buffer's data starts at its pointer
+// plus the type's true lower bound (tbuf).
 
 // predefType maps the ABI's predefined datatype handles.
 var predefType = map[uintptr]struct {
@@ -30,11 +28,11 @@ var predefType = map[uintptr]struct {
 	0x207: {compat.Byte, "MPI_PACKED"},
 	0x208: {compat.Int16, "MPI_SHORT"},
 	0x209: {compat.Int32, "MPI_INT"},
-	0x20a: {compat.Int64, "MPI_LONG"},
+	0x20a: {cLong, "MPI_LONG"},
 	0x20b: {compat.Int64, "MPI_LONG_LONG"},
 	0x20c: {compat.Uint16, "MPI_UNSIGNED_SHORT"},
 	0x20d: {compat.Uint32, "MPI_UNSIGNED"},
-	0x20e: {compat.Uint64, "MPI_UNSIGNED_LONG"},
+	0x20e: {cULong, "MPI_UNSIGNED_LONG"},
 	0x20f: {compat.Uint64, "MPI_UNSIGNED_LONG_LONG"},
 	0x210: {compat.Float32, "MPI_FLOAT"},
 	0x212: {compat.Complex64, "MPI_C_FLOAT_COMPLEX"},
@@ -56,7 +54,7 @@ var predefType = map[uintptr]struct {
 	0x22c: {compat.ShortIntT, "MPI_SHORT_INT"},
 	0x238: {compat.Bool, "MPI_C_BOOL"},
 	0x239: {compat.Bool, "MPI_CXX_BOOL"},
-	0x23c: {compat.Int32, "MPI_WCHAR"},
+	0x23c: {cWchar, "MPI_WCHAR"},
 	0x240: {compat.Int8, "MPI_INT8_T"},
 	0x241: {compat.Uint8, "MPI_UINT8_T"},
 	0x243: {compat.Int8, "MPI_CHAR"},
@@ -77,7 +75,40 @@ var predefType = map[uintptr]struct {
 	0x2d9: {compat.Int64, "MPI_INTEGER8"},
 	0x2da: {compat.Float64, "MPI_REAL8"},
 	0x2db: {compat.Complex128, "MPI_COMPLEX8"},
+	0x220: {longDouble, "MPI_LONG_DOUBLE"},
+	0x224: {cLongDoubleComplex, "MPI_C_LONG_DOUBLE_COMPLEX"},
+	0x225: {cxxLongDoubleComplex, "MPI_CXX_LONG_DOUBLE_COMPLEX"},
+	0x22d: {longDoubleInt, "MPI_LONG_DOUBLE_INT"},
+	0x230: {twoOf(compat.Float32), "MPI_2REAL"},
+	0x231: {twoOf(compat.Float64), "MPI_2DOUBLE_PRECISION"},
+	0x232: {compat.TwoIntT, "MPI_2INTEGER"},
+	0x2c0: {compat.Int8, "MPI_LOGICAL1"},
+	0x2c8: {compat.Int16, "MPI_LOGICAL2"},
+	0x2ca: {mpitype.Opaque(2), "MPI_REAL2"},
+	0x2d0: {compat.Int32, "MPI_LOGICAL4"},
+	0x2d8: {compat.Int64, "MPI_LOGICAL8"},
+	0x2e0: {mpitype.Opaque(16), "MPI_LOGICAL16"},
+	0x2e1: {mpitype.Opaque(16), "MPI_INTEGER16"},
+	0x2e2: {mpitype.Opaque(16), "MPI_REAL16"},
+	0x2e3: {compat.Complex128, "MPI_COMPLEX16"},
+	0x2eb: {mpitype.Opaque(32), "MPI_COMPLEX32"},
 }
+
+// The predefined types of their own: C types whose external32 size
+// differs from the type they share a layout with, and the long double
+// family (MPI_CXX_LONG_DOUBLE_COMPLEX is a handle apart from the C one).
+var (
+	cLong                = mpitype.NamedExt(mpitype.BasicInt64, 4)
+	cULong               = mpitype.NamedExt(mpitype.BasicUint64, 4)
+	cWchar               = mpitype.NamedExt(mpitype.BasicInt32, 2)
+	longDouble           = mpitype.Predefined(mpitype.BasicLongDouble)
+	cLongDoubleComplex   = mpitype.Predefined(mpitype.BasicComplexLongDouble)
+	cxxLongDoubleComplex = mpitype.NamedExt(mpitype.BasicComplexLongDouble, 32)
+	longDoubleInt        = mpitype.Predefined(mpitype.BasicLongDoubleInt)
+)
+
+// twoOf is a Fortran pair type (MPI_2REAL): two of t, moved as data.
+func twoOf(t compat.Datatype) compat.Datatype { return mpitype.PredefinedOf(compat.Contiguous(2, t)) }
 
 // typeObj is a user datatype.
 type typeObj struct {
@@ -85,6 +116,8 @@ type typeObj struct {
 	name      string
 	committed bool
 	env       envelope // how it was made (envelope.go)
+	attrs     map[int]uintptr
+	f90       bool // an f90 type: predefined, never freed
 }
 
 func init() {
@@ -113,12 +146,21 @@ func typeOf(h C.uintptr_t, committed bool) (compat.Datatype, bool) {
 	return compat.Datatype{}, false
 }
 
-// span is the bytes count instances of dt reach from the buffer's start.
+// span is the bytes count instances of dt reach from the first one's
+// true lower bound.
 func span(dt compat.Datatype, count int) int {
-	if count <= 0 {
+	if count <= 0 || dt.Err() != nil {
 		return 0
 	}
 	return mpitype.MapOf(dt).Span(count)
+}
+
+// trueLB is where dt's data starts, from a buffer's pointer.
+func trueLB(dt compat.Datatype) int {
+	if dt.Err() != nil {
+		return 0
+	}
+	return mpitype.MapOf(dt).TrueLB()
 }
 
 func newType(comm C.uintptr_t, call string, dt compat.Datatype, out *C.uintptr_t) C.int {
@@ -131,55 +173,6 @@ func newType(comm C.uintptr_t, call string, dt compat.Datatype, out *C.uintptr_t
 	h, _ := newHandle(C.ABI_KIND_DATATYPE, &typeObj{dt: dt})
 	*out = C.uintptr_t(h)
 	return C.MPI_SUCCESS
-}
-
-//export abigo_Type_contiguous
-func abigo_Type_contiguous(count C.int, old C.uintptr_t, out *C.uintptr_t) C.int {
-	o, ok := typeOf(old, false)
-	if !ok {
-		return failCode(0, "MPI_Type_contiguous", C.MPI_ERR_TYPE, "invalid datatype")
-	}
-	if count < 0 {
-		return failCode(0, "MPI_Type_contiguous", C.MPI_ERR_COUNT, "count %d", int(count))
-	}
-	return withEnvelope(newType(0, "MPI_Type_contiguous", compat.Contiguous(int(count), o), out), out,
-		envelope{combiner: C.MPI_COMBINER_CONTIGUOUS, ints: []int{int(count)}, olds: []typeRef{refOf(old)}})
-}
-
-//export abigo_Type_vector
-func abigo_Type_vector(count, blocklen, stride C.int, old C.uintptr_t, out *C.uintptr_t) C.int {
-	o, ok := typeOf(old, false)
-	if !ok {
-		return failCode(0, "MPI_Type_vector", C.MPI_ERR_TYPE, "invalid datatype")
-	}
-	if count < 0 || blocklen < 0 {
-		return failCode(0, "MPI_Type_vector", C.MPI_ERR_COUNT, "count %d, blocklength %d", int(count), int(blocklen))
-	}
-	return withEnvelope(newType(0, "MPI_Type_vector", compat.Vector(int(count), int(blocklen), int(stride), o), out), out,
-		envelope{combiner: C.MPI_COMBINER_VECTOR, ints: []int{int(count), int(blocklen), int(stride)}, olds: []typeRef{refOf(old)}})
-}
-
-//export abigo_Type_create_hvector
-func abigo_Type_create_hvector(count, blocklen C.int, stride C.MPI_Aint, old C.uintptr_t, out *C.uintptr_t) C.int {
-	const call = "MPI_Type_create_hvector"
-	o, ok := typeOf(old, false)
-	if !ok {
-		return failCode(0, call, C.MPI_ERR_TYPE, "invalid datatype")
-	}
-	if count < 0 || blocklen < 0 {
-		return failCode(0, call, C.MPI_ERR_COUNT, "count %d, blocklength %d", int(count), int(blocklen))
-	}
-	e := envelope{combiner: C.MPI_COMBINER_HVECTOR, ints: []int{int(count), int(blocklen)}, aints: []int{int(stride)}, olds: []typeRef{refOf(old)}}
-	// compat's vectors stride in whole extents of the old type; other
-	// strides are blocks at byte displacements.
-	if ext := C.MPI_Aint(o.Extent()); ext > 0 && stride%ext == 0 && stride > 0 {
-		return withEnvelope(newType(0, call, compat.Vector(int(count), int(blocklen), int(stride/ext), o), out), out, e)
-	}
-	bs := make([]mpitype.Block, count)
-	for i := range bs {
-		bs[i] = mpitype.Block{Disp: i * int(stride), Count: int(blocklen), Old: o}
-	}
-	return withEnvelope(newType(0, call, mpitype.BlocksOf(bs), out), out, e)
 }
 
 func userType(h *C.uintptr_t, call string) (*typeObj, C.int) {
@@ -222,6 +215,12 @@ func abigo_Type_free(h *C.uintptr_t) C.int {
 		}
 		return failCode(0, "MPI_Type_free", C.MPI_ERR_TYPE, "a predefined datatype cannot be freed")
 	}
+	if t.f90 {
+		return failCode(0, "MPI_Type_free", C.MPI_ERR_TYPE, "an MPI_Type_create_f90 datatype is predefined and cannot be freed")
+	}
+	if rc := freeTypeAttrs(*h, t); rc != C.MPI_SUCCESS {
+		return failCode(0, "MPI_Type_free", rc, "an attribute's delete function failed")
+	}
 	// Only the handle goes: operations in flight and types built from
 	// this one hold the compat.Datatype itself, as MPI asks.
 	release(uintptr(*h))
@@ -238,9 +237,19 @@ func abigo_Type_dup(old C.uintptr_t, out *C.uintptr_t) C.int {
 	if out == nil {
 		return failCode(0, "MPI_Type_dup", C.MPI_ERR_ARG, "newtype is NULL")
 	}
-	h, _ := newHandle(C.ABI_KIND_DATATYPE, &typeObj{dt: compat.Contiguous(1, o), committed: true,
-		env: envelope{combiner: C.MPI_COMBINER_DUP, olds: []typeRef{refOf(old)}}})
+	t := &typeObj{dt: mpitype.DupOf(o), committed: true, env: envelope{combiner: C.MPI_COMBINER_DUP, olds: []typeRef{refOf(old)}}}
+	if src, ok := lookup(uintptr(old), C.ABI_KIND_DATATYPE); ok {
+		if u, ok := src.val.(*typeObj); ok {
+			t.committed = u.committed
+		}
+	}
+	h, _ := newHandle(C.ABI_KIND_DATATYPE, t)
 	*out = C.uintptr_t(h)
+	if rc := copyTypeAttrs(old, t, h); rc != C.MPI_SUCCESS {
+		release(h)
+		*out = 0x200
+		return rc
+	}
 	return C.MPI_SUCCESS
 }
 
@@ -250,59 +259,6 @@ func typeArg(h C.uintptr_t, call string) (compat.Datatype, C.int) {
 		return dt, failCode(0, call, C.MPI_ERR_TYPE, "invalid datatype")
 	}
 	return dt, C.MPI_SUCCESS
-}
-
-//export abigo_Type_size
-func abigo_Type_size(h C.uintptr_t, size *C.int) C.int {
-	dt, rc := typeArg(h, "MPI_Type_size")
-	if rc != C.MPI_SUCCESS {
-		return rc
-	}
-	if size == nil {
-		return failCode(0, "MPI_Type_size", C.MPI_ERR_ARG, "size is NULL")
-	}
-	*size = C.int(dt.Size())
-	return C.MPI_SUCCESS
-}
-
-//export abigo_Type_size_c
-func abigo_Type_size_c(h C.uintptr_t, size *C.MPI_Count) C.int {
-	dt, rc := typeArg(h, "MPI_Type_size_c")
-	if rc != C.MPI_SUCCESS {
-		return rc
-	}
-	if size == nil {
-		return failCode(0, "MPI_Type_size_c", C.MPI_ERR_ARG, "size is NULL")
-	}
-	*size = C.MPI_Count(dt.Size())
-	return C.MPI_SUCCESS
-}
-
-func extent(h C.uintptr_t, call string, lb, ext *C.MPI_Aint, truth bool) C.int {
-	dt, rc := typeArg(h, call)
-	if rc != C.MPI_SUCCESS {
-		return rc
-	}
-	if lb == nil || ext == nil {
-		return failCode(0, call, C.MPI_ERR_ARG, "NULL argument")
-	}
-	*lb = 0 // compat's layouts start at their first byte
-	if truth {
-		*ext = C.MPI_Aint(span(dt, 1))
-	} else {
-		*ext = C.MPI_Aint(dt.Extent())
-	}
-	return C.MPI_SUCCESS
-}
-
-//export abigo_Type_get_extent
-func abigo_Type_get_extent(h C.uintptr_t, lb, ext *C.MPI_Aint) C.int {
-	return extent(h, "MPI_Type_get_extent", lb, ext, false)
-}
-
-//export abigo_Type_get_true_extent
-func abigo_Type_get_true_extent(h C.uintptr_t, lb, ext *C.MPI_Aint) C.int {
-	return extent(h, "MPI_Type_get_true_extent", lb, ext, true)
 }
 
 //export abigo_Type_get_name
@@ -337,208 +293,4 @@ func abigo_Type_set_name(h C.uintptr_t, name *C.char) C.int {
 		t.name = t.name[:C.MPI_MAX_OBJECT_NAME-1]
 	}
 	return C.MPI_SUCCESS
-}
-
-//export abigo_Get_count
-func abigo_Get_count(st *C.MPI_Status, h C.uintptr_t, count *C.int) C.int {
-	dt, rc := typeArg(h, "MPI_Get_count")
-	if rc != C.MPI_SUCCESS {
-		return rc
-	}
-	if st == nil || count == nil {
-		return failCode(0, "MPI_Get_count", C.MPI_ERR_ARG, "NULL argument")
-	}
-	bytes := statusBytes(st)
-	sz := int64(dt.Size())
-	switch {
-	case sz == 0 && bytes == 0:
-		*count = 0
-	case sz == 0 || bytes%sz != 0:
-		*count = C.MPI_UNDEFINED
-	default:
-		*count = C.int(bytes / sz)
-	}
-	return C.MPI_SUCCESS
-}
-
-//export abigo_Get_elements
-func abigo_Get_elements(st *C.MPI_Status, h C.uintptr_t, count *C.int) C.int {
-	dt, rc := typeArg(h, "MPI_Get_elements")
-	if rc != C.MPI_SUCCESS {
-		return rc
-	}
-	if st == nil || count == nil {
-		return failCode(0, "MPI_Get_elements", C.MPI_ERR_ARG, "NULL argument")
-	}
-	// Every compat datatype is built of one basic type: elements are the
-	// bytes over that type's size.
-	bsz := int64(dt.Basic().Size())
-	bytes := statusBytes(st)
-	if bsz == 0 || bytes%bsz != 0 {
-		*count = C.MPI_UNDEFINED
-	} else {
-		*count = C.int(bytes / bsz)
-	}
-	return C.MPI_SUCCESS
-}
-
-//export abigo_Type_match_size
-func abigo_Type_match_size(class, size C.int, out *C.uintptr_t) C.int {
-	if out == nil {
-		return failCode(0, "MPI_Type_match_size", C.MPI_ERR_ARG, "datatype is NULL")
-	}
-	var h uintptr
-	switch {
-	case class == C.MPI_TYPECLASS_INTEGER:
-		h = map[C.int]uintptr{1: 0x240, 2: 0x248, 4: 0x250, 8: 0x258}[size] // MPI_INTn_T
-	case class == C.MPI_TYPECLASS_REAL:
-		h = map[C.int]uintptr{4: 0x210, 8: 0x214}[size] // MPI_FLOAT, MPI_DOUBLE
-	case class == C.MPI_TYPECLASS_COMPLEX:
-		h = map[C.int]uintptr{8: 0x212, 16: 0x216}[size]
-	default:
-		return failCode(0, "MPI_Type_match_size", C.MPI_ERR_ARG, "type class %d", int(class))
-	}
-	if h == 0 {
-		return failCode(0, "MPI_Type_match_size", C.MPI_ERR_ARG, "no type of class %d with %d bytes", int(class), int(size))
-	}
-	*out = C.uintptr_t(h)
-	return C.MPI_SUCCESS
-}
-
-// blocks builds the blocks of the indexed and struct constructors: count
-// blocks, blocklen(i) copies of old(i) at disp(i) bytes.
-func blocks(call string, count C.int, blocklen func(int) int, disp func(int) int, old func(int) C.uintptr_t, out *C.uintptr_t, e envelope) C.int {
-	if count < 0 {
-		return failCode(0, call, C.MPI_ERR_COUNT, "count %d", int(count))
-	}
-	bs := make([]mpitype.Block, count)
-	for i := range bs {
-		o, ok := typeOf(old(i), false)
-		if !ok {
-			return failCode(0, call, C.MPI_ERR_TYPE, "block %d: invalid datatype", i)
-		}
-		if blocklen(i) < 0 {
-			return failCode(0, call, C.MPI_ERR_COUNT, "block %d: length %d", i, blocklen(i))
-		}
-		bs[i] = mpitype.Block{Disp: disp(i), Count: blocklen(i), Old: o}
-	}
-	d := mpitype.BlocksOf(bs)
-	if d.Err() != nil && count > 0 {
-		// What compat's maps cannot describe (mixed basic types, negative
-		// displacements) is unsupported, not invalid.
-		if _, ok := typeOf(old(0), false); ok {
-			return failCode(0, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%v", d.Err())
-		}
-	}
-	return withEnvelope(newType(0, call, d, out), out, e)
-}
-
-func intAt(p *C.int, n C.int) func(int) int {
-	s := intsIn(p, n)
-	return func(i int) int { return s[i] }
-}
-
-func aintAt(p *C.MPI_Aint, n C.int) func(int) int {
-	if n <= 0 || p == nil {
-		return func(int) int { return 0 }
-	}
-	s := unsafe.Slice(p, int(n))
-	return func(i int) int { return int(s[i]) }
-}
-
-func same[T any](v T) func(int) T { return func(int) T { return v } }
-
-// extentOf scales element displacements of old into bytes.
-func extentOf(old C.uintptr_t) int {
-	if o, ok := typeOf(old, false); ok {
-		return o.Extent()
-	}
-	return 0
-}
-
-func arraysOK(count C.int, ps ...unsafe.Pointer) bool {
-	if count <= 0 {
-		return true
-	}
-	for _, p := range ps {
-		if p == nil {
-			return false
-		}
-	}
-	return true
-}
-
-//export abigo_Type_indexed
-func abigo_Type_indexed(count C.int, blocklens, displs *C.int, old C.uintptr_t, out *C.uintptr_t) C.int {
-	if !arraysOK(count, unsafe.Pointer(blocklens), unsafe.Pointer(displs)) {
-		return failCode(0, "MPI_Type_indexed", C.MPI_ERR_ARG, "NULL array")
-	}
-	ext, d := extentOf(old), intAt(displs, count)
-	e := envelope{combiner: C.MPI_COMBINER_INDEXED, ints: append(append([]int{int(count)}, intsIn(blocklens, count)...), intsIn(displs, count)...), olds: []typeRef{refOf(old)}}
-	return blocks("MPI_Type_indexed", count, intAt(blocklens, count), func(i int) int { return d(i) * ext }, same(old), out, e)
-}
-
-//export abigo_Type_create_hindexed
-func abigo_Type_create_hindexed(count C.int, blocklens *C.int, displs *C.MPI_Aint, old C.uintptr_t, out *C.uintptr_t) C.int {
-	if !arraysOK(count, unsafe.Pointer(blocklens), unsafe.Pointer(displs)) {
-		return failCode(0, "MPI_Type_create_hindexed", C.MPI_ERR_ARG, "NULL array")
-	}
-	e := envelope{combiner: C.MPI_COMBINER_HINDEXED, ints: append([]int{int(count)}, intsIn(blocklens, count)...), aints: aintsIn(displs, count), olds: []typeRef{refOf(old)}}
-	return blocks("MPI_Type_create_hindexed", count, intAt(blocklens, count), aintAt(displs, count), same(old), out, e)
-}
-
-//export abigo_Type_create_indexed_block
-func abigo_Type_create_indexed_block(count, blocklen C.int, displs *C.int, old C.uintptr_t, out *C.uintptr_t) C.int {
-	if !arraysOK(count, unsafe.Pointer(displs)) {
-		return failCode(0, "MPI_Type_create_indexed_block", C.MPI_ERR_ARG, "NULL array")
-	}
-	ext, d := extentOf(old), intAt(displs, count)
-	e := envelope{combiner: C.MPI_COMBINER_INDEXED_BLOCK, ints: append([]int{int(count), int(blocklen)}, intsIn(displs, count)...), olds: []typeRef{refOf(old)}}
-	return blocks("MPI_Type_create_indexed_block", count, same(int(blocklen)), func(i int) int { return d(i) * ext }, same(old), out, e)
-}
-
-//export abigo_Type_create_hindexed_block
-func abigo_Type_create_hindexed_block(count, blocklen C.int, displs *C.MPI_Aint, old C.uintptr_t, out *C.uintptr_t) C.int {
-	if !arraysOK(count, unsafe.Pointer(displs)) {
-		return failCode(0, "MPI_Type_create_hindexed_block", C.MPI_ERR_ARG, "NULL array")
-	}
-	e := envelope{combiner: C.MPI_COMBINER_HINDEXED_BLOCK, ints: []int{int(count), int(blocklen)}, aints: aintsIn(displs, count), olds: []typeRef{refOf(old)}}
-	return blocks("MPI_Type_create_hindexed_block", count, same(int(blocklen)), aintAt(displs, count), same(old), out, e)
-}
-
-//export abigo_Type_create_struct
-func abigo_Type_create_struct(count C.int, blocklens *C.int, displs *C.MPI_Aint, types *C.uintptr_t, out *C.uintptr_t) C.int {
-	if !arraysOK(count, unsafe.Pointer(blocklens), unsafe.Pointer(displs), unsafe.Pointer(types)) {
-		return failCode(0, "MPI_Type_create_struct", C.MPI_ERR_ARG, "NULL array")
-	}
-	ts := reqArray(count, types) // an array of handles
-	e := envelope{combiner: C.MPI_COMBINER_STRUCT, ints: append([]int{int(count)}, intsIn(blocklens, count)...), aints: aintsIn(displs, count)}
-	for _, t := range ts {
-		e.olds = append(e.olds, refOf(t))
-	}
-	return blocks("MPI_Type_create_struct", count, intAt(blocklens, count), aintAt(displs, count), func(i int) C.uintptr_t { return ts[i] }, out, e)
-}
-
-//export abigo_Type_create_resized
-func abigo_Type_create_resized(old C.uintptr_t, lb, extent C.MPI_Aint, out *C.uintptr_t) C.int {
-	o, ok := typeOf(old, false)
-	if !ok {
-		return failCode(0, "MPI_Type_create_resized", C.MPI_ERR_TYPE, "invalid datatype")
-	}
-	if lb != 0 {
-		return failCode(0, "MPI_Type_create_resized", C.MPI_ERR_UNSUPPORTED_OPERATION, "lower bound %d: only 0 is supported", int(lb))
-	}
-	return withEnvelope(newType(0, "MPI_Type_create_resized", mpitype.ResizedOf(o, int(lb), int(extent)), out), out,
-		envelope{combiner: C.MPI_COMBINER_RESIZED, aints: []int{int(lb), int(extent)}, olds: []typeRef{refOf(old)}})
-}
-
-func aintsIn(p *C.MPI_Aint, n C.int) []int {
-	if n <= 0 || p == nil {
-		return nil
-	}
-	out := make([]int, n)
-	for i, v := range unsafe.Slice(p, int(n)) {
-		out[i] = int(v)
-	}
-	return out
 }

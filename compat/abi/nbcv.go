@@ -410,8 +410,8 @@ func alltoallw(call string, sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C
 		if !ok1 || !ok2 {
 			return nil, failCode(comm, call, C.MPI_ERR_TYPE, "datatype for rank %d", i)
 		}
-		sb, ok1 := cbuf(sbuf+C.uintptr_t(sds[i]), span(sdt, scs[i]))
-		rb, ok2 := cbuf(rbuf+C.uintptr_t(rds[i]), span(rdt, rcs[i]))
+		sb, ok1 := tbuf(sbuf+C.uintptr_t(sds[i]), sdt, scs[i])
+		rb, ok2 := tbuf(rbuf+C.uintptr_t(rds[i]), rdt, rcs[i])
 		if !ok1 || !ok2 {
 			return nil, failCode(comm, call, C.MPI_ERR_BUFFER, "buffer for rank %d", i)
 		}

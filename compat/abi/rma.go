@@ -22,7 +22,7 @@ func origin(win C.uintptr_t, call string, buf C.uintptr_t, count C.int, dtype C.
 	if count < 0 {
 		return nil, dt, raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_COUNT, call, nil)
 	}
-	b, ok := cbuf(buf, span(dt, int(count)))
+	b, ok := tbuf(buf, dt, int(count))
 	if !ok {
 		return nil, dt, raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_BUFFER, call, nil)
 	}

@@ -103,7 +103,7 @@ func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, 
 	bytes := int(count) * dt.Size()
 	var mine []byte
 	if sbuf == 1 { // MPI_IN_PLACE: the input is in the receive buffer
-		b, ok := cbuf(rbuf, bytes)
+		b, ok := cbuf(rbuf+C.uintptr_t(trueLB(dt)), bytes)
 		if !ok {
 			return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
 		}
@@ -112,7 +112,7 @@ func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, 
 			return fail(comm, call, err)
 		}
 	} else {
-		b, ok := cbuf(sbuf, bytes)
+		b, ok := cbuf(sbuf+C.uintptr_t(trueLB(dt)), bytes)
 		if !ok {
 			return failCode(comm, call, C.MPI_ERR_BUFFER, "send buffer")
 		}
@@ -148,7 +148,7 @@ func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, 
 	if last < 0 { // Exscan at rank 0: no result, as MPI says
 		return C.MPI_SUCCESS
 	}
-	out, ok := cbuf(rbuf, bytes)
+	out, ok := cbuf(rbuf+C.uintptr_t(trueLB(dt)), bytes)
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
 	}
@@ -169,9 +169,8 @@ func abigo_Reduce_local(in, inout C.uintptr_t, count C.int, dtype, op C.uintptr_
 	if count < 0 {
 		return failCode(0, call, C.MPI_ERR_COUNT, "count %d", int(count))
 	}
-	n := span(dt, int(count))
-	ib, ok1 := cbuf(in, n)
-	ob, ok2 := cbuf(inout, n)
+	ib, ok1 := tbuf(in, dt, int(count))
+	ob, ok2 := tbuf(inout, dt, int(count))
 	if !ok1 || !ok2 {
 		return failCode(0, call, C.MPI_ERR_BUFFER, "NULL buffer")
 	}

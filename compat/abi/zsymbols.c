@@ -1636,11 +1636,7 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) _
 
 int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    int t_count = 0;
-    int rc = PMPI_Get_count(status, datatype, count == NULL ? NULL : &t_count);
-    if (count != NULL)
-        *count = (MPI_Count)t_count;
-    return rc;
+    return abigo_Get_count_c((MPI_Status*)status, (uintptr_t)datatype, (MPI_Count*)count);
 }
 int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((weak, alias("PMPI_Get_count_c")));
 
@@ -1652,21 +1648,13 @@ int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count
 
 int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    int t_count = 0;
-    int rc = PMPI_Get_elements(status, datatype, count == NULL ? NULL : &t_count);
-    if (count != NULL)
-        *count = (MPI_Count)t_count;
-    return rc;
+    return abigo_Get_elements_c((MPI_Status*)status, (uintptr_t)datatype, (MPI_Count*)count);
 }
 int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((weak, alias("PMPI_Get_elements_c")));
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    int t_count = 0;
-    int rc = PMPI_Get_elements(status, datatype, count == NULL ? NULL : &t_count);
-    if (count != NULL)
-        *count = (MPI_Count)t_count;
-    return rc;
+    return abigo_Get_elements_x((MPI_Status*)status, (uintptr_t)datatype, (MPI_Count*)count);
 }
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((weak, alias("PMPI_Get_elements_x")));
 
@@ -2916,66 +2904,31 @@ int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf
 
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
-    if (incount < INT_MIN || incount > INT_MAX)
-        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack_c");
-    if (outsize < INT_MIN || outsize > INT_MAX)
-        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack_c");
-    int t_position = 0;
-    if (position != NULL) {
-        if (*position < INT_MIN || *position > INT_MAX)
-            return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack_c");
-        t_position = (int)*position;
-    }
-    int rc = PMPI_Pack(inbuf, (int)incount, datatype, outbuf, (int)outsize, position == NULL ? NULL : &t_position, comm);
-    if (position != NULL)
-        *position = (MPI_Count)t_position;
-    return rc;
+    return abigo_Pack_c((uintptr_t)inbuf, (MPI_Count)incount, (uintptr_t)datatype, (uintptr_t)outbuf, (MPI_Count)outsize, (MPI_Count*)position, (uintptr_t)comm);
 }
 int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm) __attribute__((weak, alias("PMPI_Pack_c")));
 
 int PMPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
-    (void)datarep;
-    (void)inbuf;
-    (void)incount;
-    (void)datatype;
-    (void)outbuf;
-    (void)outsize;
-    (void)position;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack_external");
+    return abigo_Pack_external((char*)datarep, (uintptr_t)inbuf, (int)incount, (uintptr_t)datatype, (uintptr_t)outbuf, (MPI_Aint)outsize, (MPI_Aint*)position);
 }
 int MPI_Pack_external(const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) __attribute__((weak, alias("PMPI_Pack_external")));
 
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
-    (void)datarep;
-    (void)inbuf;
-    (void)incount;
-    (void)datatype;
-    (void)outbuf;
-    (void)outsize;
-    (void)position;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack_external_c");
+    return abigo_Pack_external_c((char*)datarep, (uintptr_t)inbuf, (MPI_Count)incount, (uintptr_t)datatype, (uintptr_t)outbuf, (MPI_Count)outsize, (MPI_Count*)position);
 }
 int MPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) __attribute__((weak, alias("PMPI_Pack_external_c")));
 
 int PMPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
-    (void)datarep;
-    (void)incount;
-    (void)datatype;
-    (void)size;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack_external_size");
+    return abigo_Pack_external_size((char*)datarep, (int)incount, (uintptr_t)datatype, (MPI_Aint*)size);
 }
 int MPI_Pack_external_size(const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size) __attribute__((weak, alias("PMPI_Pack_external_size")));
 
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
-    (void)datarep;
-    (void)incount;
-    (void)datatype;
-    (void)size;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack_external_size_c");
+    return abigo_Pack_external_size_c((char*)datarep, (MPI_Count)incount, (uintptr_t)datatype, (MPI_Count*)size);
 }
 int MPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) __attribute__((weak, alias("PMPI_Pack_external_size_c")));
 
@@ -2987,13 +2940,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) 
 
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
-    if (incount < INT_MIN || incount > INT_MAX)
-        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pack_size_c");
-    int t_size = 0;
-    int rc = PMPI_Pack_size((int)incount, datatype, comm, size == NULL ? NULL : &t_size);
-    if (size != NULL)
-        *size = (MPI_Count)t_size;
-    return rc;
+    return abigo_Pack_size_c((MPI_Count)incount, (uintptr_t)datatype, (uintptr_t)comm, (MPI_Count*)size);
 }
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) __attribute__((weak, alias("PMPI_Pack_size_c")));
 
@@ -3917,68 +3864,37 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) 
 
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    if (count < INT_MIN || count > INT_MAX)
-        return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_contiguous_c");
-    int rc = PMPI_Type_contiguous((int)count, oldtype, newtype);
-    return rc;
+    return abigo_Type_contiguous_c((MPI_Count)count, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_contiguous_c")));
 
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)size;
-    (void)rank;
-    (void)ndims;
-    (void)array_of_gsizes;
-    (void)array_of_distribs;
-    (void)array_of_dargs;
-    (void)array_of_psizes;
-    (void)order;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_darray");
+    return abigo_Type_create_darray((int)size, (int)rank, (int)ndims, (int*)array_of_gsizes, (int*)array_of_distribs, (int*)array_of_dargs, (int*)array_of_psizes, (int)order, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_darray")));
 
 int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)size;
-    (void)rank;
-    (void)ndims;
-    (void)array_of_gsizes;
-    (void)array_of_distribs;
-    (void)array_of_dargs;
-    (void)array_of_psizes;
-    (void)order;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_darray_c");
+    return abigo_Type_create_darray_c((int)size, (int)rank, (int)ndims, (MPI_Count*)array_of_gsizes, (int*)array_of_distribs, (int*)array_of_dargs, (int*)array_of_psizes, (int)order, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_darray_c")));
 
 int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    (void)p;
-    (void)r;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_f90_complex");
+    return abigo_Type_create_f90_complex((int)p, (int)r, (uintptr_t*)newtype);
 }
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_f90_complex")));
 
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    (void)r;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_f90_integer");
+    return abigo_Type_create_f90_integer((int)r, (uintptr_t*)newtype);
 }
 int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_f90_integer")));
 
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    (void)p;
-    (void)r;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_f90_real");
+    return abigo_Type_create_f90_real((int)p, (int)r, (uintptr_t*)newtype);
 }
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_f90_real")));
 
@@ -3990,12 +3906,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_hindexed_c");
+    return abigo_Type_create_hindexed_c((MPI_Count)count, (MPI_Count*)array_of_blocklengths, (MPI_Count*)array_of_displacements, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hindexed_c")));
 
@@ -4007,12 +3918,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)blocklength;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_hindexed_block_c");
+    return abigo_Type_create_hindexed_block_c((MPI_Count)count, (MPI_Count)blocklength, (MPI_Count*)array_of_displacements, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hindexed_block_c")));
 
@@ -4024,12 +3930,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    if (count < INT_MIN || count > INT_MAX)
-        return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_hvector_c");
-    if (blocklength < INT_MIN || blocklength > INT_MAX)
-        return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_hvector_c");
-    int rc = PMPI_Type_create_hvector((int)count, (int)blocklength, (MPI_Aint)stride, oldtype, newtype);
-    return rc;
+    return abigo_Type_create_hvector_c((MPI_Count)count, (MPI_Count)blocklength, (MPI_Count)stride, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hvector_c")));
 
@@ -4041,22 +3942,13 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)blocklength;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_indexed_block_c");
+    return abigo_Type_create_indexed_block_c((MPI_Count)count, (MPI_Count)blocklength, (MPI_Count*)array_of_displacements, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_indexed_block_c")));
 
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
-    (void)type_copy_attr_fn;
-    (void)type_delete_attr_fn;
-    (void)type_keyval;
-    (void)extra_state;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_keyval");
+    return abigo_Type_create_keyval((uintptr_t)type_copy_attr_fn, (uintptr_t)type_delete_attr_fn, (int*)type_keyval, (uintptr_t)extra_state);
 }
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state) __attribute__((weak, alias("PMPI_Type_create_keyval")));
 
@@ -4068,8 +3960,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
-    int rc = PMPI_Type_create_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, newtype);
-    return rc;
+    return abigo_Type_create_resized_c((uintptr_t)oldtype, (MPI_Count)lb, (MPI_Count)extent, (uintptr_t*)newtype);
 }
 int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_resized_c")));
 
@@ -4081,46 +3972,25 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 
 int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)array_of_types;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_struct_c");
+    return abigo_Type_create_struct_c((MPI_Count)count, (MPI_Count*)array_of_blocklengths, (MPI_Count*)array_of_displacements, (uintptr_t*)array_of_types, (uintptr_t*)newtype);
 }
 int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_struct_c")));
 
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)ndims;
-    (void)array_of_sizes;
-    (void)array_of_subsizes;
-    (void)array_of_starts;
-    (void)order;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_subarray");
+    return abigo_Type_create_subarray((int)ndims, (int*)array_of_sizes, (int*)array_of_subsizes, (int*)array_of_starts, (int)order, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_subarray")));
 
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)ndims;
-    (void)array_of_sizes;
-    (void)array_of_subsizes;
-    (void)array_of_starts;
-    (void)order;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_create_subarray_c");
+    return abigo_Type_create_subarray_c((int)ndims, (MPI_Count*)array_of_sizes, (MPI_Count*)array_of_subsizes, (MPI_Count*)array_of_starts, (int)order, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_subarray_c")));
 
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
-    (void)datatype;
-    (void)type_keyval;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_delete_attr");
+    return abigo_Type_delete_attr((uintptr_t)datatype, (int)type_keyval);
 }
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) __attribute__((weak, alias("PMPI_Type_delete_attr")));
 
@@ -4138,18 +4008,13 @@ int MPI_Type_free(MPI_Datatype *datatype) __attribute__((weak, alias("PMPI_Type_
 
 int PMPI_Type_free_keyval(int *type_keyval)
 {
-    (void)type_keyval;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_free_keyval");
+    return abigo_Type_free_keyval((int*)type_keyval);
 }
 int MPI_Type_free_keyval(int *type_keyval) __attribute__((weak, alias("PMPI_Type_free_keyval")));
 
 int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
-    (void)datatype;
-    (void)type_keyval;
-    (void)attribute_val;
-    (void)flag;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_attr");
+    return abigo_Type_get_attr((uintptr_t)datatype, (int)type_keyval, (uintptr_t)attribute_val, (int*)flag);
 }
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) __attribute__((weak, alias("PMPI_Type_get_attr")));
 
@@ -4161,16 +4026,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
 
 int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
-    (void)datatype;
-    (void)max_integers;
-    (void)max_addresses;
-    (void)max_large_counts;
-    (void)max_datatypes;
-    (void)array_of_integers;
-    (void)array_of_addresses;
-    (void)array_of_large_counts;
-    (void)array_of_datatypes;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_contents_c");
+    return abigo_Type_get_contents_c((uintptr_t)datatype, (MPI_Count)max_integers, (MPI_Count)max_addresses, (MPI_Count)max_large_counts, (MPI_Count)max_datatypes, (int*)array_of_integers, (MPI_Aint*)array_of_addresses, (MPI_Count*)array_of_large_counts, (uintptr_t*)array_of_datatypes);
 }
 int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) __attribute__((weak, alias("PMPI_Type_get_contents_c")));
 
@@ -4182,13 +4038,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_add
 
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
-    (void)datatype;
-    (void)num_integers;
-    (void)num_addresses;
-    (void)num_large_counts;
-    (void)num_datatypes;
-    (void)combiner;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_envelope_c");
+    return abigo_Type_get_envelope_c((uintptr_t)datatype, (MPI_Count*)num_integers, (MPI_Count*)num_addresses, (MPI_Count*)num_large_counts, (MPI_Count*)num_datatypes, (int*)combiner);
 }
 int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner) __attribute__((weak, alias("PMPI_Type_get_envelope_c")));
 
@@ -4200,27 +4050,13 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) _
 
 int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    MPI_Aint t_lb = 0;
-    MPI_Aint t_extent = 0;
-    int rc = PMPI_Type_get_extent(datatype, lb == NULL ? NULL : &t_lb, extent == NULL ? NULL : &t_extent);
-    if (lb != NULL)
-        *lb = (MPI_Count)t_lb;
-    if (extent != NULL)
-        *extent = (MPI_Count)t_extent;
-    return rc;
+    return abigo_Type_get_extent_c((uintptr_t)datatype, (MPI_Count*)lb, (MPI_Count*)extent);
 }
 int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) __attribute__((weak, alias("PMPI_Type_get_extent_c")));
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    MPI_Aint t_lb = 0;
-    MPI_Aint t_extent = 0;
-    int rc = PMPI_Type_get_extent(datatype, lb == NULL ? NULL : &t_lb, extent == NULL ? NULL : &t_extent);
-    if (lb != NULL)
-        *lb = (MPI_Count)t_lb;
-    if (extent != NULL)
-        *extent = (MPI_Count)t_extent;
-    return rc;
+    return abigo_Type_get_extent_x((uintptr_t)datatype, (MPI_Count*)lb, (MPI_Count*)extent);
 }
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) __attribute__((weak, alias("PMPI_Type_get_extent_x")));
 
@@ -4238,36 +4074,19 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    MPI_Aint t_true_lb = 0;
-    MPI_Aint t_true_extent = 0;
-    int rc = PMPI_Type_get_true_extent(datatype, true_lb == NULL ? NULL : &t_true_lb, true_extent == NULL ? NULL : &t_true_extent);
-    if (true_lb != NULL)
-        *true_lb = (MPI_Count)t_true_lb;
-    if (true_extent != NULL)
-        *true_extent = (MPI_Count)t_true_extent;
-    return rc;
+    return abigo_Type_get_true_extent_c((uintptr_t)datatype, (MPI_Count*)true_lb, (MPI_Count*)true_extent);
 }
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) __attribute__((weak, alias("PMPI_Type_get_true_extent_c")));
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    MPI_Aint t_true_lb = 0;
-    MPI_Aint t_true_extent = 0;
-    int rc = PMPI_Type_get_true_extent(datatype, true_lb == NULL ? NULL : &t_true_lb, true_extent == NULL ? NULL : &t_true_extent);
-    if (true_lb != NULL)
-        *true_lb = (MPI_Count)t_true_lb;
-    if (true_extent != NULL)
-        *true_extent = (MPI_Count)t_true_extent;
-    return rc;
+    return abigo_Type_get_true_extent_x((uintptr_t)datatype, (MPI_Count*)true_lb, (MPI_Count*)true_extent);
 }
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) __attribute__((weak, alias("PMPI_Type_get_true_extent_x")));
 
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
 {
-    (void)value_type;
-    (void)index_type;
-    (void)pair_type;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_get_value_index");
+    return abigo_Type_get_value_index((uintptr_t)value_type, (uintptr_t)index_type, (uintptr_t*)pair_type);
 }
 int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) __attribute__((weak, alias("PMPI_Type_get_value_index")));
 
@@ -4279,12 +4098,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    (void)count;
-    (void)array_of_blocklengths;
-    (void)array_of_displacements;
-    (void)oldtype;
-    (void)newtype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_indexed_c");
+    return abigo_Type_indexed_c((MPI_Count)count, (MPI_Count*)array_of_blocklengths, (MPI_Count*)array_of_displacements, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_indexed_c")));
 
@@ -4296,10 +4110,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) __attri
 
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
-    (void)datatype;
-    (void)type_keyval;
-    (void)attribute_val;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_set_attr");
+    return abigo_Type_set_attr((uintptr_t)datatype, (int)type_keyval, (uintptr_t)attribute_val);
 }
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) __attribute__((weak, alias("PMPI_Type_set_attr")));
 
@@ -4323,11 +4134,7 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) __attribute__((weak,
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    int t_size = 0;
-    int rc = PMPI_Type_size(datatype, size == NULL ? NULL : &t_size);
-    if (size != NULL)
-        *size = (MPI_Count)t_size;
-    return rc;
+    return abigo_Type_size_x((uintptr_t)datatype, (MPI_Count*)size);
 }
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) __attribute__((weak, alias("PMPI_Type_size_x")));
 
@@ -4339,14 +4146,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    if (count < INT_MIN || count > INT_MAX)
-        return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_vector_c");
-    if (blocklength < INT_MIN || blocklength > INT_MAX)
-        return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_vector_c");
-    if (stride < INT_MIN || stride > INT_MAX)
-        return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Type_vector_c");
-    int rc = PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype);
-    return rc;
+    return abigo_Type_vector_c((MPI_Count)count, (MPI_Count)blocklength, (MPI_Count)stride, (uintptr_t)oldtype, (uintptr_t*)newtype);
 }
 int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_vector_c")));
 
@@ -4358,46 +4158,19 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
 
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    if (insize < INT_MIN || insize > INT_MAX)
-        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Unpack_c");
-    int t_position = 0;
-    if (position != NULL) {
-        if (*position < INT_MIN || *position > INT_MAX)
-            return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Unpack_c");
-        t_position = (int)*position;
-    }
-    if (outcount < INT_MIN || outcount > INT_MAX)
-        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Unpack_c");
-    int rc = PMPI_Unpack(inbuf, (int)insize, position == NULL ? NULL : &t_position, outbuf, (int)outcount, datatype, comm);
-    if (position != NULL)
-        *position = (MPI_Count)t_position;
-    return rc;
+    return abigo_Unpack_c((uintptr_t)inbuf, (MPI_Count)insize, (MPI_Count*)position, (uintptr_t)outbuf, (MPI_Count)outcount, (uintptr_t)datatype, (uintptr_t)comm);
 }
 int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Unpack_c")));
 
 int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
-    (void)datarep;
-    (void)inbuf;
-    (void)insize;
-    (void)position;
-    (void)outbuf;
-    (void)outcount;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Unpack_external");
+    return abigo_Unpack_external((char*)datarep, (uintptr_t)inbuf, (MPI_Aint)insize, (MPI_Aint*)position, (uintptr_t)outbuf, (int)outcount, (uintptr_t)datatype);
 }
 int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_Unpack_external")));
 
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
-    (void)datarep;
-    (void)inbuf;
-    (void)insize;
-    (void)position;
-    (void)outbuf;
-    (void)outcount;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Unpack_external_c");
+    return abigo_Unpack_external_c((char*)datarep, (uintptr_t)inbuf, (MPI_Count)insize, (MPI_Count*)position, (uintptr_t)outbuf, (MPI_Count)outcount, (uintptr_t)datatype);
 }
 int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_Unpack_external_c")));
 

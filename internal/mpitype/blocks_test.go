@@ -27,8 +27,14 @@ func TestBlocksOf(t *testing.T) {
 	MapOf(d2).Pack(dst[:8], src, 1)
 	require.Equal(t, []byte{3, 3, 3, 3, 1, 1, 1, 1}, dst[:8])
 	require.True(t, MapOf(BlocksOf([]Block{{0, 2, i32}, {4, 1, i32}})).Overlap())
-	require.Error(t, BlocksOf([]Block{{0, 1, i32}, {8, 1, Predefined(BasicFloat64)}}).Err())
-	require.Error(t, BlocksOf([]Block{{-4, 1, i32}}).Err())
+	mixed := MapOf(StructOf([]Block{{0, 1, i32}, {8, 1, Predefined(BasicFloat64)}}))
+	require.Equal(t, BasicMixed, mixed.Basic())
+	require.Equal(t, 12, mixed.Size())
+	require.Equal(t, 16, mixed.Extent())
+	neg := MapOf(BlocksOf([]Block{{-4, 1, i32}}))
+	require.Equal(t, -4, neg.LB())
+	require.Equal(t, -4, neg.TrueLB())
+	require.Equal(t, 4, neg.Extent())
 	require.Error(t, BlocksOf([]Block{{0, -1, i32}}).Err())
 	require.Error(t, BlocksOf([]Block{{0, 1, Datatype{}}}).Err())
 }
@@ -41,6 +47,8 @@ func TestResizedOf(t *testing.T) {
 	require.Equal(t, 8, m.Extent())
 	require.Equal(t, 24, m.Size())
 	require.Equal(t, 8+8*8+8, m.Span(2)) // two interleaved columns
-	require.Error(t, ResizedOf(col, 8, 8).Err())
-	require.Error(t, ResizedOf(col, 0, 0).Err())
+	r8 := MapOf(ResizedOf(col, -8, 24))
+	require.Equal(t, -8, r8.LB())
+	require.Equal(t, 24, r8.Extent())
+	require.Equal(t, 0, r8.TrueLB())
 }

@@ -52,40 +52,146 @@ func typeErr(format string, args ...any) Datatype {
 	return Datatype{&handle{err: mpierr.Errorf(mpierr.ClassType, format, args...)}}
 }
 
-// Contiguous is count copies of old, one after the other
-// (MPI_Type_contiguous).
-func Contiguous(count int, old Datatype) Datatype { return VectorOf(count, 1, 1, old) }
+// NamedExt is a predefined datatype of basic type b whose external32 size
+// is ext bytes (a C long: 8 bytes here, 4 in external32): a handle of its
+// own, as distinct MPI types are.
+func NamedExt(b Basic, ext int) Datatype {
+	if b <= BasicInvalid || b >= NumBasic {
+		return typeErr("basic type %d is not a datatype", b)
+	}
+	return Datatype{&handle{Map: ExtMap(b, ext)}}
+}
 
-// VectorOf is count blocks of blocklen copies of old, the starts of
-// consecutive blocks stride copies of old apart (MPI_Type_vector). Strides
-// of a vector of more than one block must be positive. A stride shorter
-// than blocklen gives overlapping entries: such a datatype may describe
-// data that is only read (the origin of a put or an accumulate), and every
-// call that would write through it fails with ErrType.
-func VectorOf(count, blocklen, stride int, old Datatype) Datatype {
+// usable returns old's handle, or the datatype that says why it is not
+// usable.
+func usable(old Datatype, what string) (*handle, Datatype, bool) {
 	o := old.h
 	switch {
 	case o == nil:
-		return typeErr("vector of an invalid datatype")
+		return nil, typeErr("%s of an invalid datatype", what), false
 	case o.err != nil:
-		return old
+		return nil, old, false
 	case o.freed.Load():
-		return typeErr("vector of a freed datatype")
-	case count < 0 || blocklen < 0:
-		return typeErr("vector of %d blocks of %d elements", count, blocklen)
-	case count > 1 && stride < 1:
-		return typeErr("vector stride %d: strides must be positive", stride)
-	case count > MaxRuns || blocklen > MaxRuns || stride > MaxRuns:
-		return typeErr("vector of %d blocks of %d at stride %d is too large", count, blocklen, stride)
+		return nil, typeErr("%s of a freed datatype", what), false
 	}
-	if reach := float64((count-1)*max(stride, 0)+blocklen) * float64(o.Extent()); reach > MaxBytes {
-		return typeErr("vector of %d blocks of %d at stride %d spans %.0f bytes", count, blocklen, stride, reach)
-	}
-	m, err := Vector(count, blocklen, max(stride, 0), &o.Map)
+	return o, Datatype{}, true
+}
+
+func made(m Map, err error) Datatype {
 	if err != nil {
 		return typeErr("%v", err)
 	}
 	return Datatype{&handle{Map: m}}
+}
+
+// Contiguous is count copies of old, one after the other
+// (MPI_Type_contiguous).
+func Contiguous(count int, old Datatype) Datatype {
+	o, bad, ok := usable(old, "contiguous")
+	if !ok {
+		return bad
+	}
+	if count < 0 {
+		return typeErr("contiguous of %d copies", count)
+	}
+	return made(Repeat(count, o.extent, &o.Map))
+}
+
+// VectorOf is count blocks of blocklen copies of old, the starts of
+// consecutive blocks stride copies of old apart (MPI_Type_vector; the
+// stride may be negative). A stride shorter than blocklen gives
+// overlapping entries: such a datatype may describe data that is only read
+// (the origin of a put or an accumulate), and every call that would write
+// through it fails with ErrType.
+func VectorOf(count, blocklen, stride int, old Datatype) Datatype {
+	o, bad, ok := usable(old, "vector")
+	if !ok {
+		return bad
+	}
+	if !Fits(max(stride, -stride), max(o.extent, -o.extent), MaxBytes) {
+		return typeErr("vector stride %d of a type of extent %d is too large", stride, o.extent)
+	}
+	return HVectorOf(count, blocklen, stride*o.extent, old)
+}
+
+// HVectorOf is VectorOf with the stride in bytes (MPI_Type_create_hvector).
+func HVectorOf(count, blocklen, stride int, old Datatype) Datatype {
+	o, bad, ok := usable(old, "vector")
+	if !ok {
+		return bad
+	}
+	switch {
+	case count < 0 || blocklen < 0:
+		return typeErr("vector of %d blocks of %d elements", count, blocklen)
+	case count > 0 && blocklen > 0 && o.size > 0 &&
+		float64(count-1)*float64(max(stride, -stride))+float64(blocklen)*float64(max(o.extent, -o.extent, o.trueExt)) > MaxBytes:
+		return typeErr("vector of %d blocks of %d at stride %d spans more than 2^48 bytes", count, blocklen, stride)
+	}
+	return made(HVector(count, blocklen, stride, &o.Map))
+}
+
+// Block is count copies of a datatype placed disp bytes from the origin:
+// one block of MPI_Type_create_struct or of the indexed types (whose
+// element displacements the caller turns into bytes).
+type Block struct {
+	Disp, Count int
+	Old         Datatype
+}
+
+// BlocksOf is the datatype of blocks laid out in order (the indexed types
+// and their h- and block forms; StructOf for structs). Displacements may
+// have any sign; blocks of no elements do not count for the bounds.
+// Entries that overlap give a datatype only reads may use, as for vectors.
+func BlocksOf(blocks []Block) Datatype { return placeBlocks(blocks, false) }
+
+// StructOf is BlocksOf for MPI_Type_create_struct: blocks of any types,
+// the extent padded to the largest alignment of its basic types unless a
+// member has explicit bounds (a resized type).
+func StructOf(blocks []Block) Datatype { return placeBlocks(blocks, true) }
+
+func placeBlocks(blocks []Block, pad bool) Datatype {
+	parts := make([]Part, len(blocks))
+	for i, b := range blocks {
+		o, bad, ok := usable(b.Old, "block")
+		if !ok {
+			return bad
+		}
+		if b.Count < 0 {
+			return typeErr("block %d: %d elements", i, b.Count)
+		}
+		if b.Disp > MaxBytes || b.Disp < -MaxBytes || float64(b.Count)*float64(max(o.extent, -o.extent, o.trueExt)) > MaxBytes {
+			return typeErr("block %d: %d elements at displacement %d spans more than 2^48 bytes", i, b.Count, b.Disp)
+		}
+		parts[i] = Part{Disp: b.Disp, N: b.Count, Step: o.extent, Old: &o.Map}
+	}
+	return made(Place(parts, pad))
+}
+
+// PartsOf is the datatype of parts built by a layer from maps it already
+// checked (subarrays, darrays).
+func PartsOf(parts []Part) Datatype { return made(Place(parts, false)) }
+
+// ResizedOf is old with lower bound lb and extent extent bytes
+// (MPI_Type_create_resized). The data stays where it was: instances are
+// extent bytes apart, and may interleave.
+func ResizedOf(old Datatype, lb, extent int) Datatype {
+	o, bad, ok := usable(old, "resized")
+	if !ok {
+		return bad
+	}
+	if lb > MaxBytes || lb < -MaxBytes || extent > MaxBytes || extent < -MaxBytes {
+		return typeErr("resized to lower bound %d and extent %d", lb, extent)
+	}
+	return Datatype{&handle{Map: Resized(&o.Map, lb, extent)}}
+}
+
+// DupOf is a derived datatype with old's type map (MPI_Type_dup).
+func DupOf(old Datatype) Datatype {
+	o, bad, ok := usable(old, "dup")
+	if !ok {
+		return bad
+	}
+	return Datatype{&handle{Map: Dup(&o.Map)}}
 }
 
 // Err reports why the datatype is invalid (never built, built from bad
@@ -146,7 +252,7 @@ func (t Datatype) Count() int {
 }
 
 // Extent returns the distance in bytes from one instance to the next
-// (MPI_Type_get_extent; the lower bound is always 0).
+// (MPI_Type_get_extent's extent: ub - lb).
 func (t Datatype) Extent() int {
 	if t.Err() != nil {
 		return 0
@@ -164,8 +270,24 @@ func (t Datatype) String() string {
 		return "invalid datatype"
 	case t.h.Predefined():
 		return t.h.Basic().String()
-	case t.h.Pieces() == 1: // maps start at offset 0: one piece is gap-free
+	case t.h.Pieces() == 1 && t.h.extent == t.h.size && t.h.basic != BasicMixed:
 		return fmt.Sprintf("%d x %v", t.h.Elems(), t.h.Basic())
 	}
 	return t.h.Map.String()
+}
+
+// Opaque is a predefined datatype of n bytes that the engine moves but
+// cannot compute on (MPI_REAL16, MPI_INTEGER16, ...): n elements of
+// bytes.
+func Opaque(n int) Datatype { return PredefinedOf(Contiguous(n, Predefined(BasicByte))) }
+
+// PredefinedOf is a predefined datatype with t's map (the Fortran pair
+// types, MPI_2REAL: two reals): a handle of its own that cannot be freed.
+func PredefinedOf(t Datatype) Datatype {
+	if t.Err() != nil {
+		return t
+	}
+	m := t.h.Map
+	m.predefined = m.Contiguous()
+	return Datatype{&handle{Map: m}}
 }

@@ -75,20 +75,40 @@ const (
 	BasicLongInt
 	BasicTwoInt
 	BasicShortInt
-	NumBasic // the number of basic datatypes, for tables indexed by Basic
+	BasicLongDouble        // C long double: x86-64's x87 80-bit format in 16 bytes
+	BasicComplexLongDouble // C long double _Complex: two long doubles
+	BasicLongDoubleInt     // MPI_LONG_DOUBLE_INT: a long double and an int, 32 bytes
+	NumBasic               // the number of basic datatypes, for tables indexed by Basic
 )
+
+// BasicMixed is what Map.Basic reports for a type map of several basic
+// types (a struct of an int and a double): such a map moves data, and
+// takes MPI_REPLACE and MPI_NO_OP, but no reduction.
+const BasicMixed Basic = 0xff
 
 var basicNames = [NumBasic]string{
 	"invalid", "MPI_INT8_T", "MPI_INT16_T", "MPI_INT32_T", "MPI_INT64_T",
 	"MPI_UINT8_T", "MPI_UINT16_T", "MPI_UINT32_T", "MPI_UINT64_T",
 	"MPI_FLOAT", "MPI_DOUBLE", "MPI_C_FLOAT_COMPLEX", "MPI_C_DOUBLE_COMPLEX",
 	"MPI_C_BOOL", "MPI_BYTE", "MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT",
-	"MPI_2INT", "MPI_SHORT_INT",
+	"MPI_2INT", "MPI_SHORT_INT", "MPI_LONG_DOUBLE", "MPI_C_LONG_DOUBLE_COMPLEX", "MPI_LONG_DOUBLE_INT",
 }
 
-var basicSizes = [NumBasic]int{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 1, 8, 16, 16, 8, 8}
+var basicSizes = [NumBasic]int{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 1, 8, 16, 16, 8, 8, 16, 32, 32}
+
+// basicAligns are the C alignments of the basic types on x86-64 (a
+// struct's extent is padded to the largest of its members').
+var basicAligns = [NumBasic]int{1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 4, 8, 1, 1, 4, 8, 8, 4, 4, 16, 16, 16}
+
+// basicExt32 are the sizes of one element in the external32 data
+// representation (MPI-4.1 15.5.2): no padding; a long double is IEEE
+// binary128.
+var basicExt32 = [NumBasic]int{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 1, 8, 12, 8, 8, 6, 16, 32, 20}
 
 func (b Basic) String() string {
+	if b == BasicMixed {
+		return "mixed"
+	}
 	if b >= NumBasic {
 		return fmt.Sprintf("Basic(%d)", b)
 	}
@@ -101,6 +121,22 @@ func (b Basic) Size() int {
 		return 0
 	}
 	return basicSizes[b]
+}
+
+// Align returns the C alignment of one element (1 for an invalid type).
+func (b Basic) Align() int {
+	if b >= NumBasic {
+		return 1
+	}
+	return basicAligns[b]
+}
+
+// Ext32 returns the size of one element in external32.
+func (b Basic) Ext32() int {
+	if b >= NumBasic {
+		return 0
+	}
+	return basicExt32[b]
 }
 
 // Of returns the basic datatype of T. It switches on the kind, which the

@@ -69,11 +69,15 @@ var opsOf = [NumBasic]uint32{
 	BasicBool: boolOps, BasicByte: byteOps,
 	BasicFloatInt: pairOps, BasicDoubleInt: pairOps, BasicLongInt: pairOps,
 	BasicTwoInt: pairOps, BasicShortInt: pairOps,
+	BasicLongDouble: floatOps, BasicComplexLongDouble: complexOps, BasicLongDoubleInt: pairOps,
 }
 
 // Defined reports whether o combines elements of b. Reduce and Combine
 // expect it true; the layers check first, each with its own errors.
 func (o Op) Defined(b Basic) bool {
+	if b == BasicMixed { // a map of several basic types: moved, not reduced
+		return o == OpReplace || o == OpNoOp
+	}
 	return o < NumOps && b < NumBasic && opsOf[b]&(1<<o) != 0
 }
 
@@ -118,6 +122,12 @@ func Reduce(b Basic, op Op, dst, src []byte) {
 		pairSlice[TwoInt, int32](op, dst, src)
 	case BasicShortInt:
 		pairSlice[ShortInt, int16](op, dst, src)
+	case BasicLongDouble:
+		ldSlice(ldElem, 16, op, dst, src)
+	case BasicComplexLongDouble:
+		ldSlice(cldElem, 32, op, dst, src)
+	case BasicLongDoubleInt:
+		ldSlice(ldLocElem, 32, op, dst, src)
 	}
 }
 
@@ -162,6 +172,12 @@ func Combine(b Basic, op Op, dst, src unsafe.Pointer) {
 		pairElem[TwoInt, int32](op, dst, src)
 	case BasicShortInt:
 		pairElem[ShortInt, int16](op, dst, src)
+	case BasicLongDouble:
+		ldElem(op, dst, src)
+	case BasicComplexLongDouble:
+		cldElem(op, dst, src)
+	case BasicLongDoubleInt:
+		ldLocElem(op, dst, src)
 	}
 }
 

@@ -9,86 +9,65 @@ import (
 // Limits on type maps, which keep the offsets and extents the layers
 // compute far from overflowing an int.
 const (
-	// MaxRuns bounds the contiguous pieces of one map, and a vector's
-	// count, block length and stride.
+	// MaxRuns bounds the contiguous pieces of one tile of a map (a
+	// vector's block, a struct's whole map): the memory a map takes.
 	MaxRuns = 1 << 22
 	// MaxBytes bounds the bytes a map spans, and a transfer's.
 	MaxBytes = 1 << 48
 )
 
-// run is a contiguous stretch of a type map: off bytes from the start of
-// an instance, n bytes long.
+// run is a contiguous stretch of a type map: off bytes from the map's
+// true lower bound, n bytes long.
 type run struct{ off, n int }
 
-// Map is the type map of an MPI datatype built from one basic type: where
-// the data bytes of one instance lie and how far apart instances are. The
-// lower bound is always 0. A Map does not change once built, so a layer's
-// datatype handles share theirs between goroutines without locks; the
-// handle's own state (an error, MPI_Type_free) stays with the layer.
+// Seg is a stretch of a type signature: N elements of basic type B, each
+// Ext bytes in external32 (B's own Ext32, or less for C types that
+// external32 narrows: MPI_LONG, MPI_WCHAR).
+type Seg struct {
+	B   Basic
+	Ext uint8
+	N   int
+}
+
+// Map is the type map of an MPI datatype (MPI-4.1 chapter 5): where the
+// data bytes of one instance lie, of which basic types, and its bounds.
+// Its data is one tile of runs repeated reps times, rstride bytes apart
+// (a vector's block, or a contiguous type's old type): the contiguous and
+// vector maps that most codes send stay a few runs however many elements
+// they hold. Offsets of runs are from the true lower bound, and a buffer
+// handed to Pack, Unpack or a Cursor starts there (a C buffer at its
+// pointer plus TrueLB). A Map does not change once built, so datatype
+// handles share theirs between goroutines without locks.
 type Map struct {
-	basic      Basic
+	basic      Basic // the one basic type, BasicMixed for several
 	predefined bool
-	overlap    bool  // some bytes appear twice (a stride shorter than its block)
+	overlap    bool  // some bytes appear twice
 	elems      int   // basic elements in one instance
-	size       int   // data bytes in one instance: elems times the basic size
-	extent     int   // bytes from one instance to the next
-	ub         int   // end of the last byte of one instance
-	runs       []run // in type-map order, adjacent runs merged
+	size       int   // data bytes in one instance
+	extent     int   // ub - lb: bytes from one instance to the next
+	trueExt    int   // bytes from the first data byte to the end of the last
+	runs       []run // one tile, in type-map order, adjacent runs merged
+	reps       int   // tiles in one instance
+	rstride    int   // bytes from one tile to the next
+	lb, tlb    int   // lower bound and true lower bound, from the origin
+	mlb, mub   bool  // lb (ub) set explicitly (resized): sticky in structs
+	align      int   // the largest C alignment of its basic types
+	sig        []Seg // one tile's type signature, merged
 }
 
 // BasicMap returns the map of the predefined datatype b: one element.
-func BasicMap(b Basic) Map {
+func BasicMap(b Basic) Map { return ExtMap(b, b.Ext32()) }
+
+// ExtMap is BasicMap of a C type whose external32 size is ext bytes (a
+// C long, 8 bytes here, has 4 in external32).
+func ExtMap(b Basic, ext int) Map {
 	sz := b.Size()
-	return Map{basic: b, elems: 1, size: sz, extent: sz, ub: sz, runs: []run{{0, sz}}, predefined: true}
+	return Map{basic: b, elems: 1, size: sz, extent: sz, trueExt: sz, runs: []run{{0, sz}}, reps: 1,
+		predefined: true, align: b.Align(), sig: []Seg{{b, uint8(ext), 1}}}
 }
 
-// Vector returns the map of count blocks of blocklen copies of old, the
-// starts of consecutive blocks stride copies of old apart
-// (MPI_Type_vector). Each layer first refuses, with its own messages, the
-// arguments its rules forbid (compat overlapping entries, windows strides
-// below 1); Vector expects count and blocklen not negative and, unless one
-// is 0, count, blocklen and stride at most MaxRuns and the span of the
-// copies of old at most MaxBytes. It refuses only a map of more than
-// MaxRuns pieces.
-func Vector(count, blocklen, stride int, old *Map) (Map, error) {
-	m := Map{basic: old.basic, overlap: old.overlap || (count > 1 && stride < blocklen)}
-	if count == 0 || blocklen == 0 || old.elems == 0 {
-		return m, nil
-	}
-	reach := (count-1)*stride + blocklen // in copies of old
-	m.elems = count * blocklen * old.elems
-	m.size = count * blocklen * old.size
-	m.extent = reach * old.extent
-	m.ub = (reach-1)*old.extent + old.ub
-	// Overflow-safe: with overlapping blocks count*blocklen copies of a map
-	// of many runs can pass 1<<63 pieces while the span stays small.
-	if !Fits(count*blocklen, len(old.runs), MaxRuns) {
-		return Map{}, fmt.Errorf("datatype with more than %d contiguous pieces", MaxRuns)
-	}
-	for i := range count {
-		for j := range blocklen {
-			base := (i*stride + j) * old.extent
-			for _, r := range old.runs {
-				m.add(run{base + r.off, r.n})
-			}
-		}
-	}
-	// A check on the flags above: a run that reaches into the next overlaps.
-	for k := 1; !m.overlap && k < len(m.runs); k++ {
-		m.overlap = m.runs[k].off < m.runs[k-1].off+m.runs[k-1].n
-	}
-	return m, nil
-}
-
-func (m *Map) add(r run) {
-	if k := len(m.runs); k > 0 && m.runs[k-1].off+m.runs[k-1].n == r.off {
-		m.runs[k-1].n += r.n
-		return
-	}
-	m.runs = append(m.runs, r)
-}
-
-// Basic returns the basic type the map is built from.
+// Basic returns the map's basic type, BasicMixed if it has several (or
+// BasicInvalid for a map with no data that was built of none).
 func (m *Map) Basic() Basic { return m.basic }
 
 // Elems returns the number of basic elements in one instance.
@@ -97,11 +76,28 @@ func (m *Map) Elems() int { return m.elems }
 // Size returns the bytes of data in one instance (MPI_Type_size).
 func (m *Map) Size() int { return m.size }
 
-// Extent returns the distance in bytes from one instance to the next.
+// Extent returns ub - lb, the distance in bytes from one instance to the
+// next (MPI_Type_get_extent).
 func (m *Map) Extent() int { return m.extent }
 
-// Predefined reports whether m is a basic type's own map, not one built
-// by Vector.
+// LB returns the lower bound (MPI_Type_get_extent's lb).
+func (m *Map) LB() int { return m.lb }
+
+// UB returns the upper bound, LB + Extent.
+func (m *Map) UB() int { return m.lb + m.extent }
+
+// TrueLB returns the displacement of the first data byte from the origin
+// (MPI_Type_get_true_extent's lb; 0 for a map without data).
+func (m *Map) TrueLB() int { return m.tlb }
+
+// TrueExtent returns the bytes from the first data byte to the end of the
+// last (MPI_Type_get_true_extent's extent).
+func (m *Map) TrueExtent() int { return m.trueExt }
+
+// Align returns the largest C alignment of the map's basic types.
+func (m *Map) Align() int { return max(m.align, 1) }
+
+// Predefined reports whether m is a basic type's own map.
 func (m *Map) Predefined() bool { return m.predefined }
 
 // Overlap reports whether some bytes of an instance appear in its type map
@@ -109,57 +105,73 @@ func (m *Map) Predefined() bool { return m.predefined }
 func (m *Map) Overlap() bool { return m.overlap }
 
 // Pieces returns the number of contiguous runs in one instance.
-func (m *Map) Pieces() int { return len(m.runs) }
+func (m *Map) Pieces() int { return len(m.runs) * m.reps }
 
 // Contiguous reports whether instances are packed back to back, so that
 // count of them are the first count*Size bytes of a buffer.
 func (m *Map) Contiguous() bool {
-	return m.predefined || len(m.runs) == 0 || (len(m.runs) == 1 && m.runs[0].off == 0 && m.runs[0].n == m.extent)
+	return m.predefined || m.elems == 0 || (m.reps == 1 && len(m.runs) == 1 && m.runs[0].off == 0 && m.runs[0].n == m.extent)
 }
 
-// Span returns the bytes count instances reach from their start.
+// Span returns the bytes count instances reach from the first one's true
+// lower bound (for an extent that is not negative).
 func (m *Map) Span(count int) int {
-	if count == 0 || m.elems == 0 {
+	if count <= 0 || m.elems == 0 {
 		return 0
 	}
-	return (count-1)*m.extent + m.ub
+	return max((count-1)*m.extent+m.trueExt, m.trueExt)
 }
 
 // String describes the layout of a derived map; the layers name a
 // predefined one themselves.
 func (m *Map) String() string {
-	return fmt.Sprintf("%d x %v in %d pieces over %d bytes", m.elems, m.basic, len(m.runs), m.extent)
+	return fmt.Sprintf("%d x %v in %d pieces over %d bytes", m.elems, m.basic, m.Pieces(), m.extent)
+}
+
+// each calls fn for every piece of count instances in type-map order,
+// until fn returns false.
+func (m *Map) each(count int, fn func(off, n int) bool) {
+	if m.elems == 0 {
+		return
+	}
+	for i := range count {
+		for t := range m.reps {
+			base := i*m.extent + t*m.rstride
+			for _, r := range m.runs {
+				if !fn(base+r.off, r.n) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // Pack copies count instances laid out in src into the contiguous dst and
 // returns the bytes copied; it stops when dst is full.
 func (m *Map) Pack(dst, src []byte, count int) int {
-	n := 0
-	for i := 0; i < count && n < len(dst); i++ {
-		base := i * m.extent
-		for _, r := range m.runs {
-			n += copy(dst[n:], src[base+r.off:base+r.off+r.n])
-			if n == len(dst) {
-				return n
-			}
-		}
+	if m.Contiguous() {
+		return copy(dst, src[:min(len(src), count*m.size)])
 	}
+	n := 0
+	m.each(count, func(off, k int) bool {
+		n += copy(dst[n:], src[off:off+k])
+		return n < len(dst)
+	})
 	return n
 }
 
 // Unpack scatters the contiguous src into count instances laid out in dst,
 // as far as src reaches.
 func (m *Map) Unpack(dst, src []byte, count int) {
-	n := 0
-	for i := 0; i < count && n < len(src); i++ {
-		base := i * m.extent
-		for _, r := range m.runs {
-			n += copy(dst[base+r.off:base+r.off+r.n], src[n:])
-			if n == len(src) {
-				return
-			}
-		}
+	if m.Contiguous() {
+		copy(dst[:min(len(dst), count*m.size)], src)
+		return
 	}
+	n := 0
+	m.each(count, func(off, k int) bool {
+		n += copy(dst[off:off+k], src[n:])
+		return n < len(src)
+	})
 }
 
 // Cursor walks the type map of count instances of a Map, in order.
@@ -167,6 +179,7 @@ type Cursor struct {
 	m     *Map
 	count int
 	inst  int // current instance
+	t     int // current tile
 	r     int // current run
 	pos   int // bytes consumed in the current run
 }
@@ -180,22 +193,28 @@ func (m *Map) Cursor(count int) Cursor {
 	return c
 }
 
+// left is the rest of the current run.
+func (c *Cursor) left() int { return c.m.runs[c.r].n - c.pos }
+
 // Next returns the offset and length of the next piece, at most max
 // bytes; n is 0 at the end.
 func (c *Cursor) Next(max int) (off, n int) {
 	if c.inst >= c.count {
 		return 0, 0
 	}
-	r := c.m.runs[c.r]
-	off = c.inst*c.m.extent + r.off + c.pos
+	m := c.m
+	r := m.runs[c.r]
+	off = c.inst*m.extent + c.t*m.rstride + r.off + c.pos
 	n = min(r.n-c.pos, max)
 	c.pos += n
 	if c.pos == r.n {
 		c.pos = 0
-		c.r++
-		if c.r == len(c.m.runs) {
+		if c.r++; c.r == len(m.runs) {
 			c.r = 0
-			c.inst++
+			if c.t++; c.t == m.reps {
+				c.t = 0
+				c.inst++
+			}
 		}
 	}
 	return off, n
@@ -205,13 +224,115 @@ func (c *Cursor) Next(max int) (off, n int) {
 // of bytes, split where either side's pieces end.
 func Zip(a, b Cursor, fn func(aOff, bOff, n int)) {
 	for a.inst < a.count && b.inst < b.count {
-		an := a.m.runs[a.r].n - a.pos
-		bn := b.m.runs[b.r].n - b.pos
-		k := min(an, bn)
+		k := min(a.left(), b.left())
 		ao, _ := a.Next(k)
 		bo, _ := b.Next(k)
 		fn(ao, bo, k)
 	}
+}
+
+// EachSeg calls fn for the signature of count instances, in order, until
+// fn returns false.
+func (m *Map) EachSeg(count int, fn func(s Seg) bool) { m.eachSeg(count, fn) }
+
+func (m *Map) eachSeg(count int, fn func(s Seg) bool) {
+	if m.elems == 0 {
+		return
+	}
+	for range count {
+		for range m.reps {
+			for _, s := range m.sig {
+				if !fn(s) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Signature returns the type signature of one instance, merged (at most
+// limit segments; ok is false past that).
+func (m *Map) Signature(limit int) (sig []Seg, ok bool) {
+	ok = true
+	m.eachSeg(1, func(s Seg) bool {
+		sig = appendSeg(sig, s)
+		if len(sig) > limit {
+			ok = false
+		}
+		return ok
+	})
+	return sig, ok
+}
+
+func appendSeg(sig []Seg, s Seg) []Seg {
+	if s.N == 0 {
+		return sig
+	}
+	if k := len(sig); k > 0 && sig[k-1].B == s.B && sig[k-1].Ext == s.Ext {
+		sig[k-1].N += s.N
+		return sig
+	}
+	return append(sig, s)
+}
+
+// Elements returns the basic elements in the first bytes of the packed
+// form of instances of m (MPI_Get_elements), or -1 when bytes end inside
+// an element.
+func (m *Map) Elements(bytes int) int {
+	if m.size == 0 {
+		if bytes == 0 {
+			return 0
+		}
+		return -1
+	}
+	full, rest := bytes/m.size, bytes%m.size
+	n := full * m.elems
+	m.eachSeg(1, func(s Seg) bool {
+		sz := s.B.Size()
+		if rest >= s.N*sz {
+			n += s.N
+			rest -= s.N * sz
+			return rest > 0
+		}
+		n += rest / sz
+		rest %= sz
+		return false
+	})
+	if rest != 0 {
+		return -1
+	}
+	return n
+}
+
+// SameSignature reports whether ac instances of a and bc of b have the
+// same sequence of basic types (MPI's type matching; MPI_BYTE and
+// MPI_PACKED, both BasicByte, match anything of as many bytes).
+func SameSignature(a *Map, ac int, b *Map, bc int) bool {
+	if ac*a.size != bc*b.size {
+		return false
+	}
+	if a.basic == BasicByte || b.basic == BasicByte || ac*a.size == 0 {
+		return true
+	}
+	if a.basic != BasicMixed || b.basic != BasicMixed {
+		return a.basic == b.basic && ac*a.elems == bc*b.elems
+	}
+	// Two mixed maps: compare their signatures, merged.
+	flat := func(m *Map, c int) []Seg {
+		var out []Seg
+		m.eachSeg(c, func(s Seg) bool { out = appendSeg(out, Seg{B: s.B, N: s.N}); return true })
+		return out
+	}
+	sa, sb := flat(a, ac), flat(b, bc)
+	if len(sa) != len(sb) {
+		return false
+	}
+	for i := range sa {
+		if sa[i] != sb[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // AsBytes views a slice of plain elements as bytes.

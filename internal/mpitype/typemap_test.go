@@ -106,10 +106,15 @@ func TestVectorPieceLimit(t *testing.T) {
 	i8 := BasicMap(BasicInt8)
 	many := vec(t, 1<<21, 1, 2, i8)
 	assert.Equal(t, 1<<21, many.Pieces())
-	_, err := Vector(3, 1, 1, &many)
+	// Copies of a map are tiles of it: no pieces are copied.
+	thrice := vec(t, 3, 1, 1, many)
+	assert.Equal(t, 3<<21, thrice.Pieces())
+	// A list of parts lays every piece out, up to the limit.
+	_, err := Place([]Part{{0, 3, many.Extent(), &many}}, false)
 	assert.EqualError(t, err, "datatype with more than 4194304 contiguous pieces")
-	twice := vec(t, 2, 1, 2, many)
-	assert.Equal(t, MaxRuns, twice.Pieces(), "at the limit")
+	twice, err := Place([]Part{{0, 2, many.Extent(), &many}}, false)
+	require.NoError(t, err)
+	assert.Equal(t, MaxRuns-1, twice.Pieces(), "at the limit (the copies touch: one run merges)")
 
 	// count*blocklen*pieces is 1<<65 here: it must not wrap to 0 and build.
 	_, err = Vector(1<<22, 1<<22, 1, &many)
