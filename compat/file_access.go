@@ -101,9 +101,7 @@ func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (
 		if data, err = toFile(v.datarep, data, dt, count, b, 0); err != nil {
 			return nil, err
 		}
-	} else if mm.Contiguous() && v.datarep != "native" && v.datarep != "internal" && v.datarep != "external32" {
-		data = make([]byte, size)
-	} else if mm.Contiguous() {
+	} else if mm.Contiguous() && (v.datarep == "native" || v.datarep == "internal") {
 		data, direct = b[:size], true
 	} else {
 		data = make([]byte, size)

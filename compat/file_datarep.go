@@ -3,7 +3,6 @@ package compat
 import (
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
@@ -107,8 +106,12 @@ func toFile(rep string, stream []byte, dt Datatype, count int, mem []byte, pos i
 	case "native", "internal":
 		return stream, nil
 	case "external32":
-		out := append([]byte(nil), stream...)
-		swapElems(out, mapOf(dt).Basic())
+		m := mapOf(dt)
+		if err := sameExternalSize(m); err != nil {
+			return nil, err
+		}
+		out := make([]byte, m.ExternalSize(count))
+		m.PackExternal(out, mem, count)
 		return out, nil
 	}
 	u, _ := userRep(rep)
@@ -133,8 +136,15 @@ func fromFile(rep string, data []byte, dt Datatype, count int, mem []byte, pos i
 	case "native", "internal":
 		return false, nil
 	case "external32":
-		swapElems(data, mapOf(dt).Basic())
-		return false, nil
+		m := mapOf(dt)
+		if err := sameExternalSize(m); err != nil {
+			return false, err
+		}
+		if m.Size() > 0 {
+			whole := len(data) / m.Size()
+			m.UnpackExternal(mem, data[:whole*m.Size()], whole)
+		}
+		return true, nil
 	}
 	u, _ := userRep(rep)
 	if _, err := datarepExtent(rep, dt); err != nil {
@@ -149,43 +159,12 @@ func fromFile(rep string, data []byte, dt Datatype, count int, mem []byte, pos i
 	return true, nil
 }
 
-// parts are the sizes of a basic element's big-endian parts.
-func parts(b Basic) []int {
-	switch b {
-	case BasicComplex64:
-		return []int{4, 4}
-	case BasicComplex128:
-		return []int{8, 8}
-	case BasicFloatInt, BasicTwoInt:
-		return []int{4, 4}
-	case BasicDoubleInt:
-		return []int{8, 4, 4} // the value, the index, the C struct's padding
-	case BasicLongInt:
-		return []int{8, 4, 4}
-	case BasicShortInt:
-		return []int{2, 2, 4} // value, padding, index
+// sameExternalSize refuses a datatype whose external32 size differs from
+// its size in memory (a C long, 4 bytes in external32; MPI_DOUBLE_INT, 12):
+// the file's layout follows the view's displacements in memory's sizes.
+func sameExternalSize(m *mpitype.Map) error {
+	if m.ExternalSize(1) != m.Size() {
+		return errorf(ClassUnsupportedDatarep, "external32: %v takes %d bytes in external32 and %d in memory, which views here do not convert", m, m.ExternalSize(1), m.Size())
 	}
-	return []int{b.Size()}
-}
-
-var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
-
-// swapElems reverses the bytes of every part of every element of b in
-// data (external32 is big-endian).
-func swapElems(data []byte, b Basic) {
-	if !littleEndian || b == BasicByte {
-		return
-	}
-	ps := parts(b)
-	sz := b.Size()
-	for i := 0; i+sz <= len(data); i += sz {
-		o := i
-		for _, p := range ps {
-			e := data[o : o+p]
-			for l, r := 0, p-1; l < r; l, r = l+1, r-1 {
-				e[l], e[r] = e[r], e[l]
-			}
-			o += p
-		}
-	}
+	return nil
 }

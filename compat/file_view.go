@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
 // fileView is a file view (MPI-4.1 section 14.3): the file seen from a
@@ -63,6 +65,13 @@ func newView(disp int64, etype, ftype Datatype, datarep string) (fileView, error
 	case fm.Overlap():
 		return fileView{}, errorf(ClassType, "SetView: filetype %v has overlapping entries", ftype)
 	}
+	if rep == "external32" {
+		for _, m := range []*mpitype.Map{em, fm} {
+			if err := sameExternalSize(m); err != nil {
+				return fileView{}, err
+			}
+		}
+	}
 	// The runs, which MPI requires at non-negative, nondecreasing
 	// displacements within a tile and from one tile to the next.
 	cur := fm.Cursor(1)
@@ -72,7 +81,7 @@ func newView(disp int64, etype, ftype Datatype, datarep string) (fileView, error
 		if n == 0 {
 			break
 		}
-		r := frun{int64(off), int64(n), start}
+		r := frun{int64(off + fm.TrueLB()), int64(n), start}
 		if k := len(v.runs); k > 0 {
 			if last := v.runs[k-1]; r.off < last.off+last.n {
 				return fileView{}, errorf(ClassType, "SetView: filetype %v has decreasing displacements (%d after %d)", ftype, r.off, last.off+last.n)

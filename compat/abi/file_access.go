@@ -25,7 +25,7 @@ func fileBuf(buf C.uintptr_t, count int64, dtype C.uintptr_t) ([]byte, compat.Da
 	if count < 0 {
 		return nil, dt, mpierr.Errorf(mpierr.ClassCount, "count %d", count)
 	}
-	b, ok := cbuf(buf, span(dt, int(count)))
+	b, ok := tbuf(buf, dt, int(count))
 	if !ok {
 		return nil, dt, mpierr.Errorf(mpierr.ClassBuffer, "buffer %#x for %d elements", uintptr(buf), count)
 	}

@@ -278,6 +278,42 @@ static void views(void)
     MPI_Type_free(&ftype);
 }
 
+/* subarray: a ROWS x COLS array in row blocks written collectively through
+ * subarray views, read back whole by every rank with a darray view of the
+ * same blocks. */
+static void subarray(void)
+{
+    enum { ROWS = 12, COLS = 10 };
+    int gs[2] = {ROWS, COLS}, ls[2] = {ROWS / size, COLS}, st[2] = {rank * (ROWS / size), 0};
+    if (ROWS % size)
+        return;
+    MPI_Datatype sub, dar;
+    CHECK_RC(MPI_Type_create_subarray(2, gs, ls, st, MPI_ORDER_C, MPI_DOUBLE, &sub));
+    CHECK_RC(MPI_Type_commit(&sub));
+    int distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_NONE}, dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, ps[2] = {size, 1};
+    CHECK_RC(MPI_Type_create_darray(size, rank, 2, gs, distribs, dargs, ps, MPI_ORDER_C, MPI_DOUBLE, &dar));
+    CHECK_RC(MPI_Type_commit(&dar));
+    MPI_File fh;
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_DOUBLE, sub, "native", MPI_INFO_NULL));
+    double mine[ROWS * COLS], got[ROWS * COLS];
+    int n = ls[0] * ls[1];
+    for (int i = 0; i < n; i++)
+        mine[i] = (st[0] + i / COLS) * 100 + i % COLS;
+    CHECK_RC(MPI_File_write_all(fh, mine, n, MPI_DOUBLE, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_File_sync(fh));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_DOUBLE, dar, "native", MPI_INFO_NULL));
+    CHECK_RC(MPI_File_read_all(fh, got, n, MPI_DOUBLE, MPI_STATUS_IGNORE));
+    CHECK(memcmp(got, mine, n * sizeof(double)) == 0);
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_DOUBLE, "native", MPI_INFO_NULL));
+    CHECK_RC(MPI_File_read_at_all(fh, 0, got, ROWS * COLS, MPI_DOUBLE, MPI_STATUS_IGNORE));
+    for (int i = 0; i < ROWS * COLS; i++)
+        CHECK(got[i] == (i / COLS) * 100 + i % COLS);
+    CHECK_RC(MPI_File_close(&fh));
+    MPI_Type_free(&sub);
+    MPI_Type_free(&dar);
+}
+
 /* atomic: overlapping writes of one range by every rank, in atomic mode:
  * the range holds one rank's values throughout. */
 static void atomic(void)
@@ -377,6 +413,7 @@ int main(int argc, char **argv)
     errors();
     every_access();
     views();
+    subarray();
     atomic();
     external32();
     datarep();
