@@ -3,12 +3,15 @@
  *
  *   mpiio_bench FILE N coll|indep    write then read back (checked)
  *   mpiio_bench FILE N pwrite        one process, pwrite in 16 MiB pieces
+ *   a fifth argument KEY=VALUE sets one info hint on the file
  *
  * Prints one line per phase: "<mode> write|read <MiB/s> <seconds>". Times
  * run from a barrier before the call to a barrier after it: the data is in
  * the page cache when the call returns (no MPI_File_sync is timed, on any
  * MPI); the script drops the cache between runs. */
+#define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <time.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +61,14 @@ int main(int argc, char **argv)
         a[i] = (float)(rank * 1000003 + i % 1000);
     int coll = strcmp(mode, "coll") == 0;
     MPI_File fh;
-    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    MPI_Info info = MPI_INFO_NULL;
+    if (argc > 4 && strchr(argv[4], '=')) {
+        char *kv = strdup(argv[4]), *eq = strchr(kv, '=');
+        *eq = 0;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, kv, eq + 1);
+    }
+    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
     MPI_File_set_view(fh, 0, MPI_FLOAT, sub, "native", MPI_INFO_NULL);
     for (int phase = 0; phase < 2; phase++) {
         MPI_Barrier(MPI_COMM_WORLD);

@@ -8,7 +8,7 @@
 # Runtimes take turns within each round; the page cache is dropped before
 # every run when this runs as root (the script says when it cannot).
 #
-# Needs mpicc.openmpi, mpicc.mpich and go. Scratch files go to $WORK
+# Needs mpicc.openmpi, mpicc.mpich (Debian libopenmpi-dev, libmpich-dev) and go. Scratch files go to $WORK
 # (default a temporary directory on the file system of /tmp).
 set -euo pipefail
 N=${1:-16384}
