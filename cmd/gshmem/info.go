@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -92,6 +93,16 @@ func info(out io.Writer, noJoin bool) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	hints := compat.FileHintDefaults()
+	keys := make([]string, 0, len(hints))
+	for k := range hints {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintln(out, "\nMPI-IO hints (MPI_File_open's defaults; an info key sets each):")
+	for _, k := range keys {
+		fmt.Fprintf(out, "  %s=%s\n", k, hints[k])
 	}
 	if unknown := shmem.UnknownSettings(); len(unknown) > 0 {
 		fmt.Fprintln(out, "\nunknown GSHMEM_* variables (read by nothing, ignored):")

@@ -196,6 +196,9 @@ type errhandler struct {
 // or, when h is not a live object of that kind, MPI_COMM_SELF's (MPI_COMM_WORLD's
 // while none was set on MPI_COMM_SELF), and the object it is called with.
 func handlerOf(kind int, h uintptr) (eh, obj uintptr) {
+	if kind == C.ABI_KIND_FILE { // files have their own default (file.go)
+		return fileHandler(h), h
+	}
 	if kind != C.ABI_KIND_NONE {
 		if o, ok := lookup(h, kind); ok {
 			switch v := o.val.(type) {

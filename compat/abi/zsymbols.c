@@ -862,900 +862,529 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
 
 int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
-    (void)fh;
-    (void)errorcode;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_call_errhandler");
+    return abigo_File_call_errhandler((uintptr_t)fh, (int)errorcode);
 }
 int MPI_File_call_errhandler(MPI_File fh, int errorcode) __attribute__((weak, alias("PMPI_File_call_errhandler")));
 
 int PMPI_File_close(MPI_File *fh)
 {
-    (void)fh;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_close");
+    return abigo_File_close((uintptr_t*)fh);
 }
 int MPI_File_close(MPI_File *fh) __attribute__((weak, alias("PMPI_File_close")));
 
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    (void)file_errhandler_fn;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_create_errhandler");
+    return abigo_File_create_errhandler((uintptr_t)file_errhandler_fn, (uintptr_t*)errhandler);
 }
 int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_File_create_errhandler")));
 
 int PMPI_File_delete(const char *filename, MPI_Info info)
 {
-    (void)filename;
-    (void)info;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_delete");
+    return abigo_File_delete((char*)filename, (uintptr_t)info);
 }
 int MPI_File_delete(const char *filename, MPI_Info info) __attribute__((weak, alias("PMPI_File_delete")));
 
 int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
-    (void)fh;
-    (void)amode;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_amode");
+    return abigo_File_get_amode((uintptr_t)fh, (int*)amode);
 }
 int MPI_File_get_amode(MPI_File fh, int *amode) __attribute__((weak, alias("PMPI_File_get_amode")));
 
 int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
-    (void)fh;
-    (void)flag;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_atomicity");
+    return abigo_File_get_atomicity((uintptr_t)fh, (int*)flag);
 }
 int MPI_File_get_atomicity(MPI_File fh, int *flag) __attribute__((weak, alias("PMPI_File_get_atomicity")));
 
 int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
-    (void)fh;
-    (void)offset;
-    (void)disp;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_byte_offset");
+    return abigo_File_get_byte_offset((uintptr_t)fh, (MPI_Offset)offset, (MPI_Offset*)disp);
 }
 int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) __attribute__((weak, alias("PMPI_File_get_byte_offset")));
 
 int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
-    (void)file;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)file, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_errhandler");
+    return abigo_File_get_errhandler((uintptr_t)file, (uintptr_t*)errhandler);
 }
 int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_File_get_errhandler")));
 
 int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
-    (void)fh;
-    (void)group;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_group");
+    return abigo_File_get_group((uintptr_t)fh, (uintptr_t*)group);
 }
 int MPI_File_get_group(MPI_File fh, MPI_Group *group) __attribute__((weak, alias("PMPI_File_get_group")));
 
 int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
-    (void)fh;
-    (void)info_used;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_info");
+    return abigo_File_get_info((uintptr_t)fh, (uintptr_t*)info_used);
 }
 int MPI_File_get_info(MPI_File fh, MPI_Info *info_used) __attribute__((weak, alias("PMPI_File_get_info")));
 
 int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
-    (void)fh;
-    (void)offset;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_position");
+    return abigo_File_get_position((uintptr_t)fh, (MPI_Offset*)offset);
 }
 int MPI_File_get_position(MPI_File fh, MPI_Offset *offset) __attribute__((weak, alias("PMPI_File_get_position")));
 
 int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
-    (void)fh;
-    (void)offset;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_position_shared");
+    return abigo_File_get_position_shared((uintptr_t)fh, (MPI_Offset*)offset);
 }
 int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset) __attribute__((weak, alias("PMPI_File_get_position_shared")));
 
 int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
-    (void)fh;
-    (void)size;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_size");
+    return abigo_File_get_size((uintptr_t)fh, (MPI_Offset*)size);
 }
 int MPI_File_get_size(MPI_File fh, MPI_Offset *size) __attribute__((weak, alias("PMPI_File_get_size")));
 
 int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
-    (void)fh;
-    (void)datatype;
-    (void)extent;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_type_extent");
+    return abigo_File_get_type_extent((uintptr_t)fh, (uintptr_t)datatype, (MPI_Aint*)extent);
 }
 int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent) __attribute__((weak, alias("PMPI_File_get_type_extent")));
 
 int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
-    (void)fh;
-    (void)datatype;
-    (void)extent;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_type_extent_c");
+    return abigo_File_get_type_extent_c((uintptr_t)fh, (uintptr_t)datatype, (MPI_Count*)extent);
 }
 int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent) __attribute__((weak, alias("PMPI_File_get_type_extent_c")));
 
 int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
-    (void)fh;
-    (void)disp;
-    (void)etype;
-    (void)filetype;
-    (void)datarep;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_get_view");
+    return abigo_File_get_view((uintptr_t)fh, (MPI_Offset*)disp, (uintptr_t*)etype, (uintptr_t*)filetype, (char*)datarep);
 }
 int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep) __attribute__((weak, alias("PMPI_File_get_view")));
 
 int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread");
+    return abigo_File_iread((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread")));
 
 int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread_c");
+    return abigo_File_iread_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_c")));
 
 int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread_all");
+    return abigo_File_iread_all((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_all")));
 
 int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread_all_c");
+    return abigo_File_iread_all_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_all_c")));
 
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread_at");
+    return abigo_File_iread_at((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_at")));
 
 int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread_at_c");
+    return abigo_File_iread_at_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_at_c")));
 
 int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread_at_all");
+    return abigo_File_iread_at_all((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_at_all")));
 
 int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread_at_all_c");
+    return abigo_File_iread_at_all_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_at_all_c")));
 
 int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread_shared");
+    return abigo_File_iread_shared((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_shared")));
 
 int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iread_shared_c");
+    return abigo_File_iread_shared_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_shared_c")));
 
 int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite");
+    return abigo_File_iwrite((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite")));
 
 int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite_c");
+    return abigo_File_iwrite_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_c")));
 
 int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite_all");
+    return abigo_File_iwrite_all((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_all")));
 
 int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite_all_c");
+    return abigo_File_iwrite_all_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_all_c")));
 
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite_at");
+    return abigo_File_iwrite_at((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_at")));
 
 int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite_at_c");
+    return abigo_File_iwrite_at_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_at_c")));
 
 int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite_at_all");
+    return abigo_File_iwrite_at_all((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_at_all")));
 
 int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite_at_all_c");
+    return abigo_File_iwrite_at_all_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_at_all_c")));
 
 int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite_shared");
+    return abigo_File_iwrite_shared((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_shared")));
 
 int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)request;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_iwrite_shared_c");
+    return abigo_File_iwrite_shared_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (uintptr_t*)request);
 }
 int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_shared_c")));
 
 int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
-    (void)comm;
-    (void)filename;
-    (void)amode;
-    (void)info;
-    (void)fh;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_open");
+    return abigo_File_open((uintptr_t)comm, (char*)filename, (int)amode, (uintptr_t)info, (uintptr_t*)fh);
 }
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) __attribute__((weak, alias("PMPI_File_open")));
 
 int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
-    (void)fh;
-    (void)size;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_preallocate");
+    return abigo_File_preallocate((uintptr_t)fh, (MPI_Offset)size);
 }
 int MPI_File_preallocate(MPI_File fh, MPI_Offset size) __attribute__((weak, alias("PMPI_File_preallocate")));
 
 int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read");
+    return abigo_File_read((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read")));
 
 int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_c");
+    return abigo_File_read_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_c")));
 
 int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_all");
+    return abigo_File_read_all((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_all")));
 
 int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_all_c");
+    return abigo_File_read_all_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_all_c")));
 
 int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_all_begin");
+    return abigo_File_read_all_begin((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype);
 }
 int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_all_begin")));
 
 int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_all_begin_c");
+    return abigo_File_read_all_begin_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype);
 }
 int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_all_begin_c")));
 
 int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_all_end");
+    return abigo_File_read_all_end((uintptr_t)fh, (uintptr_t)buf, (MPI_Status*)status);
 }
 int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_all_end")));
 
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_at");
+    return abigo_File_read_at((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at")));
 
 int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_at_c");
+    return abigo_File_read_at_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at_c")));
 
 int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_at_all");
+    return abigo_File_read_at_all((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at_all")));
 
 int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_at_all_c");
+    return abigo_File_read_at_all_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at_all_c")));
 
 int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_at_all_begin");
+    return abigo_File_read_at_all_begin((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype);
 }
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_at_all_begin")));
 
 int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_at_all_begin_c");
+    return abigo_File_read_at_all_begin_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype);
 }
 int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_at_all_begin_c")));
 
 int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_at_all_end");
+    return abigo_File_read_at_all_end((uintptr_t)fh, (uintptr_t)buf, (MPI_Status*)status);
 }
 int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at_all_end")));
 
 int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_ordered");
+    return abigo_File_read_ordered((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_ordered")));
 
 int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_ordered_c");
+    return abigo_File_read_ordered_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_ordered_c")));
 
 int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_ordered_begin");
+    return abigo_File_read_ordered_begin((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype);
 }
 int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_ordered_begin")));
 
 int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_ordered_begin_c");
+    return abigo_File_read_ordered_begin_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype);
 }
 int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_ordered_begin_c")));
 
 int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_ordered_end");
+    return abigo_File_read_ordered_end((uintptr_t)fh, (uintptr_t)buf, (MPI_Status*)status);
 }
 int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_ordered_end")));
 
 int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_shared");
+    return abigo_File_read_shared((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_shared")));
 
 int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_read_shared_c");
+    return abigo_File_read_shared_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_shared_c")));
 
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
-    (void)fh;
-    (void)offset;
-    (void)whence;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_seek");
+    return abigo_File_seek((uintptr_t)fh, (MPI_Offset)offset, (int)whence);
 }
 int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) __attribute__((weak, alias("PMPI_File_seek")));
 
 int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
-    (void)fh;
-    (void)offset;
-    (void)whence;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_seek_shared");
+    return abigo_File_seek_shared((uintptr_t)fh, (MPI_Offset)offset, (int)whence);
 }
 int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) __attribute__((weak, alias("PMPI_File_seek_shared")));
 
 int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
-    (void)fh;
-    (void)flag;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_set_atomicity");
+    return abigo_File_set_atomicity((uintptr_t)fh, (int)flag);
 }
 int MPI_File_set_atomicity(MPI_File fh, int flag) __attribute__((weak, alias("PMPI_File_set_atomicity")));
 
 int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
-    (void)file;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)file, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_set_errhandler");
+    return abigo_File_set_errhandler((uintptr_t)file, (uintptr_t)errhandler);
 }
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_File_set_errhandler")));
 
 int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
-    (void)fh;
-    (void)info;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_set_info");
+    return abigo_File_set_info((uintptr_t)fh, (uintptr_t)info);
 }
 int MPI_File_set_info(MPI_File fh, MPI_Info info) __attribute__((weak, alias("PMPI_File_set_info")));
 
 int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
-    (void)fh;
-    (void)size;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_set_size");
+    return abigo_File_set_size((uintptr_t)fh, (MPI_Offset)size);
 }
 int MPI_File_set_size(MPI_File fh, MPI_Offset size) __attribute__((weak, alias("PMPI_File_set_size")));
 
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
-    (void)fh;
-    (void)disp;
-    (void)etype;
-    (void)filetype;
-    (void)datarep;
-    (void)info;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_set_view");
+    return abigo_File_set_view((uintptr_t)fh, (MPI_Offset)disp, (uintptr_t)etype, (uintptr_t)filetype, (char*)datarep, (uintptr_t)info);
 }
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) __attribute__((weak, alias("PMPI_File_set_view")));
 
 int PMPI_File_sync(MPI_File fh)
 {
-    (void)fh;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_sync");
+    return abigo_File_sync((uintptr_t)fh);
 }
 int MPI_File_sync(MPI_File fh) __attribute__((weak, alias("PMPI_File_sync")));
 
 int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write");
+    return abigo_File_write((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write")));
 
 int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_c");
+    return abigo_File_write_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_c")));
 
 int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_all");
+    return abigo_File_write_all((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_all")));
 
 int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_all_c");
+    return abigo_File_write_all_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_all_c")));
 
 int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_all_begin");
+    return abigo_File_write_all_begin((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype);
 }
 int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_all_begin")));
 
 int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_all_begin_c");
+    return abigo_File_write_all_begin_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype);
 }
 int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_all_begin_c")));
 
 int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_all_end");
+    return abigo_File_write_all_end((uintptr_t)fh, (uintptr_t)buf, (MPI_Status*)status);
 }
 int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_all_end")));
 
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_at");
+    return abigo_File_write_at((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at")));
 
 int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_at_c");
+    return abigo_File_write_at_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at_c")));
 
 int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_at_all");
+    return abigo_File_write_at_all((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at_all")));
 
 int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_at_all_c");
+    return abigo_File_write_at_all_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at_all_c")));
 
 int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_at_all_begin");
+    return abigo_File_write_at_all_begin((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (int)count, (uintptr_t)datatype);
 }
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_at_all_begin")));
 
 int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)offset;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_at_all_begin_c");
+    return abigo_File_write_at_all_begin_c((uintptr_t)fh, (MPI_Offset)offset, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype);
 }
 int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_at_all_begin_c")));
 
 int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_at_all_end");
+    return abigo_File_write_at_all_end((uintptr_t)fh, (uintptr_t)buf, (MPI_Status*)status);
 }
 int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at_all_end")));
 
 int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_ordered");
+    return abigo_File_write_ordered((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_ordered")));
 
 int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_ordered_c");
+    return abigo_File_write_ordered_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_ordered_c")));
 
 int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_ordered_begin");
+    return abigo_File_write_ordered_begin((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype);
 }
 int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_ordered_begin")));
 
 int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_ordered_begin_c");
+    return abigo_File_write_ordered_begin_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype);
 }
 int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_ordered_begin_c")));
 
 int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_ordered_end");
+    return abigo_File_write_ordered_end((uintptr_t)fh, (uintptr_t)buf, (MPI_Status*)status);
 }
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_ordered_end")));
 
 int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_shared");
+    return abigo_File_write_shared((uintptr_t)fh, (uintptr_t)buf, (int)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_shared")));
 
 int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    (void)fh;
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)status;
-    return abiint_raise(ABI_KIND_FILE, (uintptr_t)fh, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_File_write_shared_c");
+    return abigo_File_write_shared_c((uintptr_t)fh, (uintptr_t)buf, (MPI_Count)count, (uintptr_t)datatype, (MPI_Status*)status);
 }
 int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_shared_c")));
 
@@ -3172,23 +2801,13 @@ int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Coun
 
 int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    (void)datarep;
-    (void)read_conversion_fn;
-    (void)write_conversion_fn;
-    (void)dtype_file_extent_fn;
-    (void)extra_state;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Register_datarep");
+    return abigo_Register_datarep((char*)datarep, (uintptr_t)read_conversion_fn, (uintptr_t)write_conversion_fn, (uintptr_t)dtype_file_extent_fn, (uintptr_t)extra_state);
 }
 int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) __attribute__((weak, alias("PMPI_Register_datarep")));
 
 int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    (void)datarep;
-    (void)read_conversion_fn;
-    (void)write_conversion_fn;
-    (void)dtype_file_extent_fn;
-    (void)extra_state;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Register_datarep_c");
+    return abigo_Register_datarep_c((char*)datarep, (uintptr_t)read_conversion_fn, (uintptr_t)write_conversion_fn, (uintptr_t)dtype_file_extent_fn, (uintptr_t)extra_state);
 }
 int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) __attribute__((weak, alias("PMPI_Register_datarep_c")));
 

@@ -44,6 +44,23 @@ const (
 	ClassRMAShared                // MPI_ERR_RMA_SHARED
 	ClassRMAFlavor                // MPI_ERR_RMA_FLAVOR
 	ClassOther                    // MPI_ERR_OTHER
+	// The I/O classes (MPI-4.1 section 14.7).
+	ClassFile                 // MPI_ERR_FILE
+	ClassNotSame              // MPI_ERR_NOT_SAME
+	ClassAmode                // MPI_ERR_AMODE
+	ClassUnsupportedDatarep   // MPI_ERR_UNSUPPORTED_DATAREP
+	ClassUnsupportedOperation // MPI_ERR_UNSUPPORTED_OPERATION
+	ClassNoSuchFile           // MPI_ERR_NO_SUCH_FILE
+	ClassFileExists           // MPI_ERR_FILE_EXISTS
+	ClassBadFile              // MPI_ERR_BAD_FILE
+	ClassAccess               // MPI_ERR_ACCESS
+	ClassNoSpace              // MPI_ERR_NO_SPACE
+	ClassQuota                // MPI_ERR_QUOTA
+	ClassReadOnly             // MPI_ERR_READ_ONLY
+	ClassFileInUse            // MPI_ERR_FILE_IN_USE
+	ClassDupDatarep           // MPI_ERR_DUP_DATAREP
+	ClassConversion           // MPI_ERR_CONVERSION
+	ClassIO                   // MPI_ERR_IO
 	numClasses
 )
 
@@ -55,6 +72,11 @@ var classNames = [numClasses]string{
 	"MPI_ERR_LOCKTYPE", "MPI_ERR_ASSERT", "MPI_ERR_RMA_SYNC", "MPI_ERR_RMA_RANGE",
 	"MPI_ERR_RMA_CONFLICT", "MPI_ERR_RMA_ATTACH", "MPI_ERR_RMA_SHARED", "MPI_ERR_RMA_FLAVOR",
 	"MPI_ERR_OTHER",
+	"MPI_ERR_FILE", "MPI_ERR_NOT_SAME", "MPI_ERR_AMODE", "MPI_ERR_UNSUPPORTED_DATAREP",
+	"MPI_ERR_UNSUPPORTED_OPERATION", "MPI_ERR_NO_SUCH_FILE", "MPI_ERR_FILE_EXISTS",
+	"MPI_ERR_BAD_FILE", "MPI_ERR_ACCESS", "MPI_ERR_NO_SPACE", "MPI_ERR_QUOTA",
+	"MPI_ERR_READ_ONLY", "MPI_ERR_FILE_IN_USE", "MPI_ERR_DUP_DATAREP", "MPI_ERR_CONVERSION",
+	"MPI_ERR_IO",
 }
 
 // String returns the MPI name of the class, e.g. "MPI_ERR_TRUNCATE".
@@ -129,6 +151,23 @@ var (
 	ErrRMAShared   = sentinel(ClassRMAShared)
 	ErrRMAFlavor   = sentinel(ClassRMAFlavor)
 	ErrOther       = sentinel(ClassOther)
+
+	ErrFile                 = sentinel(ClassFile)
+	ErrNotSame              = sentinel(ClassNotSame)
+	ErrAmode                = sentinel(ClassAmode)
+	ErrUnsupportedDatarep   = sentinel(ClassUnsupportedDatarep)
+	ErrUnsupportedOperation = sentinel(ClassUnsupportedOperation)
+	ErrNoSuchFile           = sentinel(ClassNoSuchFile)
+	ErrFileExists           = sentinel(ClassFileExists)
+	ErrBadFile              = sentinel(ClassBadFile)
+	ErrAccess               = sentinel(ClassAccess)
+	ErrNoSpace              = sentinel(ClassNoSpace)
+	ErrQuota                = sentinel(ClassQuota)
+	ErrReadOnly             = sentinel(ClassReadOnly)
+	ErrFileInUse            = sentinel(ClassFileInUse)
+	ErrDupDatarep           = sentinel(ClassDupDatarep)
+	ErrConversion           = sentinel(ClassConversion)
+	ErrIO                   = sentinel(ClassIO)
 )
 
 // Errorf returns an error of class c.

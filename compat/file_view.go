@@ -1,0 +1,260 @@
+package compat
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/gshmem/gshmem/internal/mpitype"
+)
+
+// fileView is a file view (MPI-4.1 section 14.3): the file seen from a
+// displacement as a stream of etypes, tiled by the filetype, whose data
+// runs are the bytes this member sees. Positions (offsets and file
+// pointers) count etypes of the stream; the stream's byte s lies in tile
+// s/tsize at the run holding s%tsize.
+type fileView struct {
+	disp    int64
+	etype   Datatype
+	ftype   Datatype
+	datarep string
+	esize   int64  // bytes of one etype
+	tsize   int64  // data bytes of one filetype instance
+	textent int64  // bytes from one filetype instance to the next
+	runs    []frun // the filetype's data, in type-map order
+}
+
+// frun is a run of a filetype: off bytes from the tile's start, n bytes,
+// the tile's data bytes before it at start.
+type frun struct{ off, n, start int64 }
+
+// nativeView is the view a file opens with: bytes from offset 0.
+func nativeView() fileView {
+	return fileView{etype: Byte, ftype: Byte, datarep: "native", esize: 1, tsize: 1, textent: 1, runs: []frun{{0, 1, 0}}}
+}
+
+// contiguous reports whether the view's stream is the file's bytes from
+// disp on.
+func (v *fileView) contiguous() bool {
+	return len(v.runs) == 1 && v.runs[0].off == 0 && v.runs[0].n == v.textent
+}
+
+// newView checks and builds a view.
+func newView(disp int64, etype, ftype Datatype, datarep string) (fileView, error) {
+	for _, t := range []Datatype{etype, ftype} {
+		if err := t.Err(); err != nil {
+			return fileView{}, err
+		}
+	}
+	if disp < 0 {
+		return fileView{}, errorf(ClassArg, "SetView: displacement %d", disp)
+	}
+	rep, err := lookupDatarep(datarep)
+	if err != nil {
+		return fileView{}, err
+	}
+	em, fm := mapOf(etype), mapOf(ftype)
+	v := fileView{disp: disp, etype: etype, ftype: ftype, datarep: rep, esize: int64(em.Size()), tsize: int64(fm.Size()), textent: int64(fm.Extent())}
+	switch {
+	case v.esize == 0:
+		return fileView{}, errorf(ClassType, "SetView: etype %v has no data", etype)
+	case v.tsize%v.esize != 0:
+		return fileView{}, errorf(ClassType, "SetView: filetype %v is not made of whole etypes %v", ftype, etype)
+	case em.Basic() != BasicByte && fm.Basic() != BasicByte && fm.Size() > 0 && em.Basic() != fm.Basic():
+		return fileView{}, errorf(ClassType, "SetView: filetype %v is not made of etype %v", ftype, etype)
+	case fm.Overlap():
+		return fileView{}, errorf(ClassType, "SetView: filetype %v has overlapping entries", ftype)
+	}
+	if rep == "external32" {
+		for _, m := range []*mpitype.Map{em, fm} {
+			if err := sameExternalSize(m); err != nil {
+				return fileView{}, err
+			}
+		}
+	}
+	// The runs, which MPI requires at non-negative, nondecreasing
+	// displacements within a tile and from one tile to the next.
+	cur := fm.Cursor(1)
+	var start int64
+	for {
+		off, n := cur.Next(math.MaxInt)
+		if n == 0 {
+			break
+		}
+		r := frun{int64(off + fm.TrueLB()), int64(n), start}
+		if k := len(v.runs); k > 0 {
+			if last := v.runs[k-1]; r.off < last.off+last.n {
+				return fileView{}, errorf(ClassType, "SetView: filetype %v has decreasing displacements (%d after %d)", ftype, r.off, last.off+last.n)
+			}
+		} else if r.off < 0 {
+			return fileView{}, errorf(ClassType, "SetView: filetype %v has a negative displacement", ftype)
+		}
+		v.runs = append(v.runs, r)
+		start += r.n
+	}
+	if len(v.runs) == 0 {
+		return fileView{}, errorf(ClassType, "SetView: filetype %v has no data", ftype)
+	}
+	if last := v.runs[len(v.runs)-1]; last.off+last.n-v.runs[0].off > v.textent {
+		return fileView{}, errorf(ClassType, "SetView: filetype %v's extent %d is shorter than its data's span: its tiles would overlap", ftype, v.textent)
+	}
+	return v, nil
+}
+
+// extents calls fn for the file byte ranges of the stream's bytes [s,
+// s+n), in stream order, merging ranges that touch.
+func (v *fileView) extents(s, n int64, fn func(fileOff, streamOff, n int64)) {
+	if n <= 0 {
+		return
+	}
+	if v.contiguous() {
+		fn(v.disp+s, s, n)
+		return
+	}
+	tile, r := s/v.tsize, s%v.tsize
+	i := sort.Search(len(v.runs), func(i int) bool { return v.runs[i].start+v.runs[i].n > r })
+	var pOff, pS, pN int64 = -1, 0, 0
+	emit := func(off, st, k int64) {
+		if pN > 0 && pOff+pN == off {
+			pN += k
+			return
+		}
+		if pN > 0 {
+			fn(pOff, pS, pN)
+		}
+		pOff, pS, pN = off, st, k
+	}
+	for n > 0 {
+		run := v.runs[i]
+		in := r - run.start
+		k := min(run.n-in, n)
+		emit(v.disp+tile*v.textent+run.off+in, s, k)
+		s, n, r = s+k, n-k, r+k
+		if i++; i == len(v.runs) {
+			i, r = 0, 0
+			tile++
+		}
+	}
+	if pN > 0 {
+		fn(pOff, pS, pN)
+	}
+}
+
+// byteOffset is the file offset of the stream's byte s (the start of the
+// next data byte: past the end of the file's last run when s ends a tile).
+func (v *fileView) byteOffset(s int64) int64 {
+	if v.contiguous() {
+		return v.disp + s
+	}
+	tile, r := s/v.tsize, s%v.tsize
+	i := sort.Search(len(v.runs), func(i int) bool { return v.runs[i].start+v.runs[i].n > r })
+	return v.disp + tile*v.textent + v.runs[i].off + r - v.runs[i].start
+}
+
+// SetView sets the file's view (MPI_File_set_view); collective, with the
+// same datarep and etype size on every member. disp is in bytes
+// (DisplacementCurrent on a ModeSequential file: the shared pointer's
+// position); both file pointers go back to 0. The filetype must be made of
+// etypes at nondecreasing displacements: ErrType otherwise; datarep is
+// "native", "internal", "external32" or one RegisterDatarep made:
+// ErrUnsupportedDatarep otherwise.
+func (f *File) SetView(disp int64, etype, ftype Datatype, datarep string, info Info) error {
+	if err := f.check("SetView"); err != nil {
+		return err
+	}
+	if disp == DisplacementCurrent {
+		if f.amode&ModeSequential == 0 {
+			return errorf(ClassArg, "SetView: DisplacementCurrent on a file not opened SEQUENTIAL")
+		}
+		f.mu.Lock()
+		old := f.view
+		f.mu.Unlock()
+		p, err := f.updateShared(func(o int64) int64 { return o })
+		if err != nil {
+			return err
+		}
+		disp = old.byteOffset(p * old.esize)
+	}
+	v, verr := newView(disp, etype, ftype, strings.ToLower(datarep))
+	// The same datarep and etype size everywhere (MPI's rule), and one
+	// outcome: a member whose view was refused fails every member.
+	h := int64(0)
+	for _, c := range v.datarep {
+		h = h*31 + int64(c)
+	}
+	code := int64(ClassSuccess)
+	if verr != nil {
+		code = int64(ClassOf(verr))
+	}
+	mine := []int64{code, h, v.esize}
+	all := make([]int64, 3*f.comm.Size())
+	if err := Allgather(f.comm, mine, 3, Int64, all, 3, Int64); err != nil {
+		return err
+	}
+	if verr != nil {
+		return verr
+	}
+	for r := 0; r < f.comm.Size(); r++ {
+		switch {
+		case all[3*r] != int64(ClassSuccess):
+			return errorf(Class(all[3*r]), "SetView: refused on rank %d", r)
+		case all[3*r+1] != h:
+			return errorf(ClassNotSame, "SetView: rank %d uses another datarep than %q", r, datarep)
+		case all[3*r+2] != v.esize:
+			return errorf(ClassNotSame, "SetView: rank %d's etype has another size than %d", r, v.esize)
+		}
+	}
+	if _, err := parseHints(info, f.hints); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.view, f.pos = v, 0
+	f.hints, _ = parseHints(info, f.hints)
+	f.mu.Unlock()
+	if f.comm.Rank() == 0 {
+		if err := f.storeShared(0); err != nil {
+			return agree(f.comm, err, "SetView")
+		}
+	}
+	return agree(f.comm, nil, "SetView")
+}
+
+// View returns the file's view (MPI_File_get_view): displacement, etype,
+// filetype and data representation.
+func (f *File) View() (disp int64, etype, ftype Datatype, datarep string, err error) {
+	if err := f.check("View"); err != nil {
+		return 0, Datatype{}, Datatype{}, "", err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view.disp, f.view.etype, f.view.ftype, f.view.datarep, nil
+}
+
+// ByteOffset returns the absolute byte position in the file of the view's
+// offset off, in etypes (MPI_File_get_byte_offset).
+func (f *File) ByteOffset(off int64) (int64, error) {
+	if err := f.check("ByteOffset"); err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, errorf(ClassArg, "ByteOffset(%d): a negative offset", off)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view.byteOffset(off * f.view.esize), nil
+}
+
+// TypeExtent returns the extent of dt in the file's data representation
+// (MPI_File_get_type_extent).
+func (f *File) TypeExtent(dt Datatype) (int64, error) {
+	if err := f.check("TypeExtent"); err != nil {
+		return 0, err
+	}
+	if err := dt.Err(); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	rep := f.view.datarep
+	f.mu.Unlock()
+	return datarepExtent(rep, dt)
+}
