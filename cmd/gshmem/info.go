@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/settings"
 	"github.com/gshmem/gshmem/shmem"
 )

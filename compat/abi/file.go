@@ -260,13 +260,6 @@ func abigo_File_get_atomicity(fh C.uintptr_t, flag *C.int) C.int {
 	})
 }
 
-func boolInt(b bool) C.int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 //export abigo_File_set_view
 func abigo_File_set_view(fh C.uintptr_t, disp C.MPI_Offset, etype, ftype C.uintptr_t, datarep *C.char, info C.uintptr_t) C.int {
 	const call = "MPI_File_set_view"
