@@ -51,7 +51,7 @@ type Options struct {
 	// InfiniBand, RoCE and other fabrics; needs a build with -tags ucx).
 	RemoteTransport string
 	// PeerTimeout is how long a silent peer (remote, or a node-local
-	// process whose heartbeat stopped) is given before it is declared lost,
+	// process that is stopped) is given before it is declared lost,
 	// and how long a wait may go on after a peer finalized
 	// (GSHMEM_PEER_TIMEOUT; default 5s).
 	PeerTimeout time.Duration
@@ -105,7 +105,7 @@ var Settings = []Setting{
 	{"GSHMEM_NODE_ID", "", "node locality override (%r PE number, %h host): PEs with different ids never share memory"},
 	{"GSHMEM_TCP_ADDR", "auto", "where a PE listens for PEs of other nodes: IP, IP:port or interface (default: first non-loopback IPv4)"},
 	{"GSHMEM_REMOTE_TRANSPORT", "tcp", "transport to PEs of other nodes: tcp (built in) or ucx (UCX's UCP: InfiniBand, RoCE, ...; a build with -tags ucx; UCX_TLS, UCX_NET_DEVICES pick its fabric)"},
-	{"GSHMEM_PEER_TIMEOUT", "5s", "a peer silent this long is lost: a remote one without a heartbeat on its connection, a node-local process whose heartbeat word in shared memory stopped (SIGSTOP, a debugger, not scheduled); also how long a wait goes on after a peer finalized (a collective the others did not call)"},
+	{"GSHMEM_PEER_TIMEOUT", "5s", "a peer silent this long is lost: a remote one without a heartbeat on its connection, a node-local process stopped this long (SIGSTOP, a debugger; one only waiting for a CPU is never lost); also how long a wait goes on after a peer finalized (a collective the others did not call)"},
 	{"GSHMEM_BOOTSTRAP_TIMEOUT", "60s", "bound on every setup wait (Go duration, or seconds)"},
 	{"GSHMEM_DEBUG", "", "log level: warn, info, debug or trace (default: errors only)"},
 	{"GSHMEM_DEBUG_FILE", "", "log file instead of stderr; %p pid, %r PE, %h host; mode 0600, symlinks refused"},

@@ -273,6 +273,20 @@ func (w *World) check() error {
 }
 
 // liveness is what the process transport knows of its peers (Multi).
+// DownWord returns the address of a word that is 0 while every peer of
+// this PE is alive and nonzero once any is lost or has finalized (nil
+// for a World whose transport keeps none, goroutine PEs'), for code in
+// another language that writes into mapped peers directly (the C ABI's
+// RMA fast paths): it loads the word atomically before such a write and,
+// when it is not zero, takes the slow path, whose checks (Ptr, Put,
+// PeerErr) report the lost PE. It never writes the word.
+func (w *World) DownWord() *uint32 {
+	if d, ok := w.tr.(interface{ DownWord() *uint32 }); ok {
+		return d.DownWord()
+	}
+	return nil
+}
+
 type liveness interface {
 	// Lost wraps ErrPeerLost once any peer died, or finalized while this
 	// PE still waits.

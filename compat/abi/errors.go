@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/shmem"
 )
 
 // Errors and error handlers.
@@ -129,6 +130,11 @@ var classText = map[C.int]string{
 func codeOf(err error) C.int {
 	if err == nil {
 		return C.MPI_SUCCESS
+	}
+	if errors.Is(err, shmem.ErrPeerLost) {
+		// MPI-4's class for a process that aborted or died; the message
+		// names the PE (its rank in MPI_COMM_WORLD) and how it was lost.
+		return C.MPI_ERR_PROC_ABORTED
 	}
 	if c, ok := abiClass[compat.ClassOf(err)]; ok {
 		return c

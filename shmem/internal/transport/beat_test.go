@@ -210,3 +210,14 @@ func TestPendingHandshakesDoNotDelayClose(t *testing.T) {
 	}
 	t.Logf("closed in %v with %d handshakes pending", time.Since(start), len(strangers))
 }
+
+// TestDownWordLayout: DownWord's address is the value of health.down, so
+// that a C reader sees what Load sees.
+func TestDownWordLayout(t *testing.T) {
+	h := newHealth(0, 2, time.Second)
+	w := h.downWord()
+	assert.Equal(t, uint32(0), *w)
+	h.peerLost(1, "test")
+	assert.Equal(t, uint32(1), *w)
+	assert.Equal(t, h.down.Load(), *w)
+}
