@@ -100,9 +100,11 @@
 // lock traffic and its other waiters leave each other alone. Every wait ends with ErrAborted when the World's context is
 // cancelled or the job stops (a sleeper is woken for it at once), and with
 // ErrPeerLost when a peer is lost: one that died (its heap socket or tcp
-// connection closed), one whose heartbeat stopped for the peer timeout (a
-// node-local process PE counts heartbeats in its node's heartbeat table; a
-// stopped or unscheduled one stops counting), or one that finalized while
+// connection closed, or its process gone), one stopped for the peer
+// timeout (a node-local process PE counts heartbeats in its node's
+// heartbeat table, and a count that stands still is judged by the PE's
+// process: stopped for the timeout is lost, waiting for a CPU or sleeping
+// is not), a remote one silent for the peer timeout, or one that finalized while
 // this PE still waits, for the peer timeout (a PE that called one
 // collective more than the others). A wait on a named PE's words
 // (Await(pe, ...)) ends at once when that PE is lost; others after half a

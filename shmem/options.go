@@ -52,7 +52,7 @@ type Options struct {
 	// InfiniBand, RoCE and other fabrics; needs a build with -tags ucx).
 	RemoteTransport string
 	// PeerTimeout is how long a silent peer (remote, or a node-local
-	// process whose heartbeat stopped) is given before it is declared lost,
+	// process that is stopped) is given before it is declared lost,
 	// and how long a wait may go on after a peer finalized
 	// (GSHMEM_PEER_TIMEOUT; default 5s).
 	PeerTimeout time.Duration

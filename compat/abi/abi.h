@@ -10,6 +10,7 @@
 #include "include/mpi.h"
 #include "include/gshmem.h"
 #include "state.h"
+#include "live.h"
 #include "zprotos.h"
 
 /* Calls a user's communicator (or window, file, session: the same shape)

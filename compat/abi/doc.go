@@ -50,7 +50,10 @@
 // then what C reads of that kind), allocated with malloc and recycled,
 // never freed, so a stale handle reads as invalid; handles.go maps it to
 // the Go object (*commObj, *winObj, *reqObj, compat.Datatype, ...).
-// Predefined handles are the ABI's constants, mapped at init (datatypes,
+// The C hot paths dereference a communicator or window handle only once
+// live.h's set says Go handed it out and has not freed it, so a garbage
+// value gives MPI_ERR_COMM (or the kind's class, from Go) instead of a
+// crash. Predefined handles are the ABI's constants, mapped at init (datatypes,
 // info) or at MPI_Init (communicators, MPI_GROUP_EMPTY). state.go mirrors
 // state.h field by field for Go's writes, checked by TestStateLayout:
 // this is how Go publishes state for C hot paths (abi_global.comm_world
@@ -150,7 +153,9 @@
 // MPI_COMM_WORLD's, which is where MPI-3 codes set theirs):
 // MPI_ERRORS_ARE_FATAL by default (prints the call, the rank and the
 // message, then ends the job with the class as exit status),
-// MPI_ERRORS_RETURN, or a user handler called through callbacks.c. Ranks,
+// MPI_ERRORS_RETURN, or a user handler called through callbacks.c. A
+// lost peer (shmem.ErrPeerLost: it died, or stayed stopped for
+// GSHMEM_PEER_TIMEOUT) is MPI_ERR_PROC_ABORTED. Ranks,
 // tags and comparison results differ between compat and the ABI: rankIn,
 // rankOut, tagIn, tagOut and compareOut translate.
 //
@@ -164,6 +169,7 @@
 //	fortran.go         MPI_Abi_get/set_fortran_info and _booleans: what a Fortran binding tells the library
 //	fortran/           the Fortran binding library libgshmem_mpifort (mpif.h, use mpi, use mpi_f08),
 //	                   generated (z*) from abi.txt, hand-written where no rule fits; built by gshmem abi install
+//	live.h, live.c     the live handles the C hot paths may dereference
 //	errors.go          error classes, strings and handlers
 //	callbacks.c        calls into user code (error handlers, user ops, attribute copy/delete)
 //	env.go, env.c      MPI_Init ... MPI_Finalize, versions, MPI_Abort; statuses, attributes in C

@@ -38,7 +38,7 @@ static abi_comm *comm_state(MPI_Comm comm)
         return abi_global.comm_world;
     if (comm == MPI_COMM_SELF)
         return abi_global.comm_self;
-    if ((uintptr_t)comm < ABI_ID_BASE)
+    if ((uintptr_t)comm < ABI_ID_BASE || !abi_live((uintptr_t)comm))
         return NULL;
     abi_comm *c = (abi_comm *)comm;
     if (c->hdr.magic != ABI_MAGIC || c->hdr.kind != ABI_KIND_COMM)

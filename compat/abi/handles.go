@@ -113,6 +113,9 @@ func newHandle(kind int, val any) (uintptr, *object) {
 	o.id = C.ABI_ID_BASE + i
 	*(*objHeader)(p) = objHeader{Magic: C.ABI_MAGIC, Kind: uint32(kind), ID: o.id}
 	table.byAddr.Store(uintptr(p), o)
+	if kind == C.ABI_KIND_COMM || kind == C.ABI_KIND_WIN {
+		C.abi_live_add(C.uintptr_t(uintptr(p))) // the C hot paths may read it now (live.h)
+	}
 	return uintptr(p), o
 }
 
@@ -142,6 +145,7 @@ func release(h uintptr) {
 	i := o.id - C.ABI_ID_BASE
 	table.byID[i] = nil
 	table.freeID = append(table.freeID, i)
+	C.abi_live_del(C.uintptr_t(h))
 	(*objHeader)(o.c).Magic = 0
 	table.spare[o.kind] = append(table.spare[o.kind], o.c)
 }

@@ -60,8 +60,8 @@ static inline abi_comm *fast_comm(MPI_Comm comm)
         c = abi_global.comm_world;
     else if (comm == MPI_COMM_SELF)
         c = abi_global.comm_self;
-    else if ((uintptr_t)comm < ABI_ID_BASE)
-        return NULL;
+    else if ((uintptr_t)comm < ABI_ID_BASE || !abi_live((uintptr_t)comm))
+        return NULL; /* Go reports a handle that is no communicator */
     else {
         c = (abi_comm *)comm;
         if (c->hdr.magic != ABI_MAGIC || c->hdr.kind != ABI_KIND_COMM)

@@ -41,6 +41,30 @@ int main(int argc, char **argv)
     CHECK(MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_COUNT);
     CHECK(MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD) == MPI_ERR_TYPE);
     CHECK(MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL) == MPI_ERR_COMM);
+
+    /* Handles that are none: a garbage value (an address nothing maps, so
+     * a dereference would crash), an address of user memory, and a freed
+     * communicator: each gives its class, through every hot path that
+     * runs in C (Send, Recv, Barrier, Allreduce, Comm_rank/size). */
+    MPI_Comm freed, bogus[3] = {(MPI_Comm)(uintptr_t)0x12345678, (MPI_Comm)(void *)in, MPI_COMM_NULL};
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &freed));
+    bogus[2] = freed;
+    CHECK_RC(MPI_Comm_free(&freed));
+    for (int i = 0; i < 3; i++) {
+        MPI_Comm c = bogus[i];
+        CHECK(MPI_Send(buf, 1, MPI_INT, 0, 0, c) == MPI_ERR_COMM);
+        CHECK(MPI_Recv(buf, 1, MPI_INT, 0, 0, c, MPI_STATUS_IGNORE) == MPI_ERR_COMM);
+        CHECK(MPI_Barrier(c) == MPI_ERR_COMM);
+        CHECK(MPI_Allreduce(buf, buf + 1, 1, MPI_INT, MPI_SUM, c) == MPI_ERR_COMM);
+        CHECK(MPI_Comm_rank(c, &v) == MPI_ERR_COMM);
+        CHECK(MPI_Comm_size(c, &v) == MPI_ERR_COMM);
+    }
+    CHECK(MPI_Send(buf, 1, (MPI_Datatype)(uintptr_t)0x12345678, 0, 0, MPI_COMM_WORLD) == MPI_ERR_TYPE);
+    CHECK(MPI_Allreduce(buf, buf + 1, 1, MPI_INT, (MPI_Op)(uintptr_t)0x12345678, MPI_COMM_WORLD) == MPI_ERR_OP);
+    CHECK(MPI_Group_size((MPI_Group)(uintptr_t)0x12345678, &v) == MPI_ERR_GROUP);
+    CHECK(MPI_Info_get_nkeys((MPI_Info)(uintptr_t)0x12345678, &v) == MPI_ERR_INFO);
+    MPI_Request garbage_req = (MPI_Request)(uintptr_t)0x12345678;
+    CHECK(MPI_Wait(&garbage_req, MPI_STATUS_IGNORE) == MPI_ERR_REQUEST);
     CHECK(MPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD) == MPI_ERR_ROOT);
     CHECK(MPI_Allreduce(buf, buf + 1, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD) == MPI_ERR_OP);
     double d = 1, e = 0;

@@ -16,8 +16,8 @@ import (
 // its own count and looks at every other node-local PE's every
 // beatEvery(timeout). A count that moved is a live peer. A count that did
 // not is judged by the peer's process, not by the count alone: a PE whose
-// process waits for a CPU (a load of 30 on 2 CPUs starves a process for
-// seconds) or sleeps is alive however long its count stands still, and
+// process waits for a CPU (on a loaded machine, possibly for longer than
+// the timeout) or sleeps is alive however long its count stands still, and
 // is never declared lost; one whose process is gone is lost at once; one
 // whose process is stopped is lost once it has stayed stopped for the
 // peer timeout. So the timeout bounds how long a PE may stay stopped, not
@@ -35,8 +35,8 @@ func beatEvery(timeout time.Duration) time.Duration {
 func beatTableSize(n int) int { return (recBase(n) + n*recSize + 4095) &^ 4095 }
 
 // beat runs until m.beatStop closes; peers are the other PEs of this
-// node, table the node's heartbeat table (whose record of this PE is
-// written already: publishSelf).
+// node, table the node's heartbeat table (whose record of this PE join
+// has written).
 func (m *Multi) beat(stop <-chan struct{}, timeout time.Duration, table []byte, peers []int) {
 	defer m.wg.Done()
 	every := beatEvery(timeout)
@@ -74,17 +74,18 @@ func (m *Multi) beat(stop <-chan struct{}, timeout time.Duration, table []byte, 
 				seen[i], moved[i], stopped[i] = v, now, time.Time{}
 				continue
 			}
-			if why := m.judge(pe, readID(rec(table, len(m.bases), pe)), ns, now, moved[i], &stopped[i], timeout); why != "" && !m.h.isGone(pe) {
+			if why := judge(readID(rec(table, len(m.bases), pe)), ns, now, moved[i], &stopped[i], timeout); why != "" && !m.h.isGone(pe) {
 				m.h.peerLost(pe, why)
 			}
 		}
 	}
 }
 
-// judge returns why pe, whose count has not moved since moved, is lost,
-// or "" while it is not. stopped is when pe's process was first seen
-// stopped (zero while it is not), which judge keeps.
-func (m *Multi) judge(pe int, id procID, ns uint64, now, moved time.Time, stopped *time.Time, timeout time.Duration) string {
+// judge returns why the PE whose process is id and whose count has not
+// moved since moved is lost, or "" while it is not. stopped is when its
+// process was first seen stopped (zero while it is not), which judge
+// keeps; ns is this process's pid namespace.
+func judge(id procID, ns uint64, now, moved time.Time, stopped *time.Time, timeout time.Duration) string {
 	switch stateOf(id, ns) {
 	case procGone:
 		return fmt.Sprintf("exited: its process %d is gone (seen by its node's heartbeat table)", id.pid)

@@ -62,31 +62,30 @@ func TestProcState(t *testing.T) {
 // long its count stands still (a starved PE); unseen, the count decides.
 func TestJudge(t *testing.T) {
 	const timeout = 5 * time.Second
-	m := &Multi{}
 	self, _ := selfID()
 	ns := self.ns
 	t0 := time.Now()
 	var stopped time.Time
-	assert.Empty(t, m.judge(1, self, ns, t0.Add(time.Hour), t0, &stopped, timeout), "alive and starved for an hour: not lost")
-	assert.Empty(t, m.judge(1, procID{}, ns, t0.Add(time.Hour), t0, &stopped, timeout), "not started yet")
-	assert.Contains(t, m.judge(1, procID{pid: noID}, ns, t0.Add(timeout), t0, &stopped, timeout), "heartbeat")
-	assert.Empty(t, m.judge(1, procID{pid: noID}, ns, t0.Add(timeout-time.Millisecond), t0, &stopped, timeout))
+	assert.Empty(t, judge(self, ns, t0.Add(time.Hour), t0, &stopped, timeout), "alive and starved for an hour: not lost")
+	assert.Empty(t, judge(procID{}, ns, t0.Add(time.Hour), t0, &stopped, timeout), "not started yet")
+	assert.Contains(t, judge(procID{pid: noID}, ns, t0.Add(timeout), t0, &stopped, timeout), "heartbeat")
+	assert.Empty(t, judge(procID{pid: noID}, ns, t0.Add(timeout-time.Millisecond), t0, &stopped, timeout))
 
 	c, id := child(t)
 	require.NoError(t, c.Process.Signal(syscall.SIGSTOP))
 	waitState(t, id, ns, procStopped)
 	stopped = time.Time{}
-	assert.Empty(t, m.judge(1, id, ns, t0, t0, &stopped, timeout), "just stopped")
+	assert.Empty(t, judge(id, ns, t0, t0, &stopped, timeout), "just stopped")
 	assert.Equal(t, t0, stopped)
-	assert.Empty(t, m.judge(1, id, ns, t0.Add(3*time.Second), t0, &stopped, timeout), "stopped 3 s of 5")
-	assert.Contains(t, m.judge(1, id, ns, t0.Add(8*time.Second), t0, &stopped, timeout), "has been stopped")
+	assert.Empty(t, judge(id, ns, t0.Add(3*time.Second), t0, &stopped, timeout), "stopped 3 s of 5")
+	assert.Contains(t, judge(id, ns, t0.Add(8*time.Second), t0, &stopped, timeout), "has been stopped")
 	require.NoError(t, c.Process.Signal(syscall.SIGCONT))
 	waitState(t, id, ns, procAlive)
-	assert.Empty(t, m.judge(1, id, ns, t0.Add(9*time.Second), t0, &stopped, timeout), "continued: alive again")
+	assert.Empty(t, judge(id, ns, t0.Add(9*time.Second), t0, &stopped, timeout), "continued: alive again")
 	assert.True(t, stopped.IsZero(), "a continued PE's stop is forgotten")
 	require.NoError(t, c.Process.Kill())
 	waitState(t, id, ns, procGone)
-	assert.Contains(t, m.judge(1, id, ns, t0, t0, &stopped, timeout), "is gone", "gone: lost at once")
+	assert.Contains(t, judge(id, ns, t0, t0, &stopped, timeout), "is gone", "gone: lost at once")
 }
 
 // A node-local peer whose heartbeat stops while its process is stopped
@@ -209,4 +208,15 @@ func TestPendingHandshakesDoNotDelayClose(t *testing.T) {
 		}
 	}
 	t.Logf("closed in %v with %d handshakes pending", time.Since(start), len(strangers))
+}
+
+// TestDownWordLayout: DownWord's address is the value of health.down, so
+// that a C reader sees what Load sees.
+func TestDownWordLayout(t *testing.T) {
+	h := newHealth(0, 2, time.Second)
+	w := h.downWord()
+	assert.Equal(t, uint32(0), *w)
+	h.peerLost(1, "test")
+	assert.Equal(t, uint32(1), *w)
+	assert.Equal(t, h.down.Load(), *w)
 }

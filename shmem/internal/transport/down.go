@@ -32,9 +32,3 @@ func downWord() *atomic.Uint32 {
 	downPages.used += 4
 	return w
 }
-
-// DownWord returns the address of a word, outside Go's heap, that becomes
-// nonzero once any peer is lost or has finalized: a fast path in another
-// language loads it (relaxed) before each operation on a mapped peer and
-// takes the Go path, which reports the loss, when it is set.
-func (m *Multi) DownWord() *uint32 { return (*uint32)(unsafe.Pointer(m.h.down)) }

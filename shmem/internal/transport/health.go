@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // ErrPeerLost is wrapped by every error that reports a dead peer: an I/O
@@ -140,3 +141,9 @@ func (h *health) check(pe int) error {
 	}
 	return nil
 }
+
+// downWord is the address of h.down's value, for code outside Go (the C
+// ABI's RMA fast paths) that must see a loss with one load as the Go fast
+// paths do: h.down lies outside Go's heap (down.go), and atomic.Uint32
+// holds its value alone (TestDownWordLayout).
+func (h *health) downWord() *uint32 { return (*uint32)(unsafe.Pointer(h.down)) }

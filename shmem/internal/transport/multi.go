@@ -346,3 +346,10 @@ func (m *Multi) SetLog(l logrus.FieldLogger) {
 		m.rem.setLog(l)
 	}
 }
+
+// DownWord returns the address of a word that is 0 while every peer is
+// alive and nonzero once any peer is lost or finalized: the one load the
+// shared-memory fast paths pay before they look at their target (PeerErr
+// then says which). Readers outside Go load it atomically and never
+// write it.
+func (m *Multi) DownWord() *uint32 { return m.h.downWord() }

@@ -133,8 +133,7 @@ func (o *outConn) read() {
 	defer close(o.done)
 	var hdr [frameHeader]byte
 	for {
-		_ = o.c.SetReadDeadline(time.Now().Add(o.t.timeout))
-		if _, err := io.ReadFull(o.br, hdr[:]); err != nil {
+		if err := readFull(o.c, o.br, hdr[:], o.t.timeout); err != nil {
 			o.fail(err)
 			return
 		}
@@ -195,13 +194,43 @@ func readInto(c net.Conn, br *bufio.Reader, dst []byte, timeout time.Duration) e
 	const step = 4 << 20
 	for len(dst) > 0 {
 		k := min(len(dst), step)
-		_ = c.SetReadDeadline(time.Now().Add(timeout))
-		if _, err := io.ReadFull(br, dst[:k]); err != nil {
+		if err := readFull(c, br, dst[:k], timeout); err != nil {
 			return unexpectedEOF(err)
 		}
 		dst = dst[k:]
 	}
 	return nil
+}
+
+// readFull fills dst, failing when the peer stays silent for timeout.
+// Silent means that nothing arrived: a reader that was itself not
+// scheduled for the timeout (a loaded machine) finds its deadline passed
+// when it runs again, and the peer's bytes (its heartbeat) waiting in the
+// socket; that is no loss, and the read goes on.
+func readFull(c net.Conn, br *bufio.Reader, dst []byte, timeout time.Duration) error {
+	n := 0
+	for {
+		_ = c.SetReadDeadline(time.Now().Add(timeout))
+		k, err := io.ReadFull(br, dst[n:])
+		n += k
+		if err == nil {
+			return nil
+		}
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() || !arrived(c, br) {
+			return err
+		}
+	}
+}
+
+// arrived reports whether bytes wait to be read, after a deadline passed.
+func arrived(c net.Conn, br *bufio.Reader) bool {
+	if br.Buffered() > 0 {
+		return true
+	}
+	_ = c.SetReadDeadline(time.Now().Add(time.Millisecond))
+	_, err := br.Peek(1)
+	return err == nil
 }
 
 func unexpectedEOF(err error) error {
@@ -255,8 +284,7 @@ func (in *inConn) serve() {
 		}
 	}
 	for {
-		_ = in.c.SetReadDeadline(time.Now().Add(t.timeout))
-		if _, err := io.ReadFull(in.br, hdr[:]); err != nil {
+		if err := readFull(in.c, in.br, hdr[:], t.timeout); err != nil {
 			fail(err)
 			return
 		}
