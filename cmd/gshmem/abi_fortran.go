@@ -185,6 +185,14 @@ files, and mpifort says so.`,
 			if _, err := os.Stat(filepath.Join(p, "lib", fortranLib)); err != nil {
 				return fmt.Errorf("no Fortran binding under %s/lib: gshmem abi install found no Fortran compiler (install gfortran, then run it again)", p)
 			}
+			for _, a := range w.rest {
+				switch a {
+				case "-fdefault-integer-8", "-i8", "-fdefault-real-8", "-r8":
+					// The binding's INTEGER is a C int and the Fortran types'
+					// sizes are fixed (MPI_INTEGER_KIND = 4).
+					return fmt.Errorf("mpifort: %s is not supported: gshmem's Fortran binding was built for default INTEGER and REAL kinds (4 bytes)", a)
+				}
+			}
 			fc := fortranCompiler()
 			if msg := fortranMismatch(p, strings.Fields(fc)); msg != "" && !w.show {
 				fmt.Fprintln(cmd.ErrOrStderr(), msg)
