@@ -54,6 +54,7 @@ var predefType = map[uintptr]struct {
 	0x22a: {compat.LongIntT, "MPI_LONG_INT"},
 	0x22b: {compat.TwoIntT, "MPI_2INT"},
 	0x22c: {compat.ShortIntT, "MPI_SHORT_INT"},
+	0x232: {compat.TwoIntT, "MPI_2INTEGER"}, // two INTEGERs are two C ints; MPI_2REAL, MPI_2DOUBLE_PRECISION have no pair type yet
 	0x238: {compat.Bool, "MPI_C_BOOL"},
 	0x239: {compat.Bool, "MPI_CXX_BOOL"},
 	0x23c: {compat.Int32, "MPI_WCHAR"},
