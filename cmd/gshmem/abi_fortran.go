@@ -175,6 +175,14 @@ compiler can use mpif.h but not the module files, and mpifort says so.`, nil,
 			if _, err := os.Stat(filepath.Join(p, "lib", fortranLib)); err != nil {
 				return true, fmt.Errorf("no Fortran binding under %s/lib: gshmem abi install found no Fortran compiler (install gfortran, then run it again)", p)
 			}
+			for _, arg := range a.rest {
+				switch arg {
+				case "-fdefault-integer-8", "-i8", "-fdefault-real-8", "-r8":
+					// The binding's INTEGER is a C int and the Fortran types'
+					// sizes are fixed (MPI_INTEGER_KIND = 4).
+					return true, fmt.Errorf("mpifort: %s is not supported: gshmem's Fortran binding was built for default INTEGER and REAL kinds (4 bytes)", arg)
+				}
+			}
 			if msg := fortranMismatch(p, strings.Fields(fortranCompiler())); msg != "" && a.query == "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), msg)
 			}

@@ -108,6 +108,7 @@ int fb_nbr_count(MPI_Comm comm, int out);
 
 /* FB_BAD: fb_cfi refused the buffer (the error is raised and in ierror). */
 #define FB_BAD ((void *)&fb_true)
-void *fb_cfi(CFI_cdesc_t *d, int noblock, int *ierror);
+enum { FB_ON_SELF, FB_ON_COMM, FB_ON_WIN, FB_ON_FILE };
+void *fb_cfi(CFI_cdesc_t *d, int noblock, int *ierror, int on, int handle);
 
 #endif

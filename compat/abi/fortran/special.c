@@ -159,11 +159,16 @@ int fb_nbr_count(MPI_Comm comm, int out)
  * buffers are CONTIGUOUS in the interface (the compiler copies a section
  * in and out); a buffer that outlives the call cannot be a copy, so a
  * noncontiguous one is refused with MPI_ERR_BUFFER rather than lost. */
-void *fb_cfi(CFI_cdesc_t *d, int noblock, int *ierror)
+void *fb_cfi(CFI_cdesc_t *d, int noblock, int *ierror, int on, int handle)
 {
     if (noblock && !CFI_is_contiguous(d)) {
-        int rc = MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_BUFFER);
-        (void)rc;
+        /* Raised as the call itself would: on its comm, window or file. */
+        switch (on) {
+        case FB_ON_COMM: (void)MPI_Comm_call_errhandler(FB_FROM(Comm, handle), MPI_ERR_BUFFER); break;
+        case FB_ON_WIN: (void)MPI_Win_call_errhandler(FB_FROM(Win, handle), MPI_ERR_BUFFER); break;
+        case FB_ON_FILE: (void)MPI_File_call_errhandler(FB_FROM(File, handle), MPI_ERR_BUFFER); break;
+        default: (void)MPI_Comm_call_errhandler(MPI_COMM_SELF, MPI_ERR_BUFFER);
+        }
         fb_ret(ierror, MPI_ERR_BUFFER);
         return FB_BAD;
     }

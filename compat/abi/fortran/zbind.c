@@ -63,7 +63,7 @@ void pmpi_accumulate_(void *origin_addr, const int *origin_count, const int *ori
 FB_ALIAS(mpi_accumulate_, pmpi_accumulate_)
 void MPI_Accumulate_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_accumulate_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
 }
 
@@ -75,7 +75,7 @@ void pmpi_accumulate_c_(void *origin_addr, const MPI_Count *origin_count, const 
 FB_ALIAS(mpi_accumulate_c_, pmpi_accumulate_c_)
 void MPI_Accumulate_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_accumulate_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
 }
 
@@ -115,8 +115,8 @@ void pmpi_allgather_(void *sendbuf, const int *sendcount, const int *sendtype, v
 FB_ALIAS(mpi_allgather_, pmpi_allgather_)
 void MPI_Allgather_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allgather_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, ierror);
 }
 
@@ -128,8 +128,8 @@ void pmpi_allgather_c_(void *sendbuf, const MPI_Count *sendcount, const int *sen
 FB_ALIAS(mpi_allgather_c_, pmpi_allgather_c_)
 void MPI_Allgather_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allgather_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, ierror);
 }
 
@@ -143,8 +143,8 @@ void pmpi_allgather_init_(void *sendbuf, const int *sendcount, const int *sendty
 FB_ALIAS(mpi_allgather_init_, pmpi_allgather_init_)
 void MPI_Allgather_init_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allgather_init_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, info, request, ierror);
 }
 
@@ -158,8 +158,8 @@ void pmpi_allgather_init_c_(void *sendbuf, const MPI_Count *sendcount, const int
 FB_ALIAS(mpi_allgather_init_c_, pmpi_allgather_init_c_)
 void MPI_Allgather_init_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allgather_init_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, info, request, ierror);
 }
 
@@ -171,8 +171,8 @@ void pmpi_allgatherv_(void *sendbuf, const int *sendcount, const int *sendtype, 
 FB_ALIAS(mpi_allgatherv_, pmpi_allgatherv_)
 void MPI_Allgatherv_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *displs, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allgatherv_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, ierror);
 }
 
@@ -184,8 +184,8 @@ void pmpi_allgatherv_c_(void *sendbuf, const MPI_Count *sendcount, const int *se
 FB_ALIAS(mpi_allgatherv_c_, pmpi_allgatherv_c_)
 void MPI_Allgatherv_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allgatherv_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, ierror);
 }
 
@@ -199,8 +199,8 @@ void pmpi_allgatherv_init_(void *sendbuf, const int *sendcount, const int *sendt
 FB_ALIAS(mpi_allgatherv_init_, pmpi_allgatherv_init_)
 void MPI_Allgatherv_init_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *displs, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allgatherv_init_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
 }
 
@@ -214,8 +214,8 @@ void pmpi_allgatherv_init_c_(void *sendbuf, const MPI_Count *sendcount, const in
 FB_ALIAS(mpi_allgatherv_init_c_, pmpi_allgatherv_init_c_)
 void MPI_Allgatherv_init_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allgatherv_init_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
 }
 
@@ -227,7 +227,7 @@ void pmpi_alloc_mem_(const MPI_Aint *size, const int *info, void *baseptr, int *
 FB_ALIAS(mpi_alloc_mem_, pmpi_alloc_mem_)
 void MPI_Alloc_mem_f08(const MPI_Aint *size, const int *info, CFI_cdesc_t *baseptr, int *ierror)
 {
-    void *b_baseptr = fb_cfi(baseptr, 0, ierror); if (b_baseptr == FB_BAD) return;
+    void *b_baseptr = fb_cfi(baseptr, 0, ierror, FB_ON_SELF, 0); if (b_baseptr == FB_BAD) return;
     pmpi_alloc_mem_(size, info, b_baseptr, ierror);
 }
 
@@ -239,8 +239,8 @@ void pmpi_allreduce_(void *sendbuf, void *recvbuf, const int *count, const int *
 FB_ALIAS(mpi_allreduce_, pmpi_allreduce_)
 void MPI_Allreduce_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allreduce_(b_sendbuf, b_recvbuf, count, datatype, op, comm, ierror);
 }
 
@@ -252,8 +252,8 @@ void pmpi_allreduce_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, con
 FB_ALIAS(mpi_allreduce_c_, pmpi_allreduce_c_)
 void MPI_Allreduce_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allreduce_c_(b_sendbuf, b_recvbuf, count, datatype, op, comm, ierror);
 }
 
@@ -267,8 +267,8 @@ void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, const int *count, const 
 FB_ALIAS(mpi_allreduce_init_, pmpi_allreduce_init_)
 void MPI_Allreduce_init_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allreduce_init_(b_sendbuf, b_recvbuf, count, datatype, op, comm, info, request, ierror);
 }
 
@@ -282,8 +282,8 @@ void pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, const MPI_Count *count
 FB_ALIAS(mpi_allreduce_init_c_, pmpi_allreduce_init_c_)
 void MPI_Allreduce_init_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_allreduce_init_c_(b_sendbuf, b_recvbuf, count, datatype, op, comm, info, request, ierror);
 }
 
@@ -295,8 +295,8 @@ void pmpi_alltoall_(void *sendbuf, const int *sendcount, const int *sendtype, vo
 FB_ALIAS(mpi_alltoall_, pmpi_alltoall_)
 void MPI_Alltoall_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoall_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, ierror);
 }
 
@@ -308,8 +308,8 @@ void pmpi_alltoall_c_(void *sendbuf, const MPI_Count *sendcount, const int *send
 FB_ALIAS(mpi_alltoall_c_, pmpi_alltoall_c_)
 void MPI_Alltoall_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoall_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, ierror);
 }
 
@@ -323,8 +323,8 @@ void pmpi_alltoall_init_(void *sendbuf, const int *sendcount, const int *sendtyp
 FB_ALIAS(mpi_alltoall_init_, pmpi_alltoall_init_)
 void MPI_Alltoall_init_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoall_init_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, info, request, ierror);
 }
 
@@ -338,8 +338,8 @@ void pmpi_alltoall_init_c_(void *sendbuf, const MPI_Count *sendcount, const int 
 FB_ALIAS(mpi_alltoall_init_c_, pmpi_alltoall_init_c_)
 void MPI_Alltoall_init_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoall_init_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, info, request, ierror);
 }
 
@@ -351,8 +351,8 @@ void pmpi_alltoallv_(void *sendbuf, int *sendcounts, int *sdispls, const int *se
 FB_ALIAS(mpi_alltoallv_, pmpi_alltoallv_)
 void MPI_Alltoallv_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *rdispls, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoallv_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
 }
 
@@ -364,8 +364,8 @@ void pmpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, 
 FB_ALIAS(mpi_alltoallv_c_, pmpi_alltoallv_c_)
 void MPI_Alltoallv_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoallv_c_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
 }
 
@@ -379,8 +379,8 @@ void pmpi_alltoallv_init_(void *sendbuf, int *sendcounts, int *sdispls, const in
 FB_ALIAS(mpi_alltoallv_init_, pmpi_alltoallv_init_)
 void MPI_Alltoallv_init_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *rdispls, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoallv_init_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
 }
 
@@ -394,8 +394,8 @@ void pmpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdis
 FB_ALIAS(mpi_alltoallv_init_c_, pmpi_alltoallv_init_c_)
 void MPI_Alltoallv_init_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoallv_init_c_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
 }
 
@@ -415,8 +415,8 @@ void pmpi_alltoallw_(void *sendbuf, int *sendcounts, int *sdispls, int *sendtype
 FB_ALIAS(mpi_alltoallw_, pmpi_alltoallw_)
 void MPI_Alltoallw_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, int *recvcounts, int *rdispls, int *recvtypes, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoallw_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
 }
 
@@ -436,8 +436,8 @@ void pmpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, 
 FB_ALIAS(mpi_alltoallw_c_, pmpi_alltoallw_c_)
 void MPI_Alltoallw_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, int *recvtypes, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoallw_c_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
 }
 
@@ -459,8 +459,8 @@ void pmpi_alltoallw_init_(void *sendbuf, int *sendcounts, int *sdispls, int *sen
 FB_ALIAS(mpi_alltoallw_init_, pmpi_alltoallw_init_)
 void MPI_Alltoallw_init_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, int *recvcounts, int *rdispls, int *recvtypes, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoallw_init_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
 }
 
@@ -482,8 +482,8 @@ void pmpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdis
 FB_ALIAS(mpi_alltoallw_init_c_, pmpi_alltoallw_init_c_)
 void MPI_Alltoallw_init_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, int *recvtypes, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_alltoallw_init_c_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
 }
 
@@ -518,7 +518,7 @@ void pmpi_bcast_(void *buffer, const int *count, const int *datatype, const int 
 FB_ALIAS(mpi_bcast_, pmpi_bcast_)
 void MPI_Bcast_f08(CFI_cdesc_t *buffer, const int *count, const int *datatype, const int *root, const int *comm, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 0, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 0, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
     pmpi_bcast_(b_buffer, count, datatype, root, comm, ierror);
 }
 
@@ -530,7 +530,7 @@ void pmpi_bcast_c_(void *buffer, const MPI_Count *count, const int *datatype, co
 FB_ALIAS(mpi_bcast_c_, pmpi_bcast_c_)
 void MPI_Bcast_c_f08(CFI_cdesc_t *buffer, const MPI_Count *count, const int *datatype, const int *root, const int *comm, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 0, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 0, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
     pmpi_bcast_c_(b_buffer, count, datatype, root, comm, ierror);
 }
 
@@ -544,7 +544,7 @@ void pmpi_bcast_init_(void *buffer, const int *count, const int *datatype, const
 FB_ALIAS(mpi_bcast_init_, pmpi_bcast_init_)
 void MPI_Bcast_init_f08(CFI_cdesc_t *buffer, const int *count, const int *datatype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 1, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 1, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
     pmpi_bcast_init_(b_buffer, count, datatype, root, comm, info, request, ierror);
 }
 
@@ -558,7 +558,7 @@ void pmpi_bcast_init_c_(void *buffer, const MPI_Count *count, const int *datatyp
 FB_ALIAS(mpi_bcast_init_c_, pmpi_bcast_init_c_)
 void MPI_Bcast_init_c_f08(CFI_cdesc_t *buffer, const MPI_Count *count, const int *datatype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 1, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 1, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
     pmpi_bcast_init_c_(b_buffer, count, datatype, root, comm, info, request, ierror);
 }
 
@@ -570,7 +570,7 @@ void pmpi_bsend_(void *buf, const int *count, const int *datatype, const int *de
 FB_ALIAS(mpi_bsend_, pmpi_bsend_)
 void MPI_Bsend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_bsend_(b_buf, count, datatype, dest, tag, comm, ierror);
 }
 
@@ -582,7 +582,7 @@ void pmpi_bsend_c_(void *buf, const MPI_Count *count, const int *datatype, const
 FB_ALIAS(mpi_bsend_c_, pmpi_bsend_c_)
 void MPI_Bsend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_bsend_c_(b_buf, count, datatype, dest, tag, comm, ierror);
 }
 
@@ -596,7 +596,7 @@ void pmpi_bsend_init_(void *buf, const int *count, const int *datatype, const in
 FB_ALIAS(mpi_bsend_init_, pmpi_bsend_init_)
 void MPI_Bsend_init_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_bsend_init_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -610,7 +610,7 @@ void pmpi_bsend_init_c_(void *buf, const MPI_Count *count, const int *datatype, 
 FB_ALIAS(mpi_bsend_init_c_, pmpi_bsend_init_c_)
 void MPI_Bsend_init_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_bsend_init_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -622,7 +622,7 @@ void pmpi_buffer_attach_(void *buffer, const int *size, int *ierror)
 FB_ALIAS(mpi_buffer_attach_, pmpi_buffer_attach_)
 void MPI_Buffer_attach_f08(CFI_cdesc_t *buffer, const int *size, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 1, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 1, ierror, FB_ON_SELF, 0); if (b_buffer == FB_BAD) return;
     pmpi_buffer_attach_(b_buffer, size, ierror);
 }
 
@@ -634,7 +634,7 @@ void pmpi_buffer_attach_c_(void *buffer, const MPI_Count *size, int *ierror)
 FB_ALIAS(mpi_buffer_attach_c_, pmpi_buffer_attach_c_)
 void MPI_Buffer_attach_c_f08(CFI_cdesc_t *buffer, const MPI_Count *size, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 0, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 0, ierror, FB_ON_SELF, 0); if (b_buffer == FB_BAD) return;
     pmpi_buffer_attach_c_(b_buffer, size, ierror);
 }
 
@@ -646,7 +646,7 @@ void pmpi_buffer_detach_(void *buffer_addr, int *size, int *ierror)
 FB_ALIAS(mpi_buffer_detach_, pmpi_buffer_detach_)
 void MPI_Buffer_detach_f08(CFI_cdesc_t *buffer_addr, int *size, int *ierror)
 {
-    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror); if (b_buffer_addr == FB_BAD) return;
+    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror, FB_ON_SELF, 0); if (b_buffer_addr == FB_BAD) return;
     pmpi_buffer_detach_(b_buffer_addr, size, ierror);
 }
 
@@ -658,7 +658,7 @@ void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size, int *ierror)
 FB_ALIAS(mpi_buffer_detach_c_, pmpi_buffer_detach_c_)
 void MPI_Buffer_detach_c_f08(CFI_cdesc_t *buffer_addr, MPI_Count *size, int *ierror)
 {
-    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror); if (b_buffer_addr == FB_BAD) return;
+    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror, FB_ON_SELF, 0); if (b_buffer_addr == FB_BAD) return;
     pmpi_buffer_detach_c_(b_buffer_addr, size, ierror);
 }
 
@@ -785,7 +785,7 @@ void pmpi_comm_attach_buffer_(const int *comm, void *buffer, const int *size, in
 FB_ALIAS(mpi_comm_attach_buffer_, pmpi_comm_attach_buffer_)
 void MPI_Comm_attach_buffer_f08(const int *comm, CFI_cdesc_t *buffer, const int *size, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 0, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 0, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
     pmpi_comm_attach_buffer_(comm, b_buffer, size, ierror);
 }
 
@@ -797,7 +797,7 @@ void pmpi_comm_attach_buffer_c_(const int *comm, void *buffer, const MPI_Count *
 FB_ALIAS(mpi_comm_attach_buffer_c_, pmpi_comm_attach_buffer_c_)
 void MPI_Comm_attach_buffer_c_f08(const int *comm, CFI_cdesc_t *buffer, const MPI_Count *size, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 0, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 0, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
     pmpi_comm_attach_buffer_c_(comm, b_buffer, size, ierror);
 }
 
@@ -880,7 +880,7 @@ void pmpi_comm_detach_buffer_(const int *comm, void *buffer_addr, int *size, int
 FB_ALIAS(mpi_comm_detach_buffer_, pmpi_comm_detach_buffer_)
 void MPI_Comm_detach_buffer_f08(const int *comm, CFI_cdesc_t *buffer_addr, int *size, int *ierror)
 {
-    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror); if (b_buffer_addr == FB_BAD) return;
+    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror, FB_ON_COMM, *comm); if (b_buffer_addr == FB_BAD) return;
     pmpi_comm_detach_buffer_(comm, b_buffer_addr, size, ierror);
 }
 
@@ -892,7 +892,7 @@ void pmpi_comm_detach_buffer_c_(const int *comm, void *buffer_addr, MPI_Count *s
 FB_ALIAS(mpi_comm_detach_buffer_c_, pmpi_comm_detach_buffer_c_)
 void MPI_Comm_detach_buffer_c_f08(const int *comm, CFI_cdesc_t *buffer_addr, MPI_Count *size, int *ierror)
 {
-    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror); if (b_buffer_addr == FB_BAD) return;
+    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror, FB_ON_COMM, *comm); if (b_buffer_addr == FB_BAD) return;
     pmpi_comm_detach_buffer_c_(comm, b_buffer_addr, size, ierror);
 }
 
@@ -1128,9 +1128,9 @@ void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_
 FB_ALIAS(mpi_compare_and_swap_, pmpi_compare_and_swap_)
 void MPI_Compare_and_swap_f08(CFI_cdesc_t *origin_addr, CFI_cdesc_t *compare_addr, CFI_cdesc_t *result_addr, const int *datatype, const int *target_rank, const MPI_Aint *target_disp, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
-    void *b_compare_addr = fb_cfi(compare_addr, 0, ierror); if (b_compare_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 0, ierror); if (b_result_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    void *b_compare_addr = fb_cfi(compare_addr, 0, ierror, FB_ON_WIN, *win); if (b_compare_addr == FB_BAD) return;
+    void *b_result_addr = fb_cfi(result_addr, 0, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
     pmpi_compare_and_swap_(b_origin_addr, b_compare_addr, b_result_addr, datatype, target_rank, target_disp, win, ierror);
 }
 
@@ -1212,8 +1212,8 @@ void pmpi_exscan_(void *sendbuf, void *recvbuf, const int *count, const int *dat
 FB_ALIAS(mpi_exscan_, pmpi_exscan_)
 void MPI_Exscan_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_exscan_(b_sendbuf, b_recvbuf, count, datatype, op, comm, ierror);
 }
 
@@ -1225,8 +1225,8 @@ void pmpi_exscan_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, const 
 FB_ALIAS(mpi_exscan_c_, pmpi_exscan_c_)
 void MPI_Exscan_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_exscan_c_(b_sendbuf, b_recvbuf, count, datatype, op, comm, ierror);
 }
 
@@ -1240,8 +1240,8 @@ void pmpi_exscan_init_(void *sendbuf, void *recvbuf, const int *count, const int
 FB_ALIAS(mpi_exscan_init_, pmpi_exscan_init_)
 void MPI_Exscan_init_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_exscan_init_(b_sendbuf, b_recvbuf, count, datatype, op, comm, info, request, ierror);
 }
 
@@ -1255,8 +1255,8 @@ void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, c
 FB_ALIAS(mpi_exscan_init_c_, pmpi_exscan_init_c_)
 void MPI_Exscan_init_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_exscan_init_c_(b_sendbuf, b_recvbuf, count, datatype, op, comm, info, request, ierror);
 }
 
@@ -1268,8 +1268,8 @@ void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, const int *datatyp
 FB_ALIAS(mpi_fetch_and_op_, pmpi_fetch_and_op_)
 void MPI_Fetch_and_op_f08(CFI_cdesc_t *origin_addr, CFI_cdesc_t *result_addr, const int *datatype, const int *target_rank, const MPI_Aint *target_disp, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 0, ierror); if (b_result_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    void *b_result_addr = fb_cfi(result_addr, 0, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
     pmpi_fetch_and_op_(b_origin_addr, b_result_addr, datatype, target_rank, target_disp, op, win, ierror);
 }
 
@@ -1415,7 +1415,7 @@ void pmpi_file_iread_(const int *fh, void *buf, const int *count, const int *dat
 FB_ALIAS(mpi_file_iread_, pmpi_file_iread_)
 void MPI_File_iread_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1429,7 +1429,7 @@ void pmpi_file_iread_c_(const int *fh, void *buf, const MPI_Count *count, const 
 FB_ALIAS(mpi_file_iread_c_, pmpi_file_iread_c_)
 void MPI_File_iread_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_c_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1443,7 +1443,7 @@ void pmpi_file_iread_all_(const int *fh, void *buf, const int *count, const int 
 FB_ALIAS(mpi_file_iread_all_, pmpi_file_iread_all_)
 void MPI_File_iread_all_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_all_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1457,7 +1457,7 @@ void pmpi_file_iread_all_c_(const int *fh, void *buf, const MPI_Count *count, co
 FB_ALIAS(mpi_file_iread_all_c_, pmpi_file_iread_all_c_)
 void MPI_File_iread_all_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_all_c_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1471,7 +1471,7 @@ void pmpi_file_iread_at_(const int *fh, const MPI_Offset *offset, void *buf, con
 FB_ALIAS(mpi_file_iread_at_, pmpi_file_iread_at_)
 void MPI_File_iread_at_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_at_(fh, offset, b_buf, count, datatype, request, ierror);
 }
 
@@ -1485,7 +1485,7 @@ void pmpi_file_iread_at_c_(const int *fh, const MPI_Offset *offset, void *buf, c
 FB_ALIAS(mpi_file_iread_at_c_, pmpi_file_iread_at_c_)
 void MPI_File_iread_at_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_at_c_(fh, offset, b_buf, count, datatype, request, ierror);
 }
 
@@ -1499,7 +1499,7 @@ void pmpi_file_iread_at_all_(const int *fh, const MPI_Offset *offset, void *buf,
 FB_ALIAS(mpi_file_iread_at_all_, pmpi_file_iread_at_all_)
 void MPI_File_iread_at_all_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_at_all_(fh, offset, b_buf, count, datatype, request, ierror);
 }
 
@@ -1513,7 +1513,7 @@ void pmpi_file_iread_at_all_c_(const int *fh, const MPI_Offset *offset, void *bu
 FB_ALIAS(mpi_file_iread_at_all_c_, pmpi_file_iread_at_all_c_)
 void MPI_File_iread_at_all_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_at_all_c_(fh, offset, b_buf, count, datatype, request, ierror);
 }
 
@@ -1527,7 +1527,7 @@ void pmpi_file_iread_shared_(const int *fh, void *buf, const int *count, const i
 FB_ALIAS(mpi_file_iread_shared_, pmpi_file_iread_shared_)
 void MPI_File_iread_shared_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_shared_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1541,7 +1541,7 @@ void pmpi_file_iread_shared_c_(const int *fh, void *buf, const MPI_Count *count,
 FB_ALIAS(mpi_file_iread_shared_c_, pmpi_file_iread_shared_c_)
 void MPI_File_iread_shared_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iread_shared_c_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1555,7 +1555,7 @@ void pmpi_file_iwrite_(const int *fh, void *buf, const int *count, const int *da
 FB_ALIAS(mpi_file_iwrite_, pmpi_file_iwrite_)
 void MPI_File_iwrite_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1569,7 +1569,7 @@ void pmpi_file_iwrite_c_(const int *fh, void *buf, const MPI_Count *count, const
 FB_ALIAS(mpi_file_iwrite_c_, pmpi_file_iwrite_c_)
 void MPI_File_iwrite_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_c_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1583,7 +1583,7 @@ void pmpi_file_iwrite_all_(const int *fh, void *buf, const int *count, const int
 FB_ALIAS(mpi_file_iwrite_all_, pmpi_file_iwrite_all_)
 void MPI_File_iwrite_all_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_all_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1597,7 +1597,7 @@ void pmpi_file_iwrite_all_c_(const int *fh, void *buf, const MPI_Count *count, c
 FB_ALIAS(mpi_file_iwrite_all_c_, pmpi_file_iwrite_all_c_)
 void MPI_File_iwrite_all_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_all_c_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1611,7 +1611,7 @@ void pmpi_file_iwrite_at_(const int *fh, const MPI_Offset *offset, void *buf, co
 FB_ALIAS(mpi_file_iwrite_at_, pmpi_file_iwrite_at_)
 void MPI_File_iwrite_at_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_at_(fh, offset, b_buf, count, datatype, request, ierror);
 }
 
@@ -1625,7 +1625,7 @@ void pmpi_file_iwrite_at_c_(const int *fh, const MPI_Offset *offset, void *buf, 
 FB_ALIAS(mpi_file_iwrite_at_c_, pmpi_file_iwrite_at_c_)
 void MPI_File_iwrite_at_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_at_c_(fh, offset, b_buf, count, datatype, request, ierror);
 }
 
@@ -1639,7 +1639,7 @@ void pmpi_file_iwrite_at_all_(const int *fh, const MPI_Offset *offset, void *buf
 FB_ALIAS(mpi_file_iwrite_at_all_, pmpi_file_iwrite_at_all_)
 void MPI_File_iwrite_at_all_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_at_all_(fh, offset, b_buf, count, datatype, request, ierror);
 }
 
@@ -1653,7 +1653,7 @@ void pmpi_file_iwrite_at_all_c_(const int *fh, const MPI_Offset *offset, void *b
 FB_ALIAS(mpi_file_iwrite_at_all_c_, pmpi_file_iwrite_at_all_c_)
 void MPI_File_iwrite_at_all_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_at_all_c_(fh, offset, b_buf, count, datatype, request, ierror);
 }
 
@@ -1667,7 +1667,7 @@ void pmpi_file_iwrite_shared_(const int *fh, void *buf, const int *count, const 
 FB_ALIAS(mpi_file_iwrite_shared_, pmpi_file_iwrite_shared_)
 void MPI_File_iwrite_shared_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_shared_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1681,7 +1681,7 @@ void pmpi_file_iwrite_shared_c_(const int *fh, void *buf, const MPI_Count *count
 FB_ALIAS(mpi_file_iwrite_shared_c_, pmpi_file_iwrite_shared_c_)
 void MPI_File_iwrite_shared_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_iwrite_shared_c_(fh, b_buf, count, datatype, request, ierror);
 }
 
@@ -1716,7 +1716,7 @@ void pmpi_file_read_(const int *fh, void *buf, const int *count, const int *data
 FB_ALIAS(mpi_file_read_, pmpi_file_read_)
 void MPI_File_read_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -1728,7 +1728,7 @@ void pmpi_file_read_c_(const int *fh, void *buf, const MPI_Count *count, const i
 FB_ALIAS(mpi_file_read_c_, pmpi_file_read_c_)
 void MPI_File_read_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_c_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -1740,7 +1740,7 @@ void pmpi_file_read_all_(const int *fh, void *buf, const int *count, const int *
 FB_ALIAS(mpi_file_read_all_, pmpi_file_read_all_)
 void MPI_File_read_all_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_all_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -1752,7 +1752,7 @@ void pmpi_file_read_all_c_(const int *fh, void *buf, const MPI_Count *count, con
 FB_ALIAS(mpi_file_read_all_c_, pmpi_file_read_all_c_)
 void MPI_File_read_all_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_all_c_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -1764,7 +1764,7 @@ void pmpi_file_read_all_begin_(const int *fh, void *buf, const int *count, const
 FB_ALIAS(mpi_file_read_all_begin_, pmpi_file_read_all_begin_)
 void MPI_File_read_all_begin_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_all_begin_(fh, b_buf, count, datatype, ierror);
 }
 
@@ -1776,7 +1776,7 @@ void pmpi_file_read_all_begin_c_(const int *fh, void *buf, const MPI_Count *coun
 FB_ALIAS(mpi_file_read_all_begin_c_, pmpi_file_read_all_begin_c_)
 void MPI_File_read_all_begin_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_all_begin_c_(fh, b_buf, count, datatype, ierror);
 }
 
@@ -1788,7 +1788,7 @@ void pmpi_file_read_all_end_(const int *fh, void *buf, MPI_Status *status, int *
 FB_ALIAS(mpi_file_read_all_end_, pmpi_file_read_all_end_)
 void MPI_File_read_all_end_f08(const int *fh, CFI_cdesc_t *buf, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_all_end_(fh, b_buf, status, ierror);
 }
 
@@ -1800,7 +1800,7 @@ void pmpi_file_read_at_(const int *fh, const MPI_Offset *offset, void *buf, cons
 FB_ALIAS(mpi_file_read_at_, pmpi_file_read_at_)
 void MPI_File_read_at_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_at_(fh, offset, b_buf, count, datatype, status, ierror);
 }
 
@@ -1812,7 +1812,7 @@ void pmpi_file_read_at_c_(const int *fh, const MPI_Offset *offset, void *buf, co
 FB_ALIAS(mpi_file_read_at_c_, pmpi_file_read_at_c_)
 void MPI_File_read_at_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_at_c_(fh, offset, b_buf, count, datatype, status, ierror);
 }
 
@@ -1824,7 +1824,7 @@ void pmpi_file_read_at_all_(const int *fh, const MPI_Offset *offset, void *buf, 
 FB_ALIAS(mpi_file_read_at_all_, pmpi_file_read_at_all_)
 void MPI_File_read_at_all_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_at_all_(fh, offset, b_buf, count, datatype, status, ierror);
 }
 
@@ -1836,7 +1836,7 @@ void pmpi_file_read_at_all_c_(const int *fh, const MPI_Offset *offset, void *buf
 FB_ALIAS(mpi_file_read_at_all_c_, pmpi_file_read_at_all_c_)
 void MPI_File_read_at_all_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_at_all_c_(fh, offset, b_buf, count, datatype, status, ierror);
 }
 
@@ -1848,7 +1848,7 @@ void pmpi_file_read_at_all_begin_(const int *fh, const MPI_Offset *offset, void 
 FB_ALIAS(mpi_file_read_at_all_begin_, pmpi_file_read_at_all_begin_)
 void MPI_File_read_at_all_begin_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_at_all_begin_(fh, offset, b_buf, count, datatype, ierror);
 }
 
@@ -1860,7 +1860,7 @@ void pmpi_file_read_at_all_begin_c_(const int *fh, const MPI_Offset *offset, voi
 FB_ALIAS(mpi_file_read_at_all_begin_c_, pmpi_file_read_at_all_begin_c_)
 void MPI_File_read_at_all_begin_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_at_all_begin_c_(fh, offset, b_buf, count, datatype, ierror);
 }
 
@@ -1872,7 +1872,7 @@ void pmpi_file_read_at_all_end_(const int *fh, void *buf, MPI_Status *status, in
 FB_ALIAS(mpi_file_read_at_all_end_, pmpi_file_read_at_all_end_)
 void MPI_File_read_at_all_end_f08(const int *fh, CFI_cdesc_t *buf, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_at_all_end_(fh, b_buf, status, ierror);
 }
 
@@ -1884,7 +1884,7 @@ void pmpi_file_read_ordered_(const int *fh, void *buf, const int *count, const i
 FB_ALIAS(mpi_file_read_ordered_, pmpi_file_read_ordered_)
 void MPI_File_read_ordered_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_ordered_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -1896,7 +1896,7 @@ void pmpi_file_read_ordered_c_(const int *fh, void *buf, const MPI_Count *count,
 FB_ALIAS(mpi_file_read_ordered_c_, pmpi_file_read_ordered_c_)
 void MPI_File_read_ordered_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_ordered_c_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -1908,7 +1908,7 @@ void pmpi_file_read_ordered_begin_(const int *fh, void *buf, const int *count, c
 FB_ALIAS(mpi_file_read_ordered_begin_, pmpi_file_read_ordered_begin_)
 void MPI_File_read_ordered_begin_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_ordered_begin_(fh, b_buf, count, datatype, ierror);
 }
 
@@ -1920,7 +1920,7 @@ void pmpi_file_read_ordered_begin_c_(const int *fh, void *buf, const MPI_Count *
 FB_ALIAS(mpi_file_read_ordered_begin_c_, pmpi_file_read_ordered_begin_c_)
 void MPI_File_read_ordered_begin_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_ordered_begin_c_(fh, b_buf, count, datatype, ierror);
 }
 
@@ -1932,7 +1932,7 @@ void pmpi_file_read_ordered_end_(const int *fh, void *buf, MPI_Status *status, i
 FB_ALIAS(mpi_file_read_ordered_end_, pmpi_file_read_ordered_end_)
 void MPI_File_read_ordered_end_f08(const int *fh, CFI_cdesc_t *buf, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_ordered_end_(fh, b_buf, status, ierror);
 }
 
@@ -1944,7 +1944,7 @@ void pmpi_file_read_shared_(const int *fh, void *buf, const int *count, const in
 FB_ALIAS(mpi_file_read_shared_, pmpi_file_read_shared_)
 void MPI_File_read_shared_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_shared_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -1956,7 +1956,7 @@ void pmpi_file_read_shared_c_(const int *fh, void *buf, const MPI_Count *count, 
 FB_ALIAS(mpi_file_read_shared_c_, pmpi_file_read_shared_c_)
 void MPI_File_read_shared_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_read_shared_c_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -2031,7 +2031,7 @@ void pmpi_file_write_(const int *fh, void *buf, const int *count, const int *dat
 FB_ALIAS(mpi_file_write_, pmpi_file_write_)
 void MPI_File_write_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -2043,7 +2043,7 @@ void pmpi_file_write_c_(const int *fh, void *buf, const MPI_Count *count, const 
 FB_ALIAS(mpi_file_write_c_, pmpi_file_write_c_)
 void MPI_File_write_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_c_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -2055,7 +2055,7 @@ void pmpi_file_write_all_(const int *fh, void *buf, const int *count, const int 
 FB_ALIAS(mpi_file_write_all_, pmpi_file_write_all_)
 void MPI_File_write_all_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_all_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -2067,7 +2067,7 @@ void pmpi_file_write_all_c_(const int *fh, void *buf, const MPI_Count *count, co
 FB_ALIAS(mpi_file_write_all_c_, pmpi_file_write_all_c_)
 void MPI_File_write_all_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_all_c_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -2079,7 +2079,7 @@ void pmpi_file_write_all_begin_(const int *fh, void *buf, const int *count, cons
 FB_ALIAS(mpi_file_write_all_begin_, pmpi_file_write_all_begin_)
 void MPI_File_write_all_begin_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_all_begin_(fh, b_buf, count, datatype, ierror);
 }
 
@@ -2091,7 +2091,7 @@ void pmpi_file_write_all_begin_c_(const int *fh, void *buf, const MPI_Count *cou
 FB_ALIAS(mpi_file_write_all_begin_c_, pmpi_file_write_all_begin_c_)
 void MPI_File_write_all_begin_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_all_begin_c_(fh, b_buf, count, datatype, ierror);
 }
 
@@ -2103,7 +2103,7 @@ void pmpi_file_write_all_end_(const int *fh, void *buf, MPI_Status *status, int 
 FB_ALIAS(mpi_file_write_all_end_, pmpi_file_write_all_end_)
 void MPI_File_write_all_end_f08(const int *fh, CFI_cdesc_t *buf, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_all_end_(fh, b_buf, status, ierror);
 }
 
@@ -2115,7 +2115,7 @@ void pmpi_file_write_at_(const int *fh, const MPI_Offset *offset, void *buf, con
 FB_ALIAS(mpi_file_write_at_, pmpi_file_write_at_)
 void MPI_File_write_at_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_at_(fh, offset, b_buf, count, datatype, status, ierror);
 }
 
@@ -2127,7 +2127,7 @@ void pmpi_file_write_at_c_(const int *fh, const MPI_Offset *offset, void *buf, c
 FB_ALIAS(mpi_file_write_at_c_, pmpi_file_write_at_c_)
 void MPI_File_write_at_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_at_c_(fh, offset, b_buf, count, datatype, status, ierror);
 }
 
@@ -2139,7 +2139,7 @@ void pmpi_file_write_at_all_(const int *fh, const MPI_Offset *offset, void *buf,
 FB_ALIAS(mpi_file_write_at_all_, pmpi_file_write_at_all_)
 void MPI_File_write_at_all_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_at_all_(fh, offset, b_buf, count, datatype, status, ierror);
 }
 
@@ -2151,7 +2151,7 @@ void pmpi_file_write_at_all_c_(const int *fh, const MPI_Offset *offset, void *bu
 FB_ALIAS(mpi_file_write_at_all_c_, pmpi_file_write_at_all_c_)
 void MPI_File_write_at_all_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_at_all_c_(fh, offset, b_buf, count, datatype, status, ierror);
 }
 
@@ -2163,7 +2163,7 @@ void pmpi_file_write_at_all_begin_(const int *fh, const MPI_Offset *offset, void
 FB_ALIAS(mpi_file_write_at_all_begin_, pmpi_file_write_at_all_begin_)
 void MPI_File_write_at_all_begin_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_at_all_begin_(fh, offset, b_buf, count, datatype, ierror);
 }
 
@@ -2175,7 +2175,7 @@ void pmpi_file_write_at_all_begin_c_(const int *fh, const MPI_Offset *offset, vo
 FB_ALIAS(mpi_file_write_at_all_begin_c_, pmpi_file_write_at_all_begin_c_)
 void MPI_File_write_at_all_begin_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_at_all_begin_c_(fh, offset, b_buf, count, datatype, ierror);
 }
 
@@ -2187,7 +2187,7 @@ void pmpi_file_write_at_all_end_(const int *fh, void *buf, MPI_Status *status, i
 FB_ALIAS(mpi_file_write_at_all_end_, pmpi_file_write_at_all_end_)
 void MPI_File_write_at_all_end_f08(const int *fh, CFI_cdesc_t *buf, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_at_all_end_(fh, b_buf, status, ierror);
 }
 
@@ -2199,7 +2199,7 @@ void pmpi_file_write_ordered_(const int *fh, void *buf, const int *count, const 
 FB_ALIAS(mpi_file_write_ordered_, pmpi_file_write_ordered_)
 void MPI_File_write_ordered_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_ordered_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -2211,7 +2211,7 @@ void pmpi_file_write_ordered_c_(const int *fh, void *buf, const MPI_Count *count
 FB_ALIAS(mpi_file_write_ordered_c_, pmpi_file_write_ordered_c_)
 void MPI_File_write_ordered_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_ordered_c_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -2223,7 +2223,7 @@ void pmpi_file_write_ordered_begin_(const int *fh, void *buf, const int *count, 
 FB_ALIAS(mpi_file_write_ordered_begin_, pmpi_file_write_ordered_begin_)
 void MPI_File_write_ordered_begin_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_ordered_begin_(fh, b_buf, count, datatype, ierror);
 }
 
@@ -2235,7 +2235,7 @@ void pmpi_file_write_ordered_begin_c_(const int *fh, void *buf, const MPI_Count 
 FB_ALIAS(mpi_file_write_ordered_begin_c_, pmpi_file_write_ordered_begin_c_)
 void MPI_File_write_ordered_begin_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_ordered_begin_c_(fh, b_buf, count, datatype, ierror);
 }
 
@@ -2247,7 +2247,7 @@ void pmpi_file_write_ordered_end_(const int *fh, void *buf, MPI_Status *status, 
 FB_ALIAS(mpi_file_write_ordered_end_, pmpi_file_write_ordered_end_)
 void MPI_File_write_ordered_end_f08(const int *fh, CFI_cdesc_t *buf, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_ordered_end_(fh, b_buf, status, ierror);
 }
 
@@ -2259,7 +2259,7 @@ void pmpi_file_write_shared_(const int *fh, void *buf, const int *count, const i
 FB_ALIAS(mpi_file_write_shared_, pmpi_file_write_shared_)
 void MPI_File_write_shared_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_shared_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -2271,7 +2271,7 @@ void pmpi_file_write_shared_c_(const int *fh, void *buf, const MPI_Count *count,
 FB_ALIAS(mpi_file_write_shared_c_, pmpi_file_write_shared_c_)
 void MPI_File_write_shared_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
     pmpi_file_write_shared_c_(fh, b_buf, count, datatype, status, ierror);
 }
 
@@ -2298,7 +2298,7 @@ void pmpi_free_mem_(void *base, int *ierror)
 FB_ALIAS(mpi_free_mem_, pmpi_free_mem_)
 void MPI_Free_mem_f08(CFI_cdesc_t *base, int *ierror)
 {
-    void *b_base = fb_cfi(base, 0, ierror); if (b_base == FB_BAD) return;
+    void *b_base = fb_cfi(base, 0, ierror, FB_ON_SELF, 0); if (b_base == FB_BAD) return;
     pmpi_free_mem_(b_base, ierror);
 }
 
@@ -2310,8 +2310,8 @@ void pmpi_gather_(void *sendbuf, const int *sendcount, const int *sendtype, void
 FB_ALIAS(mpi_gather_, pmpi_gather_)
 void MPI_Gather_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_gather_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, ierror);
 }
 
@@ -2323,8 +2323,8 @@ void pmpi_gather_c_(void *sendbuf, const MPI_Count *sendcount, const int *sendty
 FB_ALIAS(mpi_gather_c_, pmpi_gather_c_)
 void MPI_Gather_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_gather_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, ierror);
 }
 
@@ -2338,8 +2338,8 @@ void pmpi_gather_init_(void *sendbuf, const int *sendcount, const int *sendtype,
 FB_ALIAS(mpi_gather_init_, pmpi_gather_init_)
 void MPI_Gather_init_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_gather_init_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
 }
 
@@ -2353,8 +2353,8 @@ void pmpi_gather_init_c_(void *sendbuf, const MPI_Count *sendcount, const int *s
 FB_ALIAS(mpi_gather_init_c_, pmpi_gather_init_c_)
 void MPI_Gather_init_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_gather_init_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
 }
 
@@ -2366,8 +2366,8 @@ void pmpi_gatherv_(void *sendbuf, const int *sendcount, const int *sendtype, voi
 FB_ALIAS(mpi_gatherv_, pmpi_gatherv_)
 void MPI_Gatherv_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *displs, const int *recvtype, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_gatherv_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, root, comm, ierror);
 }
 
@@ -2379,8 +2379,8 @@ void pmpi_gatherv_c_(void *sendbuf, const MPI_Count *sendcount, const int *sendt
 FB_ALIAS(mpi_gatherv_c_, pmpi_gatherv_c_)
 void MPI_Gatherv_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, const int *recvtype, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_gatherv_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, root, comm, ierror);
 }
 
@@ -2394,8 +2394,8 @@ void pmpi_gatherv_init_(void *sendbuf, const int *sendcount, const int *sendtype
 FB_ALIAS(mpi_gatherv_init_, pmpi_gatherv_init_)
 void MPI_Gatherv_init_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *displs, const int *recvtype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_gatherv_init_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror);
 }
 
@@ -2409,8 +2409,8 @@ void pmpi_gatherv_init_c_(void *sendbuf, const MPI_Count *sendcount, const int *
 FB_ALIAS(mpi_gatherv_init_c_, pmpi_gatherv_init_c_)
 void MPI_Gatherv_init_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, const int *recvtype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_gatherv_init_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, root, comm, info, request, ierror);
 }
 
@@ -2422,7 +2422,7 @@ void pmpi_get_(void *origin_addr, const int *origin_count, const int *origin_dat
 FB_ALIAS(mpi_get_, pmpi_get_)
 void MPI_Get_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_get_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
 }
 
@@ -2434,7 +2434,7 @@ void pmpi_get_c_(void *origin_addr, const MPI_Count *origin_count, const int *or
 FB_ALIAS(mpi_get_c_, pmpi_get_c_)
 void MPI_Get_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_get_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
 }
 
@@ -2446,8 +2446,8 @@ void pmpi_get_accumulate_(void *origin_addr, const int *origin_count, const int 
 FB_ALIAS(mpi_get_accumulate_, pmpi_get_accumulate_)
 void MPI_Get_accumulate_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, CFI_cdesc_t *result_addr, const int *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 0, ierror); if (b_result_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    void *b_result_addr = fb_cfi(result_addr, 0, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
     pmpi_get_accumulate_(b_origin_addr, origin_count, origin_datatype, b_result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
 }
 
@@ -2459,8 +2459,8 @@ void pmpi_get_accumulate_c_(void *origin_addr, const MPI_Count *origin_count, co
 FB_ALIAS(mpi_get_accumulate_c_, pmpi_get_accumulate_c_)
 void MPI_Get_accumulate_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, CFI_cdesc_t *result_addr, const MPI_Count *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 0, ierror); if (b_result_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    void *b_result_addr = fb_cfi(result_addr, 0, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
     pmpi_get_accumulate_c_(b_origin_addr, origin_count, origin_datatype, b_result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
 }
 
@@ -2472,7 +2472,7 @@ void pmpi_get_address_(void *location, MPI_Aint *address, int *ierror)
 FB_ALIAS(mpi_get_address_, pmpi_get_address_)
 void MPI_Get_address_f08(CFI_cdesc_t *location, MPI_Aint *address, int *ierror)
 {
-    void *b_location = fb_cfi(location, 0, ierror); if (b_location == FB_BAD) return;
+    void *b_location = fb_cfi(location, 0, ierror, FB_ON_SELF, 0); if (b_location == FB_BAD) return;
     pmpi_get_address_(b_location, address, ierror);
 }
 
@@ -2732,8 +2732,8 @@ void pmpi_iallgather_(void *sendbuf, const int *sendcount, const int *sendtype, 
 FB_ALIAS(mpi_iallgather_, pmpi_iallgather_)
 void MPI_Iallgather_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iallgather_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, request, ierror);
 }
 
@@ -2747,8 +2747,8 @@ void pmpi_iallgather_c_(void *sendbuf, const MPI_Count *sendcount, const int *se
 FB_ALIAS(mpi_iallgather_c_, pmpi_iallgather_c_)
 void MPI_Iallgather_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iallgather_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, request, ierror);
 }
 
@@ -2762,8 +2762,8 @@ void pmpi_iallgatherv_(void *sendbuf, const int *sendcount, const int *sendtype,
 FB_ALIAS(mpi_iallgatherv_, pmpi_iallgatherv_)
 void MPI_Iallgatherv_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *displs, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iallgatherv_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
 }
 
@@ -2777,8 +2777,8 @@ void pmpi_iallgatherv_c_(void *sendbuf, const MPI_Count *sendcount, const int *s
 FB_ALIAS(mpi_iallgatherv_c_, pmpi_iallgatherv_c_)
 void MPI_Iallgatherv_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iallgatherv_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
 }
 
@@ -2792,8 +2792,8 @@ void pmpi_iallreduce_(void *sendbuf, void *recvbuf, const int *count, const int 
 FB_ALIAS(mpi_iallreduce_, pmpi_iallreduce_)
 void MPI_Iallreduce_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iallreduce_(b_sendbuf, b_recvbuf, count, datatype, op, comm, request, ierror);
 }
 
@@ -2807,8 +2807,8 @@ void pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, co
 FB_ALIAS(mpi_iallreduce_c_, pmpi_iallreduce_c_)
 void MPI_Iallreduce_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iallreduce_c_(b_sendbuf, b_recvbuf, count, datatype, op, comm, request, ierror);
 }
 
@@ -2822,8 +2822,8 @@ void pmpi_ialltoall_(void *sendbuf, const int *sendcount, const int *sendtype, v
 FB_ALIAS(mpi_ialltoall_, pmpi_ialltoall_)
 void MPI_Ialltoall_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ialltoall_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, request, ierror);
 }
 
@@ -2837,8 +2837,8 @@ void pmpi_ialltoall_c_(void *sendbuf, const MPI_Count *sendcount, const int *sen
 FB_ALIAS(mpi_ialltoall_c_, pmpi_ialltoall_c_)
 void MPI_Ialltoall_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ialltoall_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, request, ierror);
 }
 
@@ -2852,8 +2852,8 @@ void pmpi_ialltoallv_(void *sendbuf, int *sendcounts, int *sdispls, const int *s
 FB_ALIAS(mpi_ialltoallv_, pmpi_ialltoallv_)
 void MPI_Ialltoallv_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *rdispls, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ialltoallv_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
 }
 
@@ -2867,8 +2867,8 @@ void pmpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
 FB_ALIAS(mpi_ialltoallv_c_, pmpi_ialltoallv_c_)
 void MPI_Ialltoallv_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ialltoallv_c_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
 }
 
@@ -2890,8 +2890,8 @@ void pmpi_ialltoallw_(void *sendbuf, int *sendcounts, int *sdispls, int *sendtyp
 FB_ALIAS(mpi_ialltoallw_, pmpi_ialltoallw_)
 void MPI_Ialltoallw_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, int *recvcounts, int *rdispls, int *recvtypes, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ialltoallw_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
 }
 
@@ -2913,8 +2913,8 @@ void pmpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls,
 FB_ALIAS(mpi_ialltoallw_c_, pmpi_ialltoallw_c_)
 void MPI_Ialltoallw_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, int *recvtypes, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ialltoallw_c_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
 }
 
@@ -2937,7 +2937,7 @@ void pmpi_ibcast_(void *buffer, const int *count, const int *datatype, const int
 FB_ALIAS(mpi_ibcast_, pmpi_ibcast_)
 void MPI_Ibcast_f08(CFI_cdesc_t *buffer, const int *count, const int *datatype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 1, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 1, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
     pmpi_ibcast_(b_buffer, count, datatype, root, comm, request, ierror);
 }
 
@@ -2951,7 +2951,7 @@ void pmpi_ibcast_c_(void *buffer, const MPI_Count *count, const int *datatype, c
 FB_ALIAS(mpi_ibcast_c_, pmpi_ibcast_c_)
 void MPI_Ibcast_c_f08(CFI_cdesc_t *buffer, const MPI_Count *count, const int *datatype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 1, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 1, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
     pmpi_ibcast_c_(b_buffer, count, datatype, root, comm, request, ierror);
 }
 
@@ -2965,7 +2965,7 @@ void pmpi_ibsend_(void *buf, const int *count, const int *datatype, const int *d
 FB_ALIAS(mpi_ibsend_, pmpi_ibsend_)
 void MPI_Ibsend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_ibsend_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -2979,7 +2979,7 @@ void pmpi_ibsend_c_(void *buf, const MPI_Count *count, const int *datatype, cons
 FB_ALIAS(mpi_ibsend_c_, pmpi_ibsend_c_)
 void MPI_Ibsend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_ibsend_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -2993,8 +2993,8 @@ void pmpi_iexscan_(void *sendbuf, void *recvbuf, const int *count, const int *da
 FB_ALIAS(mpi_iexscan_, pmpi_iexscan_)
 void MPI_Iexscan_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iexscan_(b_sendbuf, b_recvbuf, count, datatype, op, comm, request, ierror);
 }
 
@@ -3008,8 +3008,8 @@ void pmpi_iexscan_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, const
 FB_ALIAS(mpi_iexscan_c_, pmpi_iexscan_c_)
 void MPI_Iexscan_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iexscan_c_(b_sendbuf, b_recvbuf, count, datatype, op, comm, request, ierror);
 }
 
@@ -3023,8 +3023,8 @@ void pmpi_igather_(void *sendbuf, const int *sendcount, const int *sendtype, voi
 FB_ALIAS(mpi_igather_, pmpi_igather_)
 void MPI_Igather_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_igather_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, request, ierror);
 }
 
@@ -3038,8 +3038,8 @@ void pmpi_igather_c_(void *sendbuf, const MPI_Count *sendcount, const int *sendt
 FB_ALIAS(mpi_igather_c_, pmpi_igather_c_)
 void MPI_Igather_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_igather_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, request, ierror);
 }
 
@@ -3053,8 +3053,8 @@ void pmpi_igatherv_(void *sendbuf, const int *sendcount, const int *sendtype, vo
 FB_ALIAS(mpi_igatherv_, pmpi_igatherv_)
 void MPI_Igatherv_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *displs, const int *recvtype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_igatherv_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror);
 }
 
@@ -3068,8 +3068,8 @@ void pmpi_igatherv_c_(void *sendbuf, const MPI_Count *sendcount, const int *send
 FB_ALIAS(mpi_igatherv_c_, pmpi_igatherv_c_)
 void MPI_Igatherv_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, const int *recvtype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_igatherv_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, root, comm, request, ierror);
 }
 
@@ -3095,7 +3095,7 @@ void pmpi_imrecv_(void *buf, const int *count, const int *datatype, int *message
 FB_ALIAS(mpi_imrecv_, pmpi_imrecv_)
 void MPI_Imrecv_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, int *message, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_SELF, 0); if (b_buf == FB_BAD) return;
     pmpi_imrecv_(b_buf, count, datatype, message, request, ierror);
 }
 
@@ -3111,7 +3111,7 @@ void pmpi_imrecv_c_(void *buf, const MPI_Count *count, const int *datatype, int 
 FB_ALIAS(mpi_imrecv_c_, pmpi_imrecv_c_)
 void MPI_Imrecv_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *message, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_SELF, 0); if (b_buf == FB_BAD) return;
     pmpi_imrecv_c_(b_buf, count, datatype, message, request, ierror);
 }
 
@@ -3125,8 +3125,8 @@ void pmpi_ineighbor_allgather_(void *sendbuf, const int *sendcount, const int *s
 FB_ALIAS(mpi_ineighbor_allgather_, pmpi_ineighbor_allgather_)
 void MPI_Ineighbor_allgather_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_allgather_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, request, ierror);
 }
 
@@ -3140,8 +3140,8 @@ void pmpi_ineighbor_allgather_c_(void *sendbuf, const MPI_Count *sendcount, cons
 FB_ALIAS(mpi_ineighbor_allgather_c_, pmpi_ineighbor_allgather_c_)
 void MPI_Ineighbor_allgather_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_allgather_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, request, ierror);
 }
 
@@ -3155,8 +3155,8 @@ void pmpi_ineighbor_allgatherv_(void *sendbuf, const int *sendcount, const int *
 FB_ALIAS(mpi_ineighbor_allgatherv_, pmpi_ineighbor_allgatherv_)
 void MPI_Ineighbor_allgatherv_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *displs, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_allgatherv_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
 }
 
@@ -3170,8 +3170,8 @@ void pmpi_ineighbor_allgatherv_c_(void *sendbuf, const MPI_Count *sendcount, con
 FB_ALIAS(mpi_ineighbor_allgatherv_c_, pmpi_ineighbor_allgatherv_c_)
 void MPI_Ineighbor_allgatherv_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_allgatherv_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
 }
 
@@ -3185,8 +3185,8 @@ void pmpi_ineighbor_alltoall_(void *sendbuf, const int *sendcount, const int *se
 FB_ALIAS(mpi_ineighbor_alltoall_, pmpi_ineighbor_alltoall_)
 void MPI_Ineighbor_alltoall_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_alltoall_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, request, ierror);
 }
 
@@ -3200,8 +3200,8 @@ void pmpi_ineighbor_alltoall_c_(void *sendbuf, const MPI_Count *sendcount, const
 FB_ALIAS(mpi_ineighbor_alltoall_c_, pmpi_ineighbor_alltoall_c_)
 void MPI_Ineighbor_alltoall_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_alltoall_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, request, ierror);
 }
 
@@ -3215,8 +3215,8 @@ void pmpi_ineighbor_alltoallv_(void *sendbuf, int *sendcounts, int *sdispls, con
 FB_ALIAS(mpi_ineighbor_alltoallv_, pmpi_ineighbor_alltoallv_)
 void MPI_Ineighbor_alltoallv_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *rdispls, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_alltoallv_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
 }
 
@@ -3230,8 +3230,8 @@ void pmpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint 
 FB_ALIAS(mpi_ineighbor_alltoallv_c_, pmpi_ineighbor_alltoallv_c_)
 void MPI_Ineighbor_alltoallv_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, const int *recvtype, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_alltoallv_c_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
 }
 
@@ -3253,8 +3253,8 @@ void pmpi_ineighbor_alltoallw_(void *sendbuf, int *sendcounts, MPI_Aint *sdispls
 FB_ALIAS(mpi_ineighbor_alltoallw_, pmpi_ineighbor_alltoallw_)
 void MPI_Ineighbor_alltoallw_f08(CFI_cdesc_t *sendbuf, int *sendcounts, MPI_Aint *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, int *recvcounts, MPI_Aint *rdispls, int *recvtypes, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_alltoallw_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
 }
 
@@ -3276,8 +3276,8 @@ void pmpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint 
 FB_ALIAS(mpi_ineighbor_alltoallw_c_, pmpi_ineighbor_alltoallw_c_)
 void MPI_Ineighbor_alltoallw_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, int *recvtypes, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ineighbor_alltoallw_c_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
 }
 
@@ -3471,7 +3471,7 @@ void pmpi_irecv_(void *buf, const int *count, const int *datatype, const int *so
 FB_ALIAS(mpi_irecv_, pmpi_irecv_)
 void MPI_Irecv_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *source, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_irecv_(b_buf, count, datatype, source, tag, comm, request, ierror);
 }
 
@@ -3485,7 +3485,7 @@ void pmpi_irecv_c_(void *buf, const MPI_Count *count, const int *datatype, const
 FB_ALIAS(mpi_irecv_c_, pmpi_irecv_c_)
 void MPI_Irecv_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *source, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_irecv_c_(b_buf, count, datatype, source, tag, comm, request, ierror);
 }
 
@@ -3499,8 +3499,8 @@ void pmpi_ireduce_(void *sendbuf, void *recvbuf, const int *count, const int *da
 FB_ALIAS(mpi_ireduce_, pmpi_ireduce_)
 void MPI_Ireduce_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ireduce_(b_sendbuf, b_recvbuf, count, datatype, op, root, comm, request, ierror);
 }
 
@@ -3514,8 +3514,8 @@ void pmpi_ireduce_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, const
 FB_ALIAS(mpi_ireduce_c_, pmpi_ireduce_c_)
 void MPI_Ireduce_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ireduce_c_(b_sendbuf, b_recvbuf, count, datatype, op, root, comm, request, ierror);
 }
 
@@ -3529,8 +3529,8 @@ void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, int *recvcounts, const 
 FB_ALIAS(mpi_ireduce_scatter_, pmpi_ireduce_scatter_)
 void MPI_Ireduce_scatter_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int *recvcounts, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ireduce_scatter_(b_sendbuf, b_recvbuf, recvcounts, datatype, op, comm, request, ierror);
 }
 
@@ -3544,8 +3544,8 @@ void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts
 FB_ALIAS(mpi_ireduce_scatter_c_, pmpi_ireduce_scatter_c_)
 void MPI_Ireduce_scatter_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ireduce_scatter_c_(b_sendbuf, b_recvbuf, recvcounts, datatype, op, comm, request, ierror);
 }
 
@@ -3559,8 +3559,8 @@ void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, const int *recvco
 FB_ALIAS(mpi_ireduce_scatter_block_, pmpi_ireduce_scatter_block_)
 void MPI_Ireduce_scatter_block_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *recvcount, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ireduce_scatter_block_(b_sendbuf, b_recvbuf, recvcount, datatype, op, comm, request, ierror);
 }
 
@@ -3574,8 +3574,8 @@ void pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf, const MPI_Count
 FB_ALIAS(mpi_ireduce_scatter_block_c_, pmpi_ireduce_scatter_block_c_)
 void MPI_Ireduce_scatter_block_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_ireduce_scatter_block_c_(b_sendbuf, b_recvbuf, recvcount, datatype, op, comm, request, ierror);
 }
 
@@ -3589,7 +3589,7 @@ void pmpi_irsend_(void *buf, const int *count, const int *datatype, const int *d
 FB_ALIAS(mpi_irsend_, pmpi_irsend_)
 void MPI_Irsend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_irsend_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -3603,7 +3603,7 @@ void pmpi_irsend_c_(void *buf, const MPI_Count *count, const int *datatype, cons
 FB_ALIAS(mpi_irsend_c_, pmpi_irsend_c_)
 void MPI_Irsend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_irsend_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -3625,8 +3625,8 @@ void pmpi_iscan_(void *sendbuf, void *recvbuf, const int *count, const int *data
 FB_ALIAS(mpi_iscan_, pmpi_iscan_)
 void MPI_Iscan_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iscan_(b_sendbuf, b_recvbuf, count, datatype, op, comm, request, ierror);
 }
 
@@ -3640,8 +3640,8 @@ void pmpi_iscan_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, const i
 FB_ALIAS(mpi_iscan_c_, pmpi_iscan_c_)
 void MPI_Iscan_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iscan_c_(b_sendbuf, b_recvbuf, count, datatype, op, comm, request, ierror);
 }
 
@@ -3655,8 +3655,8 @@ void pmpi_iscatter_(void *sendbuf, const int *sendcount, const int *sendtype, vo
 FB_ALIAS(mpi_iscatter_, pmpi_iscatter_)
 void MPI_Iscatter_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iscatter_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, request, ierror);
 }
 
@@ -3670,8 +3670,8 @@ void pmpi_iscatter_c_(void *sendbuf, const MPI_Count *sendcount, const int *send
 FB_ALIAS(mpi_iscatter_c_, pmpi_iscatter_c_)
 void MPI_Iscatter_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iscatter_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, request, ierror);
 }
 
@@ -3685,8 +3685,8 @@ void pmpi_iscatterv_(void *sendbuf, int *sendcounts, int *displs, const int *sen
 FB_ALIAS(mpi_iscatterv_, pmpi_iscatterv_)
 void MPI_Iscatterv_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *displs, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iscatterv_(b_sendbuf, sendcounts, displs, sendtype, b_recvbuf, recvcount, recvtype, root, comm, request, ierror);
 }
 
@@ -3700,8 +3700,8 @@ void pmpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, c
 FB_ALIAS(mpi_iscatterv_c_, pmpi_iscatterv_c_)
 void MPI_Iscatterv_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_iscatterv_c_(b_sendbuf, sendcounts, displs, sendtype, b_recvbuf, recvcount, recvtype, root, comm, request, ierror);
 }
 
@@ -3715,7 +3715,7 @@ void pmpi_isend_(void *buf, const int *count, const int *datatype, const int *de
 FB_ALIAS(mpi_isend_, pmpi_isend_)
 void MPI_Isend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_isend_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -3729,7 +3729,7 @@ void pmpi_isend_c_(void *buf, const MPI_Count *count, const int *datatype, const
 FB_ALIAS(mpi_isend_c_, pmpi_isend_c_)
 void MPI_Isend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_isend_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -3743,8 +3743,8 @@ void pmpi_isendrecv_(void *sendbuf, const int *sendcount, const int *sendtype, c
 FB_ALIAS(mpi_isendrecv_, pmpi_isendrecv_)
 void MPI_Isendrecv_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, const int *dest, const int *sendtag, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_isendrecv_(b_sendbuf, sendcount, sendtype, dest, sendtag, b_recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror);
 }
 
@@ -3758,8 +3758,8 @@ void pmpi_isendrecv_c_(void *sendbuf, const MPI_Count *sendcount, const int *sen
 FB_ALIAS(mpi_isendrecv_c_, pmpi_isendrecv_c_)
 void MPI_Isendrecv_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, const int *dest, const int *sendtag, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_isendrecv_c_(b_sendbuf, sendcount, sendtype, dest, sendtag, b_recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror);
 }
 
@@ -3773,7 +3773,7 @@ void pmpi_isendrecv_replace_(void *buf, const int *count, const int *datatype, c
 FB_ALIAS(mpi_isendrecv_replace_, pmpi_isendrecv_replace_)
 void MPI_Isendrecv_replace_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *sendtag, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_isendrecv_replace_(b_buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
 }
 
@@ -3787,7 +3787,7 @@ void pmpi_isendrecv_replace_c_(void *buf, const MPI_Count *count, const int *dat
 FB_ALIAS(mpi_isendrecv_replace_c_, pmpi_isendrecv_replace_c_)
 void MPI_Isendrecv_replace_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *sendtag, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_isendrecv_replace_c_(b_buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
 }
 
@@ -3801,7 +3801,7 @@ void pmpi_issend_(void *buf, const int *count, const int *datatype, const int *d
 FB_ALIAS(mpi_issend_, pmpi_issend_)
 void MPI_Issend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_issend_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -3815,7 +3815,7 @@ void pmpi_issend_c_(void *buf, const MPI_Count *count, const int *datatype, cons
 FB_ALIAS(mpi_issend_c_, pmpi_issend_c_)
 void MPI_Issend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_issend_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -3862,7 +3862,7 @@ void pmpi_mrecv_(void *buf, const int *count, const int *datatype, int *message,
 FB_ALIAS(mpi_mrecv_, pmpi_mrecv_)
 void MPI_Mrecv_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, int *message, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_SELF, 0); if (b_buf == FB_BAD) return;
     pmpi_mrecv_(b_buf, count, datatype, message, status, ierror);
 }
 
@@ -3876,7 +3876,7 @@ void pmpi_mrecv_c_(void *buf, const MPI_Count *count, const int *datatype, int *
 FB_ALIAS(mpi_mrecv_c_, pmpi_mrecv_c_)
 void MPI_Mrecv_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *message, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_SELF, 0); if (b_buf == FB_BAD) return;
     pmpi_mrecv_c_(b_buf, count, datatype, message, status, ierror);
 }
 
@@ -3888,8 +3888,8 @@ void pmpi_neighbor_allgather_(void *sendbuf, const int *sendcount, const int *se
 FB_ALIAS(mpi_neighbor_allgather_, pmpi_neighbor_allgather_)
 void MPI_Neighbor_allgather_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_allgather_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, ierror);
 }
 
@@ -3901,8 +3901,8 @@ void pmpi_neighbor_allgather_c_(void *sendbuf, const MPI_Count *sendcount, const
 FB_ALIAS(mpi_neighbor_allgather_c_, pmpi_neighbor_allgather_c_)
 void MPI_Neighbor_allgather_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_allgather_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, ierror);
 }
 
@@ -3916,8 +3916,8 @@ void pmpi_neighbor_allgather_init_(void *sendbuf, const int *sendcount, const in
 FB_ALIAS(mpi_neighbor_allgather_init_, pmpi_neighbor_allgather_init_)
 void MPI_Neighbor_allgather_init_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_allgather_init_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, info, request, ierror);
 }
 
@@ -3931,8 +3931,8 @@ void pmpi_neighbor_allgather_init_c_(void *sendbuf, const MPI_Count *sendcount, 
 FB_ALIAS(mpi_neighbor_allgather_init_c_, pmpi_neighbor_allgather_init_c_)
 void MPI_Neighbor_allgather_init_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_allgather_init_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, info, request, ierror);
 }
 
@@ -3944,8 +3944,8 @@ void pmpi_neighbor_allgatherv_(void *sendbuf, const int *sendcount, const int *s
 FB_ALIAS(mpi_neighbor_allgatherv_, pmpi_neighbor_allgatherv_)
 void MPI_Neighbor_allgatherv_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *displs, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_allgatherv_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, ierror);
 }
 
@@ -3957,8 +3957,8 @@ void pmpi_neighbor_allgatherv_c_(void *sendbuf, const MPI_Count *sendcount, cons
 FB_ALIAS(mpi_neighbor_allgatherv_c_, pmpi_neighbor_allgatherv_c_)
 void MPI_Neighbor_allgatherv_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_allgatherv_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, ierror);
 }
 
@@ -3972,8 +3972,8 @@ void pmpi_neighbor_allgatherv_init_(void *sendbuf, const int *sendcount, const i
 FB_ALIAS(mpi_neighbor_allgatherv_init_, pmpi_neighbor_allgatherv_init_)
 void MPI_Neighbor_allgatherv_init_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *displs, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_allgatherv_init_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
 }
 
@@ -3987,8 +3987,8 @@ void pmpi_neighbor_allgatherv_init_c_(void *sendbuf, const MPI_Count *sendcount,
 FB_ALIAS(mpi_neighbor_allgatherv_init_c_, pmpi_neighbor_allgatherv_init_c_)
 void MPI_Neighbor_allgatherv_init_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_allgatherv_init_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcounts, displs, recvtype, comm, info, request, ierror);
 }
 
@@ -4000,8 +4000,8 @@ void pmpi_neighbor_alltoall_(void *sendbuf, const int *sendcount, const int *sen
 FB_ALIAS(mpi_neighbor_alltoall_, pmpi_neighbor_alltoall_)
 void MPI_Neighbor_alltoall_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoall_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, ierror);
 }
 
@@ -4013,8 +4013,8 @@ void pmpi_neighbor_alltoall_c_(void *sendbuf, const MPI_Count *sendcount, const 
 FB_ALIAS(mpi_neighbor_alltoall_c_, pmpi_neighbor_alltoall_c_)
 void MPI_Neighbor_alltoall_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoall_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, ierror);
 }
 
@@ -4028,8 +4028,8 @@ void pmpi_neighbor_alltoall_init_(void *sendbuf, const int *sendcount, const int
 FB_ALIAS(mpi_neighbor_alltoall_init_, pmpi_neighbor_alltoall_init_)
 void MPI_Neighbor_alltoall_init_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoall_init_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, info, request, ierror);
 }
 
@@ -4043,8 +4043,8 @@ void pmpi_neighbor_alltoall_init_c_(void *sendbuf, const MPI_Count *sendcount, c
 FB_ALIAS(mpi_neighbor_alltoall_init_c_, pmpi_neighbor_alltoall_init_c_)
 void MPI_Neighbor_alltoall_init_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoall_init_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, comm, info, request, ierror);
 }
 
@@ -4056,8 +4056,8 @@ void pmpi_neighbor_alltoallv_(void *sendbuf, int *sendcounts, int *sdispls, cons
 FB_ALIAS(mpi_neighbor_alltoallv_, pmpi_neighbor_alltoallv_)
 void MPI_Neighbor_alltoallv_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *rdispls, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoallv_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
 }
 
@@ -4069,8 +4069,8 @@ void pmpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *
 FB_ALIAS(mpi_neighbor_alltoallv_c_, pmpi_neighbor_alltoallv_c_)
 void MPI_Neighbor_alltoallv_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, const int *recvtype, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoallv_c_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
 }
 
@@ -4084,8 +4084,8 @@ void pmpi_neighbor_alltoallv_init_(void *sendbuf, int *sendcounts, int *sdispls,
 FB_ALIAS(mpi_neighbor_alltoallv_init_, pmpi_neighbor_alltoallv_init_)
 void MPI_Neighbor_alltoallv_init_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, int *recvcounts, int *rdispls, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoallv_init_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
 }
 
@@ -4099,8 +4099,8 @@ void pmpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_A
 FB_ALIAS(mpi_neighbor_alltoallv_init_c_, pmpi_neighbor_alltoallv_init_c_)
 void MPI_Neighbor_alltoallv_init_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, const int *sendtype, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, const int *recvtype, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoallv_init_c_(b_sendbuf, sendcounts, sdispls, sendtype, b_recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror);
 }
 
@@ -4120,8 +4120,8 @@ void pmpi_neighbor_alltoallw_(void *sendbuf, int *sendcounts, MPI_Aint *sdispls,
 FB_ALIAS(mpi_neighbor_alltoallw_, pmpi_neighbor_alltoallw_)
 void MPI_Neighbor_alltoallw_f08(CFI_cdesc_t *sendbuf, int *sendcounts, MPI_Aint *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, int *recvcounts, MPI_Aint *rdispls, int *recvtypes, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoallw_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
 }
 
@@ -4141,8 +4141,8 @@ void pmpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *
 FB_ALIAS(mpi_neighbor_alltoallw_c_, pmpi_neighbor_alltoallw_c_)
 void MPI_Neighbor_alltoallw_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, int *recvtypes, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoallw_c_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
 }
 
@@ -4164,8 +4164,8 @@ void pmpi_neighbor_alltoallw_init_(void *sendbuf, int *sendcounts, MPI_Aint *sdi
 FB_ALIAS(mpi_neighbor_alltoallw_init_, pmpi_neighbor_alltoallw_init_)
 void MPI_Neighbor_alltoallw_init_f08(CFI_cdesc_t *sendbuf, int *sendcounts, MPI_Aint *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, int *recvcounts, MPI_Aint *rdispls, int *recvtypes, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoallw_init_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
 }
 
@@ -4187,8 +4187,8 @@ void pmpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_A
 FB_ALIAS(mpi_neighbor_alltoallw_init_c_, pmpi_neighbor_alltoallw_init_c_)
 void MPI_Neighbor_alltoallw_init_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, int *sendtypes, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, int *recvtypes, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_neighbor_alltoallw_init_c_(b_sendbuf, sendcounts, sdispls, sendtypes, b_recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror);
 }
 
@@ -4231,8 +4231,8 @@ void pmpi_pack_(void *inbuf, const int *incount, const int *datatype, void *outb
 FB_ALIAS(mpi_pack_, pmpi_pack_)
 void MPI_Pack_f08(CFI_cdesc_t *inbuf, const int *incount, const int *datatype, CFI_cdesc_t *outbuf, const int *outsize, int *position, const int *comm, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_outbuf = fb_cfi(outbuf, 0, ierror); if (b_outbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_COMM, *comm); if (b_inbuf == FB_BAD) return;
+    void *b_outbuf = fb_cfi(outbuf, 0, ierror, FB_ON_COMM, *comm); if (b_outbuf == FB_BAD) return;
     pmpi_pack_(b_inbuf, incount, datatype, b_outbuf, outsize, position, comm, ierror);
 }
 
@@ -4244,8 +4244,8 @@ void pmpi_pack_c_(void *inbuf, const MPI_Count *incount, const int *datatype, vo
 FB_ALIAS(mpi_pack_c_, pmpi_pack_c_)
 void MPI_Pack_c_f08(CFI_cdesc_t *inbuf, const MPI_Count *incount, const int *datatype, CFI_cdesc_t *outbuf, const MPI_Count *outsize, MPI_Count *position, const int *comm, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_outbuf = fb_cfi(outbuf, 0, ierror); if (b_outbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_COMM, *comm); if (b_inbuf == FB_BAD) return;
+    void *b_outbuf = fb_cfi(outbuf, 0, ierror, FB_ON_COMM, *comm); if (b_outbuf == FB_BAD) return;
     pmpi_pack_c_(b_inbuf, incount, datatype, b_outbuf, outsize, position, comm, ierror);
 }
 
@@ -4260,8 +4260,8 @@ void pmpi_pack_external_(const char *datarep, void *inbuf, const int *incount, c
 FB_ALIAS(mpi_pack_external_, pmpi_pack_external_)
 void MPI_Pack_external_f08(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, const int *incount, const int *datatype, CFI_cdesc_t *outbuf, const MPI_Aint *outsize, MPI_Aint *position, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_outbuf = fb_cfi(outbuf, 0, ierror); if (b_outbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_SELF, 0); if (b_inbuf == FB_BAD) return;
+    void *b_outbuf = fb_cfi(outbuf, 0, ierror, FB_ON_SELF, 0); if (b_outbuf == FB_BAD) return;
     pmpi_pack_external_((char *)datarep->base_addr, b_inbuf, incount, datatype, b_outbuf, outsize, position, ierror, datarep->elem_len);
 }
 
@@ -4276,8 +4276,8 @@ void pmpi_pack_external_c_(const char *datarep, void *inbuf, const MPI_Count *in
 FB_ALIAS(mpi_pack_external_c_, pmpi_pack_external_c_)
 void MPI_Pack_external_c_f08(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, const MPI_Count *incount, const int *datatype, CFI_cdesc_t *outbuf, const MPI_Count *outsize, MPI_Count *position, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_outbuf = fb_cfi(outbuf, 0, ierror); if (b_outbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_SELF, 0); if (b_inbuf == FB_BAD) return;
+    void *b_outbuf = fb_cfi(outbuf, 0, ierror, FB_ON_SELF, 0); if (b_outbuf == FB_BAD) return;
     pmpi_pack_external_c_((char *)datarep->base_addr, b_inbuf, incount, datatype, b_outbuf, outsize, position, ierror, datarep->elem_len);
 }
 
@@ -4362,7 +4362,7 @@ void pmpi_precv_init_(void *buf, const int *partitions, const int *count, const 
 FB_ALIAS(mpi_precv_init_, pmpi_precv_init_)
 void MPI_Precv_init_f08(CFI_cdesc_t *buf, const int *partitions, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_precv_init_(b_buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
 }
 
@@ -4376,7 +4376,7 @@ void pmpi_precv_init_c_(void *buf, const int *partitions, const MPI_Count *count
 FB_ALIAS(mpi_precv_init_c_, pmpi_precv_init_c_)
 void MPI_Precv_init_c_f08(CFI_cdesc_t *buf, const int *partitions, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_precv_init_c_(b_buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
 }
 
@@ -4397,7 +4397,7 @@ void pmpi_psend_init_(void *buf, const int *partitions, const int *count, const 
 FB_ALIAS(mpi_psend_init_, pmpi_psend_init_)
 void MPI_Psend_init_f08(CFI_cdesc_t *buf, const int *partitions, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_psend_init_(b_buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
 }
 
@@ -4411,7 +4411,7 @@ void pmpi_psend_init_c_(void *buf, const int *partitions, const MPI_Count *count
 FB_ALIAS(mpi_psend_init_c_, pmpi_psend_init_c_)
 void MPI_Psend_init_c_f08(CFI_cdesc_t *buf, const int *partitions, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_psend_init_c_(b_buf, partitions, count, datatype, dest, tag, comm, info, request, ierror);
 }
 
@@ -4440,7 +4440,7 @@ void pmpi_put_(void *origin_addr, const int *origin_count, const int *origin_dat
 FB_ALIAS(mpi_put_, pmpi_put_)
 void MPI_Put_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_put_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
 }
 
@@ -4452,7 +4452,7 @@ void pmpi_put_c_(void *origin_addr, const MPI_Count *origin_count, const int *or
 FB_ALIAS(mpi_put_c_, pmpi_put_c_)
 void MPI_Put_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_put_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
 }
 
@@ -4473,7 +4473,7 @@ void pmpi_raccumulate_(void *origin_addr, const int *origin_count, const int *or
 FB_ALIAS(mpi_raccumulate_, pmpi_raccumulate_)
 void MPI_Raccumulate_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_raccumulate_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
 }
 
@@ -4487,7 +4487,7 @@ void pmpi_raccumulate_c_(void *origin_addr, const MPI_Count *origin_count, const
 FB_ALIAS(mpi_raccumulate_c_, pmpi_raccumulate_c_)
 void MPI_Raccumulate_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_raccumulate_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
 }
 
@@ -4499,7 +4499,7 @@ void pmpi_recv_(void *buf, const int *count, const int *datatype, const int *sou
 FB_ALIAS(mpi_recv_, pmpi_recv_)
 void MPI_Recv_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *source, const int *tag, const int *comm, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_recv_(b_buf, count, datatype, source, tag, comm, status, ierror);
 }
 
@@ -4511,7 +4511,7 @@ void pmpi_recv_c_(void *buf, const MPI_Count *count, const int *datatype, const 
 FB_ALIAS(mpi_recv_c_, pmpi_recv_c_)
 void MPI_Recv_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *source, const int *tag, const int *comm, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_recv_c_(b_buf, count, datatype, source, tag, comm, status, ierror);
 }
 
@@ -4525,7 +4525,7 @@ void pmpi_recv_init_(void *buf, const int *count, const int *datatype, const int
 FB_ALIAS(mpi_recv_init_, pmpi_recv_init_)
 void MPI_Recv_init_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *source, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_recv_init_(b_buf, count, datatype, source, tag, comm, request, ierror);
 }
 
@@ -4539,7 +4539,7 @@ void pmpi_recv_init_c_(void *buf, const MPI_Count *count, const int *datatype, c
 FB_ALIAS(mpi_recv_init_c_, pmpi_recv_init_c_)
 void MPI_Recv_init_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *source, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_recv_init_c_(b_buf, count, datatype, source, tag, comm, request, ierror);
 }
 
@@ -4551,8 +4551,8 @@ void pmpi_reduce_(void *sendbuf, void *recvbuf, const int *count, const int *dat
 FB_ALIAS(mpi_reduce_, pmpi_reduce_)
 void MPI_Reduce_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_(b_sendbuf, b_recvbuf, count, datatype, op, root, comm, ierror);
 }
 
@@ -4564,8 +4564,8 @@ void pmpi_reduce_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, const 
 FB_ALIAS(mpi_reduce_c_, pmpi_reduce_c_)
 void MPI_Reduce_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_c_(b_sendbuf, b_recvbuf, count, datatype, op, root, comm, ierror);
 }
 
@@ -4579,8 +4579,8 @@ void pmpi_reduce_init_(void *sendbuf, void *recvbuf, const int *count, const int
 FB_ALIAS(mpi_reduce_init_, pmpi_reduce_init_)
 void MPI_Reduce_init_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_init_(b_sendbuf, b_recvbuf, count, datatype, op, root, comm, info, request, ierror);
 }
 
@@ -4594,8 +4594,8 @@ void pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, c
 FB_ALIAS(mpi_reduce_init_c_, pmpi_reduce_init_c_)
 void MPI_Reduce_init_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_init_c_(b_sendbuf, b_recvbuf, count, datatype, op, root, comm, info, request, ierror);
 }
 
@@ -4607,8 +4607,8 @@ void pmpi_reduce_local_(void *inbuf, void *inoutbuf, const int *count, const int
 FB_ALIAS(mpi_reduce_local_, pmpi_reduce_local_)
 void MPI_Reduce_local_f08(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, const int *count, const int *datatype, const int *op, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_inoutbuf = fb_cfi(inoutbuf, 0, ierror); if (b_inoutbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_SELF, 0); if (b_inbuf == FB_BAD) return;
+    void *b_inoutbuf = fb_cfi(inoutbuf, 0, ierror, FB_ON_SELF, 0); if (b_inoutbuf == FB_BAD) return;
     pmpi_reduce_local_(b_inbuf, b_inoutbuf, count, datatype, op, ierror);
 }
 
@@ -4620,8 +4620,8 @@ void pmpi_reduce_local_c_(void *inbuf, void *inoutbuf, const MPI_Count *count, c
 FB_ALIAS(mpi_reduce_local_c_, pmpi_reduce_local_c_)
 void MPI_Reduce_local_c_f08(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, const MPI_Count *count, const int *datatype, const int *op, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_inoutbuf = fb_cfi(inoutbuf, 0, ierror); if (b_inoutbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_SELF, 0); if (b_inbuf == FB_BAD) return;
+    void *b_inoutbuf = fb_cfi(inoutbuf, 0, ierror, FB_ON_SELF, 0); if (b_inoutbuf == FB_BAD) return;
     pmpi_reduce_local_c_(b_inbuf, b_inoutbuf, count, datatype, op, ierror);
 }
 
@@ -4633,8 +4633,8 @@ void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, int *recvcounts, const i
 FB_ALIAS(mpi_reduce_scatter_, pmpi_reduce_scatter_)
 void MPI_Reduce_scatter_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int *recvcounts, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_scatter_(b_sendbuf, b_recvbuf, recvcounts, datatype, op, comm, ierror);
 }
 
@@ -4646,8 +4646,8 @@ void pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts,
 FB_ALIAS(mpi_reduce_scatter_c_, pmpi_reduce_scatter_c_)
 void MPI_Reduce_scatter_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_scatter_c_(b_sendbuf, b_recvbuf, recvcounts, datatype, op, comm, ierror);
 }
 
@@ -4659,8 +4659,8 @@ void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, const int *recvcou
 FB_ALIAS(mpi_reduce_scatter_block_, pmpi_reduce_scatter_block_)
 void MPI_Reduce_scatter_block_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *recvcount, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_scatter_block_(b_sendbuf, b_recvbuf, recvcount, datatype, op, comm, ierror);
 }
 
@@ -4672,8 +4672,8 @@ void pmpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf, const MPI_Count 
 FB_ALIAS(mpi_reduce_scatter_block_c_, pmpi_reduce_scatter_block_c_)
 void MPI_Reduce_scatter_block_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_scatter_block_c_(b_sendbuf, b_recvbuf, recvcount, datatype, op, comm, ierror);
 }
 
@@ -4687,8 +4687,8 @@ void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, const int *re
 FB_ALIAS(mpi_reduce_scatter_block_init_, pmpi_reduce_scatter_block_init_)
 void MPI_Reduce_scatter_block_init_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *recvcount, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_scatter_block_init_(b_sendbuf, b_recvbuf, recvcount, datatype, op, comm, info, request, ierror);
 }
 
@@ -4702,8 +4702,8 @@ void pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf, const MPI_C
 FB_ALIAS(mpi_reduce_scatter_block_init_c_, pmpi_reduce_scatter_block_init_c_)
 void MPI_Reduce_scatter_block_init_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_scatter_block_init_c_(b_sendbuf, b_recvbuf, recvcount, datatype, op, comm, info, request, ierror);
 }
 
@@ -4717,8 +4717,8 @@ void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, int *recvcounts, co
 FB_ALIAS(mpi_reduce_scatter_init_, pmpi_reduce_scatter_init_)
 void MPI_Reduce_scatter_init_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int *recvcounts, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_scatter_init_(b_sendbuf, b_recvbuf, recvcounts, datatype, op, comm, info, request, ierror);
 }
 
@@ -4732,8 +4732,8 @@ void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvco
 FB_ALIAS(mpi_reduce_scatter_init_c_, pmpi_reduce_scatter_init_c_)
 void MPI_Reduce_scatter_init_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Count *recvcounts, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_reduce_scatter_init_c_(b_sendbuf, b_recvbuf, recvcounts, datatype, op, comm, info, request, ierror);
 }
 
@@ -4820,7 +4820,7 @@ void pmpi_rget_(void *origin_addr, const int *origin_count, const int *origin_da
 FB_ALIAS(mpi_rget_, pmpi_rget_)
 void MPI_Rget_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_rget_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
 }
 
@@ -4834,7 +4834,7 @@ void pmpi_rget_c_(void *origin_addr, const MPI_Count *origin_count, const int *o
 FB_ALIAS(mpi_rget_c_, pmpi_rget_c_)
 void MPI_Rget_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_rget_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
 }
 
@@ -4848,8 +4848,8 @@ void pmpi_rget_accumulate_(void *origin_addr, const int *origin_count, const int
 FB_ALIAS(mpi_rget_accumulate_, pmpi_rget_accumulate_)
 void MPI_Rget_accumulate_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, CFI_cdesc_t *result_addr, const int *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 1, ierror); if (b_result_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    void *b_result_addr = fb_cfi(result_addr, 1, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
     pmpi_rget_accumulate_(b_origin_addr, origin_count, origin_datatype, b_result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
 }
 
@@ -4863,8 +4863,8 @@ void pmpi_rget_accumulate_c_(void *origin_addr, const MPI_Count *origin_count, c
 FB_ALIAS(mpi_rget_accumulate_c_, pmpi_rget_accumulate_c_)
 void MPI_Rget_accumulate_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, CFI_cdesc_t *result_addr, const MPI_Count *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 1, ierror); if (b_result_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    void *b_result_addr = fb_cfi(result_addr, 1, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
     pmpi_rget_accumulate_c_(b_origin_addr, origin_count, origin_datatype, b_result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
 }
 
@@ -4878,7 +4878,7 @@ void pmpi_rput_(void *origin_addr, const int *origin_count, const int *origin_da
 FB_ALIAS(mpi_rput_, pmpi_rput_)
 void MPI_Rput_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_rput_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
 }
 
@@ -4892,7 +4892,7 @@ void pmpi_rput_c_(void *origin_addr, const MPI_Count *origin_count, const int *o
 FB_ALIAS(mpi_rput_c_, pmpi_rput_c_)
 void MPI_Rput_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror); if (b_origin_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
     pmpi_rput_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
 }
 
@@ -4904,7 +4904,7 @@ void pmpi_rsend_(void *buf, const int *count, const int *datatype, const int *de
 FB_ALIAS(mpi_rsend_, pmpi_rsend_)
 void MPI_Rsend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_rsend_(b_buf, count, datatype, dest, tag, comm, ierror);
 }
 
@@ -4916,7 +4916,7 @@ void pmpi_rsend_c_(void *buf, const MPI_Count *count, const int *datatype, const
 FB_ALIAS(mpi_rsend_c_, pmpi_rsend_c_)
 void MPI_Rsend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_rsend_c_(b_buf, count, datatype, dest, tag, comm, ierror);
 }
 
@@ -4930,7 +4930,7 @@ void pmpi_rsend_init_(void *buf, const int *count, const int *datatype, const in
 FB_ALIAS(mpi_rsend_init_, pmpi_rsend_init_)
 void MPI_Rsend_init_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_rsend_init_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -4944,7 +4944,7 @@ void pmpi_rsend_init_c_(void *buf, const MPI_Count *count, const int *datatype, 
 FB_ALIAS(mpi_rsend_init_c_, pmpi_rsend_init_c_)
 void MPI_Rsend_init_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_rsend_init_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -4956,8 +4956,8 @@ void pmpi_scan_(void *sendbuf, void *recvbuf, const int *count, const int *datat
 FB_ALIAS(mpi_scan_, pmpi_scan_)
 void MPI_Scan_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scan_(b_sendbuf, b_recvbuf, count, datatype, op, comm, ierror);
 }
 
@@ -4969,8 +4969,8 @@ void pmpi_scan_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, const in
 FB_ALIAS(mpi_scan_c_, pmpi_scan_c_)
 void MPI_Scan_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scan_c_(b_sendbuf, b_recvbuf, count, datatype, op, comm, ierror);
 }
 
@@ -4984,8 +4984,8 @@ void pmpi_scan_init_(void *sendbuf, void *recvbuf, const int *count, const int *
 FB_ALIAS(mpi_scan_init_, pmpi_scan_init_)
 void MPI_Scan_init_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scan_init_(b_sendbuf, b_recvbuf, count, datatype, op, comm, info, request, ierror);
 }
 
@@ -4999,8 +4999,8 @@ void pmpi_scan_init_c_(void *sendbuf, void *recvbuf, const MPI_Count *count, con
 FB_ALIAS(mpi_scan_init_c_, pmpi_scan_init_c_)
 void MPI_Scan_init_c_f08(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const MPI_Count *count, const int *datatype, const int *op, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scan_init_c_(b_sendbuf, b_recvbuf, count, datatype, op, comm, info, request, ierror);
 }
 
@@ -5012,8 +5012,8 @@ void pmpi_scatter_(void *sendbuf, const int *sendcount, const int *sendtype, voi
 FB_ALIAS(mpi_scatter_, pmpi_scatter_)
 void MPI_Scatter_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scatter_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, ierror);
 }
 
@@ -5025,8 +5025,8 @@ void pmpi_scatter_c_(void *sendbuf, const MPI_Count *sendcount, const int *sendt
 FB_ALIAS(mpi_scatter_c_, pmpi_scatter_c_)
 void MPI_Scatter_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scatter_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, ierror);
 }
 
@@ -5040,8 +5040,8 @@ void pmpi_scatter_init_(void *sendbuf, const int *sendcount, const int *sendtype
 FB_ALIAS(mpi_scatter_init_, pmpi_scatter_init_)
 void MPI_Scatter_init_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scatter_init_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
 }
 
@@ -5055,8 +5055,8 @@ void pmpi_scatter_init_c_(void *sendbuf, const MPI_Count *sendcount, const int *
 FB_ALIAS(mpi_scatter_init_c_, pmpi_scatter_init_c_)
 void MPI_Scatter_init_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scatter_init_c_(b_sendbuf, sendcount, sendtype, b_recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
 }
 
@@ -5068,8 +5068,8 @@ void pmpi_scatterv_(void *sendbuf, int *sendcounts, int *displs, const int *send
 FB_ALIAS(mpi_scatterv_, pmpi_scatterv_)
 void MPI_Scatterv_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *displs, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scatterv_(b_sendbuf, sendcounts, displs, sendtype, b_recvbuf, recvcount, recvtype, root, comm, ierror);
 }
 
@@ -5081,8 +5081,8 @@ void pmpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, co
 FB_ALIAS(mpi_scatterv_c_, pmpi_scatterv_c_)
 void MPI_Scatterv_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *root, const int *comm, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scatterv_c_(b_sendbuf, sendcounts, displs, sendtype, b_recvbuf, recvcount, recvtype, root, comm, ierror);
 }
 
@@ -5096,8 +5096,8 @@ void pmpi_scatterv_init_(void *sendbuf, int *sendcounts, int *displs, const int 
 FB_ALIAS(mpi_scatterv_init_, pmpi_scatterv_init_)
 void MPI_Scatterv_init_f08(CFI_cdesc_t *sendbuf, int *sendcounts, int *displs, const int *sendtype, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scatterv_init_(b_sendbuf, sendcounts, displs, sendtype, b_recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
 }
 
@@ -5111,8 +5111,8 @@ void pmpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displ
 FB_ALIAS(mpi_scatterv_init_c_, pmpi_scatterv_init_c_)
 void MPI_Scatterv_init_c_f08(CFI_cdesc_t *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, const int *sendtype, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *root, const int *comm, const int *info, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_scatterv_init_c_(b_sendbuf, sendcounts, displs, sendtype, b_recvbuf, recvcount, recvtype, root, comm, info, request, ierror);
 }
 
@@ -5124,7 +5124,7 @@ void pmpi_send_(void *buf, const int *count, const int *datatype, const int *des
 FB_ALIAS(mpi_send_, pmpi_send_)
 void MPI_Send_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_send_(b_buf, count, datatype, dest, tag, comm, ierror);
 }
 
@@ -5136,7 +5136,7 @@ void pmpi_send_c_(void *buf, const MPI_Count *count, const int *datatype, const 
 FB_ALIAS(mpi_send_c_, pmpi_send_c_)
 void MPI_Send_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_send_c_(b_buf, count, datatype, dest, tag, comm, ierror);
 }
 
@@ -5150,7 +5150,7 @@ void pmpi_send_init_(void *buf, const int *count, const int *datatype, const int
 FB_ALIAS(mpi_send_init_, pmpi_send_init_)
 void MPI_Send_init_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_send_init_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -5164,7 +5164,7 @@ void pmpi_send_init_c_(void *buf, const MPI_Count *count, const int *datatype, c
 FB_ALIAS(mpi_send_init_c_, pmpi_send_init_c_)
 void MPI_Send_init_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_send_init_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -5176,8 +5176,8 @@ void pmpi_sendrecv_(void *sendbuf, const int *sendcount, const int *sendtype, co
 FB_ALIAS(mpi_sendrecv_, pmpi_sendrecv_)
 void MPI_Sendrecv_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, const int *dest, const int *sendtag, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *source, const int *recvtag, const int *comm, MPI_Status *status, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_sendrecv_(b_sendbuf, sendcount, sendtype, dest, sendtag, b_recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror);
 }
 
@@ -5189,8 +5189,8 @@ void pmpi_sendrecv_c_(void *sendbuf, const MPI_Count *sendcount, const int *send
 FB_ALIAS(mpi_sendrecv_c_, pmpi_sendrecv_c_)
 void MPI_Sendrecv_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, const int *dest, const int *sendtag, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *source, const int *recvtag, const int *comm, MPI_Status *status, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror); if (b_recvbuf == FB_BAD) return;
+    void *b_sendbuf = fb_cfi(sendbuf, 0, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    void *b_recvbuf = fb_cfi(recvbuf, 0, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
     pmpi_sendrecv_c_(b_sendbuf, sendcount, sendtype, dest, sendtag, b_recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierror);
 }
 
@@ -5202,7 +5202,7 @@ void pmpi_sendrecv_replace_(void *buf, const int *count, const int *datatype, co
 FB_ALIAS(mpi_sendrecv_replace_, pmpi_sendrecv_replace_)
 void MPI_Sendrecv_replace_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *sendtag, const int *source, const int *recvtag, const int *comm, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_sendrecv_replace_(b_buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror);
 }
 
@@ -5214,7 +5214,7 @@ void pmpi_sendrecv_replace_c_(void *buf, const MPI_Count *count, const int *data
 FB_ALIAS(mpi_sendrecv_replace_c_, pmpi_sendrecv_replace_c_)
 void MPI_Sendrecv_replace_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *sendtag, const int *source, const int *recvtag, const int *comm, MPI_Status *status, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_sendrecv_replace_c_(b_buf, count, datatype, dest, sendtag, source, recvtag, comm, status, ierror);
 }
 
@@ -5226,7 +5226,7 @@ void pmpi_session_attach_buffer_(const int *session, void *buffer, const int *si
 FB_ALIAS(mpi_session_attach_buffer_, pmpi_session_attach_buffer_)
 void MPI_Session_attach_buffer_f08(const int *session, CFI_cdesc_t *buffer, const int *size, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 0, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 0, ierror, FB_ON_SELF, 0); if (b_buffer == FB_BAD) return;
     pmpi_session_attach_buffer_(session, b_buffer, size, ierror);
 }
 
@@ -5238,7 +5238,7 @@ void pmpi_session_attach_buffer_c_(const int *session, void *buffer, const MPI_C
 FB_ALIAS(mpi_session_attach_buffer_c_, pmpi_session_attach_buffer_c_)
 void MPI_Session_attach_buffer_c_f08(const int *session, CFI_cdesc_t *buffer, const MPI_Count *size, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 0, ierror); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 0, ierror, FB_ON_SELF, 0); if (b_buffer == FB_BAD) return;
     pmpi_session_attach_buffer_c_(session, b_buffer, size, ierror);
 }
 
@@ -5257,7 +5257,7 @@ void pmpi_session_detach_buffer_(const int *session, void *buffer_addr, int *siz
 FB_ALIAS(mpi_session_detach_buffer_, pmpi_session_detach_buffer_)
 void MPI_Session_detach_buffer_f08(const int *session, CFI_cdesc_t *buffer_addr, int *size, int *ierror)
 {
-    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror); if (b_buffer_addr == FB_BAD) return;
+    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror, FB_ON_SELF, 0); if (b_buffer_addr == FB_BAD) return;
     pmpi_session_detach_buffer_(session, b_buffer_addr, size, ierror);
 }
 
@@ -5269,7 +5269,7 @@ void pmpi_session_detach_buffer_c_(const int *session, void *buffer_addr, MPI_Co
 FB_ALIAS(mpi_session_detach_buffer_c_, pmpi_session_detach_buffer_c_)
 void MPI_Session_detach_buffer_c_f08(const int *session, CFI_cdesc_t *buffer_addr, MPI_Count *size, int *ierror)
 {
-    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror); if (b_buffer_addr == FB_BAD) return;
+    void *b_buffer_addr = fb_cfi(buffer_addr, 0, ierror, FB_ON_SELF, 0); if (b_buffer_addr == FB_BAD) return;
     pmpi_session_detach_buffer_c_(session, b_buffer_addr, size, ierror);
 }
 
@@ -5377,7 +5377,7 @@ void pmpi_ssend_(void *buf, const int *count, const int *datatype, const int *de
 FB_ALIAS(mpi_ssend_, pmpi_ssend_)
 void MPI_Ssend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_ssend_(b_buf, count, datatype, dest, tag, comm, ierror);
 }
 
@@ -5389,7 +5389,7 @@ void pmpi_ssend_c_(void *buf, const MPI_Count *count, const int *datatype, const
 FB_ALIAS(mpi_ssend_c_, pmpi_ssend_c_)
 void MPI_Ssend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 0, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 0, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_ssend_c_(b_buf, count, datatype, dest, tag, comm, ierror);
 }
 
@@ -5403,7 +5403,7 @@ void pmpi_ssend_init_(void *buf, const int *count, const int *datatype, const in
 FB_ALIAS(mpi_ssend_init_, pmpi_ssend_init_)
 void MPI_Ssend_init_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_ssend_init_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -5417,7 +5417,7 @@ void pmpi_ssend_init_c_(void *buf, const MPI_Count *count, const int *datatype, 
 FB_ALIAS(mpi_ssend_init_c_, pmpi_ssend_init_c_)
 void MPI_Ssend_init_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror); if (b_buf == FB_BAD) return;
+    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
     pmpi_ssend_init_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
 }
 
@@ -6004,8 +6004,8 @@ void pmpi_unpack_(void *inbuf, const int *insize, int *position, void *outbuf, c
 FB_ALIAS(mpi_unpack_, pmpi_unpack_)
 void MPI_Unpack_f08(CFI_cdesc_t *inbuf, const int *insize, int *position, CFI_cdesc_t *outbuf, const int *outcount, const int *datatype, const int *comm, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_outbuf = fb_cfi(outbuf, 0, ierror); if (b_outbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_COMM, *comm); if (b_inbuf == FB_BAD) return;
+    void *b_outbuf = fb_cfi(outbuf, 0, ierror, FB_ON_COMM, *comm); if (b_outbuf == FB_BAD) return;
     pmpi_unpack_(b_inbuf, insize, position, b_outbuf, outcount, datatype, comm, ierror);
 }
 
@@ -6017,8 +6017,8 @@ void pmpi_unpack_c_(void *inbuf, const MPI_Count *insize, MPI_Count *position, v
 FB_ALIAS(mpi_unpack_c_, pmpi_unpack_c_)
 void MPI_Unpack_c_f08(CFI_cdesc_t *inbuf, const MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, const MPI_Count *outcount, const int *datatype, const int *comm, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_outbuf = fb_cfi(outbuf, 0, ierror); if (b_outbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_COMM, *comm); if (b_inbuf == FB_BAD) return;
+    void *b_outbuf = fb_cfi(outbuf, 0, ierror, FB_ON_COMM, *comm); if (b_outbuf == FB_BAD) return;
     pmpi_unpack_c_(b_inbuf, insize, position, b_outbuf, outcount, datatype, comm, ierror);
 }
 
@@ -6033,8 +6033,8 @@ void pmpi_unpack_external_(const char *datarep, void *inbuf, const MPI_Aint *ins
 FB_ALIAS(mpi_unpack_external_, pmpi_unpack_external_)
 void MPI_Unpack_external_f08(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, const MPI_Aint *insize, MPI_Aint *position, CFI_cdesc_t *outbuf, const int *outcount, const int *datatype, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_outbuf = fb_cfi(outbuf, 0, ierror); if (b_outbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_SELF, 0); if (b_inbuf == FB_BAD) return;
+    void *b_outbuf = fb_cfi(outbuf, 0, ierror, FB_ON_SELF, 0); if (b_outbuf == FB_BAD) return;
     pmpi_unpack_external_((char *)datarep->base_addr, b_inbuf, insize, position, b_outbuf, outcount, datatype, ierror, datarep->elem_len);
 }
 
@@ -6049,8 +6049,8 @@ void pmpi_unpack_external_c_(const char *datarep, void *inbuf, const MPI_Count *
 FB_ALIAS(mpi_unpack_external_c_, pmpi_unpack_external_c_)
 void MPI_Unpack_external_c_f08(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, const MPI_Count *insize, MPI_Count *position, CFI_cdesc_t *outbuf, const MPI_Count *outcount, const int *datatype, int *ierror)
 {
-    void *b_inbuf = fb_cfi(inbuf, 0, ierror); if (b_inbuf == FB_BAD) return;
-    void *b_outbuf = fb_cfi(outbuf, 0, ierror); if (b_outbuf == FB_BAD) return;
+    void *b_inbuf = fb_cfi(inbuf, 0, ierror, FB_ON_SELF, 0); if (b_inbuf == FB_BAD) return;
+    void *b_outbuf = fb_cfi(outbuf, 0, ierror, FB_ON_SELF, 0); if (b_outbuf == FB_BAD) return;
     pmpi_unpack_external_c_((char *)datarep->base_addr, b_inbuf, insize, position, b_outbuf, outcount, datatype, ierror, datarep->elem_len);
 }
 
@@ -6126,7 +6126,7 @@ void pmpi_win_allocate_(const MPI_Aint *size, const int *disp_unit, const int *i
 FB_ALIAS(mpi_win_allocate_, pmpi_win_allocate_)
 void MPI_Win_allocate_f08(const MPI_Aint *size, const int *disp_unit, const int *info, const int *comm, CFI_cdesc_t *baseptr, int *win, int *ierror)
 {
-    void *b_baseptr = fb_cfi(baseptr, 0, ierror); if (b_baseptr == FB_BAD) return;
+    void *b_baseptr = fb_cfi(baseptr, 0, ierror, FB_ON_COMM, *comm); if (b_baseptr == FB_BAD) return;
     pmpi_win_allocate_(size, disp_unit, info, comm, b_baseptr, win, ierror);
 }
 
@@ -6140,7 +6140,7 @@ void pmpi_win_allocate_c_(const MPI_Aint *size, const MPI_Aint *disp_unit, const
 FB_ALIAS(mpi_win_allocate_c_, pmpi_win_allocate_c_)
 void MPI_Win_allocate_c_f08(const MPI_Aint *size, const MPI_Aint *disp_unit, const int *info, const int *comm, CFI_cdesc_t *baseptr, int *win, int *ierror)
 {
-    void *b_baseptr = fb_cfi(baseptr, 0, ierror); if (b_baseptr == FB_BAD) return;
+    void *b_baseptr = fb_cfi(baseptr, 0, ierror, FB_ON_COMM, *comm); if (b_baseptr == FB_BAD) return;
     pmpi_win_allocate_c_(size, disp_unit, info, comm, b_baseptr, win, ierror);
 }
 
@@ -6154,7 +6154,7 @@ void pmpi_win_allocate_shared_(const MPI_Aint *size, const int *disp_unit, const
 FB_ALIAS(mpi_win_allocate_shared_, pmpi_win_allocate_shared_)
 void MPI_Win_allocate_shared_f08(const MPI_Aint *size, const int *disp_unit, const int *info, const int *comm, CFI_cdesc_t *baseptr, int *win, int *ierror)
 {
-    void *b_baseptr = fb_cfi(baseptr, 0, ierror); if (b_baseptr == FB_BAD) return;
+    void *b_baseptr = fb_cfi(baseptr, 0, ierror, FB_ON_COMM, *comm); if (b_baseptr == FB_BAD) return;
     pmpi_win_allocate_shared_(size, disp_unit, info, comm, b_baseptr, win, ierror);
 }
 
@@ -6168,7 +6168,7 @@ void pmpi_win_allocate_shared_c_(const MPI_Aint *size, const MPI_Aint *disp_unit
 FB_ALIAS(mpi_win_allocate_shared_c_, pmpi_win_allocate_shared_c_)
 void MPI_Win_allocate_shared_c_f08(const MPI_Aint *size, const MPI_Aint *disp_unit, const int *info, const int *comm, CFI_cdesc_t *baseptr, int *win, int *ierror)
 {
-    void *b_baseptr = fb_cfi(baseptr, 0, ierror); if (b_baseptr == FB_BAD) return;
+    void *b_baseptr = fb_cfi(baseptr, 0, ierror, FB_ON_COMM, *comm); if (b_baseptr == FB_BAD) return;
     pmpi_win_allocate_shared_c_(size, disp_unit, info, comm, b_baseptr, win, ierror);
 }
 
@@ -6180,7 +6180,7 @@ void pmpi_win_attach_(const int *win, void *base, const MPI_Aint *size, int *ier
 FB_ALIAS(mpi_win_attach_, pmpi_win_attach_)
 void MPI_Win_attach_f08(const int *win, CFI_cdesc_t *base, const MPI_Aint *size, int *ierror)
 {
-    void *b_base = fb_cfi(base, 1, ierror); if (b_base == FB_BAD) return;
+    void *b_base = fb_cfi(base, 1, ierror, FB_ON_WIN, *win); if (b_base == FB_BAD) return;
     pmpi_win_attach_(win, b_base, size, ierror);
 }
 
@@ -6208,7 +6208,7 @@ void pmpi_win_create_(void *base, const MPI_Aint *size, const int *disp_unit, co
 FB_ALIAS(mpi_win_create_, pmpi_win_create_)
 void MPI_Win_create_f08(CFI_cdesc_t *base, const MPI_Aint *size, const int *disp_unit, const int *info, const int *comm, int *win, int *ierror)
 {
-    void *b_base = fb_cfi(base, 1, ierror); if (b_base == FB_BAD) return;
+    void *b_base = fb_cfi(base, 1, ierror, FB_ON_COMM, *comm); if (b_base == FB_BAD) return;
     pmpi_win_create_(b_base, size, disp_unit, info, comm, win, ierror);
 }
 
@@ -6222,7 +6222,7 @@ void pmpi_win_create_c_(void *base, const MPI_Aint *size, const MPI_Aint *disp_u
 FB_ALIAS(mpi_win_create_c_, pmpi_win_create_c_)
 void MPI_Win_create_c_f08(CFI_cdesc_t *base, const MPI_Aint *size, const MPI_Aint *disp_unit, const int *info, const int *comm, int *win, int *ierror)
 {
-    void *b_base = fb_cfi(base, 1, ierror); if (b_base == FB_BAD) return;
+    void *b_base = fb_cfi(base, 1, ierror, FB_ON_COMM, *comm); if (b_base == FB_BAD) return;
     pmpi_win_create_c_(b_base, size, disp_unit, info, comm, win, ierror);
 }
 
@@ -6250,7 +6250,7 @@ void pmpi_win_detach_(const int *win, void *base, int *ierror)
 FB_ALIAS(mpi_win_detach_, pmpi_win_detach_)
 void MPI_Win_detach_f08(const int *win, CFI_cdesc_t *base, int *ierror)
 {
-    void *b_base = fb_cfi(base, 0, ierror); if (b_base == FB_BAD) return;
+    void *b_base = fb_cfi(base, 0, ierror, FB_ON_WIN, *win); if (b_base == FB_BAD) return;
     pmpi_win_detach_(win, b_base, ierror);
 }
 
@@ -6403,7 +6403,7 @@ void pmpi_win_shared_query_(const int *win, const int *rank, MPI_Aint *size, int
 FB_ALIAS(mpi_win_shared_query_, pmpi_win_shared_query_)
 void MPI_Win_shared_query_f08(const int *win, const int *rank, MPI_Aint *size, int *disp_unit, CFI_cdesc_t *baseptr, int *ierror)
 {
-    void *b_baseptr = fb_cfi(baseptr, 0, ierror); if (b_baseptr == FB_BAD) return;
+    void *b_baseptr = fb_cfi(baseptr, 0, ierror, FB_ON_WIN, *win); if (b_baseptr == FB_BAD) return;
     pmpi_win_shared_query_(win, rank, size, disp_unit, b_baseptr, ierror);
 }
 
@@ -6415,7 +6415,7 @@ void pmpi_win_shared_query_c_(const int *win, const int *rank, MPI_Aint *size, M
 FB_ALIAS(mpi_win_shared_query_c_, pmpi_win_shared_query_c_)
 void MPI_Win_shared_query_c_f08(const int *win, const int *rank, MPI_Aint *size, MPI_Aint *disp_unit, CFI_cdesc_t *baseptr, int *ierror)
 {
-    void *b_baseptr = fb_cfi(baseptr, 0, ierror); if (b_baseptr == FB_BAD) return;
+    void *b_baseptr = fb_cfi(baseptr, 0, ierror, FB_ON_WIN, *win); if (b_baseptr == FB_BAD) return;
     pmpi_win_shared_query_c_(win, rank, size, disp_unit, b_baseptr, ierror);
 }
 

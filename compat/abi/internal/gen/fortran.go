@@ -303,6 +303,15 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 		return // use mpi_f08 binds to the same entry point
 	}
 	// The mpi_f08 entry point: buffers and strings come as descriptors.
+	// A refused buffer is raised on the call's communicator, window or
+	// file (its error handler), else on MPI_COMM_SELF.
+	errOn := "FB_ON_SELF, 0"
+	for _, a := range b.args {
+		if a.class == "h" && (a.handle == "Comm" || a.handle == "Win" || a.handle == "File") {
+			errOn = "FB_ON_" + strings.ToUpper(a.handle) + ", *" + a.p.name
+			break
+		}
+	}
 	var fparams, fcall []string
 	var fpre []string
 	for i, a := range b.args {
@@ -311,7 +320,7 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 		case "buf":
 			fparams = append(fparams, "CFI_cdesc_t *"+n)
 			fcall = append(fcall, "b_"+n)
-			fpre = append(fpre, fmt.Sprintf("void *b_%s = fb_cfi(%s, %d, ierror); if (b_%s == FB_BAD) return;", n, n, map[bool]int{true: 1, false: 0}[b.noblock], n))
+			fpre = append(fpre, fmt.Sprintf("void *b_%s = fb_cfi(%s, %d, ierror, %s); if (b_%s == FB_BAD) return;", n, n, map[bool]int{true: 1, false: 0}[b.noblock], errOn, n))
 		case "sin", "sout":
 			fparams = append(fparams, "CFI_cdesc_t *"+n)
 			fcall = append(fcall, "(char *)"+n+"->base_addr")

@@ -80,7 +80,6 @@ program f08
   call MPI_Send(isum, 1, MPI_INTEGER, np + 1, 0, comm, ierr)
   call MPI_Error_class(ierr, cls)
   call check(cls == MPI_ERR_RANK, 'ierror class')
-  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Isend(m(1, :), 3, MPI_INTEGER, right, 3, comm, req, ierr)
   call check(ierr == MPI_ERR_BUFFER, 'noncontiguous nonblocking buffer refused')
 

@@ -109,6 +109,19 @@ C     Collectives: an in-place sum, a broadcast, a user op.
       CALL CHECK(IBUF(3) .EQ. NP * (NP - 1) / 2, 'user op sum')
       CALL CHECK(IBUF(4) .EQ. NP, 'user op count')
       CALL MPI_OP_FREE(OP, IERR)
+C     MAXLOC over MPI_2INTEGER: the largest value and its rank.
+      IBUF(1) = MOD(RANK * 7, NP + 1)
+      IBUF(2) = RANK
+      CALL MPI_ALLREDUCE(IBUF, IBUF(3), 1, MPI_2INTEGER, MPI_MAXLOC,
+     &                   MPI_COMM_WORLD, IERR)
+      N = -1
+      DO I = 0, NP - 1
+        IF (MOD(I * 7, NP + 1) .GT. N) THEN
+          N = MOD(I * 7, NP + 1)
+          ISUM = I
+        END IF
+      END DO
+      CALL CHECK(IBUF(3) .EQ. N .AND. IBUF(4) .EQ. ISUM, 'maxloc')
       CALL CHECK(OP .EQ. MPI_OP_NULL, 'op freed')
 C     Strings: a name set with trailing blanks, read back blank-padded.
       CALL MPI_COMM_SET_NAME(MPI_COMM_WORLD, 'world   ', IERR)

@@ -5,6 +5,7 @@
 ! a Cartesian topology (LOGICAL arrays). Prints "mpi ok" on every rank.
 program f90
   use mpi
+  use, intrinsic :: iso_c_binding, only: c_f_pointer, c_null_ptr
   implicit none
   integer :: ierr, rank, np, i, j, k, vec, sub, win, right, left, keyval, dup, eh
   integer :: a(6, 5), cube(4, 4, 4), got(2, 2, 2), reqs(2)
@@ -12,6 +13,7 @@ program f90
   logical :: periods(1), flag
   integer(kind=MPI_ADDRESS_KIND) :: winsize, val
   integer :: winbuf(4)
+  integer, pointer :: wmem(:)
   integer :: ehcalls
   external :: copyfn, delfn, myhandler
   common /f90cnt/ ehcalls
@@ -77,6 +79,17 @@ program f90
   call check(flag .and. val == 16, 'win size attribute')
   call MPI_Win_free(win, ierr)
   call check(win == MPI_WIN_NULL, 'win freed')
+
+  ! An allocated window reached through C_F_POINTER (base as an integer).
+  winsize = 4 * np
+  call MPI_Win_allocate(winsize, 4, MPI_INFO_NULL, MPI_COMM_WORLD, val, win, ierr)
+  call c_f_pointer(transfer(val, c_null_ptr), wmem, (/np/))
+  wmem = -1
+  call MPI_Win_fence(0, win, ierr)
+  call MPI_Put(rank, 1, MPI_INTEGER, right, int(rank, MPI_ADDRESS_KIND), 1, MPI_INTEGER, win, ierr)
+  call MPI_Win_fence(0, win, ierr)
+  call check(wmem(left + 1) == left, 'win_allocate with an integer base')
+  call MPI_Win_free(win, ierr)
 
   ! An attribute copied by a Fortran copy function on MPI_Comm_dup.
   call MPI_Comm_create_keyval(copyfn, delfn, keyval, 5_MPI_ADDRESS_KIND, ierr)
