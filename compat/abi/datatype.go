@@ -69,8 +69,8 @@ var predefType = map[uintptr]struct {
 	0x259: {compat.Uint64, "MPI_UINT64_T"},
 	// The sized Fortran types: the ABI groups them by total size, so
 	// MPI_COMPLEX8 is COMPLEX*8 (two REAL*4) and MPI_COMPLEX16 two REAL*8.
-	// REAL*2, COMPLEX*4 and the 16-byte INTEGER and REAL have no type in
-	// compat and stay invalid (MPI_ERR_TYPE).
+	// REAL*2, COMPLEX*4 and the 16-byte kinds, which have no arithmetic
+	// here, move as opaque bytes of their size (below).
 	0x2c0: {compat.Int8, "MPI_LOGICAL1"},
 	0x2c1: {compat.Int8, "MPI_INTEGER1"},
 	0x2c8: {compat.Int16, "MPI_LOGICAL2"},
