@@ -241,16 +241,6 @@ func (c *Comm) devExchange(what string, send, recv vside, finish func(got []int)
 	return finish(got)
 }
 
-// firstErr is the first non-nil error.
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // sideOrBad builds a side unless an earlier argument error stands.
 func (e *Env) sideOrBad(bad *error, b []byte, dev uintptr, d *mpitype.Map, at, counts []int, recv bool) (vside, func([]int) error) {
 	if *bad != nil {

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math/bits"
 	"os"
 	"strconv"
@@ -435,5 +434,3 @@ func Wtime() float64 { return time.Since(epoch).Seconds() }
 func Wtick() float64 { return 1e-9 }
 
 func (e *Env) String() string { return "compat.Env(PE " + strconv.Itoa(e.me) + ")" }
-
-var _ = fmt.Sprint

@@ -256,43 +256,64 @@ func (t *Team) agreeFold(d *desc, lerr error, acc []byte, fold lineFold) error {
 		return errors.Join(lerr, err)
 	}
 	var detail string
+	differs := -1
 	if debug {
-		if detail, err = t.compareDescs(*d, dbg); err != nil {
+		if detail, differs, err = t.compareDescs(*d, dbg); err != nil {
 			return errors.Join(lerr, err)
 		}
 	}
 	if !same || detail != "" {
-		return errors.Join(lerr, t.mismatch(*d, detail))
+		return errors.Join(lerr, t.mismatch(*d, detail, differs))
 	}
 	return lerr
 }
 
 // compareDescs reads every member's full descriptor and describes the
-// first that differs from d ("" when none does).
-func (t *Team) compareDescs(d desc, dbg uint64) (string, error) {
+// first that differs from d ("" when none does) and its world PE (-1).
+func (t *Team) compareDescs(d desc, dbg uint64) (string, int, error) {
 	var got desc
 	f := t.fetch()
 	for p := range len(t.members) {
 		if err := f.into(p, dbg, asBytes(got[:])); err != nil {
-			return "", err
+			return "", -1, err
 		}
 		if err := f.wait(); err != nil {
-			return "", err
+			return "", -1, err
 		}
 		if got != d {
 			return fmt.Sprintf("team PE %d (world PE %d) called %s as collective #%d; this PE called %s as collective #%d",
-				p, t.members[p], &got, got[dSeq], &d, d[dSeq]), nil
+				p, t.members[p], &got, got[dSeq], &d, d[dSeq]), t.members[p], nil
 		}
 	}
-	return "", nil
+	return "", -1, nil
 }
 
-func (t *Team) mismatch(d desc, detail string) error {
+// CollectiveMismatchError is a collective whose team members called
+// different collectives or passed different arguments (an erroneous
+// program: every member gets it, none waits for the others). It wraps
+// ErrSizeMismatch. Layers above the core (compat) describe it in their own
+// terms from its fields.
+type CollectiveMismatchError struct {
+	// Collective is this PE's call, in the core's terms ("Reduce[int64](...)").
+	Collective string
+	// WorldPE is the world PE of the first member whose call differs, -1
+	// when it is not known (it is compared only under GSHMEM_DEBUG).
+	WorldPE int
+	msg     string
+}
+
+func (e *CollectiveMismatchError) Error() string { return e.msg }
+
+// Unwrap makes errors.Is(err, ErrSizeMismatch) hold.
+func (e *CollectiveMismatchError) Unwrap() error { return ErrSizeMismatch }
+
+func (t *Team) mismatch(d desc, detail string, worldPE int) error {
 	if detail == "" {
 		detail = fmt.Sprintf("this PE called %s; set GSHMEM_DEBUG=warn to learn which PE differs", &d)
 	}
-	err := errf(ErrSizeMismatch, "%s on %s: the members called different collectives or passed different arguments: %s",
-		collKind(d[dKind]), t, detail)
+	err := &CollectiveMismatchError{Collective: d.String(), WorldPE: worldPE,
+		msg: fmt.Sprintf("%v: %s on %s: the members called different collectives or passed different arguments: %s",
+			ErrSizeMismatch, collKind(d[dKind]), t, detail)}
 	if t.w.opts.Debug != "" {
 		t.w.log.Warn(err)
 	}

@@ -34,7 +34,7 @@ func (t *Team) barrier() error {
 	}
 	d := newDesc(kSync)
 	d[dSeq] = t.cseq
-	return t.mismatch(d, "")
+	return t.mismatch(d, "", -1)
 }
 
 // Barrier completes this PE's outstanding operations (Quiet) and then waits

@@ -78,7 +78,7 @@ func reduceInLines(t *Team, c *lineCall, lerr error) error {
 		}
 		d := c.d
 		d[dSeq] = t.cseq
-		return t.mismatch(d, "")
+		return t.mismatch(d, "", -1)
 	}
 	if !t.hostHeap {
 		return t.writeMine(c.dst.off, acc)

@@ -10,8 +10,6 @@ import (
 	"github.com/gshmem/gshmem/shmem"
 )
 
-func typeOf[T compat.Elem]() compat.Datatype { return mpitype.TypeOf[T]() }
-
 // Accumulate combines origin into target's window at disp (MPI_Accumulate):
 // each target element becomes "target op origin". Every element is updated
 // atomically with respect to other accumulates (Accumulate, GetAccumulate,

@@ -71,6 +71,11 @@ func save(p *plot.Plot, file string) error {
 		return fmt.Errorf("%w: %w", errPlot, err)
 	}
 	_, err = w.WriteTo(tmp)
+	if err == nil {
+		// CreateTemp makes the file 0600; a plot is a document, as a
+		// file made by os.Create would be.
+		err = tmp.Chmod(0o644)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

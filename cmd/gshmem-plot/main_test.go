@@ -22,6 +22,9 @@ func TestPlotCurvesAndBars(t *testing.T) {
 	png, err := os.ReadFile(file)
 	require.NoError(t, err)
 	assert.Equal(t, "\x89PNG", string(png[:4]))
+	fi, err := os.Stat(file)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm(), "a plot is readable by others, as os.Create makes files")
 
 	// A fixed-size test over several ops is drawn as bars.
 	amo := []Row{

@@ -202,8 +202,31 @@ func Wrap(err error, classify func(error) Class, format string, args ...any) err
 			c = ClassOther
 		}
 	}
+	var cm *shmem.CollectiveMismatchError
+	if errors.As(err, &cm) {
+		err = collMismatch{cm, err}
+	}
 	return &Error{Class: c, Msg: fmt.Sprintf(format, args...), Err: err}
 }
+
+// collMismatch says a collective mismatch in MPI's terms: ranks of
+// MPI_COMM_WORLD and MPI's matching rule, not the symmetric heap's teams,
+// calls and offsets, which stay reachable through Unwrap (errors.Is holds
+// for shmem.ErrSizeMismatch).
+type collMismatch struct {
+	cm  *shmem.CollectiveMismatchError
+	err error
+}
+
+func (m collMismatch) Error() string {
+	s := "the ranks did not all call the same collective with matching arguments (count, datatype, op, root), as MPI requires"
+	if m.cm.WorldPE >= 0 {
+		return s + fmt.Sprintf(": the process of MPI_COMM_WORLD rank %d made another call", m.cm.WorldPE)
+	}
+	return s + "; set GSHMEM_DEBUG=warn to learn which rank differs"
+}
+
+func (m collMismatch) Unwrap() error { return m.err }
 
 // ClassOf returns the class of err: ClassSuccess for nil, ClassOther for an
 // error that is not an *Error (MPI_Error_class).

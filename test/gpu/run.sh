@@ -160,7 +160,10 @@ if [ "$cmd" = build ]; then
 	go build -o "$dir/gshmem" ./cmd/gshmem || echo "warning: cmd/gshmem did not build; putblock-gpu as processes is skipped"
 	ref="$root/../shared/reference/gpu"
 	[ -d "$root/shared/reference/gpu" ] && ref="$root/shared/reference/gpu"
-	cp "$ref"/putbw.cu "$ref"/run.sh "$dir/ref/" 2>/dev/null || echo "warning: no NVSHMEM reference at $ref"
+	# Without the NVSHMEM reference the build goes on (everything else runs),
+	# and every run's summary says that its anchor was not run.
+	cp "$ref"/putbw.cu "$ref"/run.sh "$dir/ref/" 2>/dev/null ||
+		echo "warning: no NVSHMEM reference at $ref: the run's NVSHMEM anchor will not run, and its summary will say so"
 	cp "$0" "$dir/run.sh"
 	cp "$root/test/gpu/nccl_allreduce.py" "$root/test/gpu/nvshmem_stream.cu" "$dir/"
 	if GOFLAGS=-tags=cuda go run ./cmd/gshmem abi install --prefix "$dir/abi" >/dev/null; then
@@ -258,6 +261,7 @@ mkdir -p "$out"
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export GSHMEM_BOOTSTRAP_TIMEOUT=120s
 fails=()
+unrun=() # anchors not run, each with why: the summary names them
 step() { # name timeout command...
 	local name=$1 t=$2
 	shift 2
@@ -276,6 +280,19 @@ mps_start() {
 	nvidia-cuda-mps-control -d && echo "MPS started" | tee -a "$out/steps.log"
 }
 mps_stop() { echo quit | nvidia-cuda-mps-control; sleep 1; }
+# anchor_absent records an anchor (a reference measurement of the same
+# sitting) that could not run; summary names it.
+anchor_absent() { # name why
+	unrun+=("$1 ($2)")
+	echo "=== anchor not run: $1: $2" | tee -a "$out/steps.log"
+}
+# summary ends a subcommand: its failed steps and the anchors it did not
+# run, whose figures are then missing; the exit status is the steps'.
+summary() {
+	echo "failed steps: ${fails[*]:-none}"
+	[ ${#unrun[@]} = 0 ] || echo "anchors NOT run (no reference figures beside these): ${unrun[*]}"
+	[ ${#fails[@]} = 0 ]
+}
 figures() { # extra logs to take BENCH lines from...
 	echo "================ figures (gshmem) ================"
 	grep -h "BENCH" "$out"/bench-*.log "$@" 2>/dev/null | sed 's/^\[pe [0-9]\] //' | sort -u
@@ -283,8 +300,7 @@ figures() { # extra logs to take BENCH lines from...
 	grep -hE "GB/s|us" "$out/nvshmem-ref.log" 2>/dev/null | grep -v "^===" | head -20
 	echo "================ correctness ================"
 	grep -hE "^(--- |ok|FAIL|PASS)|verified" "$out"/suite-*.log "$out"/putblock-*.log 2>/dev/null
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 }
 
 {
@@ -316,8 +332,7 @@ if [ "$cmd" = compat ]; then
 	mps_stop
 	grep -h "BENCH compat" "$out"/compatbench-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
 	grep -h "compat on device buffers" "$out"/compat-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -340,8 +355,7 @@ if [ "$cmd" = abi ]; then
 	step abi-cudanbc-2 60 ./abi/bin/gshmem run -n 2 ./abi/cudanbc
 	step abi-cudap2p-2 120 ./abi/bin/gshmem run -n 2 ./abi/cudap2p
 	grep -h "cudacoll:\|cudanbc:\|cudap2p:\|BENCH" "$out"/abi-*.log
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -385,8 +399,7 @@ if [ "$cmd" = p2pab ]; then
 	for f in "$out"/bench-*.log "$out"/anchor-*.log; do [ -f "$f" ] && grep -h BENCH "$f" | sed "s|^|$(basename "$f" .log): |"; done
 	grep -h "memkind\|cudap2p:" "$out"/memkind-*.log "$out"/cudap2p-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort -u
 	grep -hE "^# |^[0-9]+ " "$out"/osu-latency-*.log 2>/dev/null
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -421,8 +434,7 @@ if [ "$cmd" = p2pcheck ]; then
 	grep -h "cudacoll:" "$out"/cudacoll-*.log 2>/dev/null
 	echo "---- anchor-env.log"; cat "$out/anchor-env.log"
 	for f in "$out"/osu-*.log; do [ -f "$f" ] && { echo "---- $(basename "$f")"; tail -25 "$f"; }; done
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -435,8 +447,7 @@ if [ "$cmd" = p2p ]; then
 	mps_stop
 	grep -h "BENCH" "$out"/p2pbench-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
 	grep -h "compat p2p on device buffers" "$out"/p2p-*.log | sed 's/^ *\[pe [0-9]\] //' | sort -u
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -474,13 +485,14 @@ if [ "$cmd" = cabi ]; then
 		step cabi-nvshmem-mps 45 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
 			-x LD_LIBRARY_PATH -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 -x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 \
 			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=256M -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/nvshmem_stream
+	else
+		anchor_absent cabi-nvshmem "no nvshmem_stream.cu or no NVSHMEM wheel (python3 -c 'import nvidia.nvshmem')"
 	fi
 	mps_stop
 	grep -h "^jacobi .*: C stage3_stream" "$out/steps.log"
 	grep -h "gshmem_stream ok" "$out"/cabi-stream-*.log | sed 's/^ *\[pe [0-9]*\] //' | sort | uniq -c
 	grep "BENCH" "$out"/cabi-*.log | sed "s|^$out/||; s/\.log:/: /; s/\[pe [0-9]*\] //"
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -530,6 +542,8 @@ if [ "$cmd" = ckern ]; then
 		step ckern-nvshmem-bench-mps 90 env LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" mpirun --allow-run-as-root --oversubscribe -np 2 \
 			-x LD_LIBRARY_PATH -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 \
 			-x NVSHMEM_BOOTSTRAP=MPI -x NVSHMEM_SYMMETRIC_SIZE=3G -x NVSHMEM_REMOTE_TRANSPORT=none /tmp/kern_nv/kern_rt bench
+	else
+		anchor_absent ckern-nvshmem "no NVSHMEM wheel (python3 -c 'import nvidia.nvshmem')"
 	fi
 	mps_stop
 	grep -H "kern ok\|kern_drv ok\|kern nvstyle ok" "$out"/ckern-*.log | sed 's|^[^:]*/||; s/\.log:.*\] /: /; s/\.log:/: /' | sort | uniq -c
@@ -537,8 +551,7 @@ if [ "$cmd" = ckern ]; then
 	grep -h "BENCH\|kern putbw grid" "$out"/ckern-bench-mps.log | sed 's/^ *\[pe [0-9]*\] //'
 	echo "NVSHMEM (same source, renamed):"
 	grep -h "BENCH\|kern putbw grid" "$out"/ckern-nvshmem-bench-mps.log 2>/dev/null | sed 's/^ *\[pe [0-9]*\] //'
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -592,8 +605,7 @@ if [ "$cmd" = cjacobi ]; then
 	done
 	mps_stop
 	grep -h "^jacobi .* PEs" "$out/steps.log"
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -664,8 +676,7 @@ if [ "$cmd" = nvjacobi ]; then
 		fi
 	done
 	mps_stop
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -744,8 +755,7 @@ if [ "$cmd" = nvshjacobi ]; then
 		fi
 	done
 	mps_stop
-	echo "failed steps: ${fails[*]:-none}"
-	[ ${#fails[@]} = 0 ]
+	summary
 	exit
 fi
 
@@ -759,7 +769,11 @@ if [ "$cmd" = multi ]; then
 	mps_start
 	step suite-procs-multi-mps 60 env GSHMEM_GPU_NPES="$((2 * ngpu))" ./gpu.test -test.run 'TestGPUSuiteProcesses' -test.v -test.timeout 55s
 	mps_stop
-	[ -f ref/run.sh ] && step nvshmem-ref 60 bash ref/run.sh
+	if [ -f ref/run.sh ]; then
+		step nvshmem-ref 60 bash ref/run.sh
+	else
+		anchor_absent nvshmem-ref "no ref/run.sh: the build found no NVSHMEM reference"
+	fi
 	figures "$out"/nccl-*.log
 	exit
 fi
@@ -781,6 +795,8 @@ mps_stop
 # 5: the NVSHMEM reference program, same machine, same sitting.
 if [ -f ref/run.sh ]; then
 	step nvshmem-ref 180 bash ref/run.sh
+else
+	anchor_absent nvshmem-ref "no ref/run.sh: the build found no NVSHMEM reference"
 fi
 
 echo
