@@ -26,6 +26,7 @@ type Comm struct {
 	name   string
 	freed  atomic.Bool
 	coll   collState
+	topo   topology // a virtual topology (topo.go)
 }
 
 func (c *Comm) init() {
@@ -210,7 +211,9 @@ func (c *Comm) Dup() (*Comm, error) {
 		return nil, err
 	}
 	t := c.splitTeams([][]int{ranks(c.Size())})
-	return c.derive(ctx, c.group, c.name+"'", t), nil
+	d := c.derive(ctx, c.group, c.name+"'", t)
+	d.topo = c.topo // a duplicate keeps the topology
+	return d, nil
 }
 
 // Split partitions c by color; within a color, ranks are ordered by key,
