@@ -8,7 +8,6 @@ import "C"
 import (
 	"sort"
 	"unsafe"
-
 )
 
 // Cartesian topologies: a communicator made by MPI_Cart_create (compat's
