@@ -32,6 +32,7 @@ type Comm struct {
 	local  *Comm   // an intercommunicator's private intracommunicator over its local group
 	freed  atomic.Bool
 	coll   collState
+	topo   topology // a virtual topology (topo.go)
 }
 
 func (c *Comm) init() {
@@ -224,7 +225,9 @@ func (c *Comm) Dup() (*Comm, error) {
 		return nil, err
 	}
 	t := c.splitTeams([][]int{ranks(c.Size())})
-	return c.derive(ctx, c.group, c.name+"'", t), nil
+	d := c.derive(ctx, c.group, c.name+"'", t)
+	d.topo = c.topo // a duplicate keeps the topology
+	return d, nil
 }
 
 // Split partitions c by color; within a color, ranks are ordered by key,

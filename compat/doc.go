@@ -54,6 +54,15 @@
 //	ranks, _ := compat.TranslateRanks(evens, []int{0, 1}, g)
 //	row.Free()                             // collective, as MPI_Comm_free
 //
+// Topologies, cancel and partitioned communication:
+//
+//	grid, err := world.CartCreate([]int{2, 2}, []bool{true, false}, false) // MPI_Cart_create
+//	src, dst := grid.Cart().Shift(grid.Rank(), 0, 1)                        // MPI_Cart_shift
+//	dg, err := world.DistGraphCreate(srcs, degrees, dsts, nil, false, false) // MPI_Dist_graph_create
+//	req.Cancel()                                 // MPI_Cancel: an unmatched receive is taken back
+//	p, err := compat.PsendInit(world, buf, 8, k, compat.Float64, dest, tag) // MPI_Psend_init
+//	p.Start(); p.Pready(i); p.Wait()              // Pready from any goroutine
+//
 // Derived datatypes describe strided layouts, such as a matrix column:
 //
 //	col := compat.Vector(rows, 1, cols, compat.Float64) // MPI_Type_vector

@@ -520,3 +520,10 @@ func TestCancelGrequestsAndStatusQueries(t *testing.T) {
 	runOK(t, 1, exe, "requests ok")
 	runOK(t, 2, exe, "requests ok")
 }
+
+func TestBufferedAndPartitionedModes(t *testing.T) {
+	exe := compile(t, "modes.c", "-pthread")
+	runOK(t, 1, exe, "modes ok")
+	runOK(t, 2, exe, "modes ok")
+	runOK(t, 3, exe, "modes ok")
+}

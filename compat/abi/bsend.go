@@ -9,15 +9,25 @@ import (
 	"github.com/gshmem/gshmem/compat"
 )
 
-// Buffered sends (MPI_Bsend with MPI_Buffer_attach/detach). A buffered
-// send completes locally whatever the receiver does: the message is copied
-// and sent from the copy. The attached buffer's size is what bounds the
-// copies in flight (each takes its bytes plus MPI_BSEND_OVERHEAD, as MPI
-// accounts); the copies live in Go memory rather than in the buffer
-// itself, which a program cannot tell apart.
+// Buffered sends (MPI_Bsend, MPI_Ibsend, MPI_Bsend_init) through an
+// attached buffer: the process's (MPI_Buffer_attach) or a communicator's
+// (MPI_Comm_attach_buffer, MPI-4.1), which a buffered send on that
+// communicator uses first. A buffered send completes locally whatever
+// the receiver does: the message is copied and sent from the copy. The
+// attached buffer's size is what bounds the copies in flight (each takes
+// its packed bytes plus MPI_BSEND_OVERHEAD, as MPI accounts: a send that
+// does not fit fails with MPI_ERR_BUFFER); the copies live in Go memory
+// rather than in the buffer itself, which a program cannot tell apart.
+// MPI_BUFFER_AUTOMATIC attaches a buffer without a bound.
+//
+// A buffer is an object keyed by what it is attached to (nil for the
+// process, a *commObj for a communicator), so that a session's buffer
+// (MPI_Session_attach_buffer) is one more key: bufferFor is where a
+// communicator made from a session would look for its session's.
 
-var bsend struct {
-	addr    C.uintptr_t
+// bsendBuf is an attached buffer and the messages sent through it.
+type bsendBuf struct {
+	addr    C.uintptr_t // as attached (MPI_BUFFER_AUTOMATIC is 2)
 	size    int
 	used    int
 	pending []bsendMsg
@@ -28,12 +38,26 @@ type bsendMsg struct {
 	bytes int
 }
 
+const bufferAutomatic = 2 // MPI_BUFFER_AUTOMATIC
+
+// buffers are the attached buffers by owner.
+var buffers = map[any]*bsendBuf{}
+
+// bufferFor is the buffer a buffered send on o goes through: o's own,
+// else the process's; nil when none is attached.
+func bufferFor(o *commObj) *bsendBuf {
+	if b := buffers[o]; b != nil {
+		return b
+	}
+	return buffers[nil]
+}
+
 // reclaim frees the space of buffered sends that have completed; with
-// wait it waits for all of them (MPI_Buffer_detach).
-func reclaim(wait bool) error {
+// wait it waits for all of them (detach, flush).
+func (b *bsendBuf) reclaim(wait bool) error {
 	var first error
-	kept := bsend.pending[:0]
-	for _, m := range bsend.pending {
+	kept := b.pending[:0]
+	for _, m := range b.pending {
 		var done bool
 		var err error
 		if wait {
@@ -46,55 +70,149 @@ func reclaim(wait bool) error {
 			first = err
 		}
 		if done {
-			bsend.used -= m.bytes
+			b.used -= m.bytes
 		} else {
 			kept = append(kept, m)
 		}
 	}
-	bsend.pending = kept
+	clear(b.pending[len(kept):])
+	b.pending = kept
 	return first
+}
+
+// attach attaches a buffer to owner (nil: the process).
+func attach(owner any, comm C.uintptr_t, call string, buf C.uintptr_t, size C.int) C.int {
+	if buffers[owner] != nil {
+		return failCode(comm, call, C.MPI_ERR_BUFFER, "a buffer is already attached")
+	}
+	if buf != bufferAutomatic && (size < 0 || (size > 0 && buf < minAddr)) {
+		return failCode(comm, call, C.MPI_ERR_BUFFER, "buffer %#x of %d bytes", uintptr(buf), int(size))
+	}
+	b := &bsendBuf{addr: buf, size: int(size)}
+	if buf == bufferAutomatic {
+		b.size = -1
+	}
+	buffers[owner] = b
+	return C.MPI_SUCCESS
+}
+
+// detach waits until every message sent through owner's buffer has left
+// it, then detaches it and returns its address and size.
+func detach(owner any, comm C.uintptr_t, call string, addr C.uintptr_t, size *C.int) C.int {
+	if addr < minAddr || size == nil {
+		return failCode(comm, call, C.MPI_ERR_ARG, "NULL argument")
+	}
+	b := buffers[owner]
+	if b == nil {
+		return failCode(comm, call, C.MPI_ERR_BUFFER, "no buffer is attached")
+	}
+	err := b.reclaim(true)
+	delete(buffers, owner)
+	*(*C.uintptr_t)(cptr(addr)) = b.addr
+	*size = C.int(max(b.size, 0))
+	if err != nil {
+		return fail(comm, call, err)
+	}
+	return C.MPI_SUCCESS
+}
+
+// flush waits until every message sent through owner's buffer has left it
+// (MPI_Buffer_flush); without a buffer there is nothing to wait for.
+func flush(owner any, comm C.uintptr_t, call string) C.int {
+	if b := buffers[owner]; b != nil {
+		if err := b.reclaim(true); err != nil {
+			return fail(comm, call, err)
+		}
+	}
+	return C.MPI_SUCCESS
+}
+
+// iflush starts a flush: a request that completes when the messages in
+// owner's buffer now have left it.
+func iflush(owner any, comm C.uintptr_t, call string, req *C.uintptr_t) C.int {
+	if req == nil {
+		return failCode(comm, call, C.MPI_ERR_ARG, "request is NULL")
+	}
+	b := buffers[owner]
+	s := &schedule{}
+	if b != nil {
+		var rs []*compat.Request
+		for _, m := range b.pending {
+			rs = append(rs, m.r)
+		}
+		s.rounds = append(s.rounds, func() ([]*compat.Request, error) { return rs, nil })
+		s.finish = func() error { return b.reclaim(false) }
+	}
+	s.advance()
+	h, _ := newHandle(C.ABI_KIND_REQUEST, &reqObj{sched: s, owner: comm, kind: C.ABI_KIND_COMM})
+	*req = C.uintptr_t(h)
+	return C.MPI_SUCCESS
+}
+
+// flushAll flushes every attached buffer, as MPI_Finalize does.
+func flushAll() {
+	for _, b := range buffers {
+		_ = b.reclaim(true)
+	}
 }
 
 //export abigo_Buffer_attach
 func abigo_Buffer_attach(buf C.uintptr_t, size C.int) C.int {
-	if bsend.addr != 0 {
-		return failCode(0, "MPI_Buffer_attach", C.MPI_ERR_BUFFER, "a buffer is already attached")
-	}
-	if size < 0 || (size > 0 && buf < minAddr) {
-		return failCode(0, "MPI_Buffer_attach", C.MPI_ERR_BUFFER, "buffer %#x of %d bytes", uintptr(buf), int(size))
-	}
-	bsend.addr, bsend.size = buf, int(size)
-	if bsend.addr == 0 {
-		bsend.addr = 1 // attached, if empty
-	}
-	return C.MPI_SUCCESS
+	return attach(nil, 0, "MPI_Buffer_attach", buf, size)
 }
 
 //export abigo_Buffer_detach
 func abigo_Buffer_detach(addr C.uintptr_t, size *C.int) C.int {
-	if addr < minAddr || size == nil {
-		return failCode(0, "MPI_Buffer_detach", C.MPI_ERR_ARG, "NULL argument")
-	}
-	if bsend.addr == 0 {
-		return failCode(0, "MPI_Buffer_detach", C.MPI_ERR_BUFFER, "no buffer is attached")
-	}
-	err := reclaim(true)
-	a := bsend.addr
-	if a == 1 {
-		a = 0
-	}
-	*(*C.uintptr_t)(cptr(addr)) = a
-	*size = C.int(bsend.size)
-	bsend.addr, bsend.size, bsend.used = 0, 0, 0
-	if err != nil {
-		return fail(0, "MPI_Buffer_detach", err)
-	}
-	return C.MPI_SUCCESS
+	return detach(nil, 0, "MPI_Buffer_detach", addr, size)
 }
 
-//export abigo_Bsend
-func abigo_Bsend(buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag C.int, comm C.uintptr_t) C.int {
-	const call = "MPI_Bsend"
+//export abigo_Buffer_flush
+func abigo_Buffer_flush() C.int { return flush(nil, 0, "MPI_Buffer_flush") }
+
+//export abigo_Buffer_iflush
+func abigo_Buffer_iflush(req *C.uintptr_t) C.int {
+	return iflush(nil, 0, "MPI_Buffer_iflush", req)
+}
+
+//export abigo_Comm_attach_buffer
+func abigo_Comm_attach_buffer(comm, buf C.uintptr_t, size C.int) C.int {
+	o, rc := commOf(comm, "MPI_Comm_attach_buffer")
+	if o == nil {
+		return rc
+	}
+	return attach(o, comm, "MPI_Comm_attach_buffer", buf, size)
+}
+
+//export abigo_Comm_detach_buffer
+func abigo_Comm_detach_buffer(comm, addr C.uintptr_t, size *C.int) C.int {
+	o, rc := commOf(comm, "MPI_Comm_detach_buffer")
+	if o == nil {
+		return rc
+	}
+	return detach(o, comm, "MPI_Comm_detach_buffer", addr, size)
+}
+
+//export abigo_Comm_flush_buffer
+func abigo_Comm_flush_buffer(comm C.uintptr_t) C.int {
+	o, rc := commOf(comm, "MPI_Comm_flush_buffer")
+	if o == nil {
+		return rc
+	}
+	return flush(o, comm, "MPI_Comm_flush_buffer")
+}
+
+//export abigo_Comm_iflush_buffer
+func abigo_Comm_iflush_buffer(comm C.uintptr_t, req *C.uintptr_t) C.int {
+	o, rc := commOf(comm, "MPI_Comm_iflush_buffer")
+	if o == nil {
+		return rc
+	}
+	return iflush(o, comm, "MPI_Comm_iflush_buffer", req)
+}
+
+// bsend copies the message into the buffer comm's sends go through and
+// starts sending it.
+func bsend(call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag C.int, comm C.uintptr_t) C.int {
 	o, rc := commOf(comm, call)
 	if o == nil {
 		return rc
@@ -103,12 +221,19 @@ func abigo_Bsend(buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag C.in
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	if err := reclaim(false); err != nil {
+	if dest == C.MPI_PROC_NULL {
+		return C.MPI_SUCCESS
+	}
+	at := bufferFor(o)
+	if at == nil {
+		return failCode(comm, call, C.MPI_ERR_BUFFER, "no buffer is attached (MPI_Buffer_attach)")
+	}
+	if err := at.reclaim(false); err != nil {
 		return fail(comm, call, err)
 	}
 	need := int(count)*dt.Size() + C.MPI_BSEND_OVERHEAD
-	if bsend.used+need > bsend.size {
-		return failCode(comm, call, C.MPI_ERR_BUFFER, "%d bytes more in an attached buffer of %d with %d in use (MPI_Buffer_attach)", need, bsend.size, bsend.used)
+	if at.size >= 0 && at.used+need > at.size {
+		return failCode(comm, call, C.MPI_ERR_BUFFER, "%d bytes more in an attached buffer of %d with %d in use", need, at.size, at.used)
 	}
 	cp, err := snapshot(b)
 	if err != nil {
@@ -118,7 +243,65 @@ func abigo_Bsend(buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag C.in
 	if err != nil {
 		return fail(comm, call, err)
 	}
-	bsend.used += need
-	bsend.pending = append(bsend.pending, bsendMsg{r: r, bytes: need})
+	at.used += need
+	at.pending = append(at.pending, bsendMsg{r: r, bytes: need})
+	return C.MPI_SUCCESS
+}
+
+// doneRequest is a request that is complete already: a buffered send's,
+// whose buffer may be reused as soon as it is copied.
+func doneRequest() (*compat.Request, error) {
+	r, err := env.e.GrequestStart(nil)
+	if err == nil {
+		err = r.GrequestComplete()
+	}
+	return r, err
+}
+
+//export abigo_Bsend
+func abigo_Bsend(buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag C.int, comm C.uintptr_t) C.int {
+	return bsend("MPI_Bsend", buf, count, dtype, dest, tag, comm)
+}
+
+//export abigo_Ibsend
+func abigo_Ibsend(buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	const call = "MPI_Ibsend"
+	if req == nil {
+		return failCode(comm, call, C.MPI_ERR_ARG, "request is NULL")
+	}
+	if rc := bsend(call, buf, count, dtype, dest, tag, comm); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	r, err := doneRequest()
+	if err != nil {
+		return fail(comm, call, err)
+	}
+	*req = newRequest(r, comm, nil)
+	return C.MPI_SUCCESS
+}
+
+//export abigo_Bsend_init
+func abigo_Bsend_init(buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
+	const call = "MPI_Bsend_init"
+	o, rc := commOf(comm, call)
+	if o == nil {
+		return rc
+	}
+	if req == nil {
+		return failCode(comm, call, C.MPI_ERR_ARG, "request is NULL")
+	}
+	if _, _, rc := msgBuf(comm, call, buf, count, dtype); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	*req = newRequest(nil, comm, func() (*compat.Request, C.int) {
+		if rc := bsend("MPI_Start", buf, count, dtype, dest, tag, comm); rc != C.MPI_SUCCESS {
+			return nil, rc
+		}
+		r, err := doneRequest()
+		if err != nil {
+			return nil, fail(comm, "MPI_Start", err)
+		}
+		return r, C.MPI_SUCCESS
+	})
 	return C.MPI_SUCCESS
 }

@@ -175,13 +175,17 @@
 //	env.go, env.c      MPI_Init ... MPI_Finalize, versions, MPI_Abort; statuses, attributes in C
 //	wtime.c            MPI_Wtime from the time stamp counter where it is a clock (GSHMEM_MPI_WTIME)
 //	comm.go, group.go, topo.go, info.go   communicators, groups, Cartesian topologies, info
-//	neighbor.go                           distributed graphs, neighborhood collectives
+//	graph.go                              graph topologies, MPI_Dist_graph_create, Graph_map, Cart_map
+//	neighbor.go, neighborcoll.go          distributed graphs; the neighborhood collectives, every form
 //	attr.go                               communicator attributes with user keyvals
 //	datatype.go, construct.go, grid.go    datatypes: predefined handles, constructors (subarray, darray)
 //	envelope.go, query.go, typeattr.go    their decoding, queries, attributes
 //	f90.go, pack.go, collc.go             f90 types, MPI_Pack(_external), the v/w collectives' _c forms
 //	buffers.go                            buffers and statuses at the C boundary
-//	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends
+//	p2p.go, request.go, bsend.go          point-to-point, requests, buffered sends (process and communicator buffers)
+//	reqstatus.go                          MPI_Cancel, MPI_Request_free, MPI_Request_get_status(_all/_any/_some)
+//	grequest.go, grequest.c               generalized requests and the calls into their user functions
+//	partitioned.go                        partitioned communication over compat's Prequest
 //	p2p.c                                 the eager fast path: MPI_Send, MPI_Recv, MPI_Barrier, small MPI_Allreduce (below)
 //	mprobe.go                             matched probes, MPI_Isendrecv(_replace)
 //	nbc.go, nbcv.go, pcoll.go             nonblocking and persistent collectives as schedules of point-to-point rounds

@@ -191,6 +191,7 @@ func abigo_Finalize() C.int {
 		return failCode(0, "MPI_Finalize", C.MPI_ERR_OTHER, "MPI is not initialized (or already finalized)")
 	}
 	env.mu.Unlock()
+	flushAll() // MPI_Finalize completes the buffered sends (bsend.go)
 	shmBeforeMPIFinalize(e.World())
 	err := e.Finalize()
 	env.mu.Lock()

@@ -5,10 +5,6 @@ package main
 */
 import "C"
 
-import (
-	"github.com/gshmem/gshmem/compat"
-)
-
 // Graph topologies (MPI_Graph_create) and distributed graphs made from
 // any rank's edges (MPI_Dist_graph_create). Both are kept as a distGraph
 // (neighbor.go), whose in- and out-lists the neighborhood collectives
@@ -87,11 +83,7 @@ func abigo_Graph_create(comm C.uintptr_t, nnodes C.int, index, edges *C.int, reo
 	if g == nil {
 		return rc
 	}
-	color := 0
-	if o.c.Rank() >= int(nnodes) {
-		color = compat.Undefined
-	}
-	d, err := o.c.Split(color, o.c.Rank())
+	d, err := o.c.GraphCreate(g.index, g.edges, reorder != 0)
 	if err != nil {
 		return fail(comm, call, err)
 	}
@@ -282,85 +274,19 @@ func abigo_Dist_graph_create(comm C.uintptr_t, n C.int, sources, degrees, dests 
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_ARG, "weights %#x for %d edges", uintptr(weights), total)
 	}
-	// Every edge goes to both its ends, as a record (kind, other end,
-	// weight): kind 0 is an out-edge of the receiver, 1 an in-edge. The
-	// edges of a rank are thus ordered by the rank that gave them, then
-	// by that rank's order, on both ends, which keeps several edges
-	// between one pair matched.
-	recs := make([][]int32, size)
-	k := 0
-	for i, s := range srcs {
-		for range degs[i] {
-			d := dsts[k]
-			if d < 0 || d >= size {
-				return failCode(comm, call, C.MPI_ERR_RANK, "destinations[%d] = %d of %d", k, d, size)
-			}
-			recs[s] = append(recs[s], 0, int32(d), int32(ws[k]))
-			recs[d] = append(recs[d], 1, int32(s), int32(ws[k]))
-			k++
+	for k, d := range dsts {
+		if d < 0 || d >= size {
+			return failCode(comm, call, C.MPI_ERR_RANK, "destinations[%d] = %d of %d", k, d, size)
 		}
 	}
-	g, err := exchangeEdges(o.c, recs, kind == weightsGiven)
+	d, err := o.c.DistGraphCreate(srcs, degs, dsts, ws, kind == weightsGiven, reorder != 0)
 	if err != nil {
 		return fail(comm, call, err)
 	}
-	d, err := o.c.Dup()
-	if err != nil {
-		return fail(comm, call, err)
-	}
+	t := d.DistGraph()
+	g := &distGraph{in: t.Sources, inW: t.SourceWeights, out: t.Dests, outW: t.DestWeights, weighted: t.Weighted}
 	newComm(o, d, out)
 	nobj, _ := lookup(uintptr(*out), C.ABI_KIND_COMM)
 	nobj.val.(*commObj).graph = g
 	return C.MPI_SUCCESS
-}
-
-// exchangeEdges sends recs[r] to rank r and builds this rank's graph from
-// what it receives. The graph is weighted when any rank gave weights or
-// MPI_WEIGHTS_EMPTY (MPI requires all or none to pass MPI_UNWEIGHTED).
-func exchangeEdges(c *compat.Comm, recs [][]int32, weighted bool) (*distGraph, error) {
-	size := c.Size()
-	scounts, rcounts := make([]int32, size), make([]int32, size)
-	w := int32(0)
-	if weighted {
-		w = 1
-	}
-	for r := range recs {
-		scounts[r] = int32(len(recs[r]))
-	}
-	// One alltoall carries the counts; the weighted flag rides along as a
-	// second word to every rank.
-	sc2, rc2 := make([]int32, 2*size), make([]int32, 2*size)
-	for r := range size {
-		sc2[2*r], sc2[2*r+1] = scounts[r], w
-	}
-	if err := compat.Alltoall(c, sc2, 2, compat.Int32, rc2, 2, compat.Int32); err != nil {
-		return nil, err
-	}
-	anyW := false
-	for r := range size {
-		rcounts[r] = rc2[2*r]
-		anyW = anyW || rc2[2*r+1] != 0
-	}
-	sflat, sd, rd := []int32{}, make([]int, size), make([]int, size)
-	sci, rci := make([]int, size), make([]int, size)
-	rtotal := 0
-	for r := range size {
-		sd[r], sci[r] = len(sflat), int(scounts[r])
-		sflat = append(sflat, recs[r]...)
-		rd[r], rci[r] = rtotal, int(rcounts[r])
-		rtotal += int(rcounts[r])
-	}
-	rflat := make([]int32, rtotal)
-	if err := compat.Alltoallv(c, sflat, sci, sd, compat.Int32, rflat, rci, rd, compat.Int32); err != nil {
-		return nil, err
-	}
-	g := &distGraph{weighted: anyW}
-	for i := 0; i+2 < len(rflat); i += 3 {
-		if rflat[i] == 0 {
-			g.out, g.outW = append(g.out, int(rflat[i+1])), append(g.outW, int(rflat[i+2]))
-		} else {
-			g.in, g.inW = append(g.in, int(rflat[i+1])), append(g.inW, int(rflat[i+2]))
-		}
-	}
-	return g, nil
 }

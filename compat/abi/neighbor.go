@@ -58,7 +58,11 @@ func abigo_Dist_graph_create_adjacent(comm C.uintptr_t, indeg C.int, sources *C.
 	if g.outW == nil {
 		g.outW = make([]int, outdeg)
 	}
-	d, err := o.c.Dup()
+	var sw, dw []int // nil: unweighted
+	if g.weighted {
+		sw, dw = g.inW, g.outW
+	}
+	d, err := o.c.DistGraphCreateAdjacent(g.in, sw, g.out, dw, reorder != 0)
 	if err != nil {
 		return fail(comm, call, err)
 	}

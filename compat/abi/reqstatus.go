@@ -66,10 +66,14 @@ func abigo_Cancel(h *C.uintptr_t) C.int {
 	if q.sched != nil || q.startSched != nil {
 		return raise(q.kind, uintptr(q.owner), C.MPI_ERR_REQUEST, call, errors.New("MPI_ERR_REQUEST: a collective's request cannot be cancelled"))
 	}
-	if q.r == nil { // an inactive persistent request: nothing to cancel
+	r := q.r
+	if q.part != nil {
+		r = q.part.Current() // a receive's posted message, or nil
+	}
+	if r == nil { // an inactive persistent request, or a send waiting for partitions
 		return C.MPI_SUCCESS
 	}
-	if err := q.r.Cancel(); err != nil {
+	if err := r.Cancel(); err != nil {
 		return q.fail(call, err)
 	}
 	return C.MPI_SUCCESS

@@ -27,10 +27,11 @@ type reqObj struct {
 	start      func() (*compat.Request, C.int)
 	startSched func() (*schedule, C.int)
 
-	greq *greqFns // a generalized request's user functions (grequest.go), or nil
+	greq *greqFns         // a generalized request's user functions (grequest.go), or nil
+	part *compat.Prequest // a partitioned request (partitioned.go), or nil
 }
 
-func (q *reqObj) persistent() bool { return q.start != nil || q.startSched != nil }
+func (q *reqObj) persistent() bool { return q.start != nil || q.startSched != nil || q.part != nil }
 
 func newRequest(r *compat.Request, comm C.uintptr_t, start func() (*compat.Request, C.int)) C.uintptr_t {
 	return newOwnedRequest(r, comm, C.ABI_KIND_COMM, start)
@@ -48,10 +49,15 @@ func (q *reqObj) fail(call string, err error) C.int {
 
 // active reports whether an operation is in flight (not a null or an
 // inactive persistent request).
-func (q *reqObj) active() bool { return q != nil && (q.r != nil || q.sched != nil) }
+func (q *reqObj) active() bool {
+	return q != nil && (q.r != nil || q.sched != nil || (q.part != nil && q.part.Active()))
+}
 
 // test makes progress and reports completion.
 func (q *reqObj) test() (bool, compat.Status, error) {
+	if q.part != nil {
+		return q.part.Test()
+	}
 	if q.sched != nil {
 		return q.sched.test()
 	}
@@ -60,6 +66,9 @@ func (q *reqObj) test() (bool, compat.Status, error) {
 
 // wait blocks until the operation completes.
 func (q *reqObj) wait() (compat.Status, error) {
+	if q.part != nil {
+		return q.part.Wait()
+	}
 	if q.sched != nil {
 		return q.sched.wait()
 	}
@@ -68,6 +77,12 @@ func (q *reqObj) wait() (compat.Status, error) {
 
 // inner is what the operation now waits on, for a wait over several.
 func (q *reqObj) inner() []*compat.Request {
+	if q.part != nil {
+		if r := q.part.Current(); r != nil {
+			return []*compat.Request{r}
+		}
+		return nil // a send waiting for its partitions: its test moves it on
+	}
 	if q.sched != nil {
 		return q.sched.cur
 	}
@@ -412,6 +427,12 @@ func start(call string, h C.uintptr_t) C.int {
 	}
 	if q.active() {
 		return raise(q.kind, uintptr(q.owner), C.MPI_ERR_REQUEST, call, nil)
+	}
+	if q.part != nil {
+		if err := q.part.Start(); err != nil {
+			return q.fail(call, err)
+		}
+		return C.MPI_SUCCESS
 	}
 	if q.startSched != nil {
 		s, rc := q.startSched()

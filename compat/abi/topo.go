@@ -8,14 +8,13 @@ import "C"
 import (
 	"sort"
 	"unsafe"
-
-	"github.com/gshmem/gshmem/compat"
 )
 
-// Cartesian topologies, kept by the ABI layer: a communicator made by
-// MPI_Cart_create (a split of the old one, ranks in the old order, as
-// reorder allows) carries its dimensions and periods; ranks map to
-// coordinates in row-major order. Graph topologies are in graph.go.
+// Cartesian topologies: a communicator made by MPI_Cart_create (compat's
+// CartCreate: the first ranks of the old one, in the old order, as
+// reorder allows) carries its dimensions and periods, here as in compat;
+// ranks map to coordinates in row-major order. Graph topologies are in
+// graph.go.
 
 type cart struct {
 	dims    []int
@@ -91,11 +90,7 @@ func abigo_Cart_create(comm C.uintptr_t, ndims C.int, dims, periods *C.int, reor
 	if t.size() > o.c.Size() {
 		return failCode(comm, call, C.MPI_ERR_DIMS, "a grid of %d ranks over %d", t.size(), o.c.Size())
 	}
-	color := 0
-	if o.c.Rank() >= t.size() {
-		color = compat.Undefined
-	}
-	d, err := o.c.Split(color, o.c.Rank())
+	d, err := o.c.CartCreate(t.dims, t.periods, reorder != 0)
 	if err != nil {
 		return fail(comm, call, err)
 	}
@@ -118,23 +113,15 @@ func abigo_Cart_sub(comm C.uintptr_t, remain *C.int, out *C.uintptr_t) C.int {
 	if (nd > 0 && remain == nil) || out == nil {
 		return failCode(comm, call, C.MPI_ERR_ARG, "NULL argument")
 	}
-	keep := intsIn(remain, C.int(nd))
-	me := o.cart.coords(o.c.Rank())
-	color, key := 0, 0
-	sub := &cart{}
-	for i, d := range o.cart.dims {
-		if keep[i] != 0 {
-			key = key*d + me[i]
-			sub.dims = append(sub.dims, d)
-			sub.periods = append(sub.periods, o.cart.periods[i])
-		} else {
-			color = color*d + me[i]
-		}
+	rem := make([]bool, nd)
+	for i, k := range intsIn(remain, C.int(nd)) {
+		rem[i] = k != 0
 	}
-	d, err := o.c.Split(color, key)
+	d, err := o.c.CartSub(rem)
 	if err != nil {
 		return fail(comm, call, err)
 	}
+	sub := &cart{dims: d.Cart().Dims, periods: d.Cart().Periods}
 	newComm(o, d, out)
 	n, _ := lookup(uintptr(*out), C.ABI_KIND_COMM)
 	n.val.(*commObj).cart = sub

@@ -338,27 +338,16 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int des
 
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Bsend_init");
+    return abigo_Bsend_init((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Bsend_init")));
 
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Bsend_init_c");
+    if (count < INT_MIN || count > INT_MAX)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Bsend_init_c");
+    int rc = PMPI_Bsend_init(buf, (int)count, datatype, dest, tag, comm, request);
+    return rc;
 }
 int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Bsend_init_c")));
 
@@ -395,14 +384,13 @@ int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) __attribute__((weak,
 
 int PMPI_Buffer_flush(void)
 {
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Buffer_flush");
+    return abigo_Buffer_flush();
 }
 int MPI_Buffer_flush(void) __attribute__((weak, alias("PMPI_Buffer_flush")));
 
 int PMPI_Buffer_iflush(MPI_Request *request)
 {
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Buffer_iflush");
+    return abigo_Buffer_iflush((uintptr_t*)request);
 }
 int MPI_Buffer_iflush(MPI_Request *request) __attribute__((weak, alias("PMPI_Buffer_iflush")));
 
@@ -480,19 +468,16 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
 
 int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
-    (void)comm;
-    (void)buffer;
-    (void)size;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_attach_buffer");
+    return abigo_Comm_attach_buffer((uintptr_t)comm, (uintptr_t)buffer, (int)size);
 }
 int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) __attribute__((weak, alias("PMPI_Comm_attach_buffer")));
 
 int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
 {
-    (void)comm;
-    (void)buffer;
-    (void)size;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_attach_buffer_c");
+    if (size < INT_MIN || size > INT_MAX)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_attach_buffer_c");
+    int rc = PMPI_Comm_attach_buffer(comm, buffer, (int)size);
+    return rc;
 }
 int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) __attribute__((weak, alias("PMPI_Comm_attach_buffer_c")));
 
@@ -557,19 +542,17 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) __attribute__((weak, al
 
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
-    (void)comm;
-    (void)buffer_addr;
-    (void)size;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_detach_buffer");
+    return abigo_Comm_detach_buffer((uintptr_t)comm, (uintptr_t)buffer_addr, (int*)size);
 }
 int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) __attribute__((weak, alias("PMPI_Comm_detach_buffer")));
 
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
-    (void)comm;
-    (void)buffer_addr;
-    (void)size;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_detach_buffer_c");
+    int t_size = 0;
+    int rc = PMPI_Comm_detach_buffer(comm, buffer_addr, size == NULL ? NULL : &t_size);
+    if (size != NULL)
+        *size = (MPI_Count)t_size;
+    return rc;
 }
 int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) __attribute__((weak, alias("PMPI_Comm_detach_buffer_c")));
 
@@ -594,8 +577,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) __at
 
 int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
-    (void)comm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_flush_buffer");
+    return abigo_Comm_flush_buffer((uintptr_t)comm);
 }
 int MPI_Comm_flush_buffer(MPI_Comm comm) __attribute__((weak, alias("PMPI_Comm_flush_buffer")));
 
@@ -661,9 +643,7 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI
 
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_iflush_buffer");
+    return abigo_Comm_iflush_buffer((uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Comm_iflush_buffer")));
 
@@ -1798,27 +1778,16 @@ int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ibsend");
+    return abigo_Ibsend((uintptr_t)buf, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t*)request);
 }
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ibsend")));
 
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    (void)buf;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ibsend_c");
+    if (count < INT_MIN || count > INT_MAX)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ibsend_c");
+    int rc = PMPI_Ibsend(buf, (int)count, datatype, dest, tag, comm, request);
+    return rc;
 }
 int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ibsend_c")));
 
@@ -2516,10 +2485,7 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
 
 int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
-    (void)request;
-    (void)partition;
-    (void)flag;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Parrived");
+    return abigo_Parrived((uintptr_t)request, (int)partition, (int*)flag);
 }
 int MPI_Parrived(MPI_Request request, int partition, int *flag) __attribute__((weak, alias("PMPI_Parrived")));
 
@@ -2531,57 +2497,34 @@ int MPI_Pcontrol(const int level, ...) __attribute__((weak, alias("PMPI_Pcontrol
 
 int PMPI_Pready(int partition, MPI_Request request)
 {
-    (void)partition;
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pready");
+    return abigo_Pready((int)partition, (uintptr_t)request);
 }
 int MPI_Pready(int partition, MPI_Request request) __attribute__((weak, alias("PMPI_Pready")));
 
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
-    (void)length;
-    (void)array_of_partitions;
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pready_list");
+    return abigo_Pready_list((int)length, (int*)array_of_partitions, (uintptr_t)request);
 }
 int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) __attribute__((weak, alias("PMPI_Pready_list")));
 
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
-    (void)partition_low;
-    (void)partition_high;
-    (void)request;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Pready_range");
+    return abigo_Pready_range((int)partition_low, (int)partition_high, (uintptr_t)request);
 }
 int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) __attribute__((weak, alias("PMPI_Pready_range")));
 
 int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)buf;
-    (void)partitions;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Precv_init");
+    return abigo_Precv_init((uintptr_t)buf, (int)partitions, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Precv_init")));
 
 int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)buf;
-    (void)partitions;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Precv_init_c");
+    if (count < INT_MIN || count > INT_MAX)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Precv_init_c");
+    int rc = PMPI_Precv_init(buf, partitions, (int)count, datatype, dest, tag, comm, info, request);
+    return rc;
 }
 int MPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Precv_init_c")));
 
@@ -2593,31 +2536,16 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) __attribut
 
 int PMPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)buf;
-    (void)partitions;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Psend_init");
+    return abigo_Psend_init((uintptr_t)buf, (int)partitions, (int)count, (uintptr_t)datatype, (int)dest, (int)tag, (uintptr_t)comm, (uintptr_t)info, (uintptr_t*)request);
 }
 int MPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Psend_init")));
 
 int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    (void)buf;
-    (void)partitions;
-    (void)count;
-    (void)datatype;
-    (void)dest;
-    (void)tag;
-    (void)comm;
-    (void)info;
-    (void)request;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Psend_init_c");
+    if (count < INT_MIN || count > INT_MAX)
+        return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Psend_init_c");
+    int rc = PMPI_Psend_init(buf, partitions, (int)count, datatype, dest, tag, comm, info, request);
+    return rc;
 }
 int MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Psend_init_c")));
 
