@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -55,6 +57,50 @@ func TestOpenSHMEM(t *testing.T) {
 	r = oshRun(t, 3, nil, exe, "shm", "exit")
 	require.Equal(t, 7, r.code, "shmem_global_exit(7) is the job's status\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.NotContains(t, r.stdout, "oshmem ok")
+}
+
+// TestOpenSHMEMCxx builds shmem.h with oshc++ and runs it.
+func TestOpenSHMEMCxx(t *testing.T) {
+	exe := oshCompile(t, "oshmem.cpp")
+	r := oshRun(t, 2, nil, exe)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 2, strings.Count(r.stdout, "oshmem c++ ok"), r.stdout)
+}
+
+// TestOpenSHMEMSymbols checks that the installed library defines every
+// routine the installed shmem.h declares, as pshmem_X with shmem_X its
+// weak alias (the profiling interface).
+func TestOpenSHMEMSymbols(t *testing.T) {
+	setup(t)
+	h, err := os.ReadFile(filepath.Join(tool.prefix, "include", "shmem.h"))
+	require.NoError(t, err)
+	f, err := elf.Open(filepath.Join(tool.prefix, "lib", "libmpi_abi.so.1"))
+	require.NoError(t, err)
+	defer f.Close()
+	syms, err := f.DynamicSymbols()
+	require.NoError(t, err)
+	bind := map[string]elf.SymBind{}
+	for _, s := range syms {
+		if s.Section != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			bind[s.Name] = elf.ST_BIND(s.Info)
+		}
+	}
+	decl := regexp.MustCompile(`(?m)^[^#/ *][^(\n]*?\b(\w+)\([^)]*\);$`).FindAllStringSubmatch(string(h), -1)
+	require.Greater(t, len(decl), 1500)
+	var missing []string
+	for _, m := range decl {
+		n := m[1]
+		if strings.HasPrefix(n, "shmemi_") {
+			continue // the generics' compile-time error, never defined
+		}
+		if b, ok := bind[n]; !ok || b != elf.STB_WEAK {
+			missing = append(missing, n+" (weak)")
+		}
+		if b, ok := bind["p"+n]; !ok || b != elf.STB_GLOBAL {
+			missing = append(missing, "p"+n)
+		}
+	}
+	require.Empty(t, missing, "routines of shmem.h the library does not define")
 }
 
 // oshRun runs exe under the installed oshrun -np n with env added, as
