@@ -59,6 +59,26 @@ func TestOpenSHMEM(t *testing.T) {
 	require.NotContains(t, r.stdout, "oshmem ok")
 }
 
+// TestOpenSHMEMFatal checks that bad arguments end the job with a message
+// naming the routine, never a write outside an object.
+func TestOpenSHMEMFatal(t *testing.T) {
+	exe := oshCompile(t, "oshmem.c")
+	for what, msg := range map[string]string{
+		"bad-pe":    "shmem_long_put: PE 1: PE 2 is not a PE of this job (0..1)",
+		"bad-addr":  "shmem_long_put: PE 1: dest 0x",
+		"bad-set":   "shmem_barrier: PE 1: the active set (PE_start 0, logPE_stride 0, PE_size 3) ends at PE 2 of a job of 2",
+		"bad-psync": "shmem_barrier: PE 1: pSync 0x",
+		"bad-ctx":   "shmem_ctx_long_put: PE 1: ctx is SHMEM_CTX_INVALID",
+	} {
+		t.Run(what, func(t *testing.T) {
+			r := oshRun(t, 2, nil, exe, "shm", what)
+			require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			require.Contains(t, r.stderr, "gshmem: "+msg)
+			require.NotContains(t, r.stdout, "not fatal")
+		})
+	}
+}
+
 // TestOpenSHMEMCxx builds shmem.h with oshc++ and runs it.
 func TestOpenSHMEMCxx(t *testing.T) {
 	exe := oshCompile(t, "oshmem.cpp")

@@ -3,9 +3,10 @@
  * locks, on the symmetric heap and on the program's own globals and
  * statics, with the typed, the C11 generic and the deprecated names.
  *
- * oshmem [shm|any] [start_pes|exit]: shm asks shmem_ptr to reach every PE
- * (one node, mapped); start_pes starts with the deprecated call; exit ends
- * the job by shmem_global_exit(7) from the last PE. */
+ * oshmem [shm|any] [start_pes|exit|bad-*]: shm asks shmem_ptr to reach
+ * every PE (one node, mapped); start_pes starts with the deprecated call;
+ * exit ends the job by shmem_global_exit(7) from the last PE; bad-pe,
+ * bad-addr, bad-set, bad-psync and bad-ctx make PE 1 pass a bad argument. */
 #include <complex.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -384,6 +385,26 @@ int main(int argc, char **argv)
             shmem_global_exit(7);
         shmem_barrier_all(); /* the others wait, and are ended */
         return 1;
+    }
+    if (argc > 2 && strncmp(argv[2], "bad-", 4) == 0) {
+        /* Bad arguments end the job naming the routine; PE 1 makes them. */
+        long here = 0, v = 1;
+        shmem_barrier_all();
+        if (me == 1) {
+            if (strcmp(argv[2], "bad-pe") == 0)
+                shmem_long_put(&counter, &v, 1, npes);
+            if (strcmp(argv[2], "bad-addr") == 0)
+                shmem_long_put(&here, &v, 1, 0);
+            if (strcmp(argv[2], "bad-set") == 0)
+                shmem_barrier(0, 0, npes + 1, ps_bar);
+            if (strcmp(argv[2], "bad-psync") == 0)
+                shmem_barrier(1, 0, 1, &here);
+            if (strcmp(argv[2], "bad-ctx") == 0)
+                shmem_ctx_long_put(SHMEM_CTX_INVALID, &counter, &v, 1, 0);
+            printf("not fatal\n");
+        }
+        shmem_barrier_all();
+        return 0;
     }
     int *iheap = shmem_calloc(64, sizeof(int));
     long *lheap = shmem_malloc(64 * sizeof(long));
