@@ -335,16 +335,17 @@ uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
 void pshmem_fence(void) { gshmem_fence(); }
 void pshmem_quiet(void) { gshmem_quiet(); }
 
+/* On SHMEM_CTX_INVALID, fence and quiet do nothing, as 1.5 says. */
 void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
-    oshi_pe("shmem_ctx_fence", ctx, 0);
-    gshmem_fence();
+    if (ctx != SHMEM_CTX_INVALID)
+        gshmem_fence();
 }
 
 void pshmem_ctx_quiet(shmem_ctx_t ctx)
 {
-    oshi_pe("shmem_ctx_quiet", ctx, 0);
-    gshmem_quiet();
+    if (ctx != SHMEM_CTX_INVALID)
+        gshmem_quiet();
 }
 
 void pshmem_set_lock(long *lock) { gshmem_set_lock(lock); }

@@ -156,6 +156,10 @@ static void atomics(void)
         CHECK(shmem_long_fetch(&counter, 0) == 3L * npes);
     shmem_barrier_all();
     shmem_ctx_destroy(ctx);
+    /* On SHMEM_CTX_INVALID, these do nothing. */
+    shmem_ctx_quiet(SHMEM_CTX_INVALID);
+    shmem_ctx_fence(SHMEM_CTX_INVALID);
+    shmem_ctx_destroy(SHMEM_CTX_INVALID);
 }
 
 static void waits_and_signals(long *heap)
@@ -173,6 +177,15 @@ static void waits_and_signals(long *heap)
         status[i] = 1; /* slots no PE sets */
     shmem_int_wait_until_all(flags, 4, status, SHMEM_CMP_EQ, 1);
     CHECK(shmem_test_any(flags, 4, status, SHMEM_CMP_EQ, 1) < 4);
+    /* Fair: repeated tests find every element that holds. */
+    int found[4] = {0, 0, 0, 0}, nfound = 0;
+    for (int i = 0; i < 64 && nfound < npes; i++) {
+        size_t k = shmem_test_any(flags, 4, status, SHMEM_CMP_EQ, 1);
+        CHECK(k < (size_t)npes);
+        nfound += !found[k];
+        found[k] = 1;
+    }
+    CHECK(nfound == npes);
     shmem_barrier_all();
     /* Put with signal into the heap, the signal a global. */
     long src[4] = {me, me + 1, me + 2, me + 3};
