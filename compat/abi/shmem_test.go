@@ -52,7 +52,15 @@ func TestOpenSHMEM(t *testing.T) {
 		require.Equal(t, 0, r.code, "tcp, %d PEs\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
 		require.Equal(t, n, strings.Count(r.stdout, "oshmem ok"), r.stdout)
 	}
-	r := oshRun(t, 2, nil, exe, "shm", "start_pes")
+	// OpenSHMEM's variables: the heap's size (too small for the program's
+	// megabyte of globals: shmem_init says so), and SHMEM_INFO.
+	r := oshRun(t, 2, []string{"SHMEM_SYMMETRIC_SIZE=256k"}, exe, "shm")
+	require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "raise SHMEM_SYMMETRIC_SIZE")
+	r = oshRun(t, 1, []string{"SHMEM_INFO=1"}, exe, "shm")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "SHMEM_SYMMETRIC_SIZE")
+	r = oshRun(t, 2, nil, exe, "shm", "start_pes")
 	require.Equal(t, 0, r.code, "start_pes\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	r = oshRun(t, 3, nil, exe, "shm", "exit")
 	require.Equal(t, 7, r.code, "shmem_global_exit(7) is the job's status\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)

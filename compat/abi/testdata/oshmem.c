@@ -27,6 +27,7 @@ static int me, npes;
 /* Globals and statics: .data and .bss. */
 int data_init[4] = {11, 22, 33, 44};
 static unsigned char bytes[8192];
+static char big[1 << 20]; /* a megabyte of .bss: its far end is symmetric too */
 static long counter;
 static unsigned long bits;
 static float fl;
@@ -72,6 +73,11 @@ static void rma_sizes(void)
 
 static void rma_typed(int *heap)
 {
+    long tail = 1000 + me, back = 0;
+    shmem_putmem(big + sizeof big - 8, &tail, 8, (me + 1) % npes);
+    shmem_barrier_all();
+    shmem_getmem(&back, big + sizeof big - 8, 8, me);
+    CHECK(back == 1000 + (me + npes - 1) % npes);
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
     int src[8];
     for (int i = 0; i < 8; i++)
