@@ -113,6 +113,22 @@
 // package shmem. Operations Go carried set abi_shm.pending, so quiet and
 // fence cross into Go only when they have something to complete.
 //
+// # shmem.h: OpenSHMEM 1.5
+//
+// include/shmem.h is OpenSHMEM 1.5's C API on the same engine and heap as
+// gshmem.h (internal/gen/gshmem_openshmem*.go generates it, pshmem.h,
+// zshmem.c and the aliases from the specification's type tables): every
+// routine is pshmem_X, with shmem_X its weak alias; the typed families are
+// gshmem.h's cores under OpenSHMEM's names, with a shmem_ctx_ form of each
+// RMA, signal and atomic routine (a context is a team's PE map over the
+// one engine); shmem_coll.c runs the deprecated active-set collectives
+// over pSync and the reductions Go has no arithmetic for (long double,
+// complex). shmem_init makes the executable's .data and .bss symmetric
+// (shmem_static.go): they move into a heap object, whose pages are then
+// mapped at their own address, and shm_find turns an address there into
+// the object's heap offset, so every transport reaches a global.
+// porting-guide/07-openshmem.md says what there is and what it costs.
+//
 // # gshmem.h on the GPU (stage 3 in C)
 //
 // In the library built with -tags cuda the heap may be GPU memory, as
@@ -198,6 +214,9 @@
 //	gshmem_stream.c, gshmem_stream.go     the *_on_stream calls
 //	zgshmem.c, include/gshmem.h           generated: the typed families and the header
 //	include/gshmemx.h                     nvshmemx.h's counterpart (gshmem.h)
+//	shmem.c, shmem_coll.c, oshmem.h       OpenSHMEM 1.5's shmem.h: its untyped routines, the active-set collectives and C reductions
+//	shmem_static.go, shmstatic.h          the program's globals and statics made symmetric at shmem_init
+//	zshmem.c, zshmem_alias.h, include/shmem.h, pshmem.h, shmemx.h  generated: its typed routines, weak aliases, headers
 //	gshmem_kern*.go, gshmem_kern.c         stage 4: gshmem.cuh's device state bound into the program's kernels (registered binders) and driver-API modules
 //	zsymbols.c, zprotos.h, include/mpi.h  generated
 //	include/mpi-ext.h, cudaaware.go       MPIX_CUDA_AWARE_SUPPORT (0; 1 as installed from a -tags cuda build)

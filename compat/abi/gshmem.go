@@ -516,7 +516,7 @@ func shmLocateRest(call, what string, addr uintptr) shmem.Sym[byte] {
 			return shmObjAt(call, list[i].Off, off, int(list[i].Size-(off-list[i].Off)))
 		}
 	}
-	shmFatal(call, "%s %#x is not inside an object of gshmem_malloc on this PE", what, addr)
+	shmFatal(call, "%s %#x is not symmetric on this PE (inside no object of the heap, nor a global shmem_init made symmetric)", what, addr)
 	return shmem.Sym[byte]{}
 }
 
@@ -534,6 +534,6 @@ func shmLocate(call, what string, addr uintptr, n int) shmem.Sym[byte] {
 			return shmObjAt(call, list[i].Off, off, n)
 		}
 	}
-	shmFatal(call, "%s %#x (%d bytes) is not inside an object of gshmem_malloc on this PE", what, addr, n)
+	shmFatal(call, "%s %#x (%d bytes) is not symmetric on this PE (inside no object of the heap, nor a global shmem_init made symmetric)", what, addr, n)
 	return shmem.Sym[byte]{}
 }

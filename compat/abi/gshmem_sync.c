@@ -86,14 +86,21 @@ typedef struct shm_scan {
     const uint8_t *values;  /* the _vector forms: one value per element, else NULL */
     size_t *indices;        /* SOME: where the indices go */
     size_t result;          /* ANY: the index (SIZE_MAX for none); SOME: the count; ALL: 1 when all hold */
+    size_t start;           /* ANY: where the scan begins */
 } shm_scan;
+
+/* any_rotor moves where each ANY scan begins, so that repeated tests find
+ * every element that holds, not always the first (OpenSHMEM asks the
+ * _any routines to be fair). */
+static size_t any_rotor;
 
 int shm_scan_done(uintptr_t scan)
 {
     shm_scan *s = (shm_scan *)scan;
     size_t active = 0, count = 0;
     int all = 1;
-    for (size_t i = 0; i < s->n; i++) {
+    for (size_t j = 0; j < s->n; j++) {
+        size_t i = s->mode == ABI_SET_ANY ? (s->start + j) % s->n : j;
         if (s->status != NULL && s->status[i] != 0)
             continue;
         active++;
@@ -134,6 +141,8 @@ size_t shm_wait_set(const char *call, void *ivars, size_t nelems, size_t *indice
         shm_ready(call);
         return mode == ABI_SET_ANY ? SIZE_MAX : mode == ABI_SET_ALL;
     }
+    if (mode == ABI_SET_ANY)
+        s.start = __atomic_fetch_add(&any_rotor, 1, __ATOMIC_RELAXED) % nelems;
     uint64_t obj, off;
     size_t n = shm_bytes(call, nelems, (size_t)width);
     s.p = locate_ivar(call, ivars, width, cmp, &obj, &off);

@@ -182,10 +182,10 @@ func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src
 		// know and its counts differ (a PE may add nothing), and
 		// Alltoalls wants objects at least a stride long.
 		if d = shmLocateRest(c, "dest", uintptr(dest)); coll == collAlltoalls && d.Len() < dn {
-			shmFatal(c, "dest %#x (%d bytes) is not inside an object of gshmem_malloc on this PE", uintptr(dest), dn)
+			shmFatal(c, "dest %#x (%d bytes) is not symmetric on this PE (inside no object of the heap, nor a global shmem_init made symmetric)", uintptr(dest), dn)
 		}
 		if s = shmLocateRest(c, "source", uintptr(src)); s.Len() < sn {
-			shmFatal(c, "source %#x (%d bytes) is not inside an object of gshmem_malloc on this PE", uintptr(src), sn)
+			shmFatal(c, "source %#x (%d bytes) is not symmetric on this PE (inside no object of the heap, nor a global shmem_init made symmetric)", uintptr(src), sn)
 		}
 	} else {
 		d = shmLocate(c, "dest", uintptr(dest), dn)

@@ -165,7 +165,7 @@ static inline uint64_t shm_locate(const char *call, const char *what, const void
 {
     uint64_t off;
     if (!shm_find(addr, n, obj, &off))
-        shm_fatal(call, "%s %p (%zu bytes) is not inside an object of gshmem_malloc on this PE", what, addr, n);
+        shm_fatal(call, "%s %p (%zu bytes) is not symmetric on this PE (inside no object of the heap, nor a global shmem_init made symmetric)", what, addr, n);
     return off;
 }
 

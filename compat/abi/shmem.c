@@ -115,6 +115,15 @@ void *pshmem_ptr(const void *dest, int pe)
     return pe == abi_shm.my_pe ? (void *)dest : p;
 }
 
+void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    shm_ready("shmem_team_ptr");
+    int wpe = gshmem_team_translate_pe(team, pe, SHMEM_TEAM_WORLD);
+    if (wpe < 0)
+        return NULL; /* an invalid team, or pe not in it */
+    return pshmem_ptr(dest, wpe);
+}
+
 void pshmem_info_get_version(int *major, int *minor)
 {
     if (major != NULL)
@@ -161,6 +170,11 @@ int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t des
 int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                               const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team)
 {
+    if (parent_team == SHMEM_TEAM_INVALID) { /* no team, and nonzero, as the specification says */
+        if (new_team != NULL)
+            *new_team = SHMEM_TEAM_INVALID;
+        return 1;
+    }
     return gshmem_team_split_strided(parent_team, start, stride, size, (const gshmem_team_config_t *)config,
                                      config_mask, new_team);
 }
@@ -169,6 +183,13 @@ int pshmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_
                          long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                          long yaxis_mask, shmem_team_t *yaxis_team)
 {
+    if (parent_team == SHMEM_TEAM_INVALID) {
+        if (xaxis_team != NULL)
+            *xaxis_team = SHMEM_TEAM_INVALID;
+        if (yaxis_team != NULL)
+            *yaxis_team = SHMEM_TEAM_INVALID;
+        return 1;
+    }
     return gshmem_team_split_2d(parent_team, xrange, (const gshmem_team_config_t *)xaxis_config, xaxis_mask,
                                 xaxis_team, (const gshmem_team_config_t *)yaxis_config, yaxis_mask, yaxis_team);
 }
@@ -314,16 +335,17 @@ uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
 void pshmem_fence(void) { gshmem_fence(); }
 void pshmem_quiet(void) { gshmem_quiet(); }
 
+/* On SHMEM_CTX_INVALID, fence and quiet do nothing, as 1.5 says. */
 void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
-    oshi_pe("shmem_ctx_fence", ctx, 0);
-    gshmem_fence();
+    if (ctx != SHMEM_CTX_INVALID)
+        gshmem_fence();
 }
 
 void pshmem_ctx_quiet(shmem_ctx_t ctx)
 {
-    oshi_pe("shmem_ctx_quiet", ctx, 0);
-    gshmem_quiet();
+    if (ctx != SHMEM_CTX_INVALID)
+        gshmem_quiet();
 }
 
 void pshmem_set_lock(long *lock) { gshmem_set_lock(lock); }

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,11 +52,83 @@ func TestOpenSHMEM(t *testing.T) {
 		require.Equal(t, 0, r.code, "tcp, %d PEs\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
 		require.Equal(t, n, strings.Count(r.stdout, "oshmem ok"), r.stdout)
 	}
-	r := oshRun(t, 2, nil, exe, "shm", "start_pes")
+	// OpenSHMEM's variables: the heap's size (too small for the program's
+	// megabyte of globals: shmem_init says so), and SHMEM_INFO.
+	r := oshRun(t, 2, []string{"SHMEM_SYMMETRIC_SIZE=256k"}, exe, "shm")
+	require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "raise SHMEM_SYMMETRIC_SIZE")
+	r = oshRun(t, 1, []string{"SHMEM_INFO=1"}, exe, "shm")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "SHMEM_SYMMETRIC_SIZE")
+	r = oshRun(t, 2, nil, exe, "shm", "start_pes")
 	require.Equal(t, 0, r.code, "start_pes\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	r = oshRun(t, 3, nil, exe, "shm", "exit")
 	require.Equal(t, 7, r.code, "shmem_global_exit(7) is the job's status\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.NotContains(t, r.stdout, "oshmem ok")
+}
+
+// TestOpenSHMEMFatal checks that bad arguments end the job with a message
+// naming the routine, never a write outside an object.
+func TestOpenSHMEMFatal(t *testing.T) {
+	exe := oshCompile(t, "oshmem.c")
+	for what, msg := range map[string]string{
+		"bad-pe":    "shmem_long_put: PE 1: PE 2 is not a PE of this job (0..1)",
+		"bad-addr":  "shmem_long_put: PE 1: dest 0x",
+		"bad-set":   "shmem_barrier: PE 1: the active set (PE_start 0, logPE_stride 0, PE_size 3) ends at PE 2 of a job of 2",
+		"bad-psync": "shmem_barrier: PE 1: pSync 0x",
+		"bad-ctx":   "shmem_ctx_long_put: PE 1: ctx is SHMEM_CTX_INVALID",
+	} {
+		t.Run(what, func(t *testing.T) {
+			r := oshRun(t, 2, nil, exe, "shm", what)
+			require.Equal(t, 1, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+			require.Contains(t, r.stderr, "gshmem: "+msg)
+			require.NotContains(t, r.stdout, "not fatal")
+		})
+	}
+}
+
+// TestOpenSHMEMCxx builds shmem.h with oshc++ and runs it.
+func TestOpenSHMEMCxx(t *testing.T) {
+	exe := oshCompile(t, "oshmem.cpp")
+	r := oshRun(t, 2, nil, exe)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 2, strings.Count(r.stdout, "oshmem c++ ok"), r.stdout)
+}
+
+// TestOpenSHMEMSymbols checks that the installed library defines every
+// routine the installed shmem.h declares, as pshmem_X with shmem_X its
+// weak alias (the profiling interface).
+func TestOpenSHMEMSymbols(t *testing.T) {
+	setup(t)
+	h, err := os.ReadFile(filepath.Join(tool.prefix, "include", "shmem.h"))
+	require.NoError(t, err)
+	f, err := elf.Open(filepath.Join(tool.prefix, "lib", "libmpi_abi.so.1"))
+	require.NoError(t, err)
+	defer f.Close()
+	syms, err := f.DynamicSymbols()
+	require.NoError(t, err)
+	bind := map[string]elf.SymBind{}
+	for _, s := range syms {
+		if s.Section != elf.SHN_UNDEF && elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			bind[s.Name] = elf.ST_BIND(s.Info)
+		}
+	}
+	decl := regexp.MustCompile(`(?m)^[^#/ *][^(\n]*?\b(\w+)\([^)]*\);$`).FindAllStringSubmatch(string(h), -1)
+	require.Greater(t, len(decl), 1500)
+	var missing []string
+	for _, m := range decl {
+		n := m[1]
+		if strings.HasPrefix(n, "shmemi_") {
+			continue // the generics' compile-time error, never defined
+		}
+		if b, ok := bind[n]; !ok || b != elf.STB_WEAK {
+			missing = append(missing, n+" (weak)")
+		}
+		if b, ok := bind["p"+n]; !ok || b != elf.STB_GLOBAL {
+			missing = append(missing, "p"+n)
+		}
+	}
+	require.Empty(t, missing, "routines of shmem.h the library does not define")
 }
 
 // oshRun runs exe under the installed oshrun -np n with env added, as

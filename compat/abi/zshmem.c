@@ -3876,7 +3876,19 @@ extern __typeof__(pshmem_long_wait) shmem_long_wait __attribute__((weak, alias("
 void pshmem_longlong_wait(long long *ivar, long long cmp_value) { shm_wait("shmem_longlong_wait", ivar, sizeof(long long), ABI_SHM_SINT, GSHMEM_CMP_NE, shm_bits(&cmp_value, sizeof cmp_value)); }
 extern __typeof__(pshmem_longlong_wait) shmem_longlong_wait __attribute__((weak, alias("pshmem_longlong_wait")));
 
-/* Deprecated atomics (OpenSHMEM 1.3 names): TYPENAME_swap, cswap, fadd, finc, add, inc, fetch, set. */
+/* Deprecated atomics (OpenSHMEM 1.3 names, over 1.4's types): TYPENAME_swap, cswap, fadd, finc, add, inc, fetch, set. */
+float pshmem_float_swap(float *target, float value, int pe) { return pshmem_float_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_float_swap) shmem_float_swap __attribute__((weak, alias("pshmem_float_swap")));
+float pshmem_float_fetch(const float *target, int pe) { return pshmem_float_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_float_fetch) shmem_float_fetch __attribute__((weak, alias("pshmem_float_fetch")));
+void pshmem_float_set(float *target, float value, int pe) { pshmem_float_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_float_set) shmem_float_set __attribute__((weak, alias("pshmem_float_set")));
+double pshmem_double_swap(double *target, double value, int pe) { return pshmem_double_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_double_swap) shmem_double_swap __attribute__((weak, alias("pshmem_double_swap")));
+double pshmem_double_fetch(const double *target, int pe) { return pshmem_double_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_double_fetch) shmem_double_fetch __attribute__((weak, alias("pshmem_double_fetch")));
+void pshmem_double_set(double *target, double value, int pe) { pshmem_double_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_double_set) shmem_double_set __attribute__((weak, alias("pshmem_double_set")));
 int pshmem_int_swap(int *target, int value, int pe) { return pshmem_int_atomic_swap(target, value, pe); }
 extern __typeof__(pshmem_int_swap) shmem_int_swap __attribute__((weak, alias("pshmem_int_swap")));
 int pshmem_int_fetch(const int *target, int pe) { return pshmem_int_atomic_fetch(target, pe); }
@@ -3925,15 +3937,147 @@ void pshmem_longlong_add(long long *target, long long value, int pe) { pshmem_lo
 extern __typeof__(pshmem_longlong_add) shmem_longlong_add __attribute__((weak, alias("pshmem_longlong_add")));
 void pshmem_longlong_inc(long long *target, int pe) { pshmem_longlong_atomic_inc(target, pe); }
 extern __typeof__(pshmem_longlong_inc) shmem_longlong_inc __attribute__((weak, alias("pshmem_longlong_inc")));
-float pshmem_float_swap(float *target, float value, int pe) { return pshmem_float_atomic_swap(target, value, pe); }
-extern __typeof__(pshmem_float_swap) shmem_float_swap __attribute__((weak, alias("pshmem_float_swap")));
-float pshmem_float_fetch(const float *target, int pe) { return pshmem_float_atomic_fetch(target, pe); }
-extern __typeof__(pshmem_float_fetch) shmem_float_fetch __attribute__((weak, alias("pshmem_float_fetch")));
-void pshmem_float_set(float *target, float value, int pe) { pshmem_float_atomic_set(target, value, pe); }
-extern __typeof__(pshmem_float_set) shmem_float_set __attribute__((weak, alias("pshmem_float_set")));
-double pshmem_double_swap(double *target, double value, int pe) { return pshmem_double_atomic_swap(target, value, pe); }
-extern __typeof__(pshmem_double_swap) shmem_double_swap __attribute__((weak, alias("pshmem_double_swap")));
-double pshmem_double_fetch(const double *target, int pe) { return pshmem_double_atomic_fetch(target, pe); }
-extern __typeof__(pshmem_double_fetch) shmem_double_fetch __attribute__((weak, alias("pshmem_double_fetch")));
-void pshmem_double_set(double *target, double value, int pe) { pshmem_double_atomic_set(target, value, pe); }
-extern __typeof__(pshmem_double_set) shmem_double_set __attribute__((weak, alias("pshmem_double_set")));
+unsigned int pshmem_uint_swap(unsigned int *target, unsigned int value, int pe) { return pshmem_uint_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_uint_swap) shmem_uint_swap __attribute__((weak, alias("pshmem_uint_swap")));
+unsigned int pshmem_uint_fetch(const unsigned int *target, int pe) { return pshmem_uint_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_uint_fetch) shmem_uint_fetch __attribute__((weak, alias("pshmem_uint_fetch")));
+void pshmem_uint_set(unsigned int *target, unsigned int value, int pe) { pshmem_uint_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_uint_set) shmem_uint_set __attribute__((weak, alias("pshmem_uint_set")));
+unsigned int pshmem_uint_cswap(unsigned int *target, unsigned int cond, unsigned int value, int pe) { return pshmem_uint_atomic_compare_swap(target, cond, value, pe); }
+extern __typeof__(pshmem_uint_cswap) shmem_uint_cswap __attribute__((weak, alias("pshmem_uint_cswap")));
+unsigned int pshmem_uint_fadd(unsigned int *target, unsigned int value, int pe) { return pshmem_uint_atomic_fetch_add(target, value, pe); }
+extern __typeof__(pshmem_uint_fadd) shmem_uint_fadd __attribute__((weak, alias("pshmem_uint_fadd")));
+unsigned int pshmem_uint_finc(unsigned int *target, int pe) { return pshmem_uint_atomic_fetch_inc(target, pe); }
+extern __typeof__(pshmem_uint_finc) shmem_uint_finc __attribute__((weak, alias("pshmem_uint_finc")));
+void pshmem_uint_add(unsigned int *target, unsigned int value, int pe) { pshmem_uint_atomic_add(target, value, pe); }
+extern __typeof__(pshmem_uint_add) shmem_uint_add __attribute__((weak, alias("pshmem_uint_add")));
+void pshmem_uint_inc(unsigned int *target, int pe) { pshmem_uint_atomic_inc(target, pe); }
+extern __typeof__(pshmem_uint_inc) shmem_uint_inc __attribute__((weak, alias("pshmem_uint_inc")));
+unsigned long pshmem_ulong_swap(unsigned long *target, unsigned long value, int pe) { return pshmem_ulong_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_ulong_swap) shmem_ulong_swap __attribute__((weak, alias("pshmem_ulong_swap")));
+unsigned long pshmem_ulong_fetch(const unsigned long *target, int pe) { return pshmem_ulong_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_ulong_fetch) shmem_ulong_fetch __attribute__((weak, alias("pshmem_ulong_fetch")));
+void pshmem_ulong_set(unsigned long *target, unsigned long value, int pe) { pshmem_ulong_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_ulong_set) shmem_ulong_set __attribute__((weak, alias("pshmem_ulong_set")));
+unsigned long pshmem_ulong_cswap(unsigned long *target, unsigned long cond, unsigned long value, int pe) { return pshmem_ulong_atomic_compare_swap(target, cond, value, pe); }
+extern __typeof__(pshmem_ulong_cswap) shmem_ulong_cswap __attribute__((weak, alias("pshmem_ulong_cswap")));
+unsigned long pshmem_ulong_fadd(unsigned long *target, unsigned long value, int pe) { return pshmem_ulong_atomic_fetch_add(target, value, pe); }
+extern __typeof__(pshmem_ulong_fadd) shmem_ulong_fadd __attribute__((weak, alias("pshmem_ulong_fadd")));
+unsigned long pshmem_ulong_finc(unsigned long *target, int pe) { return pshmem_ulong_atomic_fetch_inc(target, pe); }
+extern __typeof__(pshmem_ulong_finc) shmem_ulong_finc __attribute__((weak, alias("pshmem_ulong_finc")));
+void pshmem_ulong_add(unsigned long *target, unsigned long value, int pe) { pshmem_ulong_atomic_add(target, value, pe); }
+extern __typeof__(pshmem_ulong_add) shmem_ulong_add __attribute__((weak, alias("pshmem_ulong_add")));
+void pshmem_ulong_inc(unsigned long *target, int pe) { pshmem_ulong_atomic_inc(target, pe); }
+extern __typeof__(pshmem_ulong_inc) shmem_ulong_inc __attribute__((weak, alias("pshmem_ulong_inc")));
+unsigned long long pshmem_ulonglong_swap(unsigned long long *target, unsigned long long value, int pe) { return pshmem_ulonglong_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_ulonglong_swap) shmem_ulonglong_swap __attribute__((weak, alias("pshmem_ulonglong_swap")));
+unsigned long long pshmem_ulonglong_fetch(const unsigned long long *target, int pe) { return pshmem_ulonglong_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_ulonglong_fetch) shmem_ulonglong_fetch __attribute__((weak, alias("pshmem_ulonglong_fetch")));
+void pshmem_ulonglong_set(unsigned long long *target, unsigned long long value, int pe) { pshmem_ulonglong_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_ulonglong_set) shmem_ulonglong_set __attribute__((weak, alias("pshmem_ulonglong_set")));
+unsigned long long pshmem_ulonglong_cswap(unsigned long long *target, unsigned long long cond, unsigned long long value, int pe) { return pshmem_ulonglong_atomic_compare_swap(target, cond, value, pe); }
+extern __typeof__(pshmem_ulonglong_cswap) shmem_ulonglong_cswap __attribute__((weak, alias("pshmem_ulonglong_cswap")));
+unsigned long long pshmem_ulonglong_fadd(unsigned long long *target, unsigned long long value, int pe) { return pshmem_ulonglong_atomic_fetch_add(target, value, pe); }
+extern __typeof__(pshmem_ulonglong_fadd) shmem_ulonglong_fadd __attribute__((weak, alias("pshmem_ulonglong_fadd")));
+unsigned long long pshmem_ulonglong_finc(unsigned long long *target, int pe) { return pshmem_ulonglong_atomic_fetch_inc(target, pe); }
+extern __typeof__(pshmem_ulonglong_finc) shmem_ulonglong_finc __attribute__((weak, alias("pshmem_ulonglong_finc")));
+void pshmem_ulonglong_add(unsigned long long *target, unsigned long long value, int pe) { pshmem_ulonglong_atomic_add(target, value, pe); }
+extern __typeof__(pshmem_ulonglong_add) shmem_ulonglong_add __attribute__((weak, alias("pshmem_ulonglong_add")));
+void pshmem_ulonglong_inc(unsigned long long *target, int pe) { pshmem_ulonglong_atomic_inc(target, pe); }
+extern __typeof__(pshmem_ulonglong_inc) shmem_ulonglong_inc __attribute__((weak, alias("pshmem_ulonglong_inc")));
+int32_t pshmem_int32_swap(int32_t *target, int32_t value, int pe) { return pshmem_int32_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_int32_swap) shmem_int32_swap __attribute__((weak, alias("pshmem_int32_swap")));
+int32_t pshmem_int32_fetch(const int32_t *target, int pe) { return pshmem_int32_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_int32_fetch) shmem_int32_fetch __attribute__((weak, alias("pshmem_int32_fetch")));
+void pshmem_int32_set(int32_t *target, int32_t value, int pe) { pshmem_int32_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_int32_set) shmem_int32_set __attribute__((weak, alias("pshmem_int32_set")));
+int32_t pshmem_int32_cswap(int32_t *target, int32_t cond, int32_t value, int pe) { return pshmem_int32_atomic_compare_swap(target, cond, value, pe); }
+extern __typeof__(pshmem_int32_cswap) shmem_int32_cswap __attribute__((weak, alias("pshmem_int32_cswap")));
+int32_t pshmem_int32_fadd(int32_t *target, int32_t value, int pe) { return pshmem_int32_atomic_fetch_add(target, value, pe); }
+extern __typeof__(pshmem_int32_fadd) shmem_int32_fadd __attribute__((weak, alias("pshmem_int32_fadd")));
+int32_t pshmem_int32_finc(int32_t *target, int pe) { return pshmem_int32_atomic_fetch_inc(target, pe); }
+extern __typeof__(pshmem_int32_finc) shmem_int32_finc __attribute__((weak, alias("pshmem_int32_finc")));
+void pshmem_int32_add(int32_t *target, int32_t value, int pe) { pshmem_int32_atomic_add(target, value, pe); }
+extern __typeof__(pshmem_int32_add) shmem_int32_add __attribute__((weak, alias("pshmem_int32_add")));
+void pshmem_int32_inc(int32_t *target, int pe) { pshmem_int32_atomic_inc(target, pe); }
+extern __typeof__(pshmem_int32_inc) shmem_int32_inc __attribute__((weak, alias("pshmem_int32_inc")));
+int64_t pshmem_int64_swap(int64_t *target, int64_t value, int pe) { return pshmem_int64_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_int64_swap) shmem_int64_swap __attribute__((weak, alias("pshmem_int64_swap")));
+int64_t pshmem_int64_fetch(const int64_t *target, int pe) { return pshmem_int64_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_int64_fetch) shmem_int64_fetch __attribute__((weak, alias("pshmem_int64_fetch")));
+void pshmem_int64_set(int64_t *target, int64_t value, int pe) { pshmem_int64_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_int64_set) shmem_int64_set __attribute__((weak, alias("pshmem_int64_set")));
+int64_t pshmem_int64_cswap(int64_t *target, int64_t cond, int64_t value, int pe) { return pshmem_int64_atomic_compare_swap(target, cond, value, pe); }
+extern __typeof__(pshmem_int64_cswap) shmem_int64_cswap __attribute__((weak, alias("pshmem_int64_cswap")));
+int64_t pshmem_int64_fadd(int64_t *target, int64_t value, int pe) { return pshmem_int64_atomic_fetch_add(target, value, pe); }
+extern __typeof__(pshmem_int64_fadd) shmem_int64_fadd __attribute__((weak, alias("pshmem_int64_fadd")));
+int64_t pshmem_int64_finc(int64_t *target, int pe) { return pshmem_int64_atomic_fetch_inc(target, pe); }
+extern __typeof__(pshmem_int64_finc) shmem_int64_finc __attribute__((weak, alias("pshmem_int64_finc")));
+void pshmem_int64_add(int64_t *target, int64_t value, int pe) { pshmem_int64_atomic_add(target, value, pe); }
+extern __typeof__(pshmem_int64_add) shmem_int64_add __attribute__((weak, alias("pshmem_int64_add")));
+void pshmem_int64_inc(int64_t *target, int pe) { pshmem_int64_atomic_inc(target, pe); }
+extern __typeof__(pshmem_int64_inc) shmem_int64_inc __attribute__((weak, alias("pshmem_int64_inc")));
+uint32_t pshmem_uint32_swap(uint32_t *target, uint32_t value, int pe) { return pshmem_uint32_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_uint32_swap) shmem_uint32_swap __attribute__((weak, alias("pshmem_uint32_swap")));
+uint32_t pshmem_uint32_fetch(const uint32_t *target, int pe) { return pshmem_uint32_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_uint32_fetch) shmem_uint32_fetch __attribute__((weak, alias("pshmem_uint32_fetch")));
+void pshmem_uint32_set(uint32_t *target, uint32_t value, int pe) { pshmem_uint32_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_uint32_set) shmem_uint32_set __attribute__((weak, alias("pshmem_uint32_set")));
+uint32_t pshmem_uint32_cswap(uint32_t *target, uint32_t cond, uint32_t value, int pe) { return pshmem_uint32_atomic_compare_swap(target, cond, value, pe); }
+extern __typeof__(pshmem_uint32_cswap) shmem_uint32_cswap __attribute__((weak, alias("pshmem_uint32_cswap")));
+uint32_t pshmem_uint32_fadd(uint32_t *target, uint32_t value, int pe) { return pshmem_uint32_atomic_fetch_add(target, value, pe); }
+extern __typeof__(pshmem_uint32_fadd) shmem_uint32_fadd __attribute__((weak, alias("pshmem_uint32_fadd")));
+uint32_t pshmem_uint32_finc(uint32_t *target, int pe) { return pshmem_uint32_atomic_fetch_inc(target, pe); }
+extern __typeof__(pshmem_uint32_finc) shmem_uint32_finc __attribute__((weak, alias("pshmem_uint32_finc")));
+void pshmem_uint32_add(uint32_t *target, uint32_t value, int pe) { pshmem_uint32_atomic_add(target, value, pe); }
+extern __typeof__(pshmem_uint32_add) shmem_uint32_add __attribute__((weak, alias("pshmem_uint32_add")));
+void pshmem_uint32_inc(uint32_t *target, int pe) { pshmem_uint32_atomic_inc(target, pe); }
+extern __typeof__(pshmem_uint32_inc) shmem_uint32_inc __attribute__((weak, alias("pshmem_uint32_inc")));
+uint64_t pshmem_uint64_swap(uint64_t *target, uint64_t value, int pe) { return pshmem_uint64_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_uint64_swap) shmem_uint64_swap __attribute__((weak, alias("pshmem_uint64_swap")));
+uint64_t pshmem_uint64_fetch(const uint64_t *target, int pe) { return pshmem_uint64_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_uint64_fetch) shmem_uint64_fetch __attribute__((weak, alias("pshmem_uint64_fetch")));
+void pshmem_uint64_set(uint64_t *target, uint64_t value, int pe) { pshmem_uint64_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_uint64_set) shmem_uint64_set __attribute__((weak, alias("pshmem_uint64_set")));
+uint64_t pshmem_uint64_cswap(uint64_t *target, uint64_t cond, uint64_t value, int pe) { return pshmem_uint64_atomic_compare_swap(target, cond, value, pe); }
+extern __typeof__(pshmem_uint64_cswap) shmem_uint64_cswap __attribute__((weak, alias("pshmem_uint64_cswap")));
+uint64_t pshmem_uint64_fadd(uint64_t *target, uint64_t value, int pe) { return pshmem_uint64_atomic_fetch_add(target, value, pe); }
+extern __typeof__(pshmem_uint64_fadd) shmem_uint64_fadd __attribute__((weak, alias("pshmem_uint64_fadd")));
+uint64_t pshmem_uint64_finc(uint64_t *target, int pe) { return pshmem_uint64_atomic_fetch_inc(target, pe); }
+extern __typeof__(pshmem_uint64_finc) shmem_uint64_finc __attribute__((weak, alias("pshmem_uint64_finc")));
+void pshmem_uint64_add(uint64_t *target, uint64_t value, int pe) { pshmem_uint64_atomic_add(target, value, pe); }
+extern __typeof__(pshmem_uint64_add) shmem_uint64_add __attribute__((weak, alias("pshmem_uint64_add")));
+void pshmem_uint64_inc(uint64_t *target, int pe) { pshmem_uint64_atomic_inc(target, pe); }
+extern __typeof__(pshmem_uint64_inc) shmem_uint64_inc __attribute__((weak, alias("pshmem_uint64_inc")));
+size_t pshmem_size_swap(size_t *target, size_t value, int pe) { return pshmem_size_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_size_swap) shmem_size_swap __attribute__((weak, alias("pshmem_size_swap")));
+size_t pshmem_size_fetch(const size_t *target, int pe) { return pshmem_size_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_size_fetch) shmem_size_fetch __attribute__((weak, alias("pshmem_size_fetch")));
+void pshmem_size_set(size_t *target, size_t value, int pe) { pshmem_size_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_size_set) shmem_size_set __attribute__((weak, alias("pshmem_size_set")));
+size_t pshmem_size_cswap(size_t *target, size_t cond, size_t value, int pe) { return pshmem_size_atomic_compare_swap(target, cond, value, pe); }
+extern __typeof__(pshmem_size_cswap) shmem_size_cswap __attribute__((weak, alias("pshmem_size_cswap")));
+size_t pshmem_size_fadd(size_t *target, size_t value, int pe) { return pshmem_size_atomic_fetch_add(target, value, pe); }
+extern __typeof__(pshmem_size_fadd) shmem_size_fadd __attribute__((weak, alias("pshmem_size_fadd")));
+size_t pshmem_size_finc(size_t *target, int pe) { return pshmem_size_atomic_fetch_inc(target, pe); }
+extern __typeof__(pshmem_size_finc) shmem_size_finc __attribute__((weak, alias("pshmem_size_finc")));
+void pshmem_size_add(size_t *target, size_t value, int pe) { pshmem_size_atomic_add(target, value, pe); }
+extern __typeof__(pshmem_size_add) shmem_size_add __attribute__((weak, alias("pshmem_size_add")));
+void pshmem_size_inc(size_t *target, int pe) { pshmem_size_atomic_inc(target, pe); }
+extern __typeof__(pshmem_size_inc) shmem_size_inc __attribute__((weak, alias("pshmem_size_inc")));
+ptrdiff_t pshmem_ptrdiff_swap(ptrdiff_t *target, ptrdiff_t value, int pe) { return pshmem_ptrdiff_atomic_swap(target, value, pe); }
+extern __typeof__(pshmem_ptrdiff_swap) shmem_ptrdiff_swap __attribute__((weak, alias("pshmem_ptrdiff_swap")));
+ptrdiff_t pshmem_ptrdiff_fetch(const ptrdiff_t *target, int pe) { return pshmem_ptrdiff_atomic_fetch(target, pe); }
+extern __typeof__(pshmem_ptrdiff_fetch) shmem_ptrdiff_fetch __attribute__((weak, alias("pshmem_ptrdiff_fetch")));
+void pshmem_ptrdiff_set(ptrdiff_t *target, ptrdiff_t value, int pe) { pshmem_ptrdiff_atomic_set(target, value, pe); }
+extern __typeof__(pshmem_ptrdiff_set) shmem_ptrdiff_set __attribute__((weak, alias("pshmem_ptrdiff_set")));
+ptrdiff_t pshmem_ptrdiff_cswap(ptrdiff_t *target, ptrdiff_t cond, ptrdiff_t value, int pe) { return pshmem_ptrdiff_atomic_compare_swap(target, cond, value, pe); }
+extern __typeof__(pshmem_ptrdiff_cswap) shmem_ptrdiff_cswap __attribute__((weak, alias("pshmem_ptrdiff_cswap")));
+ptrdiff_t pshmem_ptrdiff_fadd(ptrdiff_t *target, ptrdiff_t value, int pe) { return pshmem_ptrdiff_atomic_fetch_add(target, value, pe); }
+extern __typeof__(pshmem_ptrdiff_fadd) shmem_ptrdiff_fadd __attribute__((weak, alias("pshmem_ptrdiff_fadd")));
+ptrdiff_t pshmem_ptrdiff_finc(ptrdiff_t *target, int pe) { return pshmem_ptrdiff_atomic_fetch_inc(target, pe); }
+extern __typeof__(pshmem_ptrdiff_finc) shmem_ptrdiff_finc __attribute__((weak, alias("pshmem_ptrdiff_finc")));
+void pshmem_ptrdiff_add(ptrdiff_t *target, ptrdiff_t value, int pe) { pshmem_ptrdiff_atomic_add(target, value, pe); }
+extern __typeof__(pshmem_ptrdiff_add) shmem_ptrdiff_add __attribute__((weak, alias("pshmem_ptrdiff_add")));
+void pshmem_ptrdiff_inc(ptrdiff_t *target, int pe) { pshmem_ptrdiff_atomic_inc(target, pe); }
+extern __typeof__(pshmem_ptrdiff_inc) shmem_ptrdiff_inc __attribute__((weak, alias("pshmem_ptrdiff_inc")));

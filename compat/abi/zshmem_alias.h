@@ -12,6 +12,7 @@ extern __typeof__(pshmem_global_exit) shmem_global_exit __attribute__((weak, ali
 extern __typeof__(pshmem_pe_accessible) shmem_pe_accessible __attribute__((weak, alias("pshmem_pe_accessible")));
 extern __typeof__(pshmem_addr_accessible) shmem_addr_accessible __attribute__((weak, alias("pshmem_addr_accessible")));
 extern __typeof__(pshmem_ptr) shmem_ptr __attribute__((weak, alias("pshmem_ptr")));
+extern __typeof__(pshmem_team_ptr) shmem_team_ptr __attribute__((weak, alias("pshmem_team_ptr")));
 extern __typeof__(pshmem_info_get_version) shmem_info_get_version __attribute__((weak, alias("pshmem_info_get_version")));
 extern __typeof__(pshmem_info_get_name) shmem_info_get_name __attribute__((weak, alias("pshmem_info_get_name")));
 extern __typeof__(pshmem_malloc) shmem_malloc __attribute__((weak, alias("pshmem_malloc")));

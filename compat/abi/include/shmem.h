@@ -109,6 +109,7 @@ void shmem_global_exit(int status);
 int shmem_pe_accessible(int pe);
 int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 
@@ -1997,7 +1998,13 @@ void shmem_int_wait(int *ivar, int cmp_value);
 void shmem_long_wait(long *ivar, long cmp_value);
 void shmem_longlong_wait(long long *ivar, long long cmp_value);
 
-/* Deprecated atomics (OpenSHMEM 1.3 names): TYPENAME_swap, cswap, fadd, finc, add, inc, fetch, set. */
+/* Deprecated atomics (OpenSHMEM 1.3 names, over 1.4's types): TYPENAME_swap, cswap, fadd, finc, add, inc, fetch, set. */
+float shmem_float_swap(float *target, float value, int pe);
+float shmem_float_fetch(const float *target, int pe);
+void shmem_float_set(float *target, float value, int pe);
+double shmem_double_swap(double *target, double value, int pe);
+double shmem_double_fetch(const double *target, int pe);
+void shmem_double_set(double *target, double value, int pe);
 int shmem_int_swap(int *target, int value, int pe);
 int shmem_int_fetch(const int *target, int pe);
 void shmem_int_set(int *target, int value, int pe);
@@ -2022,12 +2029,78 @@ long long shmem_longlong_fadd(long long *target, long long value, int pe);
 long long shmem_longlong_finc(long long *target, int pe);
 void shmem_longlong_add(long long *target, long long value, int pe);
 void shmem_longlong_inc(long long *target, int pe);
-float shmem_float_swap(float *target, float value, int pe);
-float shmem_float_fetch(const float *target, int pe);
-void shmem_float_set(float *target, float value, int pe);
-double shmem_double_swap(double *target, double value, int pe);
-double shmem_double_fetch(const double *target, int pe);
-void shmem_double_set(double *target, double value, int pe);
+unsigned int shmem_uint_swap(unsigned int *target, unsigned int value, int pe);
+unsigned int shmem_uint_fetch(const unsigned int *target, int pe);
+void shmem_uint_set(unsigned int *target, unsigned int value, int pe);
+unsigned int shmem_uint_cswap(unsigned int *target, unsigned int cond, unsigned int value, int pe);
+unsigned int shmem_uint_fadd(unsigned int *target, unsigned int value, int pe);
+unsigned int shmem_uint_finc(unsigned int *target, int pe);
+void shmem_uint_add(unsigned int *target, unsigned int value, int pe);
+void shmem_uint_inc(unsigned int *target, int pe);
+unsigned long shmem_ulong_swap(unsigned long *target, unsigned long value, int pe);
+unsigned long shmem_ulong_fetch(const unsigned long *target, int pe);
+void shmem_ulong_set(unsigned long *target, unsigned long value, int pe);
+unsigned long shmem_ulong_cswap(unsigned long *target, unsigned long cond, unsigned long value, int pe);
+unsigned long shmem_ulong_fadd(unsigned long *target, unsigned long value, int pe);
+unsigned long shmem_ulong_finc(unsigned long *target, int pe);
+void shmem_ulong_add(unsigned long *target, unsigned long value, int pe);
+void shmem_ulong_inc(unsigned long *target, int pe);
+unsigned long long shmem_ulonglong_swap(unsigned long long *target, unsigned long long value, int pe);
+unsigned long long shmem_ulonglong_fetch(const unsigned long long *target, int pe);
+void shmem_ulonglong_set(unsigned long long *target, unsigned long long value, int pe);
+unsigned long long shmem_ulonglong_cswap(unsigned long long *target, unsigned long long cond, unsigned long long value, int pe);
+unsigned long long shmem_ulonglong_fadd(unsigned long long *target, unsigned long long value, int pe);
+unsigned long long shmem_ulonglong_finc(unsigned long long *target, int pe);
+void shmem_ulonglong_add(unsigned long long *target, unsigned long long value, int pe);
+void shmem_ulonglong_inc(unsigned long long *target, int pe);
+int32_t shmem_int32_swap(int32_t *target, int32_t value, int pe);
+int32_t shmem_int32_fetch(const int32_t *target, int pe);
+void shmem_int32_set(int32_t *target, int32_t value, int pe);
+int32_t shmem_int32_cswap(int32_t *target, int32_t cond, int32_t value, int pe);
+int32_t shmem_int32_fadd(int32_t *target, int32_t value, int pe);
+int32_t shmem_int32_finc(int32_t *target, int pe);
+void shmem_int32_add(int32_t *target, int32_t value, int pe);
+void shmem_int32_inc(int32_t *target, int pe);
+int64_t shmem_int64_swap(int64_t *target, int64_t value, int pe);
+int64_t shmem_int64_fetch(const int64_t *target, int pe);
+void shmem_int64_set(int64_t *target, int64_t value, int pe);
+int64_t shmem_int64_cswap(int64_t *target, int64_t cond, int64_t value, int pe);
+int64_t shmem_int64_fadd(int64_t *target, int64_t value, int pe);
+int64_t shmem_int64_finc(int64_t *target, int pe);
+void shmem_int64_add(int64_t *target, int64_t value, int pe);
+void shmem_int64_inc(int64_t *target, int pe);
+uint32_t shmem_uint32_swap(uint32_t *target, uint32_t value, int pe);
+uint32_t shmem_uint32_fetch(const uint32_t *target, int pe);
+void shmem_uint32_set(uint32_t *target, uint32_t value, int pe);
+uint32_t shmem_uint32_cswap(uint32_t *target, uint32_t cond, uint32_t value, int pe);
+uint32_t shmem_uint32_fadd(uint32_t *target, uint32_t value, int pe);
+uint32_t shmem_uint32_finc(uint32_t *target, int pe);
+void shmem_uint32_add(uint32_t *target, uint32_t value, int pe);
+void shmem_uint32_inc(uint32_t *target, int pe);
+uint64_t shmem_uint64_swap(uint64_t *target, uint64_t value, int pe);
+uint64_t shmem_uint64_fetch(const uint64_t *target, int pe);
+void shmem_uint64_set(uint64_t *target, uint64_t value, int pe);
+uint64_t shmem_uint64_cswap(uint64_t *target, uint64_t cond, uint64_t value, int pe);
+uint64_t shmem_uint64_fadd(uint64_t *target, uint64_t value, int pe);
+uint64_t shmem_uint64_finc(uint64_t *target, int pe);
+void shmem_uint64_add(uint64_t *target, uint64_t value, int pe);
+void shmem_uint64_inc(uint64_t *target, int pe);
+size_t shmem_size_swap(size_t *target, size_t value, int pe);
+size_t shmem_size_fetch(const size_t *target, int pe);
+void shmem_size_set(size_t *target, size_t value, int pe);
+size_t shmem_size_cswap(size_t *target, size_t cond, size_t value, int pe);
+size_t shmem_size_fadd(size_t *target, size_t value, int pe);
+size_t shmem_size_finc(size_t *target, int pe);
+void shmem_size_add(size_t *target, size_t value, int pe);
+void shmem_size_inc(size_t *target, int pe);
+ptrdiff_t shmem_ptrdiff_swap(ptrdiff_t *target, ptrdiff_t value, int pe);
+ptrdiff_t shmem_ptrdiff_fetch(const ptrdiff_t *target, int pe);
+void shmem_ptrdiff_set(ptrdiff_t *target, ptrdiff_t value, int pe);
+ptrdiff_t shmem_ptrdiff_cswap(ptrdiff_t *target, ptrdiff_t cond, ptrdiff_t value, int pe);
+ptrdiff_t shmem_ptrdiff_fadd(ptrdiff_t *target, ptrdiff_t value, int pe);
+ptrdiff_t shmem_ptrdiff_finc(ptrdiff_t *target, int pe);
+void shmem_ptrdiff_add(ptrdiff_t *target, ptrdiff_t value, int pe);
+void shmem_ptrdiff_inc(ptrdiff_t *target, int pe);
 
 #ifdef __cplusplus
 }
@@ -2106,6 +2179,14 @@ void shmemi_generic_unsupported(void);
 #define shmem_inc(...) _Generic(SHMEMI_ARG1(__VA_ARGS__, 0, 0), int *: shmem_int_atomic_inc, long *: shmem_long_atomic_inc, long long *: shmem_longlong_atomic_inc, unsigned int *: shmem_uint_atomic_inc, unsigned long *: shmem_ulong_atomic_inc, unsigned long long *: shmem_ulonglong_atomic_inc, default: shmemi_generic_unsupported)(__VA_ARGS__)
 #define shmem_fetch(...) _Generic(SHMEMI_ARG1(__VA_ARGS__, 0, 0), float *: shmem_float_atomic_fetch, const float *: shmem_float_atomic_fetch, double *: shmem_double_atomic_fetch, const double *: shmem_double_atomic_fetch, int *: shmem_int_atomic_fetch, const int *: shmem_int_atomic_fetch, long *: shmem_long_atomic_fetch, const long *: shmem_long_atomic_fetch, long long *: shmem_longlong_atomic_fetch, const long long *: shmem_longlong_atomic_fetch, unsigned int *: shmem_uint_atomic_fetch, const unsigned int *: shmem_uint_atomic_fetch, unsigned long *: shmem_ulong_atomic_fetch, const unsigned long *: shmem_ulong_atomic_fetch, unsigned long long *: shmem_ulonglong_atomic_fetch, const unsigned long long *: shmem_ulonglong_atomic_fetch, default: shmemi_generic_unsupported)(__VA_ARGS__)
 #define shmem_set(...) _Generic(SHMEMI_ARG1(__VA_ARGS__, 0, 0), float *: shmem_float_atomic_set, double *: shmem_double_atomic_set, int *: shmem_int_atomic_set, long *: shmem_long_atomic_set, long long *: shmem_longlong_atomic_set, unsigned int *: shmem_uint_atomic_set, unsigned long *: shmem_ulong_atomic_set, unsigned long long *: shmem_ulonglong_atomic_set, default: shmemi_generic_unsupported)(__VA_ARGS__)
+/* shmem_sync(team) is shmem_team_sync; shmem_sync with four arguments the
+ * deprecated active-set form. */
+#define SHMEMI_ARG5(a, b, c, d, e, ...) e
+#define shmem_sync(...) SHMEMI_ARG5(__VA_ARGS__, shmem_sync, shmemi_generic_unsupported, shmemi_generic_unsupported, shmem_team_sync, 0)(__VA_ARGS__)
+#endif
+#ifdef __cplusplus
+/* C++: shmem_sync(team) as an overload. */
+static inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
 #endif
 
 #endif /* SHMEM_H */

@@ -3,9 +3,10 @@
  * locks, on the symmetric heap and on the program's own globals and
  * statics, with the typed, the C11 generic and the deprecated names.
  *
- * oshmem [shm|any] [start_pes|exit]: shm asks shmem_ptr to reach every PE
- * (one node, mapped); start_pes starts with the deprecated call; exit ends
- * the job by shmem_global_exit(7) from the last PE. */
+ * oshmem [shm|any] [start_pes|exit|bad-*]: shm asks shmem_ptr to reach
+ * every PE (one node, mapped); start_pes starts with the deprecated call;
+ * exit ends the job by shmem_global_exit(7) from the last PE; bad-pe,
+ * bad-addr, bad-set, bad-psync and bad-ctx make PE 1 pass a bad argument. */
 #include <complex.h>
 #include <shmem.h>
 #include <shmemx.h>
@@ -26,6 +27,7 @@ static int me, npes;
 /* Globals and statics: .data and .bss. */
 int data_init[4] = {11, 22, 33, 44};
 static unsigned char bytes[8192];
+static char big[1 << 20]; /* a megabyte of .bss: its far end is symmetric too */
 static long counter;
 static unsigned long bits;
 static float fl;
@@ -71,6 +73,11 @@ static void rma_sizes(void)
 
 static void rma_typed(int *heap)
 {
+    long tail = 1000 + me, back = 0;
+    shmem_putmem(big + sizeof big - 8, &tail, 8, (me + 1) % npes);
+    shmem_barrier_all();
+    shmem_getmem(&back, big + sizeof big - 8, 8, me);
+    CHECK(back == 1000 + (me + npes - 1) % npes);
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
     int src[8];
     for (int i = 0; i < 8; i++)
@@ -155,6 +162,10 @@ static void atomics(void)
         CHECK(shmem_long_fetch(&counter, 0) == 3L * npes);
     shmem_barrier_all();
     shmem_ctx_destroy(ctx);
+    /* On SHMEM_CTX_INVALID, these do nothing. */
+    shmem_ctx_quiet(SHMEM_CTX_INVALID);
+    shmem_ctx_fence(SHMEM_CTX_INVALID);
+    shmem_ctx_destroy(SHMEM_CTX_INVALID);
 }
 
 static void waits_and_signals(long *heap)
@@ -172,6 +183,15 @@ static void waits_and_signals(long *heap)
         status[i] = 1; /* slots no PE sets */
     shmem_int_wait_until_all(flags, 4, status, SHMEM_CMP_EQ, 1);
     CHECK(shmem_test_any(flags, 4, status, SHMEM_CMP_EQ, 1) < 4);
+    /* Fair: repeated tests find every element that holds. */
+    int found[4] = {0, 0, 0, 0}, nfound = 0;
+    for (int i = 0; i < 64 && nfound < npes; i++) {
+        size_t k = shmem_test_any(flags, 4, status, SHMEM_CMP_EQ, 1);
+        CHECK(k < (size_t)npes);
+        nfound += !found[k];
+        found[k] = 1;
+    }
+    CHECK(nfound == npes);
     shmem_barrier_all();
     /* Put with signal into the heap, the signal a global. */
     long src[4] = {me, me + 1, me + 2, me + 3};
@@ -384,6 +404,26 @@ int main(int argc, char **argv)
             shmem_global_exit(7);
         shmem_barrier_all(); /* the others wait, and are ended */
         return 1;
+    }
+    if (argc > 2 && strncmp(argv[2], "bad-", 4) == 0) {
+        /* Bad arguments end the job naming the routine; PE 1 makes them. */
+        long here = 0, v = 1;
+        shmem_barrier_all();
+        if (me == 1) {
+            if (strcmp(argv[2], "bad-pe") == 0)
+                shmem_long_put(&counter, &v, 1, npes);
+            if (strcmp(argv[2], "bad-addr") == 0)
+                shmem_long_put(&here, &v, 1, 0);
+            if (strcmp(argv[2], "bad-set") == 0)
+                shmem_barrier(0, 0, npes + 1, ps_bar);
+            if (strcmp(argv[2], "bad-psync") == 0)
+                shmem_barrier(1, 0, 1, &here);
+            if (strcmp(argv[2], "bad-ctx") == 0)
+                shmem_ctx_long_put(SHMEM_CTX_INVALID, &counter, &v, 1, 0);
+            printf("not fatal\n");
+        }
+        shmem_barrier_all();
+        return 0;
     }
     int *iheap = shmem_calloc(64, sizeof(int));
     long *lheap = shmem_malloc(64 * sizeof(long));

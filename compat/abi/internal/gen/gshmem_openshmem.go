@@ -181,8 +181,8 @@ func oshDeprecated(add func(string, oshFunc)) {
 		add(wait, oshFunc{fmt.Sprintf("void %s(%s *ivar, %s cmp_value)", n, t.c, t.c),
 			fmt.Sprintf(`shm_wait("%s", ivar, sizeof(%s), %s, GSHMEM_CMP_NE, shm_bits(&cmp_value, sizeof cmp_value));`, n, t.c, t.kindOf())})
 	}
-	const amo = "Deprecated atomics (OpenSHMEM 1.3 names): TYPENAME_swap, cswap, fadd, finc, add, inc, fetch, set"
-	for _, t := range types("int", "long", "longlong", "float", "double") {
+	const amo = "Deprecated atomics (OpenSHMEM 1.3 names, over 1.4's types): TYPENAME_swap, cswap, fadd, finc, add, inc, fetch, set"
+	for _, t := range extTypes {
 		float := t.kind == "f"
 		type dep struct{ old, ret, params, call, args string }
 		list := []dep{
@@ -226,6 +226,7 @@ var oshUntyped = []struct {
 		"int shmem_pe_accessible(int pe)",
 		"int shmem_addr_accessible(const void *addr, int pe)",
 		"void *shmem_ptr(const void *dest, int pe)",
+		"void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)",
 		"void shmem_info_get_version(int *major, int *minor)",
 		"void shmem_info_get_name(char *name)",
 	}},

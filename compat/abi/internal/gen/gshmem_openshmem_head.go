@@ -248,6 +248,15 @@ void shmemi_generic_unsupported(void);
 		}
 		fmt.Fprintf(&b, "#define shmem_%s(...) %s(__VA_ARGS__)\n", g.name, e)
 	}
-	b.WriteString("#endif\n")
+	b.WriteString(`/* shmem_sync(team) is shmem_team_sync; shmem_sync with four arguments the
+ * deprecated active-set form. */
+#define SHMEMI_ARG5(a, b, c, d, e, ...) e
+#define shmem_sync(...) SHMEMI_ARG5(__VA_ARGS__, shmem_sync, shmemi_generic_unsupported, shmemi_generic_unsupported, shmem_team_sync, 0)(__VA_ARGS__)
+#endif
+#ifdef __cplusplus
+/* C++: shmem_sync(team) as an overload. */
+static inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
+#endif
+`)
 	return b.String()
 }
