@@ -121,7 +121,7 @@ static void free_before_win_free(void)
  * page moved again and takes the separate model; both stay exact. */
 static void shared_page(void)
 {
-    static int64_t pair[2][4];
+    static int64_t pair[2][4] __attribute__((aligned(64))); /* in one page */
     MPI_Win wa, wb;
     CHECK_RC(MPI_Win_create(pair[0], sizeof pair[0], 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wa));
     CHECK_RC(MPI_Win_create(pair[1], sizeof pair[1], 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wb));
