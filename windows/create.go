@@ -102,7 +102,7 @@ func createSpan(w *shmem.World, buf []byte) (int, bool) {
 		return 0, false
 	}
 	lo, hi := pageRange(buf)
-	if !claim(lo, hi) {
+	if !w.Adoptable(lo, int(hi-lo)) || !claim(lo, hi) {
 		return 0, false
 	}
 	return int(hi - lo), true
