@@ -242,7 +242,6 @@ func (w *World) ReturnPages(s Sym[byte], at uintptr) error {
 			return fmt.Errorf("shmem: %d bytes to give pages back: %w", sp.n, err)
 		}
 		dst := at + uintptr(sp.at)
-		_ = unix.Madvise(fresh, unix.MADV_HUGEPAGE) // fewer faults for a large buffer; a hint
 		if err := populate(fresh); err != nil {
 			_ = unix.Munmap(fresh)
 			return fmt.Errorf("shmem: %d bytes to give pages back: %w", sp.n, err)
