@@ -167,6 +167,9 @@ func (w *World) AdoptPages(s Sym[byte], at uintptr) error {
 	if !w.CanAdopt() || len(h) == 0 || !pageAligned(h) || uint64(at)%osPage != 0 {
 		return errf(ErrInvalid, "AdoptPages of %d bytes at %#x (page-aligned ranges of a memfd heap only)", len(h), at)
 	}
+	if err := populate(h); err != nil {
+		return fmt.Errorf("%w: %d bytes of heap for pages to adopt: %v", ErrHeapExhausted, len(h), err)
+	}
 	if err := copyFromAddr(h, at); err != nil {
 		return err
 	}
@@ -177,6 +180,47 @@ func (w *World) AdoptPages(s Sym[byte], at uintptr) error {
 		return fmt.Errorf("shmem: mapping %d bytes of heap at %#x: %v", len(h), at, errno)
 	}
 	return nil
+}
+
+// Adoptable reports whether the n bytes of pages at at may be adopted
+// (AdoptPages): every page is mapped, private and writable, as heap,
+// stack, static data and malloc memory are. Shared mappings (a file the
+// program maps, another process's memory, pinned GPU host memory) are
+// not: their stores must keep reaching what they map.
+func (w *World) Adoptable(at uintptr, n int) bool {
+	if !w.CanAdopt() || n <= 0 {
+		return false
+	}
+	raw, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return false
+	}
+	next := uint64(at) // the first byte not yet seen covered
+	end := uint64(at) + uint64(n)
+	for _, line := range bytes.Split(raw, []byte{'\n'}) {
+		f := bytes.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		rng := bytes.SplitN(f[0], []byte{'-'}, 2)
+		if len(rng) != 2 {
+			continue
+		}
+		lo, _ := strconv.ParseUint(string(rng[0]), 16, 64)
+		hi, _ := strconv.ParseUint(string(rng[1]), 16, 64)
+		if hi <= next || lo >= end {
+			continue
+		}
+		perms := string(f[1])
+		if lo > next || len(perms) < 4 || perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p' {
+			return false // a hole, or a mapping that is not private and writable
+		}
+		next = hi
+		if next >= end {
+			return true
+		}
+	}
+	return false
 }
 
 // ReturnPages gives the pages at at that AdoptPages mapped onto s back
@@ -198,6 +242,10 @@ func (w *World) ReturnPages(s Sym[byte], at uintptr) error {
 			return fmt.Errorf("shmem: %d bytes to give pages back: %w", sp.n, err)
 		}
 		dst := at + uintptr(sp.at)
+		if err := populate(fresh); err != nil {
+			_ = unix.Munmap(fresh)
+			return fmt.Errorf("shmem: %d bytes to give pages back: %w", sp.n, err)
+		}
 		if err := copyFromAddr(fresh, dst); err != nil {
 			_ = unix.Munmap(fresh)
 			return err
@@ -210,6 +258,17 @@ func (w *World) ReturnPages(s Sym[byte], at uintptr) error {
 		}
 	}
 	w.zeroPages(h)
+	return nil
+}
+
+// populate commits b's pages at once (MADV_POPULATE_WRITE): one call
+// instead of a fault per page, and a clean ENOMEM where memory runs out
+// instead of a SIGBUS at the first store. Kernels before 5.14 lack it:
+// the pages are then committed by the copy that follows.
+func populate(b []byte) error {
+	if err := unix.Madvise(b, unix.MADV_POPULATE_WRITE); err != nil && err != unix.EINVAL {
+		return err
+	}
 	return nil
 }
 

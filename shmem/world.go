@@ -198,9 +198,9 @@ func newWorld(ctx context.Context, o Options, boot bootstrap.Bootstrap, tr trans
 		pe: boot.Rank(), npes: boot.Size(), opts: o, boot: boot, tr: tr, heap: mem,
 		alloc:   heap.New(ctrlSize, o.SymmetricSize-ctrlSize),
 		aborted: aborted,
-		// Goroutine PEs (aborted set) have anonymous heaps; process PEs
-		// a memfd (transport.Connect).
-		heapShared: aborted == nil,
+		// Host heaps are memfds mapped shared, a process PE's
+		// (transport.Connect) and a goroutine PE's (transport.MapAnon).
+		heapShared: true,
 	}
 	w.ctx, w.cancel = context.WithCancel(ctx)
 	w.live, _ = tr.(transport.Liveness)

@@ -76,9 +76,8 @@
 //
 // Allocate and shared windows live in the symmetric heap and use the
 // unified memory model, and so do Create windows: the caller's buffer is
-// reached in place (heap memory at its offset; on process PEs its pages
-// are moved onto heap pages for the window's life; goroutine PEs share
-// the slice), see create.go. Dynamic windows, and Create windows that ask
+// reached in place (heap memory at its offset; otherwise its pages
+// are moved onto heap pages for the window's life), see create.go. Dynamic windows, and Create windows that ask
 // for it (info gshmem_model=separate), keep a public copy in the heap and
 // use the separate model: RMA updates reach the caller's memory, and its
 // local stores reach peers, at Fence, Post, Wait/Test, Lock and Unlock of

@@ -91,7 +91,6 @@ type Win struct {
 	public []byte   // separate Create: this PE's public copy in the heap
 	shadow []byte   // separate Create: the contents at the last reconciliation
 	adopt  *adopted // unified Create: the heap pages this PE's buffer was moved onto
-	direct *[]byte  // unified Create of a goroutine PE: its buffer as handed to peers
 	dyn    *dynamic
 	// On a World whose heap is GPU memory (device.go): devWorld, and
 	// pubDev, a Create window's public copy when it is device memory.
@@ -220,9 +219,17 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 		win.model = Separate
 	}
 	span, unified := 0, true
-	if flavor == FlavorCreate {
+	if flavor == FlavorCreate && localErr == nil {
 		span, unified = createSpan(w, buf)
 	}
+	// Until setupCreate adopts them, the pages claimed are let go on
+	// every way out.
+	adopting := span > 0
+	defer func() {
+		if adopting {
+			releaseClaim(w, buf, span)
+		}
+	}()
 	win.ctrlMem = make([]rmem, n)
 	var flags uint64
 	for r := range n {
@@ -292,7 +299,8 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 	if flavor == FlavorCreate && win.model == Unified {
 		// setupCreate fails alike on every PE: its allocation is
 		// collective, and it agrees on any PE's failure before it returns.
-		if err := win.setupCreate(sizes, units, maxPool, buf); err != nil {
+		adopting = false // setupCreate owns the claim from here
+		if err := win.setupCreate(sizes, units, maxPool, buf, span); err != nil {
 			_ = win.freeCreate()
 			if win.data.Len() > 0 {
 				_ = comm.FreeSymmetric(win.data)

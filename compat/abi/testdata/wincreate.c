@@ -117,6 +117,33 @@ static void free_before_win_free(void)
     free(again);
 }
 
+/* Two windows over buffers that share a page: the second cannot have the
+ * page moved again and takes the separate model; both stay exact. */
+static void shared_page(void)
+{
+    static int64_t pair[2][4] __attribute__((aligned(64))); /* in one page */
+    MPI_Win wa, wb;
+    CHECK_RC(MPI_Win_create(pair[0], sizeof pair[0], 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wa));
+    CHECK_RC(MPI_Win_create(pair[1], sizeof pair[1], 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wb));
+    int *ma, *mb, flag;
+    CHECK_RC(MPI_Win_get_attr(wa, MPI_WIN_MODEL, &ma, &flag));
+    CHECK(*ma == MPI_WIN_UNIFIED);
+    CHECK_RC(MPI_Win_get_attr(wb, MPI_WIN_MODEL, &mb, &flag));
+    CHECK(*mb == MPI_WIN_SEPARATE);
+    int peer = (rank + 1) % size, left = (rank + size - 1) % size;
+    int64_t v = 10 + rank, u = 20 + rank;
+    CHECK_RC(MPI_Win_fence(0, wa));
+    CHECK_RC(MPI_Win_fence(0, wb));
+    CHECK_RC(MPI_Put(&v, 1, MPI_INT64_T, peer, 1, 1, MPI_INT64_T, wa));
+    CHECK_RC(MPI_Put(&u, 1, MPI_INT64_T, peer, 2, 1, MPI_INT64_T, wb));
+    CHECK_RC(MPI_Win_fence(0, wa));
+    CHECK_RC(MPI_Win_fence(0, wb));
+    CHECK(pair[0][1] == 10 + left && pair[1][2] == 20 + left);
+    CHECK_RC(MPI_Win_free(&wb));
+    CHECK_RC(MPI_Win_free(&wa));
+    CHECK(pair[0][1] == 10 + left && pair[1][2] == 20 + left);
+}
+
 /* MPI_Alloc_mem memory is used in place. */
 static void alloc_mem_window(void)
 {
@@ -206,6 +233,7 @@ int main(int argc, char **argv)
     atomics_while_computing();
     free_before_win_free();
     alloc_mem_window();
+    shared_page();
     many_attached();
     if (argc > 1 && strcmp(argv[1], "big") == 0)
         big_windows();

@@ -7,11 +7,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// MapAnon reserves size bytes of private anonymous memory for the heap of a
-// PE that lives in this process. Pages are touched only when used.
+// MapAnon reserves size bytes for the heap of a PE that lives in this
+// process: a memfd mapped shared, as a process PE's heap is, so that its
+// pages can be mapped a second time (shmem's AdoptPages, which gives
+// MPI_Win_create's buffers to the heap) and freed by MADV_REMOVE. Pages
+// are committed only when touched.
 func MapAnon(size uint64) ([]byte, error) {
-	return unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE,
-		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	fd, err := unix.MemfdCreate("gshmem-heap", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("transport: memfd_create: %w", err)
+	}
+	defer unix.Close(fd) // the mapping keeps the memory
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		return nil, fmt.Errorf("transport: sizing the %d-byte heap: %w", size, err)
+	}
+	return mapFd(fd, size)
 }
 
 // Unmap releases a mapping made by MapAnon.
