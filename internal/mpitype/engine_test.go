@@ -146,7 +146,7 @@ func randomType(rng *rand.Rand, depth int) (Datatype, ref) {
 // random type maps against the reference.
 func TestRandomTypeMaps(t *testing.T) {
 	rng := rand.New(rand.NewSource(35))
-	for it := range 3000 {
+	for it := range 1000 {
 		dt, r := randomType(rng, 3)
 		require.NoError(t, dt.Err(), "iteration %d", it)
 		m := MapOf(dt)

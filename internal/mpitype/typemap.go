@@ -3,6 +3,7 @@ package mpitype
 import (
 	"fmt"
 	"math/bits"
+	"sort"
 	"unsafe"
 )
 
@@ -348,4 +349,32 @@ func AsBytes[T Elem](s []T) []byte {
 func Fits(n, size, avail int) bool {
 	hi, lo := bits.Mul64(uint64(n), uint64(size))
 	return hi == 0 && lo <= uint64(avail)
+}
+
+// MapsOverlap reports whether ac instances of a whose buffer starts at
+// address pa and bc instances of b at pb share a byte: exactly for maps of
+// up to 1<<20 pieces in all, and true (as if they did) past that.
+func MapsOverlap(a *Map, ac int, pa uintptr, b *Map, bc int, pb uintptr) bool {
+	if !Fits(ac, a.Pieces(), 1<<19) || !Fits(bc, b.Pieces(), 1<<19) {
+		return true
+	}
+	type span struct{ lo, hi uintptr }
+	var all []span
+	a.each(ac, func(off, n int) bool { all = append(all, span{pa + uintptr(off), pa + uintptr(off+n)}); return true })
+	na := len(all)
+	b.each(bc, func(off, n int) bool { all = append(all, span{pb + uintptr(off), pb + uintptr(off+n)}); return true })
+	as, bs := all[:na], all[na:]
+	sort.Slice(as, func(i, j int) bool { return as[i].lo < as[j].lo })
+	sort.Slice(bs, func(i, j int) bool { return bs[i].lo < bs[j].lo })
+	for i, j := 0, 0; i < len(as) && j < len(bs); {
+		if as[i].lo < bs[j].hi && bs[j].lo < as[i].hi {
+			return true
+		}
+		if as[i].hi <= bs[j].hi {
+			i++
+		} else {
+			j++
+		}
+	}
+	return false
 }
