@@ -153,6 +153,9 @@ func (m *Map) Pack(dst, src []byte, count int) int {
 	if m.Contiguous() {
 		return copy(dst, src[:min(len(src), count*m.size)])
 	}
+	if m.reps > 1 && len(m.runs) == 1 {
+		return m.strided(dst, src, count, true)
+	}
 	n := 0
 	m.each(count, func(off, k int) bool {
 		n += copy(dst[n:], src[off:off+k])
@@ -166,6 +169,10 @@ func (m *Map) Pack(dst, src []byte, count int) int {
 func (m *Map) Unpack(dst, src []byte, count int) {
 	if m.Contiguous() {
 		copy(dst[:min(len(dst), count*m.size)], src)
+		return
+	}
+	if m.reps > 1 && len(m.runs) == 1 {
+		m.strided(src, dst, count, false)
 		return
 	}
 	n := 0
