@@ -53,7 +53,7 @@ func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
 	for i := range count {
 		base := i*m.extent + r.off
 		reps := min(m.reps, (len(pk)-k)/n) // whole words that fit
-		if reps > 0 { // bounds checked as a copy would check them
+		if reps > 0 {                      // bounds checked as a copy would check them
 			last := base + (reps-1)*m.rstride
 			_, _ = lay[base:base+n], lay[last:last+n]
 		}
