@@ -311,3 +311,13 @@ func TestStridedWords(t *testing.T) {
 		}
 	}
 }
+
+// ElementBytes is Elements' inverse on a mixed map.
+func TestElementBytes(t *testing.T) {
+	m := MapOf(StructOf([]Block{{0, 1, Predefined(BasicInt32)}, {8, 2, Predefined(BasicFloat64)}}))
+	for n := range 10 {
+		b := m.ElementBytes(n)
+		require.Equal(t, n, m.Elements(b), "%d elements in %d bytes", n, b)
+	}
+	require.Equal(t, 20+4, m.ElementBytes(4))
+}

@@ -312,6 +312,24 @@ func (m *Map) Elements(bytes int) int {
 	return n
 }
 
+// ElementBytes returns the bytes the first n basic elements of the packed
+// form of instances of m take (MPI_Status_set_elements; Elements'
+// inverse).
+func (m *Map) ElementBytes(n int) int {
+	if m.elems == 0 {
+		return 0
+	}
+	full, rest := n/m.elems, n%m.elems
+	b := full * m.size
+	m.eachSeg(1, func(s Seg) bool {
+		k := min(rest, s.N)
+		b += k * s.B.Size()
+		rest -= k
+		return rest > 0
+	})
+	return b
+}
+
 // SameSignature reports whether ac instances of a and bc of b have the
 // same sequence of basic types (MPI's type matching; MPI_BYTE and
 // MPI_PACKED, both BasicByte, match anything of as many bytes).
