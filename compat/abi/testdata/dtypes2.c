@@ -230,6 +230,12 @@ int main(int argc, char **argv) {
         CHECK_RC(MPI_Status_set_elements(&stp, MPI_BYTE, 18));
         CHECK_RC(MPI_Get_elements(&stp, idt, &n));
         CHECK(n == MPI_UNDEFINED); /* ends inside the double */
+        CHECK_RC(MPI_Status_set_elements(&stp, idt, 3));
+        CHECK_RC(MPI_Get_elements(&stp, idt, &n));
+        CHECK(n == 3);
+        MPI_Count nc;
+        CHECK_RC(MPI_Get_elements_c(&stp, MPI_BYTE, &nc));
+        CHECK(nc == 16);
         CHECK_RC(MPI_Get_count(&stp, idt, &n));
         CHECK(n == MPI_UNDEFINED);
         MPI_Type_free(&idt);
