@@ -68,6 +68,11 @@
 //	col := compat.Vector(rows, 1, cols, compat.Float64) // MPI_Type_vector
 //	compat.Send(world, m[j:], 1, col, dest, tag)
 //
+// and any other MPI type map: Indexed and Struct blocks at byte
+// displacements of any sign, of several basic types (sent from a []byte),
+// Resized bounds. A buffer holds a datatype's data from its true lower
+// bound (TrueLB: 0 unless the first data byte lies away from the origin).
+//
 // # Semantics
 //
 // Messages between two ranks on one communicator are received in the order

@@ -285,7 +285,7 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 // ring of Sendrecv calls cannot deadlock (MPI_Sendrecv).
 func Sendrecv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, dest, stag int,
 	rbuf []R, rcount int, rdt Datatype, src, rtag int) (Status, error) {
-	if err := checkAlias(sbuf, rbuf, "Sendrecv"); err != nil {
+	if err := checkTypedAlias(sbuf, scount, sdt, rbuf, rcount, rdt, "Sendrecv"); err != nil {
 		return Status{}, err
 	}
 	data, spe, poolOff, sdev, err := sendArgs(c, sbuf, scount, sdt, dest, stag, "Sendrecv")

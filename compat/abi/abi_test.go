@@ -445,6 +445,7 @@ func TestDerivedDatatypes(t *testing.T) {
 func TestDatatypeEngine(t *testing.T) {
 	exe := compile(t, "dtypes2.c")
 	runOK(t, 2, exe, "dtypes2 ok")
+	runOK(t, 3, exe, "dtypes2 ok")
 }
 
 func TestNonblockingCollectives(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
 // Buffers and statuses at the C boundary.
@@ -110,19 +111,33 @@ func statusAt(sts *C.MPI_Status, i int) *C.MPI_Status {
 	return (*C.MPI_Status)(unsafe.Add(unsafe.Pointer(sts), uintptr(i)*unsafe.Sizeof(*sts)))
 }
 
-//export abigo_Status_set_elements
-func abigo_Status_set_elements(st *C.MPI_Status, h C.uintptr_t, count C.int) C.int {
-	dt, rc := typeArg(h, "MPI_Status_set_elements")
+func setElementsBody(call string, st *C.MPI_Status, h C.uintptr_t, count int) C.int {
+	dt, rc := typeArg(h, call)
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
 	if st == nil || count < 0 {
-		return failCode(0, "MPI_Status_set_elements", C.MPI_ERR_ARG, "NULL status or negative count")
+		return failCode(0, call, C.MPI_ERR_ARG, "NULL status or negative count")
 	}
-	n := uint64(count) * uint64(dt.Basic().Size())
+	n := uint64(mpitype.MapOf(dt).ElementBytes(count))
 	st.MPI_internal[C.ABI_STATUS_COUNT_LO] = C.int(uint32(n))
 	st.MPI_internal[C.ABI_STATUS_COUNT_HI] = C.int(uint32(n >> 32))
 	return C.MPI_SUCCESS
+}
+
+//export abigo_Status_set_elements
+func abigo_Status_set_elements(st *C.MPI_Status, h C.uintptr_t, count C.int) C.int {
+	return setElementsBody("MPI_Status_set_elements", st, h, int(count))
+}
+
+//export abigo_Status_set_elements_c
+func abigo_Status_set_elements_c(st *C.MPI_Status, h C.uintptr_t, count C.MPI_Count) C.int {
+	return setElementsBody("MPI_Status_set_elements_c", st, h, int(count))
+}
+
+//export abigo_Status_set_elements_x
+func abigo_Status_set_elements_x(st *C.MPI_Status, h C.uintptr_t, count C.MPI_Count) C.int {
+	return setElementsBody("MPI_Status_set_elements_x", st, h, int(count))
 }
 
 // Device buffers where the ABI itself reads or writes a caller's buffer on

@@ -3230,19 +3230,13 @@ int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count
 
 int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    if (count < INT_MIN || count > INT_MAX)
-        return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_set_elements_c");
-    int rc = PMPI_Status_set_elements(status, datatype, (int)count);
-    return rc;
+    return abigo_Status_set_elements_c((MPI_Status*)status, (uintptr_t)datatype, (MPI_Count)count);
 }
 int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) __attribute__((weak, alias("PMPI_Status_set_elements_c")));
 
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    if (count < INT_MIN || count > INT_MAX)
-        return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Status_set_elements_x");
-    int rc = PMPI_Status_set_elements(status, datatype, (int)count);
-    return rc;
+    return abigo_Status_set_elements_x((MPI_Status*)status, (uintptr_t)datatype, (MPI_Count)count);
 }
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) __attribute__((weak, alias("PMPI_Status_set_elements_x")));
 

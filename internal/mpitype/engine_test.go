@@ -146,7 +146,7 @@ func randomType(rng *rand.Rand, depth int) (Datatype, ref) {
 // random type maps against the reference.
 func TestRandomTypeMaps(t *testing.T) {
 	rng := rand.New(rand.NewSource(35))
-	for it := range 3000 {
+	for it := range 1000 {
 		dt, r := randomType(rng, 3)
 		require.NoError(t, dt.Err(), "iteration %d", it)
 		m := MapOf(dt)
@@ -279,4 +279,45 @@ func TestLongDoubleOps(t *testing.T) {
 	Reduce(BasicLongDouble, OpSum, inf, ninf)
 	require.Equal(t, uint16(0x7fff), (uint16(inf[9])<<8|uint16(inf[8]))&0x7fff)
 	require.NotEqual(t, uint64(1<<63), uint64(inf[7])<<56)
+}
+
+// A strided vector of 8-byte words packs and unpacks word by word, and
+// stops inside an instance when the packed side ends.
+func TestStridedWords(t *testing.T) {
+	for _, b := range []Basic{BasicInt32, BasicFloat64, BasicComplex128, BasicInt16} {
+		sz := b.Size()
+		m, err := Vector(5, 1, 3, &[]Map{BasicMap(b)}[0])
+		require.NoError(t, err)
+		src := make([]byte, m.Span(2))
+		for i := range src {
+			src[i] = byte(i)
+		}
+		full := make([]byte, 10*sz)
+		require.Equal(t, 10*sz, m.Pack(full, src, 2))
+		for k := range 10 {
+			inst, j := k/5, k%5
+			at := inst*m.Extent() + j*3*sz
+			require.Equal(t, src[at:at+sz], full[k*sz:(k+1)*sz], "%v element %d", b, k)
+		}
+		part := make([]byte, 7*sz+1)
+		require.Equal(t, len(part), m.Pack(part, src, 2))
+		require.Equal(t, full[:len(part)], part)
+		back := make([]byte, len(src))
+		m.Unpack(back, full, 2)
+		for k := range 10 {
+			inst, j := k/5, k%5
+			at := inst*m.Extent() + j*3*sz
+			require.Equal(t, src[at:at+sz], back[at:at+sz])
+		}
+	}
+}
+
+// ElementBytes is Elements' inverse on a mixed map.
+func TestElementBytes(t *testing.T) {
+	m := MapOf(StructOf([]Block{{0, 1, Predefined(BasicInt32)}, {8, 2, Predefined(BasicFloat64)}}))
+	for n := range 10 {
+		b := m.ElementBytes(n)
+		require.Equal(t, n, m.Elements(b), "%d elements in %d bytes", n, b)
+	}
+	require.Equal(t, 20+4, m.ElementBytes(4))
 }

@@ -3,6 +3,7 @@ package mpitype
 import (
 	"fmt"
 	"math/bits"
+	"sort"
 	"unsafe"
 )
 
@@ -152,6 +153,9 @@ func (m *Map) Pack(dst, src []byte, count int) int {
 	if m.Contiguous() {
 		return copy(dst, src[:min(len(src), count*m.size)])
 	}
+	if m.reps > 1 && len(m.runs) == 1 {
+		return m.strided(dst, src, count, true)
+	}
 	n := 0
 	m.each(count, func(off, k int) bool {
 		n += copy(dst[n:], src[off:off+k])
@@ -165,6 +169,10 @@ func (m *Map) Pack(dst, src []byte, count int) int {
 func (m *Map) Unpack(dst, src []byte, count int) {
 	if m.Contiguous() {
 		copy(dst[:min(len(dst), count*m.size)], src)
+		return
+	}
+	if m.reps > 1 && len(m.runs) == 1 {
+		m.strided(src, dst, count, false)
 		return
 	}
 	n := 0
@@ -304,6 +312,24 @@ func (m *Map) Elements(bytes int) int {
 	return n
 }
 
+// ElementBytes returns the bytes the first n basic elements of the packed
+// form of instances of m take (MPI_Status_set_elements; Elements'
+// inverse).
+func (m *Map) ElementBytes(n int) int {
+	if m.elems == 0 {
+		return 0
+	}
+	full, rest := n/m.elems, n%m.elems
+	b := full * m.size
+	m.eachSeg(1, func(s Seg) bool {
+		k := min(rest, s.N)
+		b += k * s.B.Size()
+		rest -= k
+		return rest > 0
+	})
+	return b
+}
+
 // SameSignature reports whether ac instances of a and bc of b have the
 // same sequence of basic types (MPI's type matching; MPI_BYTE and
 // MPI_PACKED, both BasicByte, match anything of as many bytes).
@@ -348,4 +374,32 @@ func AsBytes[T Elem](s []T) []byte {
 func Fits(n, size, avail int) bool {
 	hi, lo := bits.Mul64(uint64(n), uint64(size))
 	return hi == 0 && lo <= uint64(avail)
+}
+
+// MapsOverlap reports whether ac instances of a whose buffer starts at
+// address pa and bc instances of b at pb share a byte: exactly for maps of
+// up to 1<<20 pieces in all, and true (as if they did) past that.
+func MapsOverlap(a *Map, ac int, pa uintptr, b *Map, bc int, pb uintptr) bool {
+	if !Fits(ac, a.Pieces(), 1<<19) || !Fits(bc, b.Pieces(), 1<<19) {
+		return true
+	}
+	type span struct{ lo, hi uintptr }
+	var all []span
+	a.each(ac, func(off, n int) bool { all = append(all, span{pa + uintptr(off), pa + uintptr(off+n)}); return true })
+	na := len(all)
+	b.each(bc, func(off, n int) bool { all = append(all, span{pb + uintptr(off), pb + uintptr(off+n)}); return true })
+	as, bs := all[:na], all[na:]
+	sort.Slice(as, func(i, j int) bool { return as[i].lo < as[j].lo })
+	sort.Slice(bs, func(i, j int) bool { return bs[i].lo < bs[j].lo })
+	for i, j := 0, 0; i < len(as) && j < len(bs); {
+		if as[i].lo < bs[j].hi && bs[j].lo < as[i].hi {
+			return true
+		}
+		if as[i].hi <= bs[j].hi {
+			i++
+		} else {
+			j++
+		}
+	}
+	return false
 }

@@ -214,8 +214,8 @@ int main(int argc, char **argv) {
         CHECK(s == 16);
     }
 
-    /* Partial data: 12 bytes of a {int, double} struct is one int and one
-     * double... of 16 bytes, 1 int + 1 double = 12. */
+    /* Partial data: a {int, double} struct packs into 12 bytes, so 16
+     * bytes are one struct and the next int. */
     {
         MPI_Status stp;
         MPI_Datatype idt;
@@ -223,13 +223,51 @@ int main(int argc, char **argv) {
         MPI_Aint dd[2] = {0, 8};
         MPI_Datatype ty[2] = {MPI_INT, MPI_DOUBLE};
         CHECK_RC(MPI_Type_create_struct(2, b2, dd, ty, &idt));
-        CHECK_RC(MPI_Status_set_elements(&stp, MPI_BYTE, 24));
+        CHECK_RC(MPI_Status_set_elements(&stp, MPI_BYTE, 16));
         int n;
         CHECK_RC(MPI_Get_elements(&stp, idt, &n));
         CHECK(n == 3); /* one whole struct (2) and the next int (1) */
+        CHECK_RC(MPI_Status_set_elements(&stp, MPI_BYTE, 18));
+        CHECK_RC(MPI_Get_elements(&stp, idt, &n));
+        CHECK(n == MPI_UNDEFINED); /* ends inside the double */
+        CHECK_RC(MPI_Status_set_elements(&stp, idt, 3));
+        CHECK_RC(MPI_Get_elements(&stp, idt, &n));
+        CHECK(n == 3);
+        MPI_Count nc;
+        CHECK_RC(MPI_Get_elements_c(&stp, MPI_BYTE, &nc));
+        CHECK(nc == 16);
         CHECK_RC(MPI_Get_count(&stp, idt, &n));
         CHECK(n == MPI_UNDEFINED);
         MPI_Type_free(&idt);
+    }
+
+    /* The v collectives' large-count forms, as a standard-ABI binding
+     * calls them: every rank gives rank+1 ints, gathered at rank offsets. */
+    {
+        MPI_Count *cnt = malloc(sizeof(MPI_Count) * size);
+        MPI_Aint *dsp = malloc(sizeof(MPI_Aint) * size);
+        int total = 0, mine[64], all[256];
+        for (int r = 0; r < size; r++) {
+            cnt[r] = r + 1;
+            dsp[r] = total;
+            total += r + 1;
+        }
+        for (int k = 0; k <= rank; k++) mine[k] = 100 * rank + k;
+        CHECK_RC(MPI_Allgatherv_c(mine, rank + 1, MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD));
+        for (int r = 0; r < size; r++)
+            for (int k = 0; k <= r; k++) CHECK(all[dsp[r] + k] == 100 * r + k);
+        MPI_Request rq;
+        memset(all, 0, sizeof all);
+        CHECK_RC(MPI_Iallgatherv_c(mine, rank + 1, MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &rq));
+        CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        CHECK(all[dsp[size - 1] + size - 1] == 100 * (size - 1) + size - 1);
+        /* Reduce_scatter_c: rank r keeps r+1 sums. */
+        int in[256], outv[64];
+        for (int k = 0; k < total; k++) in[k] = k;
+        CHECK_RC(MPI_Reduce_scatter_c(in, outv, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(outv[0] == (int)dsp[rank] * size);
+        free(cnt);
+        free(dsp);
     }
 
     MPI_Type_free(&hb);
@@ -241,7 +279,7 @@ int main(int argc, char **argv) {
     MPI_Type_free(&rt);
     MPI_Type_free(&rt2);
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) printf("dtypes2 ok\n");
+    printf("dtypes2 ok\n");
     MPI_Finalize();
     return 0;
 }
