@@ -186,6 +186,9 @@ func abigo_Finalize() C.int {
 		return failCode(0, "MPI_Finalize", C.MPI_ERR_OTHER, "MPI is not initialized (or already finalized)")
 	}
 	env.mu.Unlock()
+	if rc := deleteSelfAttrs(); rc != C.MPI_SUCCESS { // attr.go: first, while MPI works
+		return failCode(0, "MPI_Finalize", rc, "a delete function of an MPI_COMM_SELF attribute failed")
+	}
 	shmBeforeMPIFinalize(e.World())
 	err := e.Finalize()
 	env.mu.Lock()

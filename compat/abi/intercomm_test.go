@@ -13,3 +13,15 @@ func TestIntercommunicators(t *testing.T) {
 	runOK(t, 3, exe, "intercomm ok")
 	runOK(t, 2, exe, "intercomm ok")
 }
+
+// TestCommRegressions runs testdata/commfix.c: issue 36's wrong
+// behaviours (a receive pending on a freed communicator, MPI_Win_free
+// after its communicator's, MPI_Win_set_info with MPI_Win_get_info's info,
+// null handles' names, MPI_Comm_split_type's kinds, MPI_IN_PLACE in
+// MPI_Alltoallw and MPI_Ialltoall, MPI_Finalize deleting MPI_COMM_SELF's
+// attributes first) and window attributes.
+func TestCommRegressions(t *testing.T) {
+	exe := compile(t, "commfix.c")
+	runOK(t, 1, exe, "commfix ok")
+	runOK(t, 3, exe, "commfix ok")
+}

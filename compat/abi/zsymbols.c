@@ -4855,19 +4855,13 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MP
 
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
-    (void)win_copy_attr_fn;
-    (void)win_delete_attr_fn;
-    (void)win_keyval;
-    (void)extra_state;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_create_keyval");
+    return abigo_Win_create_keyval((uintptr_t)win_copy_attr_fn, (uintptr_t)win_delete_attr_fn, (int*)win_keyval, (uintptr_t)extra_state);
 }
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) __attribute__((weak, alias("PMPI_Win_create_keyval")));
 
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-    (void)win;
-    (void)win_keyval;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_delete_attr");
+    return abigo_Win_delete_attr((uintptr_t)win, (int)win_keyval);
 }
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) __attribute__((weak, alias("PMPI_Win_delete_attr")));
 
@@ -4915,8 +4909,7 @@ int MPI_Win_free(MPI_Win *win) __attribute__((weak, alias("PMPI_Win_free")));
 
 int PMPI_Win_free_keyval(int *win_keyval)
 {
-    (void)win_keyval;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_free_keyval");
+    return abigo_Win_free_keyval((int*)win_keyval);
 }
 int MPI_Win_free_keyval(int *win_keyval) __attribute__((weak, alias("PMPI_Win_free_keyval")));
 
@@ -4970,10 +4963,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) __attribute__((weak, 
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
-    (void)win;
-    (void)win_keyval;
-    (void)attribute_val;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_set_attr");
+    return abigo_Win_set_attr((uintptr_t)win, (int)win_keyval, (uintptr_t)attribute_val);
 }
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) __attribute__((weak, alias("PMPI_Win_set_attr")));
 
