@@ -104,7 +104,7 @@ func (o *commObj) handle() C.uintptr_t { return C.uintptr_t(o.cs.handle()) }
 
 // commOf returns the communicator behind h, or raises MPI_ERR_COMM on it.
 func commOf(h C.uintptr_t, call string) (*commObj, C.int) {
-	if global.Initialized == 0 || global.Finalized != 0 {
+	if !envLive.Load() {
 		return nil, failCode(h, call, C.MPI_ERR_OTHER, "MPI is not initialized (or finalized)")
 	}
 	o, ok := lookup(uintptr(h), C.ABI_KIND_COMM)
@@ -374,7 +374,7 @@ func abigo_Comm_compare(a, b C.uintptr_t, result *C.int) C.int {
 
 //export abigo_Comm_get_name
 func abigo_Comm_get_name(comm C.uintptr_t, name *C.char, n *C.int) C.int {
-	if comm == 0x100 && name != nil && n != nil && global.Initialized != 0 {
+	if comm == 0x100 && name != nil && n != nil && envLive.Load() {
 		*n = putString(name, "MPI_COMM_NULL", C.MPI_MAX_OBJECT_NAME) // a predefined handle's name
 		return C.MPI_SUCCESS
 	}

@@ -24,7 +24,7 @@ import (
 
 // isInter reports whether comm is a valid intercommunicator.
 func isInter(comm C.uintptr_t) bool {
-	if global.Initialized == 0 || global.Finalized != 0 {
+	if !envLive.Load() {
 		return false
 	}
 	o, ok := lookup(uintptr(comm), C.ABI_KIND_COMM)

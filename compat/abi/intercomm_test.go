@@ -2,7 +2,12 @@
 
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // TestIntercommunicators runs testdata/intercomm.c on even and uneven
 // halves: intercommunicators, their collectives and the communicators
@@ -24,4 +29,14 @@ func TestCommRegressions(t *testing.T) {
 	exe := compile(t, "commfix.c")
 	runOK(t, 1, exe, "commfix ok")
 	runOK(t, 3, exe, "commfix ok")
+}
+
+// TestSessions runs testdata/session.c without MPI_Init and beside it.
+func TestSessions(t *testing.T) {
+	exe := compile(t, "session.c")
+	runOK(t, 2, exe, "session ok")
+	runOK(t, 1, exe, "session ok")
+	r := runArgs(t, 3, exe, "init")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 3, strings.Count(r.stdout, "session ok"), r.stdout)
 }

@@ -2152,10 +2152,7 @@ int MPI_Group_free(MPI_Group *group) __attribute__((weak, alias("PMPI_Group_free
 
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    (void)session;
-    (void)pset_name;
-    (void)newgroup;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Group_from_session_pset");
+    return abigo_Group_from_session_pset((uintptr_t)session, (char*)pset_name, (uintptr_t*)newgroup);
 }
 int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_from_session_pset")));
 
@@ -2579,10 +2576,7 @@ int MPI_Info_create(MPI_Info *info) __attribute__((weak, alias("PMPI_Info_create
 
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    (void)argc;
-    (void)argv;
-    (void)info;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Info_create_env");
+    return abigo_Info_create_env((int)argc, (char**)argv, (uintptr_t*)info);
 }
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info) __attribute__((weak, alias("PMPI_Info_create_env")));
 
@@ -3987,17 +3981,13 @@ int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count siz
 
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    (void)session;
-    (void)errorcode;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_call_errhandler");
+    return abigo_Session_call_errhandler((uintptr_t)session, (int)errorcode);
 }
 int MPI_Session_call_errhandler(MPI_Session session, int errorcode) __attribute__((weak, alias("PMPI_Session_call_errhandler")));
 
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    (void)session_errhandler_fn;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_create_errhandler");
+    return abigo_Session_create_errhandler((uintptr_t)session_errhandler_fn, (uintptr_t*)errhandler);
 }
 int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Session_create_errhandler")));
 
@@ -4021,8 +4011,7 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Coun
 
 int PMPI_Session_finalize(MPI_Session *session)
 {
-    (void)session;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_finalize");
+    return abigo_Session_finalize((uintptr_t*)session);
 }
 int MPI_Session_finalize(MPI_Session *session) __attribute__((weak, alias("PMPI_Session_finalize")));
 
@@ -4035,46 +4024,31 @@ int MPI_Session_flush_buffer(MPI_Session session) __attribute__((weak, alias("PM
 
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    (void)session;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_errhandler");
+    return abigo_Session_get_errhandler((uintptr_t)session, (uintptr_t*)errhandler);
 }
 int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Session_get_errhandler")));
 
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    (void)session;
-    (void)info_used;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_info");
+    return abigo_Session_get_info((uintptr_t)session, (uintptr_t*)info_used);
 }
 int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used) __attribute__((weak, alias("PMPI_Session_get_info")));
 
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-    (void)session;
-    (void)info;
-    (void)n;
-    (void)pset_len;
-    (void)pset_name;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_nth_pset");
+    return abigo_Session_get_nth_pset((uintptr_t)session, (uintptr_t)info, (int)n, (int*)pset_len, (char*)pset_name);
 }
 int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) __attribute__((weak, alias("PMPI_Session_get_nth_pset")));
 
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-    (void)session;
-    (void)info;
-    (void)npset_names;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_num_psets");
+    return abigo_Session_get_num_psets((uintptr_t)session, (uintptr_t)info, (int*)npset_names);
 }
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) __attribute__((weak, alias("PMPI_Session_get_num_psets")));
 
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    (void)session;
-    (void)pset_name;
-    (void)info;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_pset_info");
+    return abigo_Session_get_pset_info((uintptr_t)session, (char*)pset_name, (uintptr_t*)info);
 }
 int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) __attribute__((weak, alias("PMPI_Session_get_pset_info")));
 
@@ -4088,18 +4062,13 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) __attri
 
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    (void)info;
-    (void)errhandler;
-    (void)session;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_init");
+    return abigo_Session_init((uintptr_t)info, (uintptr_t)errhandler, (uintptr_t*)session);
 }
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) __attribute__((weak, alias("PMPI_Session_init")));
 
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    (void)session;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_set_errhandler");
+    return abigo_Session_set_errhandler((uintptr_t)session, (uintptr_t)errhandler);
 }
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_Session_set_errhandler")));
 
