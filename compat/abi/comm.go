@@ -123,7 +123,7 @@ func rankIn(r C.int) int {
 	case C.MPI_PROC_NULL:
 		return compat.ProcNull
 	case C.MPI_ROOT:
-		return -4 // no intercommunicators: compat rejects it as a rank
+		return -4 // compat.Root: not a point-to-point rank, which compat rejects
 	}
 	return int(r)
 }
