@@ -94,6 +94,25 @@
 // from several goroutines, but blocking calls from one at a time
 // (MPI_THREAD_SERIALIZED).
 //
+// # Intercommunicators and communicators from groups
+//
+// IntercommCreate joins the groups of two disjoint communicators through
+// their leaders and a peer communicator holding both; Merge makes the
+// intracommunicator over both groups; IsInter, RemoteSize and RemoteGroup
+// describe one. On an intercommunicator, point-to-point ranks (and a
+// receive's Status.Source) name the remote group, Dup, Split, Create and
+// Compare act on both groups, and every collective runs across the groups
+// as MPI-4.1 §6.2.2 says: in a rooted one the root passes Root, the rest
+// of its group ProcNull and the other group the root's rank there; the
+// all-to-all ones give each group the other's data; Scan, Exscan and
+// InPlace are errors there. Its collectives are point-to-point messages
+// only (no shmem team), so DupAsync (MPI_Comm_idup) and the C library's
+// nonblocking intercommunicator collectives may run them on goroutines.
+// CreateGroup (MPI_Comm_create_group) is collective over the group's
+// members only, as are Env.CommFromGroup and Env.IntercommFromGroups
+// (MPI-4's MPI_Comm_create_from_group and
+// MPI_Intercomm_create_from_groups, by string tag).
+//
 // # Transport
 //
 // Each PE holds, in its symmetric heap, one mailbox ring per peer. A

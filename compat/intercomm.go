@@ -190,10 +190,14 @@ func (c *Comm) IntercommCreate(localLeader int, peer *Comm, remoteLeader, tag in
 // duplicate of c, the leaders' exchange of contexts and groups (swap, at
 // the leader once leaderArgs passes), and its broadcast.
 func (c *Comm) intercomm(leader int, what string, leaderArgs func() error, swap func([]int64) ([]int64, error)) (*Comm, error) {
-	lc, err := c.Dup()
+	ctx, err := c.newContext()
 	if err != nil {
 		return nil, err
 	}
+	// No shmem team for the local phases: a team collective uses the
+	// Env's one scratch area, and the C ABI runs an intercommunicator's
+	// nonblocking collectives on goroutines beside the caller's own.
+	lc := c.derive(ctx, c.group, c.name+"/local", nil)
 	mx := []uint64{0}
 	if err := Allreduce(lc, []uint64{uint64(c.env.nextCtx)}, mx, 1, Uint64, OpMax); err != nil {
 		return nil, errorsOf(err, freeIf(lc))
@@ -234,11 +238,11 @@ func (c *Comm) intercomm(leader int, what string, leaderArgs func() error, swap 
 			return nil, errorsOf(errorf(ClassComm, "%s: the groups overlap (world PE %d) or the remote group is bad", what, v), freeIf(lc))
 		}
 	}
-	ctx, err := c.env.takeContext(uint64(got[1]))
+	ictx, err := c.env.takeContext(uint64(got[1]))
 	if err != nil {
 		return nil, errorsOf(err, freeIf(lc))
 	}
-	return c.env.newInter(ctx, lc, remote, c.name+"/inter"), nil
+	return c.env.newInter(ictx, lc, remote, c.name+"/inter"), nil
 }
 
 func ints64(v []int) []int64 {

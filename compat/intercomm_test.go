@@ -221,3 +221,30 @@ func TestCommCreateGroup(t *testing.T) {
 		require.NoError(t, c.Free())
 	})
 }
+
+// TestDupAsync runs DupAsync on a goroutine while the caller goes on with
+// collectives on the same communicator, as MPI_Comm_idup allows.
+func TestDupAsync(t *testing.T) {
+	run(t, 3, func(t *petest.T, e *compat.Env, w *compat.Comm) {
+		type result struct {
+			c   *compat.Comm
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			d, err := w.DupAsync()
+			done <- result{d, err}
+		}()
+		sum := []int64{0}
+		require.NoError(t, compat.Allreduce(w, []int64{int64(w.Rank())}, sum, 1, compat.Int64, compat.OpSum))
+		require.Equal(t, int64(3), sum[0])
+		r := <-done
+		require.NoError(t, r.err)
+		cmp, err := w.Compare(r.c)
+		require.NoError(t, err)
+		require.Equal(t, compat.Congruent, cmp)
+		require.NoError(t, compat.Allreduce(r.c, []int64{1}, sum, 1, compat.Int64, compat.OpSum))
+		require.Equal(t, int64(3), sum[0])
+		require.NoError(t, r.c.Free())
+	})
+}

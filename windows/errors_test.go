@@ -121,7 +121,7 @@ func TestSyncErrors(t *testing.T) {
 		require.ErrorIs(t, win.Lock(windows.LockShared, peer, 0), sync)
 		require.ErrorIs(t, win.LockAll(0), sync)
 		require.NoError(t, win.SetInfo(compat.Info{windows.InfoNoLocks: "false"}))
-		require.ErrorIs(t, win.SetInfo(compat.Info{windows.InfoSameSize: "true"}), compat.ErrInfoKey)
+		require.NoError(t, win.SetInfo(compat.Info{windows.InfoSameSize: "true"})) // fixed at creation: ignored
 		require.ErrorIs(t, win.SetInfo(compat.Info{windows.InfoNoLocks: "maybe"}), compat.ErrInfoValue)
 
 		// Free with an epoch open anywhere fails everywhere; nothing is freed.

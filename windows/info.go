@@ -160,7 +160,9 @@ func parseBool(k, v string) (bool, error) {
 }
 
 // apply sets the keys of info on s. creation says whether the keys fixed
-// at creation may be set.
+// at creation may be set; after it they are ignored, as hints an
+// implementation does not take are (MPI_Win_set_info with the info
+// MPI_Win_get_info returned must succeed).
 func (s *settings) apply(info compat.Info, creation bool) error {
 	for k, v := range info {
 		var err error
@@ -169,7 +171,7 @@ func (s *settings) apply(info compat.Info, creation bool) error {
 			s.noLocks, err = parseBool(k, v)
 		case InfoSameSize, InfoSameDispUnit, InfoAllocSharedNoncont, InfoDynamicPool, InfoMemory, InfoModel:
 			if !creation {
-				return errorf(compat.ClassInfoKey, "info %s can only be given at creation", k)
+				continue // fixed at creation: a hint not taken now is ignored (MPI-4.1 §12.2.7)
 			}
 			switch k {
 			case InfoSameSize:

@@ -102,7 +102,9 @@ func TestInfo(t *testing.T) {
 	assert.ErrorIs(t, s.apply(compat.Info{InfoAccumulateOrdering: "rar,xyz"}, true), compat.ErrInfoValue)
 	assert.ErrorIs(t, s.apply(compat.Info{InfoAccumulateOps: "any"}, true), compat.ErrInfoValue)
 	assert.ErrorIs(t, s.apply(compat.Info{InfoDynamicPool: "-1"}, true), compat.ErrInfoValue)
-	assert.ErrorIs(t, s.apply(compat.Info{InfoSameSize: "true"}, false), compat.ErrInfoKey)
+	before := s.sameSize
+	assert.NoError(t, s.apply(compat.Info{InfoSameSize: "true"}, false)) // fixed at creation: ignored
+	assert.Equal(t, before, s.sameSize)
 	f, err := ParseFlavor("dynamic")
 	require.NoError(t, err)
 	assert.Equal(t, FlavorDynamic, f)

@@ -5,7 +5,10 @@ package main
 */
 import "C"
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // Communicator attributes with user keyvals (MPI_Comm_create_keyval,
 // MPI_Comm_set_attr, ...), as libraries that cache state on communicators
@@ -17,6 +20,77 @@ import "sync"
 type keyval struct {
 	copyFn, deleteFn uintptr // 0 and 1 are the ABI's NULL_COPY_FN and DUP_FN
 	extra            uintptr
+	kind             int // the objects it is for: ABI_KIND_COMM or ABI_KIND_WIN
+}
+
+// attrSet is an object's attributes in the order they were set, which
+// deleting them all (freeing the object, MPI_Finalize on MPI_COMM_SELF)
+// runs backwards, as MPI-4.1 §11.2.4 says for MPI_COMM_SELF.
+type attrSet struct {
+	keys []int
+	vals map[int]uintptr
+}
+
+func (a *attrSet) get(k int) (uintptr, bool) {
+	v, ok := a.vals[k]
+	return v, ok
+}
+
+// set stores v under k, newest of all.
+func (a *attrSet) set(k int, v uintptr) {
+	if a.vals == nil {
+		a.vals = map[int]uintptr{}
+	}
+	a.del(k)
+	a.vals[k] = v
+	a.keys = append(a.keys, k)
+}
+
+func (a *attrSet) del(k int) {
+	if _, ok := a.vals[k]; !ok {
+		return
+	}
+	delete(a.vals, k)
+	a.keys = slices.DeleteFunc(a.keys, func(x int) bool { return x == k })
+}
+
+// newestFirst returns the keys, the last set first.
+func (a *attrSet) newestFirst() []int {
+	ks := slices.Clone(a.keys)
+	slices.Reverse(ks)
+	return ks
+}
+
+// keyvalFor returns keyval k if it was made for objects of kind.
+func keyvalFor(k C.int, kind int) (*keyval, bool) {
+	kv, ok := keyvalOf(k)
+	return kv, ok && kv.kind == kind
+}
+
+func createKeyval(call string, kind int, copyFn, deleteFn C.uintptr_t, key *C.int, extra C.uintptr_t) C.int {
+	if key == nil {
+		return failCode(0, call, C.MPI_ERR_ARG, "keyval is NULL")
+	}
+	keyvals.Lock()
+	k := keyvals.next
+	keyvals.next++
+	keyvals.m[k] = &keyval{copyFn: uintptr(copyFn), deleteFn: uintptr(deleteFn), extra: uintptr(extra), kind: kind}
+	keyvals.Unlock()
+	*key = C.int(k)
+	return C.MPI_SUCCESS
+}
+
+func freeKeyval(call string, kind int, key *C.int) C.int {
+	if key == nil {
+		return failCode(0, call, C.MPI_ERR_ARG, "keyval is NULL")
+	}
+	if _, ok := keyvalFor(*key, kind); !ok {
+		return failCode(0, call, C.MPI_ERR_KEYVAL, "keyval %d", int(*key))
+	}
+	// Attributes already set keep their keyval's functions (MPI's rule):
+	// the entry stays for them, only the handle goes.
+	*key = C.MPI_KEYVAL_INVALID
+	return C.MPI_SUCCESS
 }
 
 var keyvals = struct {
@@ -37,30 +111,12 @@ func keyvalOf(k C.int) (*keyval, bool) {
 
 //export abigo_Comm_create_keyval
 func abigo_Comm_create_keyval(copyFn, deleteFn C.uintptr_t, key *C.int, extra C.uintptr_t) C.int {
-	if key == nil {
-		return failCode(0, "MPI_Comm_create_keyval", C.MPI_ERR_ARG, "comm_keyval is NULL")
-	}
-	keyvals.Lock()
-	k := keyvals.next
-	keyvals.next++
-	keyvals.m[k] = &keyval{copyFn: uintptr(copyFn), deleteFn: uintptr(deleteFn), extra: uintptr(extra)}
-	keyvals.Unlock()
-	*key = C.int(k)
-	return C.MPI_SUCCESS
+	return createKeyval("MPI_Comm_create_keyval", C.ABI_KIND_COMM, copyFn, deleteFn, key, extra)
 }
 
 //export abigo_Comm_free_keyval
 func abigo_Comm_free_keyval(key *C.int) C.int {
-	if key == nil {
-		return failCode(0, "MPI_Comm_free_keyval", C.MPI_ERR_ARG, "comm_keyval is NULL")
-	}
-	if _, ok := keyvalOf(*key); !ok {
-		return failCode(0, "MPI_Comm_free_keyval", C.MPI_ERR_KEYVAL, "keyval %d", int(*key))
-	}
-	// Attributes already set keep their keyval's functions (MPI's rule):
-	// the entry stays for them, only the handle goes.
-	*key = C.MPI_KEYVAL_INVALID
-	return C.MPI_SUCCESS
+	return freeKeyval("MPI_Comm_free_keyval", C.ABI_KIND_COMM, key)
 }
 
 // deleteAttr runs the delete function of key's value on comm.
@@ -78,18 +134,15 @@ func abigo_Comm_set_attr(comm C.uintptr_t, key C.int, val C.uintptr_t) C.int {
 	if o == nil {
 		return rc
 	}
-	if _, ok := keyvalOf(key); !ok {
+	if _, ok := keyvalFor(key, C.ABI_KIND_COMM); !ok {
 		return failCode(comm, "MPI_Comm_set_attr", C.MPI_ERR_KEYVAL, "keyval %d (predefined attributes cannot be set)", int(key))
 	}
-	if old, ok := o.attrs[int(key)]; ok {
+	if old, ok := o.attrs.get(int(key)); ok {
 		if rc := deleteAttr(comm, int(key), old); rc != C.MPI_SUCCESS {
 			return failCode(comm, "MPI_Comm_set_attr", rc, "the delete function of the old value failed")
 		}
 	}
-	if o.attrs == nil {
-		o.attrs = map[int]uintptr{}
-	}
-	o.attrs[int(key)] = uintptr(val)
+	o.attrs.set(int(key), uintptr(val))
 	return C.MPI_SUCCESS
 }
 
@@ -104,10 +157,10 @@ func abigo_Comm_get_attr(comm C.uintptr_t, key C.int, val C.uintptr_t, flag *C.i
 	if val < minAddr || flag == nil {
 		return failCode(comm, "MPI_Comm_get_attr", C.MPI_ERR_ARG, "NULL argument")
 	}
-	if _, ok := keyvalOf(key); !ok {
+	if _, ok := keyvalFor(key, C.ABI_KIND_COMM); !ok {
 		return failCode(comm, "MPI_Comm_get_attr", C.MPI_ERR_KEYVAL, "keyval %d", int(key))
 	}
-	v, ok := o.attrs[int(key)]
+	v, ok := o.attrs.get(int(key))
 	*flag = 0
 	if ok {
 		*(*uintptr)(cptr(val)) = v
@@ -122,21 +175,25 @@ func abigo_Comm_delete_attr(comm C.uintptr_t, key C.int) C.int {
 	if o == nil {
 		return rc
 	}
-	v, ok := o.attrs[int(key)]
+	if _, ok := keyvalFor(key, C.ABI_KIND_COMM); !ok {
+		return failCode(comm, "MPI_Comm_delete_attr", C.MPI_ERR_KEYVAL, "keyval %d", int(key))
+	}
+	v, ok := o.attrs.get(int(key))
 	if !ok {
 		return failCode(comm, "MPI_Comm_delete_attr", C.MPI_ERR_KEYVAL, "no attribute for keyval %d", int(key))
 	}
 	if rc := deleteAttr(comm, int(key), v); rc != C.MPI_SUCCESS {
 		return failCode(comm, "MPI_Comm_delete_attr", rc, "the delete function failed")
 	}
-	delete(o.attrs, int(key))
+	o.attrs.del(int(key))
 	return C.MPI_SUCCESS
 }
 
 // copyAttrs gives a duplicate the attributes its keyvals' copy functions
 // say to copy (MPI_Comm_dup).
 func copyAttrs(from C.uintptr_t, parent, child *commObj) C.int {
-	for k, v := range parent.attrs {
+	for _, k := range parent.attrs.keys {
+		v := parent.attrs.vals[k]
 		kv, ok := keyvalOf(C.int(k))
 		if !ok {
 			continue
@@ -156,24 +213,38 @@ func copyAttrs(from C.uintptr_t, parent, child *commObj) C.int {
 			out, flag = uintptr(o), f != 0
 		}
 		if flag {
-			if child.attrs == nil {
-				child.attrs = map[int]uintptr{}
-			}
-			child.attrs[k] = out
+			child.attrs.set(k, out)
 		}
 	}
 	return C.MPI_SUCCESS
 }
 
-// deleteAttrs runs every attribute's delete function (MPI_Comm_free).
+// deleteAttrs runs every attribute's delete function, the newest first
+// (MPI_Comm_free, and MPI_Finalize on MPI_COMM_SELF).
 func deleteAttrs(comm C.uintptr_t, o *commObj) C.int {
-	for k, v := range o.attrs {
-		if rc := deleteAttr(comm, k, v); rc != C.MPI_SUCCESS {
+	return deleteAll(comm, &o.attrs)
+}
+
+func deleteAll(h C.uintptr_t, a *attrSet) C.int {
+	for _, k := range a.newestFirst() {
+		v, _ := a.get(k)
+		if rc := deleteAttr(h, k, v); rc != C.MPI_SUCCESS {
 			return rc
 		}
-		delete(o.attrs, k)
+		a.del(k)
 	}
 	return C.MPI_SUCCESS
+}
+
+// deleteSelfAttrs is MPI_Finalize's first step: as if MPI_COMM_SELF were
+// freed, its attributes are deleted, the newest first, while all of MPI
+// still works (MPI-4.1 §11.2.4), so libraries can hook finalization.
+func deleteSelfAttrs() C.int {
+	o, ok := lookup(0x102, C.ABI_KIND_COMM)
+	if !ok {
+		return C.MPI_SUCCESS
+	}
+	return deleteAttrs(0x102, o.val.(*commObj))
 }
 
 // The MPI-1 names of the same calls.

@@ -19,11 +19,12 @@ import (
 type commObj struct {
 	c       *compat.Comm
 	cs      *commState
-	name    string          // set by MPI_Comm_set_name
-	errhSet bool            // MPI_Comm_set_errhandler was called on it
-	cart    *cart           // a Cartesian topology (MPI_Cart_create), or nil
-	graph   *distGraph      // a distributed graph topology, or nil
-	attrs   map[int]uintptr // user attributes by keyval (attr.go)
+	name    string      // set by MPI_Comm_set_name
+	errhSet bool        // MPI_Comm_set_errhandler was called on it
+	cart    *cart       // a Cartesian topology (MPI_Cart_create), or nil
+	graph   *distGraph  // a distributed graph topology, or nil
+	attrs   attrSet     // user attributes by keyval (attr.go)
+	info    compat.Info // the hints in use (MPI_Comm_get_info)
 
 	// The private duplicate of nonblocking collectives and their count
 	// (nbc.go).
@@ -103,7 +104,7 @@ func (o *commObj) handle() C.uintptr_t { return C.uintptr_t(o.cs.handle()) }
 
 // commOf returns the communicator behind h, or raises MPI_ERR_COMM on it.
 func commOf(h C.uintptr_t, call string) (*commObj, C.int) {
-	if global.Initialized == 0 || global.Finalized != 0 {
+	if !envLive.Load() {
 		return nil, failCode(h, call, C.MPI_ERR_OTHER, "MPI is not initialized (or finalized)")
 	}
 	o, ok := lookup(uintptr(h), C.ABI_KIND_COMM)
@@ -122,7 +123,7 @@ func rankIn(r C.int) int {
 	case C.MPI_PROC_NULL:
 		return compat.ProcNull
 	case C.MPI_ROOT:
-		return -4 // no intercommunicators: compat rejects it as a rank
+		return -4 // compat.Root: not a point-to-point rank, which compat rejects
 	}
 	return int(r)
 }
@@ -238,30 +239,67 @@ func abigo_Comm_split(comm C.uintptr_t, color, key C.int, out *C.uintptr_t) C.in
 	return C.MPI_SUCCESS
 }
 
+// MPI_Comm_split_type (MPI-4.1 §7.4.2). Every PE of a job shares memory
+// with every other today (one node), so MPI_COMM_TYPE_SHARED, and
+// MPI_COMM_TYPE_HW_GUIDED with mpi_hw_resource_type "mpi_shared_memory",
+// group them all; MPI_COMM_TYPE_RESOURCE_GUIDED takes the process sets
+// of mpi_pset_name (mpi://WORLD, mpi://SELF); a guided kind without a
+// value it takes gives MPI_COMM_NULL, as the standard requires.
+// MPI_COMM_TYPE_HW_UNGUIDED gives the largest strict subset of comm that
+// shares a hardware resource: the node where that is smaller than comm,
+// else each PE's own hardware thread, else (comm of one) MPI_COMM_NULL;
+// the new communicator's info names the resource in mpi_hw_resource_type.
+
 //export abigo_Comm_split_type
 func abigo_Comm_split_type(comm C.uintptr_t, splitType, key C.int, info C.uintptr_t, out *C.uintptr_t) C.int {
-	o, rc := commOf(comm, "MPI_Comm_split_type")
+	const call = "MPI_Comm_split_type"
+	o, rc := commOf(comm, call)
 	if o == nil {
 		return rc
 	}
 	if out == nil {
-		return failCode(comm, "MPI_Comm_split_type", C.MPI_ERR_ARG, "newcomm is NULL")
+		return failCode(comm, call, C.MPI_ERR_ARG, "newcomm is NULL")
 	}
-	color := int(C.MPI_UNDEFINED)
+	hints, ok := infoOf(info)
+	if !ok {
+		return failCode(comm, call, C.MPI_ERR_INFO, "invalid info")
+	}
+	color, me := int(C.MPI_UNDEFINED), o.c.Rank()
+	var used compat.Info
 	switch splitType {
 	case C.MPI_UNDEFINED:
-	case C.MPI_COMM_TYPE_SHARED, C.MPI_COMM_TYPE_HW_UNGUIDED, C.MPI_COMM_TYPE_HW_GUIDED, C.MPI_COMM_TYPE_RESOURCE_GUIDED:
-		// Every PE of a job shares memory with every other today (one node),
-		// so each of these types groups them all.
+	case C.MPI_COMM_TYPE_SHARED:
 		color = 0
+	case C.MPI_COMM_TYPE_HW_GUIDED:
+		if hints["mpi_hw_resource_type"] == "mpi_shared_memory" {
+			color, used = 0, compat.Info{"mpi_hw_resource_type": "mpi_shared_memory"}
+		}
+	case C.MPI_COMM_TYPE_RESOURCE_GUIDED:
+		switch p := hints["mpi_pset_name"]; p {
+		case "mpi://WORLD":
+			color, used = 0, compat.Info{"mpi_pset_name": p}
+		case "mpi://SELF":
+			color, used = o.c.WorldRank(me), compat.Info{"mpi_pset_name": p}
+		}
+	case C.MPI_COMM_TYPE_HW_UNGUIDED:
+		if o.c.Size() > 1 { // the node is all of comm: each PE's hardware thread
+			color, used = me, compat.Info{"mpi_hw_resource_type": "hwthread"}
+		}
 	default:
-		return failCode(comm, "MPI_Comm_split_type", C.MPI_ERR_ARG, "split type %d", int(splitType))
+		return failCode(comm, call, C.MPI_ERR_ARG, "split type %d", int(splitType))
+	}
+	if o.c.IsInter() {
+		return failCode(comm, call, C.MPI_ERR_COMM, "an intercommunicator")
 	}
 	d, err := o.c.Split(color, int(key))
 	if err != nil {
-		return fail(comm, "MPI_Comm_split_type", err)
+		return fail(comm, call, err)
 	}
 	newComm(o, d, out)
+	if d != nil && used != nil {
+		n, _ := lookup(uintptr(*out), C.ABI_KIND_COMM)
+		n.val.(*commObj).info = used
+	}
 	return C.MPI_SUCCESS
 }
 
@@ -336,6 +374,10 @@ func abigo_Comm_compare(a, b C.uintptr_t, result *C.int) C.int {
 
 //export abigo_Comm_get_name
 func abigo_Comm_get_name(comm C.uintptr_t, name *C.char, n *C.int) C.int {
+	if comm == 0x100 && name != nil && n != nil && envLive.Load() {
+		*n = putString(name, "MPI_COMM_NULL", C.MPI_MAX_OBJECT_NAME) // a predefined handle's name
+		return C.MPI_SUCCESS
+	}
 	o, rc := commOf(comm, "MPI_Comm_get_name")
 	if o == nil {
 		return rc

@@ -73,9 +73,33 @@ func initialize(call string, required C.int, provided *C.int) C.int {
 func initLocked(required C.int, provided *C.int) (C.int, error) {
 	env.mu.Lock()
 	defer env.mu.Unlock()
-	if env.e != nil || env.finalized {
+	if global.Initialized != 0 || env.finalized {
 		return C.MPI_ERR_OTHER, errors.New(classText[C.MPI_ERR_OTHER] + ": MPI is already initialized (or finalized)")
 	}
+	if env.e == nil { // a session may have brought it up already (session.go)
+		if code, err := bringUpLocked(); err != nil {
+			return code, err
+		}
+	}
+	level := required
+	if level > providedLevel {
+		level = providedLevel
+	}
+	if level < C.MPI_THREAD_SINGLE {
+		level = C.MPI_THREAD_SINGLE
+	}
+	global.ThreadLevel = int32(level)
+	if provided != nil {
+		*provided = level
+	}
+	global.Initialized = 1
+	fillInfoEnv() // thread_level now known
+	return C.MPI_SUCCESS, nil
+}
+
+// bringUpLocked makes the process's compat.Env and the predefined
+// communicators, for MPI_Init or the first MPI_Session_init; env.mu is held.
+func bringUpLocked() (C.int, error) {
 	// After gshmem_init, MPI runs on the World it made: one job, one heap.
 	var e *compat.Env
 	var err error
@@ -100,14 +124,7 @@ func initLocked(required C.int, provided *C.int) (C.int, error) {
 	env.self = newCommObj(e.CommSelf(), 0x102)
 	global.CommWorld = env.world.cs
 	global.CommSelf = env.self.cs
-	level := required
-	if level > providedLevel {
-		level = providedLevel
-	}
-	if level < C.MPI_THREAD_SINGLE {
-		level = C.MPI_THREAD_SINGLE
-	}
-	global.ThreadLevel = int32(level)
+	global.ThreadLevel = C.MPI_THREAD_SINGLE
 	// rma.c's hot paths take the Go path, which reports the loss, once a
 	// peer is lost or finalized (the transport's own fast paths' word).
 	if d := e.World().DownWord(); d != nil {
@@ -119,10 +136,8 @@ func initLocked(required C.int, provided *C.int) (C.int, error) {
 		<-done
 		atomic.StoreInt32(&global.Aborted, 1)
 	}(e.World().Context().Done())
-	if provided != nil {
-		*provided = level
-	}
-	global.Initialized = 1
+	envLive.Store(true)
+	fillInfoEnv() // infoenv.go
 	return C.MPI_SUCCESS, nil
 }
 
@@ -186,25 +201,39 @@ func abigo_Finalized(flag *C.int) C.int {
 func abigo_Finalize() C.int {
 	env.mu.Lock()
 	e := env.e
-	if e == nil || env.finalized {
+	if e == nil || env.finalized || global.Initialized == 0 || global.Finalized != 0 {
 		env.mu.Unlock()
 		return failCode(0, "MPI_Finalize", C.MPI_ERR_OTHER, "MPI is not initialized (or already finalized)")
 	}
 	env.mu.Unlock()
+	if rc := deleteSelfAttrs(); rc != C.MPI_SUCCESS { // attr.go: first, while MPI works
+		return failCode(0, "MPI_Finalize", rc, "a delete function of an MPI_COMM_SELF attribute failed")
+	}
 	flushAll() // MPI_Finalize completes the buffered sends (bsend.go)
+	if sessionsOpen() { // session.go: the last MPI_Session_finalize ends it
+		global.Finalized = 1
+		return C.MPI_SUCCESS
+	}
+	global.Finalized = 1
+	if err := tearDown(e); err != nil {
+		return failCode(0, "MPI_Finalize", codeOf(err), "%v", err)
+	}
+	return C.MPI_SUCCESS
+}
+
+// tearDown ends the process's compat.Env: at MPI_Finalize, or at the
+// last MPI_Session_finalize after it (or without MPI_Init).
+func tearDown(e *compat.Env) error {
 	shmBeforeMPIFinalize(e.World())
 	err := e.Finalize()
 	env.mu.Lock()
 	env.finalized = true
 	env.mu.Unlock()
-	global.Finalized = 1
+	envLive.Store(false)
 	if err == nil {
 		err = shmAfterMPIFinalize()
 	}
-	if err != nil {
-		return failCode(0, "MPI_Finalize", codeOf(err), "%v", err)
-	}
-	return C.MPI_SUCCESS
+	return err
 }
 
 //export abigo_Abort

@@ -206,6 +206,8 @@ func handlerOf(kind int, h uintptr) (eh, obj uintptr) {
 				return v.errhandler(), h
 			case *winObj:
 				return v.ws.Errhandler, h
+			case *sessionObj:
+				return v.errh, h
 			}
 		}
 	}

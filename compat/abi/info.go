@@ -215,7 +215,9 @@ func abigo_Info_get_valuelen(info C.uintptr_t, key *C.char, valuelen, flag *C.in
 }
 
 // Communicators take no info keys that change anything: MPI_Comm_set_info
-// checks the info, MPI_Comm_get_info returns an empty one.
+// checks the info (hints not taken are ignored, as MPI allows), and
+// MPI_Comm_get_info returns what the implementation set
+// (mpi_hw_resource_type from MPI_Comm_split_type).
 
 //export abigo_Comm_set_info
 func abigo_Comm_set_info(comm, info C.uintptr_t) C.int {
@@ -230,12 +232,17 @@ func abigo_Comm_set_info(comm, info C.uintptr_t) C.int {
 
 //export abigo_Comm_get_info
 func abigo_Comm_get_info(comm C.uintptr_t, info *C.uintptr_t) C.int {
-	if o, rc := commOf(comm, "MPI_Comm_get_info"); o == nil {
+	o, rc := commOf(comm, "MPI_Comm_get_info")
+	if o == nil {
 		return rc
 	}
 	if info == nil {
 		return failCode(comm, "MPI_Comm_get_info", C.MPI_ERR_ARG, "info_used is NULL")
 	}
-	*info = C.uintptr_t(newInfo(compat.Info{}))
+	used := compat.Info{}
+	for k, v := range o.info {
+		used[k] = v
+	}
+	*info = C.uintptr_t(newInfo(used))
 	return C.MPI_SUCCESS
 }

@@ -6,6 +6,8 @@ package main
 import "C"
 
 import (
+	"unsafe"
+
 	"github.com/gshmem/gshmem/compat"
 )
 
@@ -20,11 +22,14 @@ import (
 // duplicate, after the previous one of that communicator, so members
 // match them in the order they started them, as MPI requires; its request
 // is a generalized request that goroutine completes. Persistent ones start
-// the nonblocking form (pcoll.go).
+// the nonblocking form (pcoll.go). Device buffers (a CUDA-aware job) and
+// user ops are refused with MPI_ERR_UNSUPPORTED_OPERATION here: compat's
+// intercommunicator collectives read buffers on the host, and the user op
+// folds of userop.go run over intracommunicators.
 
 // isInter reports whether comm is a valid intercommunicator.
 func isInter(comm C.uintptr_t) bool {
-	if global.Initialized == 0 || global.Finalized != 0 {
+	if !envLive.Load() {
 		return false
 	}
 	o, ok := lookup(uintptr(comm), C.ABI_KIND_COMM)
@@ -46,10 +51,17 @@ func interRoot(root C.int) int {
 
 // interRun runs f over comm's intercommunicator now (req nil) or as a
 // nonblocking collective whose request it stores in *req.
-func interRun(comm C.uintptr_t, call string, req *C.uintptr_t, f func(c *compat.Comm) error) C.int {
+func interRun(comm C.uintptr_t, call string, req *C.uintptr_t, f func(c *compat.Comm) error, bufs ...[]byte) C.int {
 	o, rc := commOf(comm, call)
 	if o == nil {
 		return rc
+	}
+	if w := env.e.World(); w.HeapOnDevice() {
+		for _, b := range bufs {
+			if cap(b) > 0 && w.IsDeviceMemory(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) {
+				return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "device buffers in collectives on intercommunicators")
+			}
+		}
 	}
 	if req == nil {
 		return done(comm, call, f(o.c))
@@ -111,7 +123,7 @@ func interBcast(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, com
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return interRun(comm, call, req, func(c *compat.Comm) error { return compat.Bcast(c, b, int(count), dt, interRoot(root)) })
+	return interRun(comm, call, req, func(c *compat.Comm) error { return compat.Bcast(c, b, int(count), dt, interRoot(root)) }, b)
 }
 
 func interReduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
@@ -129,7 +141,7 @@ func interReduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, roo
 	}
 	return interRun(comm, call, req, func(c *compat.Comm) error {
 		return compat.Reduce(c, s, r, int(count), dt, o, interRoot(root))
-	})
+	}, s, r)
 }
 
 // interOpError: a user op on an intercommunicator is not served; anything
@@ -155,7 +167,7 @@ func interAllreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintp
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return interRun(comm, call, req, func(c *compat.Comm) error { return compat.Allreduce(c, s, r, int(count), dt, o) })
+	return interRun(comm, call, req, func(c *compat.Comm) error { return compat.Allreduce(c, s, r, int(count), dt, o) }, s, r)
 }
 
 func interReduceScatter(sbuf, rbuf C.uintptr_t, rcounts []int, dtype, op, comm C.uintptr_t, req *C.uintptr_t, call string) C.int {
@@ -180,7 +192,7 @@ func interReduceScatter(sbuf, rbuf C.uintptr_t, rcounts []int, dtype, op, comm C
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
-	return interRun(comm, call, req, func(c *compat.Comm) error { return compat.ReduceScatter(c, s, r, rcounts, dt, o) })
+	return interRun(comm, call, req, func(c *compat.Comm) error { return compat.ReduceScatter(c, s, r, rcounts, dt, o) }, s, r)
 }
 
 func interGather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
@@ -195,7 +207,7 @@ func interGather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintp
 	}
 	return interRun(comm, call, req, func(c *compat.Comm) error {
 		return compat.Gather(c, s, int(scount), sdt, r, int(rcount), rdt, interRoot(root))
-	})
+	}, s, r)
 }
 
 func interScatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
@@ -210,7 +222,7 @@ func interScatter(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uint
 	}
 	return interRun(comm, call, req, func(c *compat.Comm) error {
 		return compat.Scatter(c, s, int(scount), sdt, r, int(rcount), rdt, interRoot(root))
-	})
+	}, s, r)
 }
 
 // rootV reads a rooted v collective's root side: counts and displacements
@@ -243,7 +255,7 @@ func interGatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uint
 	}
 	return interRun(comm, call, req, func(c *compat.Comm) error {
 		return compat.Gatherv(c, s, int(scount), sdt, r, cs, ds, rdt, interRoot(root))
-	})
+	}, s, r)
 }
 
 func interScatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
@@ -262,7 +274,7 @@ func interScatterv(sbuf C.uintptr_t, scounts, displs *C.int, stype C.uintptr_t, 
 	}
 	return interRun(comm, call, req, func(c *compat.Comm) error {
 		return compat.Scatterv(c, s, cs, ds, sdt, r, int(rcount), rdt, interRoot(root))
-	})
+	}, s, r)
 }
 
 func interAllgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
@@ -281,7 +293,7 @@ func interAllgather(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.ui
 	}
 	return interRun(comm, call, req, func(c *compat.Comm) error {
 		return compat.Allgather(c, s, int(scount), sdt, r, int(rcount), rdt)
-	})
+	}, s, r)
 }
 
 func interAllgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, displs *C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
@@ -304,7 +316,7 @@ func interAllgatherv(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.u
 	}
 	return interRun(comm, call, req, func(c *compat.Comm) error {
 		return compat.Allgatherv(c, s, int(scount), sdt, r, cs, ds, rdt)
-	})
+	}, s, r)
 }
 
 func interAlltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcount C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
@@ -324,7 +336,7 @@ func interAlltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.uin
 	}
 	return interRun(comm, call, req, func(c *compat.Comm) error {
 		return compat.Alltoall(c, s, int(scount), sdt, r, int(rcount), rdt)
-	})
+	}, s, r)
 }
 
 func interAlltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_t, rbuf C.uintptr_t, rcounts, rdispls *C.int, rtype C.uintptr_t, comm C.uintptr_t, req *C.uintptr_t) C.int {
@@ -355,7 +367,7 @@ func interAlltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr_t
 	}
 	return interRun(comm, call, req, func(c *compat.Comm) error {
 		return compat.Alltoallv(c, s, scs, sds, sdt, r, rcs, rds, rdt)
-	})
+	}, s, r)
 }
 
 // interAlltoallw runs as point-to-point on the private duplicate, one
@@ -417,7 +429,7 @@ func interAlltoallw(sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C.uintptr
 			rs = append(rs, r, s)
 		}
 		return compat.Waitall(rs, nil)
-	})
+	}, append(sbs, rbs...)...)
 	if req != nil || rc != C.MPI_SUCCESS {
 		return rc
 	}

@@ -133,7 +133,7 @@ func abigo_Comm_create_group(comm, group C.uintptr_t, tag C.int, out *C.uintptr_
 // MPI_Intercomm_create_from_groups share: the string tag, info and the
 // error handler the new communicator gets.
 func fromGroupArgs(call string, tag *C.char, info, eh C.uintptr_t, out *C.uintptr_t) (string, C.int) {
-	if global.Initialized == 0 || global.Finalized != 0 || env.e == nil {
+	if !envLive.Load() || env.e == nil {
 		return "", failCode(0, call, C.MPI_ERR_OTHER, "neither MPI nor a session is initialized")
 	}
 	if tag == nil || out == nil {

@@ -2,7 +2,12 @@
 
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // TestIntercommunicators runs testdata/intercomm.c on even and uneven
 // halves: intercommunicators, their collectives and the communicators
@@ -12,4 +17,26 @@ func TestIntercommunicators(t *testing.T) {
 	runOK(t, 4, exe, "intercomm ok")
 	runOK(t, 3, exe, "intercomm ok")
 	runOK(t, 2, exe, "intercomm ok")
+}
+
+// TestCommRegressions runs testdata/commfix.c: issue 36's wrong
+// behaviours (a receive pending on a freed communicator, MPI_Win_free
+// after its communicator's, MPI_Win_set_info with MPI_Win_get_info's info,
+// null handles' names, MPI_Comm_split_type's kinds, MPI_IN_PLACE in
+// MPI_Alltoallw and MPI_Ialltoall, MPI_Finalize deleting MPI_COMM_SELF's
+// attributes first) and window attributes.
+func TestCommRegressions(t *testing.T) {
+	exe := compile(t, "commfix.c")
+	runOK(t, 1, exe, "commfix ok")
+	runOK(t, 3, exe, "commfix ok")
+}
+
+// TestSessions runs testdata/session.c without MPI_Init and beside it.
+func TestSessions(t *testing.T) {
+	exe := compile(t, "session.c")
+	runOK(t, 2, exe, "session ok")
+	runOK(t, 1, exe, "session ok")
+	r := runArgs(t, 3, exe, "init")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 3, strings.Count(r.stdout, "session ok"), r.stdout)
 }

@@ -636,8 +636,8 @@ func abigo_Ialltoall(sbuf C.uintptr_t, scount C.int, stype C.uintptr_t, rbuf C.u
 	if c == nil {
 		return rc
 	}
-	if sbuf == 1 {
-		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "MPI_IN_PLACE")
+	if sbuf == 1 { // MPI_IN_PLACE: what is sent is taken from rbuf first
+		sbuf, scount, stype = rbuf, rcount, rtype
 	}
 	n, me := c.Size(), c.Rank()
 	s, sdt, r, rdt, rc := blockArgs(comm, call, n, sbuf, scount, stype, true, true, rbuf, rcount, rtype, true, true)

@@ -93,8 +93,8 @@ func abigo_Ialltoallv(sbuf C.uintptr_t, scounts, sdispls *C.int, stype C.uintptr
 	if c == nil {
 		return rc
 	}
-	if sbuf == 1 {
-		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "MPI_IN_PLACE")
+	if sbuf == 1 { // MPI_IN_PLACE: what is sent is taken from rbuf first
+		sbuf, scounts, sdispls, stype = rbuf, rcounts, rdispls, rtype
 	}
 	n, me := c.Size(), c.Rank()
 	scs, sds, rc := countsIn(comm, call, n, scounts, sdispls)
@@ -409,8 +409,8 @@ func alltoallw(call string, sbuf C.uintptr_t, scounts, sdispls *C.int, stypes *C
 	if c == nil {
 		return nil, rc
 	}
-	if sbuf == 1 {
-		return nil, failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "MPI_IN_PLACE")
+	if sbuf == 1 { // MPI_IN_PLACE: what is sent is taken from rbuf first
+		sbuf, scounts, sdispls, stypes = rbuf, rcounts, rdispls, rtypes
 	}
 	n, me := c.Size(), c.Rank()
 	scs, sds, rc := countsIn(comm, call, n, scounts, sdispls)

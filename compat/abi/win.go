@@ -91,9 +91,11 @@ func allocate(call string, size C.MPI_Aint, unit C.int, info, comm C.uintptr_t, 
 	var w *windows.Win
 	var err error
 	if shared {
-		w, err = windows.AllocateShared(o.c, int(size), int(unit), inf)
+		w, err = winOver(o.c, func(c *compat.Comm) (*windows.Win, error) {
+			return windows.AllocateShared(c, int(size), int(unit), inf)
+		})
 	} else {
-		w, err = windows.Allocate(o.c, int(size), int(unit), inf)
+		w, err = winOver(o.c, func(c *compat.Comm) (*windows.Win, error) { return windows.Allocate(c, int(size), int(unit), inf) })
 	}
 	if err != nil {
 		return fail(comm, call, err)
@@ -135,7 +137,7 @@ func abigo_Win_create(base C.uintptr_t, size C.MPI_Aint, unit C.int, info, comm 
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_ARG, "base %#x for %d bytes", uintptr(base), int(size))
 	}
-	w, err := windows.Create(o.c, b, int(unit), inf)
+	w, err := winOver(o.c, func(c *compat.Comm) (*windows.Win, error) { return windows.Create(c, b, int(unit), inf) })
 	if err != nil {
 		return fail(comm, call, err)
 	}
@@ -157,7 +159,7 @@ func abigo_Win_create_dynamic(info, comm C.uintptr_t, out *C.uintptr_t) C.int {
 	if out == nil {
 		return failCode(comm, call, C.MPI_ERR_ARG, "win is NULL")
 	}
-	w, err := windows.CreateDynamic(o.c, inf)
+	w, err := winOver(o.c, func(c *compat.Comm) (*windows.Win, error) { return windows.CreateDynamic(c, inf) })
 	if err != nil {
 		return fail(comm, call, err)
 	}
@@ -203,6 +205,9 @@ func abigo_Win_free(win *C.uintptr_t) C.int {
 	}
 	if err := o.w.Free(); err != nil {
 		return winFail(*win, "MPI_Win_free", err)
+	}
+	if rc := winFreed(*win, o.w); rc != C.MPI_SUCCESS {
+		return rc
 	}
 	unpublishFast(o)
 	release(uintptr(*win))
@@ -269,8 +274,7 @@ func abigo_Win_get_attr(win C.uintptr_t, key C.int, val C.uintptr_t, flag *C.int
 	case C.MPI_WIN_MODEL:
 		p = unsafe.Pointer(&o.ws.Model)
 	default:
-		// No user window attributes yet (MPI_Win_create_keyval is a stub).
-		return raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_KEYVAL, call, nil)
+		return winUserAttr(win, o, key, val, flag) // winattr.go
 	}
 	*(*unsafe.Pointer)(cptr(val)) = p
 	*flag = 1
@@ -475,6 +479,10 @@ func abigo_Win_set_name(win C.uintptr_t, name *C.char) C.int {
 
 //export abigo_Win_get_name
 func abigo_Win_get_name(win C.uintptr_t, name *C.char, n *C.int) C.int {
+	if win == 0x110 && name != nil && n != nil {
+		*n = putString(name, "MPI_WIN_NULL", C.MPI_MAX_OBJECT_NAME) // a predefined handle's name
+		return C.MPI_SUCCESS
+	}
 	o, rc := winOf(win, "MPI_Win_get_name")
 	if o == nil {
 		return rc

@@ -1615,10 +1615,7 @@ int MPI_Group_free(MPI_Group *group) __attribute__((weak, alias("PMPI_Group_free
 
 int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    (void)session;
-    (void)pset_name;
-    (void)newgroup;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Group_from_session_pset");
+    return abigo_Group_from_session_pset((uintptr_t)session, (char*)pset_name, (uintptr_t*)newgroup);
 }
 int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_from_session_pset")));
 
@@ -1934,10 +1931,7 @@ int MPI_Info_create(MPI_Info *info) __attribute__((weak, alias("PMPI_Info_create
 
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    (void)argc;
-    (void)argv;
-    (void)info;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Info_create_env");
+    return abigo_Info_create_env((int)argc, (char**)argv, (uintptr_t*)info);
 }
 int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info) __attribute__((weak, alias("PMPI_Info_create_env")));
 
@@ -3040,17 +3034,13 @@ int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count siz
 
 int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    (void)session;
-    (void)errorcode;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_call_errhandler");
+    return abigo_Session_call_errhandler((uintptr_t)session, (int)errorcode);
 }
 int MPI_Session_call_errhandler(MPI_Session session, int errorcode) __attribute__((weak, alias("PMPI_Session_call_errhandler")));
 
 int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    (void)session_errhandler_fn;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_create_errhandler");
+    return abigo_Session_create_errhandler((uintptr_t)session_errhandler_fn, (uintptr_t*)errhandler);
 }
 int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Session_create_errhandler")));
 
@@ -3074,8 +3064,7 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Coun
 
 int PMPI_Session_finalize(MPI_Session *session)
 {
-    (void)session;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_finalize");
+    return abigo_Session_finalize((uintptr_t*)session);
 }
 int MPI_Session_finalize(MPI_Session *session) __attribute__((weak, alias("PMPI_Session_finalize")));
 
@@ -3088,46 +3077,31 @@ int MPI_Session_flush_buffer(MPI_Session session) __attribute__((weak, alias("PM
 
 int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    (void)session;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_errhandler");
+    return abigo_Session_get_errhandler((uintptr_t)session, (uintptr_t*)errhandler);
 }
 int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Session_get_errhandler")));
 
 int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    (void)session;
-    (void)info_used;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_info");
+    return abigo_Session_get_info((uintptr_t)session, (uintptr_t*)info_used);
 }
 int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used) __attribute__((weak, alias("PMPI_Session_get_info")));
 
 int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-    (void)session;
-    (void)info;
-    (void)n;
-    (void)pset_len;
-    (void)pset_name;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_nth_pset");
+    return abigo_Session_get_nth_pset((uintptr_t)session, (uintptr_t)info, (int)n, (int*)pset_len, (char*)pset_name);
 }
 int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) __attribute__((weak, alias("PMPI_Session_get_nth_pset")));
 
 int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-    (void)session;
-    (void)info;
-    (void)npset_names;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_num_psets");
+    return abigo_Session_get_num_psets((uintptr_t)session, (uintptr_t)info, (int*)npset_names);
 }
 int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) __attribute__((weak, alias("PMPI_Session_get_num_psets")));
 
 int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    (void)session;
-    (void)pset_name;
-    (void)info;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_get_pset_info");
+    return abigo_Session_get_pset_info((uintptr_t)session, (char*)pset_name, (uintptr_t*)info);
 }
 int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) __attribute__((weak, alias("PMPI_Session_get_pset_info")));
 
@@ -3141,18 +3115,13 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) __attri
 
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    (void)info;
-    (void)errhandler;
-    (void)session;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_init");
+    return abigo_Session_init((uintptr_t)info, (uintptr_t)errhandler, (uintptr_t*)session);
 }
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) __attribute__((weak, alias("PMPI_Session_init")));
 
 int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    (void)session;
-    (void)errhandler;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_set_errhandler");
+    return abigo_Session_set_errhandler((uintptr_t)session, (uintptr_t)errhandler);
 }
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_Session_set_errhandler")));
 
@@ -3728,19 +3697,13 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MP
 
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
-    (void)win_copy_attr_fn;
-    (void)win_delete_attr_fn;
-    (void)win_keyval;
-    (void)extra_state;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_create_keyval");
+    return abigo_Win_create_keyval((uintptr_t)win_copy_attr_fn, (uintptr_t)win_delete_attr_fn, (int*)win_keyval, (uintptr_t)extra_state);
 }
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) __attribute__((weak, alias("PMPI_Win_create_keyval")));
 
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-    (void)win;
-    (void)win_keyval;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_delete_attr");
+    return abigo_Win_delete_attr((uintptr_t)win, (int)win_keyval);
 }
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) __attribute__((weak, alias("PMPI_Win_delete_attr")));
 
@@ -3788,8 +3751,7 @@ int MPI_Win_free(MPI_Win *win) __attribute__((weak, alias("PMPI_Win_free")));
 
 int PMPI_Win_free_keyval(int *win_keyval)
 {
-    (void)win_keyval;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_free_keyval");
+    return abigo_Win_free_keyval((int*)win_keyval);
 }
 int MPI_Win_free_keyval(int *win_keyval) __attribute__((weak, alias("PMPI_Win_free_keyval")));
 
@@ -3843,10 +3805,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) __attribute__((weak, 
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
-    (void)win;
-    (void)win_keyval;
-    (void)attribute_val;
-    return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Win_set_attr");
+    return abigo_Win_set_attr((uintptr_t)win, (int)win_keyval, (uintptr_t)attribute_val);
 }
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) __attribute__((weak, alias("PMPI_Win_set_attr")));
 
