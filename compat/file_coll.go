@@ -137,8 +137,9 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 	}
 	cursor := make([]int, len(aggs)) // per aggregator: my first piece not wholly before its window
 	var firstErr error
-	got := int64(0) // reads: my data bytes, from the start, the file held
-	short := false  // reads: a round ended early (the end of the file)
+	var pending chan error // writes: the aggregator's write in flight
+	got := int64(0)        // reads: my data bytes, from the start, the file held
+	short := false         // reads: a round ended early (the end of the file)
 	for k := int64(0); k < rounds; k++ {
 		// My pieces in each aggregator's window this round.
 		send := make([][]piece, n)
@@ -200,9 +201,17 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 				return 0, err
 			}
 			if myAgg >= 0 {
-				if err := f.aggregateWrite(lists, abuf, adispls); err != nil && firstErr == nil {
-					firstErr = err
+				// The window's write runs while the next round's bytes
+				// arrive: one write in flight, each into its own buffer.
+				if pending != nil {
+					if err := <-pending; err != nil && firstErr == nil {
+						firstErr = err
+					}
 				}
+				pending = make(chan error, 1)
+				go func(ch chan<- error, lists [][]piece, buf []byte, displs []int) {
+					ch <- f.aggregateWrite(lists, buf, displs)
+				}(pending, lists, abuf, adispls)
 			}
 			continue
 		}
@@ -233,6 +242,11 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 				got += mine[r]
 				short = mine[r] < int64(dcounts[r])
 			}
+		}
+	}
+	if pending != nil {
+		if err := <-pending; err != nil && firstErr == nil {
+			firstErr = err
 		}
 	}
 	if err := agree(c, firstErr, "collective access of %q", f.path); err != nil {
