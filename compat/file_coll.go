@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
 	"sort"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gshmem/gshmem/shmem"
 )
@@ -101,7 +104,13 @@ func (f *File) collective(write bool, v *fileView, h fileHints, atomic bool, s i
 	return f.twoPhase(write, ps, data, glo, ghi, h)
 }
 
-// twoPhase runs the rounds of a collective access over [glo, ghi).
+// twoPhase runs the rounds of a collective access over [glo, ghi). A
+// member's pieces in one aggregator's window are one contiguous range of
+// its data (views are monotone), so data moves without packing: a round
+// exchanges the pieces' lists (an Alltoall of their sizes, an Alltoallv of
+// offsets and lengths), then the bytes straight from the writers' data or
+// into the readers' (an Alltoallv over data itself); an aggregator writes
+// or reads its window with one vectored call over the pieces it holds.
 func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h fileHints) (int64, error) {
 	c := f.comm
 	aggs := f.aggregators()
@@ -115,32 +124,24 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 	rounds := int64(0)
 	for i := range aggs {
 		dlo := glo + int64(i)*per
-		if i > 0 {
-			dlo = dlo / align * align
-		}
-		dhi := min(glo+int64(i+1)*per, ghi)
-		if i+1 < len(aggs) {
-			dhi = dhi / align * align
-		}
-		dom[i] = [2]int64{dlo, max(dlo, dhi)}
+		dhi := min(dlo+per, ghi)
+		dom[i] = [2]int64{min(dlo, ghi), max(min(dlo, ghi), dhi)}
 		rounds = max(rounds, (dom[i][1]-dom[i][0]+cb-1)/cb)
 	}
-	me := c.Rank()
+	me, n := c.Rank(), c.Size()
 	myAgg := -1
 	for i, a := range aggs {
 		if a == me {
 			myAgg = i
 		}
 	}
-	// results of my reads: per piece fragment, where it goes and how much
-	// of it the file held.
-	type frag struct{ at, n, valid int64 }
-	var frags []frag
 	cursor := make([]int, len(aggs)) // per aggregator: my first piece not wholly before its window
 	var firstErr error
-	n := c.Size()
+	var pending chan error // writes: the aggregator's write in flight
+	got := int64(0)        // reads: my data bytes, from the start, the file held
+	short := false         // reads: a round ended early (the end of the file)
 	for k := int64(0); k < rounds; k++ {
-		// My fragments in each aggregator's window this round.
+		// My pieces in each aggregator's window this round.
 		send := make([][]piece, n)
 		for i, a := range aggs {
 			wlo := dom[i][0] + k*cb
@@ -161,82 +162,91 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 				}
 			}
 		}
-		// Phase one: the requests (and a write's data) to the aggregators.
-		sbuf, scounts, sdispls := encodePieces(send, data, write)
-		rcounts := make([]int, n)
-		if err := Alltoall(c, scounts, 1, Int64, rcounts, 1, Int64); err != nil {
+		// The lists, to the aggregators.
+		hbuf, hcounts, hdispls := encodeLists(send)
+		rh := make([]int, n)
+		if err := Alltoall(c, hcounts, 1, Int64, rh, 1, Int64); err != nil {
 			return 0, err
 		}
-		rdispls, rtotal := displsOf(rcounts)
-		rbuf := make([]byte, rtotal)
-		if err := Alltoallv(c, sbuf, scounts, sdispls, Byte, rbuf, rcounts, rdispls, Byte); err != nil {
+		rhd, rht := displsOf(rh)
+		rhbuf := make([]byte, rht)
+		if err := Alltoallv(c, hbuf, hcounts, hdispls, Byte, rhbuf, rh, rhd, Byte); err != nil {
 			return 0, err
 		}
-		// Phase two: the aggregator's access of its window.
-		var reply [][]byte
+		var lists [][]piece // at an aggregator: each member's pieces, at from its run's start
 		if myAgg >= 0 {
-			got, err := decodePieces(rbuf, rcounts, rdispls, write)
-			if err == nil {
-				reply, err = f.aggregate(write, got)
+			var err error
+			if lists, err = decodeLists(rhbuf, rh, rhd, n); err != nil {
+				return 0, err
 			}
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				// The members wait for replies of the sizes they asked
-				// for: send those, with nothing valid in them.
-				reply = nil
-				if !write {
-					reply = make([][]byte, n)
-					for _, p := range got {
-						reply[p.from] = append(reply[p.from], make([]byte, 8+p.n)...)
+		}
+		// My runs of data: for aggregator r, send[r]'s bytes.
+		dcounts, ddispls := make([]int, n), make([]int, n)
+		for r, l := range send {
+			if len(l) > 0 {
+				ddispls[r] = int(l[0].at)
+				dcounts[r] = int(l[len(l)-1].at + l[len(l)-1].n - l[0].at)
+			}
+		}
+		acounts := make([]int, n) // at an aggregator: each member's bytes
+		for r, l := range lists {
+			for _, p := range l {
+				acounts[r] += int(p.n)
+			}
+		}
+		adispls, atotal := displsOf(acounts)
+		abuf := make([]byte, atotal)
+		if write {
+			if err := Alltoallv(c, data, dcounts, ddispls, Byte, abuf, acounts, adispls, Byte); err != nil {
+				return 0, err
+			}
+			if myAgg >= 0 {
+				// The window's write runs while the next round's bytes
+				// arrive: one write in flight, each into its own buffer.
+				if pending != nil {
+					if err := <-pending; err != nil && firstErr == nil {
+						firstErr = err
 					}
 				}
+				pending = make(chan error, 1)
+				go func(ch chan<- error, lists [][]piece, buf []byte, displs []int) {
+					ch <- f.aggregateWrite(lists, buf, displs)
+				}(pending, lists, abuf, adispls)
 			}
-			if reply == nil && !write {
-				reply = make([][]byte, n)
-			}
-		}
-		if write {
 			continue
 		}
-		// Reads: the aggregators' replies, per fragment its valid length
-		// then its bytes.
-		scounts2 := make([]int, n)
-		for r := range reply {
-			scounts2[r] = len(reply[r])
-		}
-		sdispls2, stotal := displsOf(scounts2)
-		sbuf2 := make([]byte, 0, stotal)
-		for r := range reply {
-			sbuf2 = append(sbuf2, reply[r]...)
-		}
-		rcounts2 := make([]int, n)
-		for r := range send {
-			if len(send[r]) > 0 {
-				rcounts2[r] = 8 * len(send[r])
-				for _, p := range send[r] {
-					rcounts2[r] += int(p.n)
-				}
+		// Reads: the aggregator reads into each member's run, then says
+		// how much of it the file held, and the runs go straight into the
+		// members' data.
+		valid := make([]int64, n)
+		if myAgg >= 0 {
+			var err error
+			if valid, err = f.aggregateRead(lists, abuf, adispls); err != nil && firstErr == nil {
+				firstErr = err
 			}
 		}
-		rdispls2, rtotal2 := displsOf(rcounts2)
-		rbuf2 := make([]byte, rtotal2)
-		if err := Alltoallv(c, sbuf2, scounts2, sdispls2, Byte, rbuf2, rcounts2, rdispls2, Byte); err != nil {
+		mine := make([]int64, n)
+		if err := Alltoall(c, valid, 1, Int64, mine, 1, Int64); err != nil {
 			return 0, err
 		}
+		if err := Alltoallv(c, abuf, acounts, adispls, Byte, data, dcounts, ddispls, Byte); err != nil {
+			return 0, err
+		}
+		// got: the prefix of my data the file held. Rounds take my data in
+		// file order, so a short run ends it.
 		for r := range send {
-			b := rbuf2[rdispls2[r] : rdispls2[r]+rcounts2[r]]
-			if len(send[r]) == 0 {
+			if dcounts[r] == 0 || short {
 				continue
 			}
-			hdr, body := b[:8*len(send[r])], b[8*len(send[r]):]
-			for i, p := range send[r] {
-				valid := int64(binary.LittleEndian.Uint64(hdr[8*i:]))
-				copy(data[p.at:p.at+p.n], body[:p.n])
-				body = body[p.n:]
-				frags = append(frags, frag{p.at, p.n, valid})
+			if int64(ddispls[r]) == got {
+				got += mine[r]
+				short = mine[r] < int64(dcounts[r])
 			}
+		}
+	}
+	if pending != nil {
+		if err := <-pending; err != nil && firstErr == nil {
+			firstErr = err
 		}
 	}
 	if err := agree(c, firstErr, "collective access of %q", f.path); err != nil {
@@ -244,17 +254,6 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 	}
 	if write {
 		return int64(len(data)), nil
-	}
-	sort.Slice(frags, func(i, j int) bool { return frags[i].at < frags[j].at })
-	var got int64
-	for _, fr := range frags {
-		if fr.at != got {
-			break
-		}
-		got += fr.valid
-		if fr.valid < fr.n {
-			break
-		}
 	}
 	return got, nil
 }
@@ -269,144 +268,198 @@ func displsOf(counts []int) ([]int, int) {
 	return d, t
 }
 
-// encodePieces lays out one message per member: the number of pieces, each
-// piece's offset and length, and (writes) their bytes.
-func encodePieces(send [][]piece, data []byte, write bool) ([]byte, []int, []int) {
+// encodeLists lays out one list per member: each piece's file offset and
+// length.
+func encodeLists(send [][]piece) ([]byte, []int, []int) {
 	counts := make([]int, len(send))
-	for r, ps := range send {
-		if len(ps) == 0 {
-			continue
-		}
-		counts[r] = 8 + 16*len(ps)
-		if write {
-			for _, p := range ps {
-				counts[r] += int(p.n)
-			}
-		}
+	for r, l := range send {
+		counts[r] = 16 * len(l)
 	}
 	displs, total := displsOf(counts)
 	buf := make([]byte, total)
-	for r, ps := range send {
-		if len(ps) == 0 {
-			continue
-		}
+	for r, l := range send {
 		b := buf[displs[r]:]
-		binary.LittleEndian.PutUint64(b, uint64(len(ps)))
-		for i, p := range ps {
-			binary.LittleEndian.PutUint64(b[8+16*i:], uint64(p.off))
-			binary.LittleEndian.PutUint64(b[16+16*i:], uint64(p.n))
-		}
-		if write {
-			o := 8 + 16*len(ps)
-			for _, p := range ps {
-				o += copy(b[o:], data[p.at:p.at+p.n])
-			}
+		for i, p := range l {
+			binary.LittleEndian.PutUint64(b[16*i:], uint64(p.off))
+			binary.LittleEndian.PutUint64(b[16*i+8:], uint64(p.n))
 		}
 	}
 	return buf, counts, displs
 }
 
-// recvd is a piece an aggregator got: its file range, the member, and a
-// write's bytes.
-type recvd struct {
-	off, n int64
-	from   int
-	data   []byte
-}
-
-func decodePieces(buf []byte, counts, displs []int, write bool) ([]recvd, error) {
-	var out []recvd
+// decodeLists reads every member's list; a piece's at counts from the
+// start of that member's run.
+func decodeLists(buf []byte, counts, displs []int, n int) ([][]piece, error) {
+	lists := make([][]piece, n)
 	for r := range counts {
-		if counts[r] == 0 {
-			continue
+		if counts[r]%16 != 0 {
+			return nil, errorf(ClassOther, "collective I/O: a malformed list from rank %d", r)
 		}
 		b := buf[displs[r] : displs[r]+counts[r]]
-		k := int(binary.LittleEndian.Uint64(b))
-		if 8+16*k > len(b) {
-			return nil, errorf(ClassOther, "collective I/O: a malformed message from rank %d", r)
-		}
-		body := b[8+16*k:]
-		for i := range k {
-			p := recvd{off: int64(binary.LittleEndian.Uint64(b[8+16*i:])), n: int64(binary.LittleEndian.Uint64(b[16+16*i:])), from: r}
-			if write {
-				p.data, body = body[:p.n], body[p.n:]
-			}
-			out = append(out, p)
+		at := int64(0)
+		for i := 0; i < len(b); i += 16 {
+			p := piece{off: int64(binary.LittleEndian.Uint64(b[i:])), n: int64(binary.LittleEndian.Uint64(b[i+8:])), at: at}
+			at += p.n
+			lists[r] = append(lists[r], p)
 		}
 	}
-	return out, nil
+	return lists, nil
 }
 
-// aggregate makes an aggregator's access of one window: a write of the
-// pieces it got (reading first what lies between them, so that it is
-// kept), or a read whose replies it returns per member.
-func (f *File) aggregate(write bool, got []recvd) ([][]byte, error) {
-	if len(got) == 0 {
-		return nil, nil
-	}
-	lo, hi := got[0].off, got[0].off+got[0].n
-	for _, p := range got {
-		lo, hi = min(lo, p.off), max(hi, p.off+p.n)
-	}
-	buf := make([]byte, hi-lo)
-	if write {
-		if !covers(got, lo, hi) {
-			if f.noRead {
-				// A write-only descriptor cannot read the holes: write the
-				// pieces one by one instead.
-				for _, p := range got {
-					if _, err := f.fd.WriteAt(p.data, p.off); err != nil {
-						return nil, ioError(err, "collective write of %q", f.path)
-					}
-				}
-				return nil, nil
-			}
-			if _, err := f.fd.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
-				return nil, ioError(err, "collective write of %q", f.path)
-			}
-		}
-		for _, p := range got {
-			copy(buf[p.off-lo:], p.data)
-		}
-		if _, err := f.fd.WriteAt(buf, lo); err != nil {
-			return nil, ioError(err, "collective write of %q", f.path)
-		}
-		return nil, nil
-	}
-	n, err := f.fd.ReadAt(buf, lo)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, ioError(err, "collective read of %q", f.path)
-	}
-	end := lo + int64(n)
-	// Replies in the order each member listed its pieces.
-	reply := make([][]byte, f.comm.Size())
-	hdrs := map[int]int{}
-	for _, p := range got {
-		hdrs[p.from]++
-	}
-	for r, k := range hdrs {
-		reply[r] = make([]byte, 8*k, 8*k+64)
-	}
-	idx := map[int]int{}
-	for _, p := range got {
-		valid := min(max(end-p.off, 0), p.n)
-		binary.LittleEndian.PutUint64(reply[p.from][8*idx[p.from]:], uint64(valid))
-		idx[p.from]++
-		reply[p.from] = append(reply[p.from], buf[p.off-lo:p.off-lo+p.n]...)
-	}
-	return reply, nil
+// slot is a piece an aggregator holds: its file range and its bytes.
+type slot struct {
+	off int64
+	b   []byte
 }
 
-// covers reports whether the pieces leave no hole in [lo, hi).
-func covers(got []recvd, lo, hi int64) bool {
-	s := append([]recvd(nil), got...)
+// slots lists the pieces of every member, sorted by file offset, with
+// their bytes in buf (member r's run at displs[r]).
+func slots(lists [][]piece, buf []byte, displs []int) []slot {
+	var s []slot
+	for r, l := range lists {
+		for _, p := range l {
+			o := int64(displs[r]) + p.at
+			s = append(s, slot{p.off, buf[o : o+p.n]})
+		}
+	}
 	sort.Slice(s, func(i, j int) bool { return s[i].off < s[j].off })
-	at := lo
-	for _, p := range s {
-		if p.off > at {
-			return false
-		}
-		at = max(at, p.off+p.n)
+	return s
+}
+
+// aggregateWrite writes an aggregator's window: with one vectored write
+// when the pieces leave no hole, else by reading the window first (so
+// that the bytes between the pieces are kept), patching and writing it.
+func (f *File) aggregateWrite(lists [][]piece, buf []byte, displs []int) error {
+	s := slots(lists, buf, displs)
+	if len(s) == 0 {
+		return nil
 	}
-	return at >= hi
+	lo, hi, holes := s[0].off, s[0].off, false
+	for _, x := range s {
+		holes = holes || x.off > hi
+		hi = max(hi, x.off+int64(len(x.b)))
+	}
+	if !holes {
+		return ioError(vectored(f.fd, s, true), "collective write of %q", f.path)
+	}
+	if f.noRead {
+		// A write-only descriptor cannot read the holes: write the
+		// pieces one by one instead.
+		for _, x := range s {
+			if _, err := f.fd.WriteAt(x.b, x.off); err != nil {
+				return ioError(err, "collective write of %q", f.path)
+			}
+		}
+		return nil
+	}
+	w := make([]byte, hi-lo)
+	if _, err := f.fd.ReadAt(w, lo); err != nil && !errors.Is(err, io.EOF) {
+		return ioError(err, "collective write of %q", f.path)
+	}
+	for _, x := range s {
+		copy(w[x.off-lo:], x.b)
+	}
+	_, err := f.fd.WriteAt(w, lo)
+	return ioError(err, "collective write of %q", f.path)
+}
+
+// aggregateRead reads an aggregator's window into the members' runs and
+// returns, per member, how many bytes of its run the file held.
+func (f *File) aggregateRead(lists [][]piece, buf []byte, displs []int) ([]int64, error) {
+	valid := make([]int64, len(lists))
+	s := slots(lists, buf, displs)
+	if len(s) == 0 {
+		return valid, nil
+	}
+	// One vectored read over the window, holes into a scratch buffer.
+	var err error
+	end := int64(-1) // the file's end, when the window reaches it
+	size, serr := f.fd.Stat()
+	if serr != nil {
+		return valid, ioError(serr, "collective read of %q", f.path)
+	}
+	end = size.Size()
+	if err = vectored(f.fd, s, false); err != nil {
+		return valid, ioError(err, "collective read of %q", f.path)
+	}
+	for r, l := range lists {
+		for _, p := range l {
+			v := min(max(end-p.off, 0), p.n)
+			valid[r] += v
+			if v < p.n {
+				break
+			}
+		}
+	}
+	return valid, nil
+}
+
+// vectored writes (or reads) the slots, sorted by offset, in runs of
+// touching file ranges, IOV_MAX buffers per call; reads past the end of
+// the file leave the rest of their buffers as they were, holes between
+// slots are read into scratch.
+func vectored(fd *os.File, s []slot, write bool) error {
+	const iovMax = 1024
+	var scratch []byte
+	for i := 0; i < len(s); {
+		off := s[i].off
+		var iov [][]byte
+		at := off
+		j := i
+		for j < len(s) && len(iov) < iovMax-1 {
+			x := s[j]
+			if x.off < at { // overlapping pieces (reads of one byte twice): a new run
+				break
+			}
+			if x.off > at {
+				if write {
+					break
+				}
+				gap := x.off - at
+				if gap > 1<<20 {
+					break
+				}
+				if int64(len(scratch)) < gap {
+					scratch = make([]byte, gap)
+				}
+				iov = append(iov, scratch[:gap])
+				at = x.off
+			}
+			iov = append(iov, x.b)
+			at += int64(len(x.b))
+			j++
+		}
+		var n int
+		var err error
+		if write {
+			n, err = unix.Pwritev(int(fd.Fd()), iov, off)
+		} else {
+			n, err = unix.Preadv(int(fd.Fd()), iov, off)
+		}
+		if err != nil {
+			return err
+		}
+		if n < int(at-off) {
+			if !write { // the end of the file: this run is short, later ones may overlap it
+				i = j
+				continue
+			}
+			// A short write: finish this run plainly.
+			rest := n
+			for _, b := range iov {
+				if rest >= len(b) {
+					rest -= len(b)
+					off += int64(len(b))
+					continue
+				}
+				if _, err := fd.WriteAt(b[rest:], off+int64(rest)); err != nil {
+					return err
+				}
+				off += int64(len(b))
+				rest = 0
+			}
+		}
+		i = j
+	}
+	return nil
 }
