@@ -575,8 +575,7 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) 
 
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
-    (void)comm;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_disconnect");
+    return abigo_Comm_disconnect((uintptr_t*)comm);
 }
 int MPI_Comm_disconnect(MPI_Comm *comm) __attribute__((weak, alias("PMPI_Comm_disconnect")));
 

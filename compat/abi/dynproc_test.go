@@ -1,0 +1,14 @@
+//go:build cgo
+
+package main
+
+import "testing"
+
+// TestDynamicProcesses runs testdata/dynproc.c: MPI_Comm_get_parent of a
+// job without parent, MPI_Comm_disconnect of inter- and
+// intracommunicators and its refusals.
+func TestDynamicProcesses(t *testing.T) {
+	exe := compile(t, "dynproc.c")
+	runOK(t, 2, exe, "dynproc ok")
+	runOK(t, 3, exe, "dynproc ok")
+}
