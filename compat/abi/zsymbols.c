@@ -2265,10 +2265,7 @@ int MPI_Keyval_free(int *keyval) __attribute__((weak, alias("PMPI_Keyval_free"))
 
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
-    (void)service_name;
-    (void)info;
-    (void)port_name;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Lookup_name");
+    return abigo_Lookup_name((char*)service_name, (uintptr_t)info, (char*)port_name);
 }
 int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) __attribute__((weak, alias("PMPI_Lookup_name")));
 
@@ -2622,10 +2619,7 @@ int MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datat
 
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    (void)service_name;
-    (void)info;
-    (void)port_name;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Publish_name");
+    return abigo_Publish_name((char*)service_name, (uintptr_t)info, (char*)port_name);
 }
 int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) __attribute__((weak, alias("PMPI_Publish_name")));
 
@@ -3697,10 +3691,7 @@ int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count ins
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    (void)service_name;
-    (void)info;
-    (void)port_name;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Unpublish_name");
+    return abigo_Unpublish_name((char*)service_name, (uintptr_t)info, (char*)port_name);
 }
 int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) __attribute__((weak, alias("PMPI_Unpublish_name")));
 

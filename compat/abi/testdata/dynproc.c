@@ -2,7 +2,10 @@
  * started by gshmem run has no parent, and MPI_Comm_disconnect of an
  * intercommunicator and of an intracommunicator after their traffic
  * completed gives MPI_COMM_NULL, while the predefined communicators and
- * MPI_COMM_NULL are refused with MPI_ERR_COMM. Runs on 2 or more. */
+ * MPI_COMM_NULL are refused with MPI_ERR_COMM; the name service
+ * (MPI_Publish_name, MPI_Lookup_name, MPI_Unpublish_name) and its
+ * refusals. Runs on 2 or more. */
+#include <string.h>
 #include "check.h"
 
 int main(int argc, char **argv)
@@ -55,6 +58,35 @@ int main(int argc, char **argv)
     CHECK(cls == MPI_ERR_COMM);
     MPI_Error_class(MPI_Comm_disconnect(&n), &cls);
     CHECK(cls == MPI_ERR_COMM);
+
+    /* The name service: rank 0 publishes, every rank finds it, a second
+     * publication and an unpublish with the wrong port are refused, and
+     * once unpublished it is gone. */
+    char service[128], port[MPI_MAX_PORT_NAME];
+    snprintf(service, sizeof service, "gshmem-test-%s", getenv("GSHMEM_JOB_ID") ? getenv("GSHMEM_JOB_ID") : "x");
+    MPI_Error_class(MPI_Lookup_name(service, MPI_INFO_NULL, port), &cls);
+    CHECK(cls == MPI_ERR_NAME);
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        CHECK_RC(MPI_Publish_name(service, MPI_INFO_NULL, "port-of-rank-0"));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_RC(MPI_Lookup_name(service, MPI_INFO_NULL, port));
+    CHECK(strcmp(port, "port-of-rank-0") == 0);
+    if (rank == size - 1) {
+        MPI_Error_class(MPI_Publish_name(service, MPI_INFO_NULL, "another"), &cls);
+        CHECK(cls == MPI_ERR_SERVICE);
+        MPI_Error_class(MPI_Unpublish_name(service, MPI_INFO_NULL, "another"), &cls);
+        CHECK(cls == MPI_ERR_SERVICE);
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        CHECK_RC(MPI_Unpublish_name(service, MPI_INFO_NULL, "port-of-rank-0"));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_Error_class(MPI_Lookup_name(service, MPI_INFO_NULL, port), &cls);
+    CHECK(cls == MPI_ERR_NAME);
+    MPI_Error_class(MPI_Unpublish_name(service, MPI_INFO_NULL, "port-of-rank-0"), &cls);
+    CHECK(cls == MPI_ERR_SERVICE);
+
     CHECK_RC(MPI_Comm_free(&half));
     CHECK_RC(MPI_Finalize());
     printf("dynproc ok %d\n", rank);
