@@ -2,6 +2,7 @@ package compat
 
 import (
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat/internal/p2pstate"
@@ -354,7 +355,9 @@ func (e *Env) waitFor(cond func() bool) error {
 		next = e.expected(next)
 		e.parked++
 		e.mu.Unlock()
+		t0 := time.Now()
 		err := e.idle(compl, next)
+		e.count.waitNanos.Add(uint64(time.Since(t0)))
 		e.mu.Lock()
 		e.parked--
 		if err != nil {

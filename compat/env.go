@@ -72,6 +72,7 @@ type Env struct {
 	// Lock-free view for idle waiters.
 	creditWatch []atomic.Uint64 // per peer: credit seen when a send blocked, 0 if none
 	completions atomic.Uint64
+	count       counters     // what tools read (stats.go)
 	parked      int          // goroutines idle outside mu (guarded by mu)
 	mine        shmem.Mapped // this PE's heap: wake wakes its idle goroutines
 

@@ -109,6 +109,7 @@ func (e *Env) postRecv(r *Request) {
 // finishRecv completes a receive of n bytes of a size-byte message.
 func (e *Env) finishRecv(r *Request, src int, tag int32, n, size int) {
 	r.status = Status{Source: r.comm.rankOf(src), Tag: int(tag), bytes: n}
+	e.count.received(n)
 	if size > n && r.err == nil {
 		r.err = errorf(ClassTruncate, "a message of %d bytes from rank %d (tag %d) into a buffer of %d", size, r.status.Source, tag, len(r.buf))
 	}

@@ -100,6 +100,7 @@ func (e *Env) isend(data []byte, pe int, tag int32, ctx uint32, sync bool, poolO
 // host) and goes by rendezvous.
 func (e *Env) isendx(data []byte, pe int, tag int32, ctx uint32, sync bool, poolOff int, dev bool) *Request {
 	e.mu.Lock()
+	e.count.sent(len(data))
 	if !sync && !dev && len(data) <= e.cfg.eagerLimit {
 		if len(e.peers[pe].outq) == 0 && e.write(pe, kEager, tag, ctx, 0, data) {
 			e.mu.Unlock()

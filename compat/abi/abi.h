@@ -31,4 +31,9 @@ void abi_call_user_op_c(uintptr_t fn, void *in, void *inout, MPI_Count len, uint
  * shm_scan): 1 when the wait may end. Go's World.Await calls it. */
 int shm_scan_done(uintptr_t scan);
 
+/* The C fast paths' counts for the MPI_T performance variables: sends,
+ * their bytes, receives, their bytes, RMA operations (p2p.c, rma.c). */
+extern uint64_t abi_rma_fast_ops;
+void abi_t_fast_counts(uint64_t out[5]);
+
 #endif

@@ -39,10 +39,23 @@ uint8_t abi_type_red[ABI_TYPE_TABLE];
  * (testdata/p2pfast.c). */
 static uint64_t fast_sends, fast_recvs;
 
+/* Their payload bytes, for the MPI_T performance variables with the
+ * counts: plain increments, as the library gives MPI_THREAD_SERIALIZED. */
+static uint64_t fast_send_bytes, fast_recv_bytes;
+
 void gshmem_abi_fast_counts(uint64_t *sends, uint64_t *recvs)
 {
     *sends = fast_sends;
     *recvs = fast_recvs;
+}
+
+void abi_t_fast_counts(uint64_t out[5])
+{
+    out[0] = fast_sends;
+    out[1] = fast_send_bytes;
+    out[2] = fast_recvs;
+    out[3] = fast_recv_bytes;
+    out[4] = abi_rma_fast_ops;
 }
 
 /* The polls of a receive before it leaves the wait to the Go engine's
@@ -135,6 +148,7 @@ static int ring_put(abi_p2p *e, int pe, uint32_t ctx, int tag, const void *buf, 
     store_wake(&h[0], pos + 1, p->heap_peer);
     p->wpos = pos + cells;
     fast_sends++;
+    fast_send_bytes += plen;
     return 1;
 }
 
@@ -201,6 +215,7 @@ static inline int try_take(abi_comm *c, abi_p2p *e, int pe, uint32_t ctx, int ta
         st->MPI_internal[ABI_STATUS_CANCELLED] = 0;
     }
     fast_recvs++;
+    fast_recv_bytes += plen;
     return TAKEN;
 }
 

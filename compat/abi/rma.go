@@ -67,6 +67,7 @@ func rmaCheck(call string, win C.uintptr_t, buf C.uintptr_t, ocount C.int, otype
 	if rc != C.MPI_SUCCESS {
 		return rmaArgs{}, rc
 	}
+	goRMAOps.Add(1)
 	return rmaArgs{w: o.w, ob: ob, ot: ot, tt: tt}, C.MPI_SUCCESS
 }
 
@@ -151,6 +152,7 @@ func abigo_Compare_and_swap(buf, cbufp, rbuf C.uintptr_t, dtype C.uintptr_t, ran
 	if !ok1 || !ok2 || !ok3 {
 		return raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_BUFFER, call, nil)
 	}
+	goRMAOps.Add(1)
 	return winDone(win, call, cas(o.w, dt, ob, cb, rb, rankIn(rank), int(disp)))
 }
 

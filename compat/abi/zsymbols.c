@@ -558,8 +558,7 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) 
 
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
-    (void)comm;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_disconnect");
+    return abigo_Comm_disconnect((uintptr_t*)comm);
 }
 int MPI_Comm_disconnect(MPI_Comm *comm) __attribute__((weak, alias("PMPI_Comm_disconnect")));
 
@@ -2229,10 +2228,7 @@ int MPI_Keyval_free(int *keyval) __attribute__((weak, alias("PMPI_Keyval_free"))
 
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
-    (void)service_name;
-    (void)info;
-    (void)port_name;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Lookup_name");
+    return abigo_Lookup_name((char*)service_name, (uintptr_t)info, (char*)port_name);
 }
 int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) __attribute__((weak, alias("PMPI_Lookup_name")));
 
@@ -2545,10 +2541,7 @@ int MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datat
 
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    (void)service_name;
-    (void)info;
-    (void)port_name;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Publish_name");
+    return abigo_Publish_name((char*)service_name, (uintptr_t)info, (char*)port_name);
 }
 int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) __attribute__((weak, alias("PMPI_Publish_name")));
 
@@ -3589,10 +3582,7 @@ int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count ins
 
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    (void)service_name;
-    (void)info;
-    (void)port_name;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Unpublish_name");
+    return abigo_Unpublish_name((char*)service_name, (uintptr_t)info, (char*)port_name);
 }
 int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) __attribute__((weak, alias("PMPI_Unpublish_name")));
 
@@ -4037,466 +4027,306 @@ int MPI_Win_toint(MPI_Win win) __attribute__((weak, alias("PMPI_Win_toint")));
 
 int PMPI_T_category_changed(int *update_number)
 {
-    (void)update_number;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_category_changed((int*)update_number);
 }
 int MPI_T_category_changed(int *update_number) __attribute__((weak, alias("PMPI_T_category_changed")));
 
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    (void)cat_index;
-    (void)len;
-    (void)indices;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_category_get_categories((int)cat_index, (int)len, (int*)indices);
 }
 int MPI_T_category_get_categories(int cat_index, int len, int indices[]) __attribute__((weak, alias("PMPI_T_category_get_categories")));
 
 int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    (void)cat_index;
-    (void)len;
-    (void)indices;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_category_get_cvars((int)cat_index, (int)len, (int*)indices);
 }
 int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) __attribute__((weak, alias("PMPI_T_category_get_cvars")));
 
 int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
-    (void)cat_index;
-    (void)len;
-    (void)indices;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_category_get_events((int)cat_index, (int)len, (int*)indices);
 }
 int MPI_T_category_get_events(int cat_index, int len, int indices[]) __attribute__((weak, alias("PMPI_T_category_get_events")));
 
 int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
-    (void)name;
-    (void)cat_index;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_category_get_index((char*)name, (int*)cat_index);
 }
 int MPI_T_category_get_index(const char *name, int *cat_index) __attribute__((weak, alias("PMPI_T_category_get_index")));
 
 int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
-    (void)cat_index;
-    (void)name;
-    (void)name_len;
-    (void)desc;
-    (void)desc_len;
-    (void)num_cvars;
-    (void)num_pvars;
-    (void)num_categories;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_category_get_info((int)cat_index, (char*)name, (int*)name_len, (char*)desc, (int*)desc_len, (int*)num_cvars, (int*)num_pvars, (int*)num_categories);
 }
 int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories) __attribute__((weak, alias("PMPI_T_category_get_info")));
 
 int PMPI_T_category_get_num(int *num_cat)
 {
-    (void)num_cat;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_category_get_num((int*)num_cat);
 }
 int MPI_T_category_get_num(int *num_cat) __attribute__((weak, alias("PMPI_T_category_get_num")));
 
 int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 {
-    (void)cat_index;
-    (void)num_events;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_category_get_num_events((int)cat_index, (int*)num_events);
 }
 int MPI_T_category_get_num_events(int cat_index, int *num_events) __attribute__((weak, alias("PMPI_T_category_get_num_events")));
 
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    (void)cat_index;
-    (void)len;
-    (void)indices;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_category_get_pvars((int)cat_index, (int)len, (int*)indices);
 }
 int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) __attribute__((weak, alias("PMPI_T_category_get_pvars")));
 
 int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
-    (void)name;
-    (void)cvar_index;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_cvar_get_index((char*)name, (int*)cvar_index);
 }
 int MPI_T_cvar_get_index(const char *name, int *cvar_index) __attribute__((weak, alias("PMPI_T_cvar_get_index")));
 
 int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
-    (void)cvar_index;
-    (void)name;
-    (void)name_len;
-    (void)verbosity;
-    (void)datatype;
-    (void)enumtype;
-    (void)desc;
-    (void)desc_len;
-    (void)bind;
-    (void)scope;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_cvar_get_info((int)cvar_index, (char*)name, (int*)name_len, (int*)verbosity, (uintptr_t*)datatype, (uintptr_t*)enumtype, (char*)desc, (int*)desc_len, (int*)bind, (int*)scope);
 }
 int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope) __attribute__((weak, alias("PMPI_T_cvar_get_info")));
 
 int PMPI_T_cvar_get_num(int *num_cvar)
 {
-    (void)num_cvar;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_cvar_get_num((int*)num_cvar);
 }
 int MPI_T_cvar_get_num(int *num_cvar) __attribute__((weak, alias("PMPI_T_cvar_get_num")));
 
 int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
-    (void)cvar_index;
-    (void)obj_handle;
-    (void)handle;
-    (void)count;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_cvar_handle_alloc((int)cvar_index, (uintptr_t)obj_handle, (uintptr_t*)handle, (int*)count);
 }
 int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count) __attribute__((weak, alias("PMPI_T_cvar_handle_alloc")));
 
 int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
-    (void)handle;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_cvar_handle_free((uintptr_t*)handle);
 }
 int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle) __attribute__((weak, alias("PMPI_T_cvar_handle_free")));
 
 int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
-    (void)handle;
-    (void)buf;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_cvar_read((uintptr_t)handle, (uintptr_t)buf);
 }
 int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf) __attribute__((weak, alias("PMPI_T_cvar_read")));
 
 int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
-    (void)handle;
-    (void)buf;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_cvar_write((uintptr_t)handle, (uintptr_t)buf);
 }
 int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf) __attribute__((weak, alias("PMPI_T_cvar_write")));
 
 int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
-    (void)enumtype;
-    (void)num;
-    (void)name;
-    (void)name_len;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_enum_get_info((uintptr_t)enumtype, (int*)num, (char*)name, (int*)name_len);
 }
 int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len) __attribute__((weak, alias("PMPI_T_enum_get_info")));
 
 int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len)
 {
-    (void)enumtype;
-    (void)indx;
-    (void)value;
-    (void)name;
-    (void)name_len;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_enum_get_item((uintptr_t)enumtype, (int)indx, (int*)value, (char*)name, (int*)name_len);
 }
 int MPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len) __attribute__((weak, alias("PMPI_T_enum_get_item")));
 
 int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
-    (void)event_registration;
-    (void)cb_safety;
-    (void)info_used;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_callback_get_info((uintptr_t)event_registration, (MPI_T_cb_safety)cb_safety, (uintptr_t*)info_used);
 }
 int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used) __attribute__((weak, alias("PMPI_T_event_callback_get_info")));
 
 int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    (void)event_registration;
-    (void)cb_safety;
-    (void)info;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_callback_set_info((uintptr_t)event_registration, (MPI_T_cb_safety)cb_safety, (uintptr_t)info);
 }
 int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info) __attribute__((weak, alias("PMPI_T_event_callback_set_info")));
 
 int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 {
-    (void)event_instance;
-    (void)buffer;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_copy((uintptr_t)event_instance, (uintptr_t)buffer);
 }
 int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer) __attribute__((weak, alias("PMPI_T_event_copy")));
 
 int PMPI_T_event_get_index(const char *name, int *event_index)
 {
-    (void)name;
-    (void)event_index;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_get_index((char*)name, (int*)event_index);
 }
 int MPI_T_event_get_index(const char *name, int *event_index) __attribute__((weak, alias("PMPI_T_event_get_index")));
 
 int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
 {
-    (void)event_index;
-    (void)name;
-    (void)name_len;
-    (void)verbosity;
-    (void)array_of_datatypes;
-    (void)array_of_displacements;
-    (void)num_elements;
-    (void)enumtype;
-    (void)info;
-    (void)desc;
-    (void)desc_len;
-    (void)bind;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_get_info((int)event_index, (char*)name, (int*)name_len, (int*)verbosity, (uintptr_t*)array_of_datatypes, (MPI_Aint*)array_of_displacements, (int*)num_elements, (uintptr_t*)enumtype, (uintptr_t*)info, (char*)desc, (int*)desc_len, (int*)bind);
 }
 int MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind) __attribute__((weak, alias("PMPI_T_event_get_info")));
 
 int PMPI_T_event_get_num(int *num_events)
 {
-    (void)num_events;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_get_num((int*)num_events);
 }
 int MPI_T_event_get_num(int *num_events) __attribute__((weak, alias("PMPI_T_event_get_num")));
 
 int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
 {
-    (void)event_instance;
-    (void)source_index;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_get_source((uintptr_t)event_instance, (int*)source_index);
 }
 int MPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index) __attribute__((weak, alias("PMPI_T_event_get_source")));
 
 int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
 {
-    (void)event_instance;
-    (void)event_timestamp;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_get_timestamp((uintptr_t)event_instance, (MPI_Count*)event_timestamp);
 }
 int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp) __attribute__((weak, alias("PMPI_T_event_get_timestamp")));
 
 int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration)
 {
-    (void)event_index;
-    (void)obj_handle;
-    (void)info;
-    (void)event_registration;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_handle_alloc((int)event_index, (uintptr_t)obj_handle, (uintptr_t)info, (uintptr_t*)event_registration);
 }
 int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration) __attribute__((weak, alias("PMPI_T_event_handle_alloc")));
 
 int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function)
 {
-    (void)event_registration;
-    (void)user_data;
-    (void)free_cb_function;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_handle_free((uintptr_t)event_registration, (uintptr_t)user_data, (uintptr_t)free_cb_function);
 }
 int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function) __attribute__((weak, alias("PMPI_T_event_handle_free")));
 
 int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
 {
-    (void)event_registration;
-    (void)info_used;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_handle_get_info((uintptr_t)event_registration, (uintptr_t*)info_used);
 }
 int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used) __attribute__((weak, alias("PMPI_T_event_handle_get_info")));
 
 int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
-    (void)event_registration;
-    (void)info;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_handle_set_info((uintptr_t)event_registration, (uintptr_t)info);
 }
 int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) __attribute__((weak, alias("PMPI_T_event_handle_set_info")));
 
 int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
 {
-    (void)event_instance;
-    (void)element_index;
-    (void)buffer;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_read((uintptr_t)event_instance, (int)element_index, (uintptr_t)buffer);
 }
 int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer) __attribute__((weak, alias("PMPI_T_event_read")));
 
 int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
-    (void)event_registration;
-    (void)cb_safety;
-    (void)info;
-    (void)user_data;
-    (void)event_cb_function;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_register_callback((uintptr_t)event_registration, (MPI_T_cb_safety)cb_safety, (uintptr_t)info, (uintptr_t)user_data, (uintptr_t)event_cb_function);
 }
 int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function) __attribute__((weak, alias("PMPI_T_event_register_callback")));
 
 int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
-    (void)event_registration;
-    (void)dropped_cb_function;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_event_set_dropped_handler((uintptr_t)event_registration, (uintptr_t)dropped_cb_function);
 }
 int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function) __attribute__((weak, alias("PMPI_T_event_set_dropped_handler")));
 
 int PMPI_T_finalize(void)
 {
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_finalize();
 }
 int MPI_T_finalize(void) __attribute__((weak, alias("PMPI_T_finalize")));
 
 int PMPI_T_init_thread(int required, int *provided)
 {
-    (void)required;
-    (void)provided;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_init_thread((int)required, (int*)provided);
 }
 int MPI_T_init_thread(int required, int *provided) __attribute__((weak, alias("PMPI_T_init_thread")));
 
 int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    (void)name;
-    (void)var_class;
-    (void)pvar_index;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_get_index((char*)name, (int)var_class, (int*)pvar_index);
 }
 int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index) __attribute__((weak, alias("PMPI_T_pvar_get_index")));
 
 int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
-    (void)pvar_index;
-    (void)name;
-    (void)name_len;
-    (void)verbosity;
-    (void)var_class;
-    (void)datatype;
-    (void)enumtype;
-    (void)desc;
-    (void)desc_len;
-    (void)bind;
-    (void)readonly;
-    (void)continuous;
-    (void)atomic;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_get_info((int)pvar_index, (char*)name, (int*)name_len, (int*)verbosity, (int*)var_class, (uintptr_t*)datatype, (uintptr_t*)enumtype, (char*)desc, (int*)desc_len, (int*)bind, (int*)readonly, (int*)continuous, (int*)atomic);
 }
 int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic) __attribute__((weak, alias("PMPI_T_pvar_get_info")));
 
 int PMPI_T_pvar_get_num(int *num_pvar)
 {
-    (void)num_pvar;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_get_num((int*)num_pvar);
 }
 int MPI_T_pvar_get_num(int *num_pvar) __attribute__((weak, alias("PMPI_T_pvar_get_num")));
 
 int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
-    (void)session;
-    (void)pvar_index;
-    (void)obj_handle;
-    (void)handle;
-    (void)count;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_handle_alloc((uintptr_t)session, (int)pvar_index, (uintptr_t)obj_handle, (uintptr_t*)handle, (int*)count);
 }
 int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count) __attribute__((weak, alias("PMPI_T_pvar_handle_alloc")));
 
 int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
-    (void)session;
-    (void)handle;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_handle_free((uintptr_t)session, (uintptr_t*)handle);
 }
 int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle) __attribute__((weak, alias("PMPI_T_pvar_handle_free")));
 
 int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    (void)session;
-    (void)handle;
-    (void)buf;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_read((uintptr_t)session, (uintptr_t)handle, (uintptr_t)buf);
 }
 int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf) __attribute__((weak, alias("PMPI_T_pvar_read")));
 
 int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    (void)session;
-    (void)handle;
-    (void)buf;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_readreset((uintptr_t)session, (uintptr_t)handle, (uintptr_t)buf);
 }
 int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf) __attribute__((weak, alias("PMPI_T_pvar_readreset")));
 
 int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    (void)session;
-    (void)handle;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_reset((uintptr_t)session, (uintptr_t)handle);
 }
 int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) __attribute__((weak, alias("PMPI_T_pvar_reset")));
 
 int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
-    (void)session;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_session_create((uintptr_t*)session);
 }
 int MPI_T_pvar_session_create(MPI_T_pvar_session *session) __attribute__((weak, alias("PMPI_T_pvar_session_create")));
 
 int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
-    (void)session;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_session_free((uintptr_t*)session);
 }
 int MPI_T_pvar_session_free(MPI_T_pvar_session *session) __attribute__((weak, alias("PMPI_T_pvar_session_free")));
 
 int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    (void)session;
-    (void)handle;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_start((uintptr_t)session, (uintptr_t)handle);
 }
 int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle) __attribute__((weak, alias("PMPI_T_pvar_start")));
 
 int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    (void)session;
-    (void)handle;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_stop((uintptr_t)session, (uintptr_t)handle);
 }
 int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle) __attribute__((weak, alias("PMPI_T_pvar_stop")));
 
 int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
-    (void)session;
-    (void)handle;
-    (void)buf;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_pvar_write((uintptr_t)session, (uintptr_t)handle, (uintptr_t)buf);
 }
 int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf) __attribute__((weak, alias("PMPI_T_pvar_write")));
 
 int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info)
 {
-    (void)source_index;
-    (void)name;
-    (void)name_len;
-    (void)desc;
-    (void)desc_len;
-    (void)ordering;
-    (void)ticks_per_second;
-    (void)max_ticks;
-    (void)info;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_source_get_info((int)source_index, (char*)name, (int*)name_len, (char*)desc, (int*)desc_len, (MPI_T_source_order*)ordering, (MPI_Count*)ticks_per_second, (MPI_Count*)max_ticks, (uintptr_t*)info);
 }
 int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info) __attribute__((weak, alias("PMPI_T_source_get_info")));
 
 int PMPI_T_source_get_num(int *num_sources)
 {
-    (void)num_sources;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_source_get_num((int*)num_sources);
 }
 int MPI_T_source_get_num(int *num_sources) __attribute__((weak, alias("PMPI_T_source_get_num")));
 
 int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 {
-    (void)source_index;
-    (void)timestamp;
-    return MPI_T_ERR_NOT_SUPPORTED;
+    return abigo_T_source_get_timestamp((int)source_index, (MPI_Count*)timestamp);
 }
 int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) __attribute__((weak, alias("PMPI_T_source_get_timestamp")));
