@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // engineMutex is the Env's one lock: the critical section of every change
@@ -34,10 +35,10 @@ func (m *engineMutex) w() *uint32 {
 // Lock takes m, waiting as the type's doc says while another holds it.
 func (m *engineMutex) Lock() {
 	w := m.w()
-	if atomic.CompareAndSwapUint32(w, 0, 1) {
-		return
+	if !atomic.CompareAndSwapUint32(w, 0, 1) {
+		m.lockSlow(w)
 	}
-	m.lockSlow(w)
+	raceAcquire(unsafe.Pointer(&m.own))
 }
 
 func (m *engineMutex) lockSlow(w *uint32) {
@@ -56,7 +57,16 @@ func (m *engineMutex) lockSlow(w *uint32) {
 }
 
 // TryLock takes m if it is free and reports whether it did.
-func (m *engineMutex) TryLock() bool { return atomic.CompareAndSwapUint32(m.w(), 0, 1) }
+func (m *engineMutex) TryLock() bool {
+	if !atomic.CompareAndSwapUint32(m.w(), 0, 1) {
+		return false
+	}
+	raceAcquire(unsafe.Pointer(&m.own))
+	return true
+}
 
 // Unlock lets m go.
-func (m *engineMutex) Unlock() { atomic.StoreUint32(m.w(), 0) }
+func (m *engineMutex) Unlock() {
+	raceRelease(unsafe.Pointer(&m.own))
+	atomic.StoreUint32(m.w(), 0)
+}

@@ -81,13 +81,13 @@ static void anysource(int t)
     memset(last, -1, sizeof last);
     MPI_Request *rs = malloc(sizeof(MPI_Request) * (size_t)(NANY * (size - 1)));
     int k = 0;
-    int v[3];
+    int (*v)[3] = malloc(sizeof(int[3]) * (size_t)(NANY * (size - 1)));
     for (int d = 0; d < size; d++) {
         if (d == rank)
             continue;
-        for (int seq = 0; seq < NANY; seq++) {
-            v[0] = rank, v[1] = t, v[2] = seq;
-            CHECK_RC(MPI_Isend(v, 3, MPI_INT, d, 100, MPI_COMM_WORLD, &rs[k++]));
+        for (int seq = 0; seq < NANY; seq++, k++) {
+            v[k][0] = rank, v[k][1] = t, v[k][2] = seq;
+            CHECK_RC(MPI_Isend(v[k], 3, MPI_INT, d, 100, MPI_COMM_WORLD, &rs[k]));
         }
     }
     for (int i = 0; i < NANY * (size - 1); i++) {
@@ -101,6 +101,7 @@ static void anysource(int t)
     }
     CHECK_RC(MPI_Waitall(k, rs, MPI_STATUSES_IGNORE));
     free(rs);
+    free(v);
 }
 
 /* probes: each thread sends NPROBE messages of varying size to every
@@ -157,6 +158,8 @@ static void probes(int t)
         double t0 = MPI_Wtime();
         while (!flag) {
             CHECK_RC(MPI_Iprobe(left, 300 + t, MPI_COMM_WORLD, &flag, &st));
+            if (MPI_Wtime() - t0 >= 30)
+                fprintf(stderr, "rank %d thread %d: no message %d from %d\n", rank, t, seq, left);
             CHECK(MPI_Wtime() - t0 < 30);
         }
         CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 300 + t);
