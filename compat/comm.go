@@ -185,7 +185,7 @@ func (c *Comm) derive(ctx uint32, g *Group, name string, t *shmem.Team) *Comm {
 // limit is reached: the new communicator then runs its collectives over
 // point-to-point).
 func (c *Comm) splitTeams(lists [][]int) *shmem.Team {
-	if c.coll.team == nil {
+	if c.coll.team == nil || c.env.multiple {
 		return nil
 	}
 	var mine *shmem.Team

@@ -91,8 +91,12 @@
 // rank waiting in a call polls and then sleeps on a futex, by the World's
 // one wait policy (shmem.WaitPolicy), so jobs with more PEs than cores (8
 // PEs on 2 cores) run well. Calls on one Env may come
-// from several goroutines, but blocking calls from one at a time
-// (MPI_THREAD_SERIALIZED).
+// from several goroutines at once, blocking ones included
+// (MPI_THREAD_MULTIPLE): the engine's state changes under one lock
+// (enginelock.go) that a blocked call lets go while it waits; an Env made
+// WithThreadMultiple runs collectives over point-to-point so that those on
+// different communicators may overlap too, and Comm.Mprobe/Improbe take
+// a probed message out of matching at once, the race-free probe.
 //
 // # Intercommunicators and communicators from groups
 //

@@ -351,7 +351,7 @@ func (e *Env) waitFor(cond func() bool) error {
 			e.mu.Unlock()
 			return nil
 		}
-		compl := e.completions.Load()
+		compl := e.seen()
 		next = e.expected(next)
 		e.parked++
 		e.mu.Unlock()
@@ -385,7 +385,7 @@ func (e *Env) expected(next []uint64) []uint64 {
 // that drains while this one is parked bumps the completions (progress),
 // so a stale next never hides a message.
 func (e *Env) pending(compl uint64, next []uint64) bool {
-	if e.completions.Load() != compl {
+	if e.seen() != compl {
 		return true
 	}
 	rb, mask := e.cfg.ringBytes, e.ringCells-1
@@ -398,6 +398,14 @@ func (e *Env) pending(compl uint64, next []uint64) bool {
 		}
 	}
 	return false
+}
+
+// seen sums what tells a waiter idle outside mu that the rings moved
+// under it: the completions of Go's goroutines and the messages the C
+// ABI's fast path took under the lock (p2pstate.Engine.Taken). Both only
+// grow, so the sum changes when either does.
+func (e *Env) seen() uint64 {
+	return e.completions.Load() + atomic.LoadUint64(&e.pub.Taken)
 }
 
 // idle returns when something may have arrived since the caller took next

@@ -8,7 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"strconv"
-	"sync"
+
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -23,15 +23,20 @@ import (
 // the communicators. Init makes one in a process started by `gshmem run`;
 // New makes one over an existing World (for example one of shmem.Run's).
 //
-// Like MPI_THREAD_SERIALIZED, calls on one Env may come from several
-// goroutines, but blocking calls should come from one at a time. Progress
-// happens only inside calls: there is no background goroutine.
+// Calls on one Env may come from several goroutines at once, blocking
+// ones included (MPI_THREAD_MULTIPLE): the engine's state changes under
+// one lock, and a blocked call lets it go while it waits. Collectives on
+// different communicators may overlap only on an Env made
+// WithThreadMultiple. Progress happens only inside calls: there is no
+// background goroutine.
 type Env struct {
 	w   *shmem.World
 	own bool // made by Init: Finalize finalizes w
 	cfg config
 
-	mu sync.Mutex // guards everything below that is not atomic
+	mu engineMutex // guards everything below that is not atomic (enginelock.go)
+	// multiple: WithThreadMultiple, calls may overlap in any way.
+	multiple bool
 
 	me, n     int
 	ctrl      shmem.Sym[uint64] // per-PE control words (ctrlWords)
@@ -91,12 +96,25 @@ type config struct {
 	devV                   bool // tests: the v-collectives take a device World's exchange on a host World too
 	poolDefault            bool // poolBytes and scratchSize follow the heap's size
 	scratchDefault         bool
+	multiple               bool // WithThreadMultiple
 	err                    error
 }
 
 // Option configures an Env. Each has a GSHMEM_MPI_* variable; an Option
 // wins over the environment. Every PE must use the same values.
 type Option func(*config)
+
+// WithThreadMultiple makes an Env for callers whose calls may overlap in
+// any way, blocking ones included (MPI_THREAD_MULTIPLE; the ABI's
+// MPI_Init_thread asks for it, so it has no GSHMEM_MPI_* variable).
+// Every PE must pass it alike. Calls on any Env are safe from several
+// goroutines at once (the engine's one lock, enginelock.go); what this
+// changes is the collectives: the shmem team collectives share one
+// scratch area and one team per communicator tree, so with this option
+// every communicator runs its collectives over point-to-point, in its own
+// collective context, and collectives on different communicators may run
+// at once from different goroutines.
+func WithThreadMultiple() Option { return func(c *config) { c.multiple = true } }
 
 // WithRingSize sets the bytes of each per-pair mailbox ring
 // (GSHMEM_MPI_RING_SIZE, default 64k; rounded up to a power of two, at
@@ -246,11 +264,12 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{w: w, cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2, dev: w.HeapOnDevice(),
+	e := &Env{w: w, cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2, dev: w.HeapOnDevice(), multiple: cfg.multiple,
 		sends: map[uint64]*Request{}, recvs: map[uint64]*Request{}}
 	if err := e.allocate(); err != nil {
 		return nil, err
 	}
+	e.mu.word = &e.pub.Lock // from here on, the lock C may take too
 	e.mine = w.Mapped(e.me)
 	all := make([]int, e.n)
 	for i := range all {
@@ -260,7 +279,9 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	e.self = &Comm{env: e, ctx: 1, group: newGroup([]int{e.me}, e.me), name: "MPI_COMM_SELF"}
 	e.world.init()
 	e.self.init()
-	e.world.coll.team = w.TeamWorld()
+	if !e.multiple {
+		e.world.coll.team = w.TeamWorld()
+	}
 	return e, nil
 }
 

@@ -250,7 +250,7 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 	var buf [8]uint64
 	next := buf[:0]
 	for !r.finished {
-		compl := e.completions.Load()
+		compl := e.seen()
 		next = e.expected(next)
 		r.parked = true
 		e.parked++

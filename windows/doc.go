@@ -94,7 +94,9 @@
 // they fail with ErrOther wrapping shmem.ErrAborted when the World's
 // context is cancelled.
 //
-// A Win is used by one goroutine per PE at a time (MPI_THREAD_SERIALIZED).
+// A Win is used by one goroutine per PE at a time; different Wins may be
+// used by different goroutines at once (MPI_THREAD_MULTIPLE with a window
+// per thread: their epochs share no state).
 //
 // # GPU memory
 //

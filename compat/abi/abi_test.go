@@ -528,3 +528,13 @@ func TestBufferedAndPartitionedModes(t *testing.T) {
 	runOK(t, 2, exe, "modes ok")
 	runOK(t, 3, exe, "modes ok")
 }
+
+// TestThreadMultiple runs testdata/threads.c: four threads per rank call
+// MPI at once at MPI_THREAD_MULTIPLE (point-to-point with per-thread tags,
+// MPI_ANY_SOURCE, matched probes, collectives on per-thread communicators,
+// RMA on per-thread windows, requests completed by another thread).
+func TestThreadMultiple(t *testing.T) {
+	exe := compile(t, "threads.c", "-pthread")
+	runOK(t, 2, exe, "threads ok")
+	runOK(t, 3, exe, "threads ok")
+}

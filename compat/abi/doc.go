@@ -273,9 +273,10 @@
 // only when that cannot change which receive a message matches: no
 // earlier message waits in the Go engine's queue for that peer, and for a
 // receive no posted receive and no unexpected message exist in the Go
-// engine. Everything else goes to the Go calls, which start over. Calls
-// never overlap (MPI_THREAD_SERIALIZED), and compat makes no progress
-// outside a call, so the two never run at once.
+// engine. Everything else goes to the Go calls, which start over. Below
+// MPI_THREAD_MULTIPLE calls never overlap and compat makes no progress
+// outside a call, so the two never run at once; at MULTIPLE the fast
+// paths hold the engine's lock ("Threads" below).
 //
 // MPI_Barrier and the small MPI_Allreduce (up to 2 KiB of one integer or
 // float type, a predefined arithmetic or bitwise op, a power-of-two
@@ -291,13 +292,66 @@
 // Gosched there parks the thread, so the library's waits poll without
 // yielding before they sleep (threadWaits in env.go).
 //
+// # Threads
+//
+// MPI_Init_thread provides what it is asked for, up to
+// MPI_THREAD_MULTIPLE; MPI_Query_thread returns it and MPI_Is_thread_main
+// compares with the thread that called MPI_Init (env.c). The state calls
+// share, and what keeps each safe when any thread calls at once:
+//
+//   - compat.Env's engine (queues, requests' matching, rings' cursors,
+//     rendezvous tables): one lock, compat's engineMutex, is the critical
+//     section of every change. A blocking call takes it for a round of
+//     progress and lets it go while it polls and sleeps under the World's
+//     one wait policy (Env.waitFor, Env.recv), so a thread blocked in
+//     MPI_Recv or MPI_Wait never holds up another's MPI_Send, and threads
+//     waiting at once sleep on the heap's doorbell instead of spinning
+//     every CPU away. A request completes under the lock and wakes every
+//     waiter of the PE, so one thread may wait on a request another made.
+//   - The lock's word is in the published state (p2pstate.Engine.Lock,
+//     abi_p2p.lock), so at MULTIPLE p2p.c's eager MPI_Send and MPI_Recv
+//     take the same lock around each try (a compare-and-swap and a store;
+//     one uncontended pair per 8-byte message). A take from a ring under
+//     the lock bumps abi_p2p.taken, which Go's idle waiters watch beside
+//     their own completions, since it moves the ring positions they poll.
+//     MPI_Barrier and the small MPI_Allreduce in C hold ring state across
+//     rounds, so at MULTIPLE they go to Go.
+//   - Collectives: compat's team collectives share one scratch area per
+//     Env, so at MULTIPLE (compat.WithThreadMultiple) every communicator
+//     runs its collectives over point-to-point in its own collective
+//     context, and collectives on different communicators may overlap.
+//   - The handle table (handles.go) has its own mutex for writers and a
+//     concurrent map for readers; attributes, error handlers and the
+//     datatype table have theirs.
+//   - RMA (rma.c): puts, gets, accumulates and flushes into mapped ranks
+//     are plain or atomic memory operations on the window's own memory
+//     and read-only on its state, lock-free at every level; epochs on
+//     different windows share nothing. A lock_all epoch's shared lock on
+//     a rank is taken on first use: threads sharing one window under
+//     lock_all must open it (MPI_Win_lock_all) before they start, as MPI
+//     requires, and the first use per target is where they could race
+//     (see "Not yet").
+//
+// At MPI_THREAD_SINGLE, FUNNELED and SERIALIZED nothing changes: the fast
+// paths test one word (abi_global.thread_level) and take no lock, and the
+// Go engine's lock is the uncontended compare-and-swap its mutex was.
+// Message order per pair of threads, MPI_ANY_SOURCE matching and
+// MPI_Mprobe/MPI_Mrecv (the thread-safe probe: the message leaves the
+// queue when matched) follow from matching under the one lock.
+// testdata/threads.c is the test (4 threads per rank).
+//
 // # Not yet
 //
 // compat has no message cancellation, so MPI_Cancel and MPI_Ibsend are
 // stubs; porting-guide/abi-status.md lists every entry point. The v and w
 // collectives' _c forms take each count and displacement up to INT_MAX
 // (MPI_ERR_COUNT past it); user ops take contiguous datatypes only. Exclusive locks, fence and PSCW epochs and
-// derived datatypes are served by Go even to mapped ranks; nonblocking
+// derived datatypes are served by Go even to mapped ranks. At
+// MPI_THREAD_MULTIPLE, communicators must not be created at once from
+// several threads (context ids are agreed from one counter per process;
+// MPI allows it on different parents), and two threads' first use of one
+// target under one lock_all epoch may take its shared lock twice;
+// nonblocking
 // sends and receives, and the collectives other than MPI_Barrier and the
 // small MPI_Allreduce, cross into Go.
 package main

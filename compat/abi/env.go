@@ -33,9 +33,9 @@ var env struct {
 // global is abi_global, the state the C side reads (state.h).
 var global = (*globalState)(unsafe.Pointer(&C.abi_global))
 
-// providedLevel is the thread level the layer gives: compat takes calls
-// from several threads but blocking calls from one at a time.
-const providedLevel = C.MPI_THREAD_SERIALIZED
+// providedLevel is the thread level the layer gives: every call from any
+// thread at once (doc.go, "Threads").
+const providedLevel = C.MPI_THREAD_MULTIPLE
 
 // worldRank is this process's rank in MPI_COMM_WORLD, -1 before MPI_Init.
 func worldRank() int {
@@ -103,10 +103,14 @@ func bringUpLocked() (C.int, error) {
 	// After gshmem_init, MPI runs on the World it made: one job, one heap.
 	var e *compat.Env
 	var err error
+	var opts []compat.Option
+	if required >= C.MPI_THREAD_MULTIPLE {
+		opts = append(opts, compat.WithThreadMultiple())
+	}
 	if w := shmOwnWorld(); w != nil {
-		e, err = compat.New(w)
+		e, err = compat.New(w, opts...)
 	} else {
-		e, err = compat.Init(context.Background())
+		e, err = compat.Init(context.Background(), opts...)
 	}
 	if err != nil {
 		return codeOf(err), err

@@ -10,11 +10,11 @@ import (
 )
 
 // Matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv) and
-// MPI_Isendrecv. compat has no message handles, so a matched probe
-// receives the message it found at once, into memory of the message
-// handle: that takes it out of matching, as MPI says, and MPI_Mrecv
-// copies it into the user's buffer. (MPI's non-overtaking rule makes the
-// message from that source with that tag the one the probe saw.)
+// MPI_Isendrecv. A matched probe takes the message it found out of
+// matching in the same hold of compat's engine lock (Comm.Mprobe), so no
+// other thread's receive or probe can take it, as MPI says, and receives
+// it into memory of the message handle; MPI_Mrecv copies it into the
+// user's buffer.
 
 type message struct {
 	data []byte
@@ -39,13 +39,13 @@ func matched(call string, src, tag C.int, comm C.uintptr_t, block bool, flag *C.
 		setStatus(st, compat.Status{Source: compat.ProcNull, Tag: compat.AnyTag})
 		return C.MPI_SUCCESS
 	}
-	var s compat.Status
+	var r *compat.Request
 	var err error
 	if block {
-		s, err = o.c.Probe(rankIn(src), tagIn(tag))
+		r, _, err = o.c.Mprobe(rankIn(src), tagIn(tag))
 	} else {
 		var ok bool
-		ok, s, err = o.c.Iprobe(rankIn(src), tagIn(tag))
+		r, _, ok, err = o.c.Improbe(rankIn(src), tagIn(tag))
 		*flag = 0
 		if err == nil && !ok {
 			return C.MPI_SUCCESS
@@ -54,11 +54,11 @@ func matched(call string, src, tag C.int, comm C.uintptr_t, block bool, flag *C.
 	if err != nil {
 		return fail(comm, call, err)
 	}
-	m := &message{data: make([]byte, s.Bytes()), comm: comm}
-	got, err := compat.Recv(o.c, m.data, len(m.data), compat.Byte, s.Source, s.Tag)
+	got, err := r.Wait()
 	if err != nil {
 		return fail(comm, call, err)
 	}
+	m := &message{data: r.Data(), comm: comm}
 	m.st = got
 	if flag != nil {
 		*flag = 1

@@ -18,14 +18,15 @@
  * that fits the buffer. Anything else (a wildcard that meets a control
  * message, a rendezvous, a full ring, a derived datatype, an error, a
  * receive that waits longer than its spin) goes to the Go call, which
- * starts over. One of the two runs at a time: MPI_THREAD_SERIALIZED keeps
- * calls from overlapping, and the Go engine makes no progress outside a
- * call.
+ * starts over. One of the two runs at a time: below MPI_THREAD_MULTIPLE
+ * calls never overlap and the Go engine makes no progress outside a call;
+ * at MULTIPLE the fast paths hold the engine's lock (multiple() below).
  *
  * MPI_Barrier and the small MPI_Allreduce run over the same rings, in the
  * communicator's collective context (at the end of this file). */
 
 #include <math.h>
+#include <sched.h>
 #include <string.h>
 #include "abi.h"
 #include "bell.h"
@@ -116,6 +117,43 @@ static inline void store_wake(uint64_t *word, uint64_t v, uint32_t *bell)
     bell_ring(bell, BELL_USER);
 }
 
+/* MPI_THREAD_MULTIPLE: the fast paths may run beside compat's engine on
+ * other threads, so they touch its state only while holding its lock
+ * (abi_p2p.lock, the word of compat's engineMutex, the same protocol: a
+ * compare-and-swap from 0 to 1, a store of 0). At the lower levels calls
+ * never overlap and the fast paths take no lock: they pay nothing. */
+static inline int multiple(void)
+{
+    return abi_global.thread_level == MPI_THREAD_MULTIPLE;
+}
+
+/* engine_trylock takes the lock if it is free. */
+static inline int engine_trylock(abi_p2p *e)
+{
+    uint32_t z = 0;
+    return __atomic_load_n(&e->lock, __ATOMIC_RELAXED) == 0 &&
+           __atomic_compare_exchange_n(&e->lock, &z, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/* engine_lock takes the lock within a bounded number of tries, yielding
+ * the CPU between them, and reports whether it did: a send that finds the
+ * engine busy that long goes to Go, whose lock waits. */
+static inline int engine_lock(abi_p2p *e)
+{
+    for (int i = 0; i < 1024; i++) {
+        if (engine_trylock(e))
+            return 1;
+        if (i >= 64)
+            sched_yield();
+    }
+    return 0;
+}
+
+static inline void engine_unlock(abi_p2p *e)
+{
+    __atomic_store_n(&e->lock, 0, __ATOMIC_RELEASE);
+}
+
 /* Writes an eager message into PE pe's ring when it goes there now: no
  * earlier message to pe waits in the Go engine's queue, pe's heap is
  * mapped and its ring has room. */
@@ -147,7 +185,7 @@ static int ring_put(abi_p2p *e, int pe, uint32_t ctx, int tag, const void *buf, 
     }
     store_wake(&h[0], pos + 1, p->heap_peer);
     p->wpos = pos + cells;
-    fast_sends++;
+    fast_sends++; /* statistics (tests, MPI_T): approximate at MULTIPLE */
     fast_send_bytes += plen;
     return 1;
 }
@@ -161,8 +199,15 @@ int abic_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     int64_t plen = fast_bytes(datatype, count);
     if (plen < 0 || (uint64_t)plen > e->eager_limit || (plen > 0 && (uintptr_t)buf < 4096))
         goto slow;
-    if (ring_put(e, c->pes[dest], c->ctx, tag, buf, (uint64_t)plen))
-        return MPI_SUCCESS;
+    if (!multiple()) {
+        if (ring_put(e, c->pes[dest], c->ctx, tag, buf, (uint64_t)plen))
+            return MPI_SUCCESS;
+    } else if (engine_lock(e)) {
+        int ok = ring_put(e, c->pes[dest], c->ctx, tag, buf, (uint64_t)plen);
+        engine_unlock(e);
+        if (ok)
+            return MPI_SUCCESS;
+    }
 slow:
     return abigo_Send((uintptr_t)buf, count, (uintptr_t)datatype, dest, tag, (uintptr_t)comm);
 }
@@ -236,6 +281,40 @@ static int others_arrived(abi_p2p *e, int pe)
     return 0;
 }
 
+/* recv_locked is MPI_Recv's fast path at MPI_THREAD_MULTIPLE: each poll
+ * takes the lock, checks that the engine's queues are empty (so the take
+ * cannot change which receive a message matches), takes the head of the
+ * ring(s) and counts the take in abi_p2p.taken, which compat's idle
+ * waiters watch since it moves the ring positions they poll. */
+static int recv_locked(abi_comm *c, abi_p2p *e, void *buf, int64_t cap, int count, MPI_Datatype datatype, int source, int tag,
+                       MPI_Comm comm, MPI_Status *status)
+{
+    int lo = 0, hi = e->n;
+    if (source != MPI_ANY_SOURCE) {
+        lo = c->pes[source];
+        hi = lo + 1;
+    }
+    for (int i = 0; i < RECV_SPIN; i++) {
+        if (!engine_trylock(e))
+            continue;
+        int r = EMPTY;
+        if (e->posted != 0 || e->unexpected != 0 || e->queued != 0)
+            r = OTHER;
+        for (int pe = lo; pe < hi && r == EMPTY; pe++)
+            r = try_take(c, e, pe, c->ctx, tag, buf, (uint64_t)cap, status);
+        if (r == TAKEN)
+            __atomic_store_n(&e->taken, e->taken + 1, __ATOMIC_RELEASE);
+        if (r == EMPTY && source != MPI_ANY_SOURCE && (i & 63) == 63 && others_arrived(e, lo))
+            r = OTHER;
+        engine_unlock(e);
+        if (r == TAKEN)
+            return MPI_SUCCESS;
+        if (r == OTHER)
+            break;
+    }
+    return abigo_Recv((uintptr_t)buf, count, (uintptr_t)datatype, source, tag, (uintptr_t)comm, status);
+}
+
 int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     abi_comm *c = fast_comm(comm);
@@ -243,7 +322,11 @@ int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
         goto slow;
     abi_p2p *e = c->p2p;
     int64_t cap = fast_bytes(datatype, count);
-    if (cap < 0 || (cap > 0 && (uintptr_t)buf < 4096) || e->posted != 0 || e->unexpected != 0 || e->queued != 0)
+    if (cap < 0 || (cap > 0 && (uintptr_t)buf < 4096))
+        goto slow;
+    if (multiple())
+        return recv_locked(c, e, buf, cap, count, datatype, source, tag, comm, status);
+    if (e->posted != 0 || e->unexpected != 0 || e->queued != 0)
         goto slow;
     if (source != MPI_ANY_SOURCE) {
         int pe = c->pes[source];
@@ -278,7 +361,7 @@ slow:
 int abic_Barrier(MPI_Comm comm)
 {
     abi_comm *c = fast_comm(comm);
-    if (c == NULL)
+    if (c == NULL || multiple())
         return abigo_Barrier((uintptr_t)comm);
     abi_p2p *e = c->p2p;
     int n = c->size, me = c->rank, rc;
@@ -379,7 +462,7 @@ int abic_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 {
     abi_comm *c = fast_comm(comm);
     uintptr_t h = (uintptr_t)datatype;
-    if (c == NULL || c->size < 2 || (c->size & (c->size - 1)) != 0 || h >= ABI_TYPE_TABLE || abi_type_red[h] == ABI_RED_NONE)
+    if (c == NULL || multiple() || c->size < 2 || (c->size & (c->size - 1)) != 0 || h >= ABI_TYPE_TABLE || abi_type_red[h] == ABI_RED_NONE)
         goto slow;
     abi_p2p *e = c->p2p;
     int64_t plen = fast_bytes(datatype, count);

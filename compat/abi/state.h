@@ -93,6 +93,9 @@ typedef struct abi_p2p {
     uint64_t eager_limit;
     uint8_t *ring_mine;     /* this PE's inbound rings, PE p's at p * ring bytes */
     uint64_t *ctrl_mine;    /* this PE's control words */
+    uint64_t taken;         /* messages taken here under lock (MULTIPLE) */
+    uint32_t lock;          /* the engine's lock: 0 free, 1 held */
+    uint32_t spare;
     int32_t me;
     int32_t n;
 } abi_p2p;

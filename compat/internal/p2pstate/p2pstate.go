@@ -8,9 +8,11 @@
 // the Go engine does the work. compat/abi/state.h mirrors these structs
 // (abi_p2p, abi_p2p_peer) and its TestStateLayout checks the two agree.
 //
-// Only one of the two touches the state at a time: compat's calls and the
-// C ABI's calls on one Env never overlap (MPI_THREAD_SERIALIZED), and
-// compat makes no progress outside a call.
+// Only one of the two touches the state at a time: compat changes it only
+// while holding the engine's lock (Engine.Lock), and the C ABI either
+// takes the same lock (MPI_THREAD_MULTIPLE) or runs only when no compat
+// call runs (the lower thread levels, whose calls never overlap; compat
+// makes no progress outside a call).
 package p2pstate
 
 import "unsafe"
@@ -39,8 +41,16 @@ type Engine struct {
 	EagerLimit uint64  `c:"eager_limit"` // the largest eager payload
 	RingMine   uintptr `c:"ring_mine"`   // this PE's inbound rings, PE p's at p*RingCells*Cell
 	CtrlMine   uintptr `c:"ctrl_mine"`   // this PE's control words
-	Me         int32   `c:"me"`
-	N          int32   `c:"n"`
+	// Taken counts the messages code outside Go took from the rings while
+	// holding Lock: a Go waiter idle outside the lock watches it, since
+	// such a take moves the positions it polls (compat's Env.pending).
+	Taken uint64 `c:"taken"`
+	// Lock is the engine's one lock word (compat's engineMutex): 0 free,
+	// 1 held, taken by compare-and-swap.
+	Lock  uint32 `c:"lock"`
+	Spare uint32 `c:"spare"`
+	Me    int32  `c:"me"`
+	N     int32  `c:"n"`
 }
 
 // Peer is this PE's state with one peer.
