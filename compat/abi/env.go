@@ -28,6 +28,7 @@ var env struct {
 	world     *commObj
 	self      *commObj
 	finalized bool
+	multiple  bool // the Env was made for MPI_THREAD_MULTIPLE (compat.WithThreadMultiple)
 }
 
 // global is abi_global, the state the C side reads (state.h).
@@ -77,13 +78,18 @@ func initLocked(required C.int, provided *C.int) (C.int, error) {
 		return C.MPI_ERR_OTHER, errors.New(classText[C.MPI_ERR_OTHER] + ": MPI is already initialized (or finalized)")
 	}
 	if env.e == nil { // a session may have brought it up already (session.go)
-		if code, err := bringUpLocked(); err != nil {
+		if code, err := bringUpLocked(required); err != nil {
 			return code, err
 		}
 	}
 	level := required
 	if level > providedLevel {
 		level = providedLevel
+	}
+	if level == C.MPI_THREAD_MULTIPLE && !env.multiple {
+		// A session brought the Env up for fewer threads: its collectives
+		// use the team's shared scratch, which MULTIPLE's may not.
+		level = C.MPI_THREAD_SERIALIZED
 	}
 	if level < C.MPI_THREAD_SINGLE {
 		level = C.MPI_THREAD_SINGLE
@@ -99,13 +105,14 @@ func initLocked(required C.int, provided *C.int) (C.int, error) {
 
 // bringUpLocked makes the process's compat.Env and the predefined
 // communicators, for MPI_Init or the first MPI_Session_init; env.mu is held.
-func bringUpLocked() (C.int, error) {
+func bringUpLocked(required C.int) (C.int, error) {
 	// After gshmem_init, MPI runs on the World it made: one job, one heap.
 	var e *compat.Env
 	var err error
 	var opts []compat.Option
 	if required >= C.MPI_THREAD_MULTIPLE {
 		opts = append(opts, compat.WithThreadMultiple())
+		env.multiple = true
 	}
 	if w := shmOwnWorld(); w != nil {
 		e, err = compat.New(w, opts...)

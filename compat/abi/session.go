@@ -87,7 +87,7 @@ func abigo_Session_init(info, eh C.uintptr_t, out *C.uintptr_t) C.int {
 			env.mu.Unlock()
 			return raise(C.ABI_KIND_NONE, 0, C.MPI_ERR_OTHER, call, nil) // the job's Env ended and cannot start again
 		}
-		code, err = bringUpLocked()
+		code, err = bringUpLocked(level)
 	}
 	env.mu.Unlock()
 	if err != nil {
