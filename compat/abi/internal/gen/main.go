@@ -187,8 +187,10 @@ func generate(dir string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	typed := deviceTyped(deviceNames(cuh))
 	files := map[string][]byte{
-		"include/nvshmem.h":                nvshmemHeader(cuh),
+		filepath.Join("..", "..", "kernels", "cuda", "gshmem_typed.cuh"): typed,
+		"include/nvshmem.h":                nvshmemHeader(append(cuh, typed...)),
 		"include/nvshmemx.h":               []byte(nvshmemxHeader),
 		"include/nvshmemx_error.h":         []byte(nvshmemxErrorHeader),
 		"include/non_abi/nvshmemx_error.h": []byte(nvshmemxErrorHeader),
