@@ -149,6 +149,16 @@ func installABI(cmd *cobra.Command, prefix, src string) error {
 	if err := os.Symlink(abiLib, nvLink); err != nil {
 		return err
 	}
+	// and its device library's: libgshmem_device.a, once built (here when
+	// nvcc is found, or later by gshmem nvcc --device-lib).
+	nvDev := filepath.Join(prefix, "lib", "libnvshmem_device.a")
+	_ = os.Remove(nvDev)
+	if err := os.Symlink("libgshmem_device.a", nvDev); err != nil {
+		return err
+	}
+	if err := installCMakeConfig(prefix); err != nil {
+		return err
+	}
 	if err := installExtHeader(root, prefix, build.Env); err != nil {
 		return err
 	}

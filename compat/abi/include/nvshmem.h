@@ -20,6 +20,7 @@
 #include <cuda_bf16.h>
 #endif
 #endif
+#include <assert.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -29,6 +29,7 @@ const nvshmemHead = `/* nvshmem.h: NVSHMEM 3.4's API over gshmem, host and devic
 #include <cuda_bf16.h>
 #endif
 #endif
+#include <assert.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
