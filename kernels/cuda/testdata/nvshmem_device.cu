@@ -54,6 +54,10 @@ __global__ void every_family(int *ibuf, long *lbuf, float *fbuf, double *dbuf, u
   nvshmemx_float_broadcast_block(NVSHMEM_TEAM_WORLD, fbuf, fbuf + 8, 4, 0);
   nvshmemx_long_fcollect_block(NVSHMEM_TEAM_WORLD, lbuf, lbuf + 8, 1);
   nvshmemx_int_alltoall_block(NVSHMEM_TEAM_WORLD, ibuf, ibuf + 8, 1);
+  nvshmemx_int_and_reduce_block(NVSHMEM_TEAM_WORLD, ibuf, ibuf + 8, 4);
+  nvshmemx_size_broadcast_block(NVSHMEM_TEAM_WORLD, idx, idx + 8, 4, 0);
+  nvshmemx_double_fcollect_block(NVSHMEM_TEAM_WORLD, dbuf, dbuf + 8, 1);
+  nvshmemx_uint8_alltoall_block(NVSHMEM_TEAM_WORLD, (uint8_t *)mem, (uint8_t *)mem + 64, 1);
   void *p = nvshmem_ptr(ibuf, pe);
   ibuf[0] = g + old + (int)l + (int)any + (int)some + all + (int)t + (int)s + (p != 0);
 }

@@ -60,7 +60,7 @@ func paramName(p string) string {
 var (
 	cuhDirectRE = regexp.MustCompile(`\b(gshmemx?_[a-z][a-z0-9_]*)\s*\(`)
 	cuhMacroRE  = regexp.MustCompile(`(?m)^#define (GSHMEMI_[A-Z_]+)\(([^)]*)\)((?:.*\\\n)*.*)$`)
-	cuhUseRE    = regexp.MustCompile(`(?m)^\s*(GSHMEMI_[A-Z_]+)\(([^()]*)\)`)
+	cuhUseRE    = regexp.MustCompile(`\b(GSHMEMI_[A-Z_]+)\(([^()]*)\)`)
 	cuhTopRE    = regexp.MustCompile(`(?m)^(GSHMEMI_[A-Z_]+)\(([^()]*)\)`)
 	cuhDefRE    = regexp.MustCompile(`(?m)^#define (gshmemx?_[a-z][a-z0-9_]*) gshmemx?_`)
 	cuhPasteRE  = regexp.MustCompile(`gshmemx?_(?:##\w+##|\w)[\w#]*`)

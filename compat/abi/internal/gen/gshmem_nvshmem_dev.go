@@ -105,6 +105,14 @@ func deviceTyped(have []string) []byte {
 	}
 	for _, n := range names {
 		t := ctype[n]
+		// Block-scope collectives of every RMA type, over the mem forms.
+		for _, c := range []struct{ op, params, args string }{
+			{"broadcast", ", int PE_root", ", PE_root"}, {"fcollect", "", ""}, {"alltoall", "", ""}} {
+			if name := fmt.Sprintf("gshmemx_%s_%s_block", n, c.op); !done[name] {
+				fmt.Fprintf(&b, "static __device__ __forceinline__ int %s(gshmem_team_t team, %s *dest, const %s *source, size_t nelems%s) { return gshmemx_%smem_block(team, dest, source, nelems * sizeof(%s)%s); }\n",
+					name, t, t, c.params, c.op, t, c.args)
+			}
+		}
 		for _, s := range scopes {
 			pre := fmt.Sprintf("static __device__ __forceinline__ void gshmemx_%s_", n)
 			strided := fmt.Sprintf("(%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", t, t)

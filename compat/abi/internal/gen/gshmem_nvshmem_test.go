@@ -51,7 +51,8 @@ func TestNVSHMEMHeaderCurrent(t *testing.T) {
 		require.NotContains(t, n, "NAME")
 		require.True(t, strings.Contains(h, "#define "+nvshmemName(n)+" "+n+"\n"), "nvshmem.h lacks %s", nvshmemName(n))
 	}
-	for _, n := range []string{"nvshmemx_int_put_warp", "nvshmemx_float_sum_reduce_block", "nvshmemx_collective_launch",
+	for _, n := range []string{"nvshmemx_int_put_warp", "nvshmemx_float_sum_reduce_block", "nvshmemx_int_and_reduce_block", "nvshmemx_uint64_xor_reduce_block",
+		"nvshmemx_size_broadcast_block", "nvshmemx_int8_fcollect_block", "nvshmemx_ptrdiff_alltoall_block", "nvshmemx_collective_launch",
 		"nvshmem_uint64_atomic_fetch_xor", "nvshmemx_barrier_all_block", "nvshmem_ptr"} {
 		require.True(t, strings.Contains(h, "#define "+n+" "), "nvshmem.h lacks %s", n)
 	}
