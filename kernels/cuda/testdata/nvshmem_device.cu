@@ -34,6 +34,12 @@ __global__ void every_family(int *ibuf, long *lbuf, float *fbuf, double *dbuf, u
   int old = nvshmem_int_atomic_fetch_add(ibuf, 1, pe);
   nvshmem_uint64_atomic_xor((uint64_t *)sig, 3, pe);
   long l = nvshmem_long_atomic_compare_swap(lbuf, 0, 1, pe);
+  size_t z = nvshmem_size_atomic_fetch_inc(idx, pe) + nvshmem_size_atomic_fetch(idx, pe);
+  nvshmem_ptrdiff_atomic_xor((ptrdiff_t *)lbuf, 1, pe);
+  nvshmem_uint_atomic_add((unsigned int *)ibuf, 1u, pe);
+  int32_t c = nvshmem_int32_atomic_swap(ibuf, 2, pe);
+  float f = nvshmem_float_atomic_fetch(fbuf, pe);
+  nvshmem_double_atomic_set(dbuf, 1.0, pe);
   // waits and tests, all/any/some and vector
   nvshmem_fence();
   nvshmem_quiet();
@@ -59,7 +65,7 @@ __global__ void every_family(int *ibuf, long *lbuf, float *fbuf, double *dbuf, u
   nvshmemx_double_fcollect_block(NVSHMEM_TEAM_WORLD, dbuf, dbuf + 8, 1);
   nvshmemx_uint8_alltoall_block(NVSHMEM_TEAM_WORLD, (uint8_t *)mem, (uint8_t *)mem + 64, 1);
   void *p = nvshmem_ptr(ibuf, pe);
-  ibuf[0] = g + old + (int)l + (int)any + (int)some + all + (int)t + (int)s + (p != 0);
+  ibuf[0] = g + old + (int)l + (int)any + (int)some + all + (int)t + (int)s + (p != 0) + (int)z + c + (int)f;
 }
 
 int main(void) {

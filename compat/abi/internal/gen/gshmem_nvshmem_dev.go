@@ -19,28 +19,48 @@ import (
 // its body reads, with the prototype's parameter names.
 type devFamily struct {
 	op, body string
+	amo      bool // only on the types gshmem.cuh's atomics take (amoCTypes)
 }
+
+// amoCTypes are the C types gshmemi_amo_t maps to a hardware atomic.
+var amoCTypes = map[string]bool{"int": true, "unsigned int": true, "long": true, "unsigned long": true, "long long": true,
+	"unsigned long long": true, "int32_t": true, "uint32_t": true, "int64_t": true, "uint64_t": true, "size_t": true,
+	"ptrdiff_t": true}
 
 // hostDevFamilies are the typed host calls that get a device body.
 var hostDevFamilies = []devFamily{
-	{"iput", "gshmemi_iput(dest, source, dst, sst, nelems, pe, 0, 1);"},
-	{"iget", "gshmemi_iget(dest, source, dst, sst, nelems, pe, 0, 1);"},
-	{"put_signal", "gshmem_putmem_signal(dest, source, nelems * sizeof(*dest), sig_addr, signal, sig_op, pe);"},
-	{"put_signal_nbi", "gshmem_putmem_signal_nbi(dest, source, nelems * sizeof(*dest), sig_addr, signal, sig_op, pe);"},
-	{"wait_until", "gshmemi_wait_all(ivar, 1, 0, cmp, (const TYPE *)0, cmp_value);"},
-	{"test", "return gshmemi_test_all(ivar, 1, 0, cmp, (const TYPE *)0, cmp_value);"},
-	{"wait_until_all", "gshmemi_wait_all(ivars, nelems, status, cmp, (const TYPE *)0, cmp_value);"},
-	{"wait_until_all_vector", "gshmemi_wait_all(ivars, nelems, status, cmp, (const TYPE *)cmp_values, (TYPE)0);"},
-	{"test_all", "return gshmemi_test_all(ivars, nelems, status, cmp, (const TYPE *)0, cmp_value);"},
-	{"test_all_vector", "return gshmemi_test_all(ivars, nelems, status, cmp, (const TYPE *)cmp_values, (TYPE)0);"},
-	{"wait_until_any", "return gshmemi_wait_any(ivars, nelems, status, cmp, (const TYPE *)0, cmp_value);"},
-	{"wait_until_any_vector", "return gshmemi_wait_any(ivars, nelems, status, cmp, (const TYPE *)cmp_values, (TYPE)0);"},
-	{"test_any", "return gshmemi_test_any(ivars, nelems, status, cmp, (const TYPE *)0, cmp_value);"},
-	{"test_any_vector", "return gshmemi_test_any(ivars, nelems, status, cmp, (const TYPE *)cmp_values, (TYPE)0);"},
-	{"wait_until_some", "return gshmemi_wait_some(ivars, nelems, indices, status, cmp, (const TYPE *)0, cmp_value);"},
-	{"wait_until_some_vector", "return gshmemi_wait_some(ivars, nelems, indices, status, cmp, (const TYPE *)cmp_values, (TYPE)0);"},
-	{"test_some", "return gshmemi_test_some(ivars, nelems, indices, status, cmp, (const TYPE *)0, cmp_value);"},
-	{"test_some_vector", "return gshmemi_test_some(ivars, nelems, indices, status, cmp, (const TYPE *)cmp_values, (TYPE)0);"},
+	{"atomic_fetch", "return gshmemi_fetch<TYPE>(dest, pe);", false},
+	{"atomic_set", "gshmemi_set<TYPE>(dest, value, pe);", false},
+	{"atomic_swap", "return gshmemi_swap<TYPE>(dest, value, pe);", true},
+	{"atomic_compare_swap", "return gshmemi_cswap<TYPE>(dest, cond, value, pe);", true},
+	{"atomic_fetch_add", "return gshmemi_fetch_add<TYPE>(dest, value, pe);", true},
+	{"atomic_add", "gshmemi_fetch_add<TYPE>(dest, value, pe);", true},
+	{"atomic_fetch_inc", "return gshmemi_fetch_add<TYPE>(dest, (TYPE)1, pe);", true},
+	{"atomic_inc", "gshmemi_fetch_add<TYPE>(dest, (TYPE)1, pe);", true},
+	{"atomic_fetch_and", "return gshmemi_fetch_and<TYPE>(dest, value, pe);", true},
+	{"atomic_and", "gshmemi_fetch_and<TYPE>(dest, value, pe);", true},
+	{"atomic_fetch_or", "return gshmemi_fetch_or<TYPE>(dest, value, pe);", true},
+	{"atomic_or", "gshmemi_fetch_or<TYPE>(dest, value, pe);", true},
+	{"atomic_fetch_xor", "return gshmemi_fetch_xor<TYPE>(dest, value, pe);", true},
+	{"atomic_xor", "gshmemi_fetch_xor<TYPE>(dest, value, pe);", true},
+	{"iput", "gshmemi_iput(dest, source, dst, sst, nelems, pe, 0, 1);", false},
+	{"iget", "gshmemi_iget(dest, source, dst, sst, nelems, pe, 0, 1);", false},
+	{"put_signal", "gshmem_putmem_signal(dest, source, nelems * sizeof(*dest), sig_addr, signal, sig_op, pe);", false},
+	{"put_signal_nbi", "gshmem_putmem_signal_nbi(dest, source, nelems * sizeof(*dest), sig_addr, signal, sig_op, pe);", false},
+	{"wait_until", "gshmemi_wait_all(ivar, 1, 0, cmp, (const TYPE *)0, cmp_value);", false},
+	{"test", "return gshmemi_test_all(ivar, 1, 0, cmp, (const TYPE *)0, cmp_value);", false},
+	{"wait_until_all", "gshmemi_wait_all(ivars, nelems, status, cmp, (const TYPE *)0, cmp_value);", false},
+	{"wait_until_all_vector", "gshmemi_wait_all(ivars, nelems, status, cmp, (const TYPE *)cmp_values, (TYPE)0);", false},
+	{"test_all", "return gshmemi_test_all(ivars, nelems, status, cmp, (const TYPE *)0, cmp_value);", false},
+	{"test_all_vector", "return gshmemi_test_all(ivars, nelems, status, cmp, (const TYPE *)cmp_values, (TYPE)0);", false},
+	{"wait_until_any", "return gshmemi_wait_any(ivars, nelems, status, cmp, (const TYPE *)0, cmp_value);", false},
+	{"wait_until_any_vector", "return gshmemi_wait_any(ivars, nelems, status, cmp, (const TYPE *)cmp_values, (TYPE)0);", false},
+	{"test_any", "return gshmemi_test_any(ivars, nelems, status, cmp, (const TYPE *)0, cmp_value);", false},
+	{"test_any_vector", "return gshmemi_test_any(ivars, nelems, status, cmp, (const TYPE *)cmp_values, (TYPE)0);", false},
+	{"wait_until_some", "return gshmemi_wait_some(ivars, nelems, indices, status, cmp, (const TYPE *)0, cmp_value);", false},
+	{"wait_until_some_vector", "return gshmemi_wait_some(ivars, nelems, indices, status, cmp, (const TYPE *)cmp_values, (TYPE)0);", false},
+	{"test_some", "return gshmemi_test_some(ivars, nelems, indices, status, cmp, (const TYPE *)0, cmp_value);", false},
+	{"test_some_vector", "return gshmemi_test_some(ivars, nelems, indices, status, cmp, (const TYPE *)cmp_values, (TYPE)0);", false},
 }
 
 // scopes are the warp and block forms: the group's barrier before (what
@@ -92,6 +112,9 @@ func deviceTyped(have []string) []byte {
 			t := ctype[m[1]]
 			if t == "" { // a sync-only type: its C type is the first parameter's
 				t = strings.TrimSpace(p.params[0][:strings.LastIndex(p.params[0], "*")])
+			}
+			if f.amo && !amoCTypes[t] {
+				continue
 			}
 			fmt.Fprintf(&b, "GSHMEMI_API(%s, { %s })\n", decl, strings.ReplaceAll(f.body, "TYPE", t))
 		}
