@@ -132,10 +132,32 @@ func installABI(cmd *cobra.Command, prefix, src string) error {
 	if err := os.Symlink(abiLib, link); err != nil {
 		return err
 	}
-	for _, h := range []string{"mpi.h", "mpi_fortran.h", "gshmem.h", "gshmemx.h", "shmem.h", "shmemx.h", "pshmem.h"} {
-		if err := copyFile(filepath.Join(root, "compat", "abi", "include", h), filepath.Join(prefix, "include", h), 0o644); err != nil {
+	for _, h := range []string{"mpi.h", "mpi_fortran.h", "gshmem.h", "gshmemx.h", "shmem.h", "shmemx.h", "pshmem.h",
+		"nvshmem.h", "nvshmemx.h", "nvshmemx_error.h", filepath.Join("non_abi", "nvshmemx_error.h")} {
+		dst := filepath.Join(prefix, "include", h)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
 		}
+		if err := copyFile(filepath.Join(root, "compat", "abi", "include", h), dst, 0o644); err != nil {
+			return err
+		}
+	}
+	// NVSHMEM's host library name: the same library, which exports every
+	// host call under its nvshmem_ name too (znvshmem.c).
+	nvLink := filepath.Join(prefix, "lib", "libnvshmem_host.so")
+	_ = os.Remove(nvLink)
+	if err := os.Symlink(abiLib, nvLink); err != nil {
+		return err
+	}
+	// and its device library's: libgshmem_device.a, once built (here when
+	// nvcc is found, or later by gshmem nvcc --device-lib).
+	nvDev := filepath.Join(prefix, "lib", "libnvshmem_device.a")
+	_ = os.Remove(nvDev)
+	if err := os.Symlink("libgshmem_device.a", nvDev); err != nil {
+		return err
+	}
+	if err := installCMakeConfig(prefix); err != nil {
+		return err
 	}
 	if err := installExtHeader(root, prefix, build.Env); err != nil {
 		return err

@@ -1023,6 +1023,11 @@ static inline int gshmemx_collective_launch(const void *func, dim3 grid, dim3 bl
 }
 #endif
 
+// NVSHMEM's typed families gshmem.h or NVSHMEM has beyond the above
+// (strided, typed put-with-signal in every scope, the vector, any and some
+// waits), generated.
+#include "gshmem_typed.cuh"
+
 #pragma nv_diag_default 20040
 
 #endif // GSHMEM_CUH

@@ -8,6 +8,7 @@
 //	compat/abi/include/gshmem.h     the symmetric heap's C host API (gshmem.go)
 //	compat/abi/zgshmem.c            its typed functions over shm.h's cores
 //	compat/abi/include/shmem.h      OpenSHMEM 1.5 (+ pshmem.h, shmemx.h; gshmem_openshmem.go)
+//	compat/abi/include/nvshmem.h    NVSHMEM 3.4 (+ nvshmemx.h, nvshmemx_error.h, znvshmem.c; gshmem_nvshmem.go)
 //	compat/abi/zshmem.c             its typed routines and the shmem_ aliases
 //
 // Each PMPI_X calls abic_X when a hand-written C file of compat/abi defines
@@ -182,17 +183,28 @@ func generate(dir string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	cuh, err := readCuh(dir)
+	if err != nil {
+		return nil, err
+	}
+	typed := deviceTyped(deviceNames(cuh))
 	files := map[string][]byte{
-		"include/mpi.h":    header(t),
-		"zprotos.h":        protos(t, where),
-		"zsymbols.c":       symbols(t, where, byName),
-		"include/gshmem.h": gshmemHeader(),
-		"zgshmem.c":        gshmemTyped(),
-		"include/shmem.h":  shmemHeader(),
-		"include/pshmem.h": pshmemHeader(),
-		"include/shmemx.h": []byte(shmemxHeader),
-		"zshmem.c":         shmemTyped(),
-		"zshmem_alias.h":   shmemAliases(),
+		filepath.Join("..", "..", "kernels", "cuda", "gshmem_typed.cuh"): typed,
+		"include/nvshmem.h":                nvshmemHeader(append(cuh, typed...)),
+		"include/nvshmemx.h":               []byte(nvshmemxHeader),
+		"include/nvshmemx_error.h":         []byte(nvshmemxErrorHeader),
+		"include/non_abi/nvshmemx_error.h": []byte(nvshmemxErrorHeader),
+		"znvshmem.c":                       nvshmemSymbols(),
+		"include/mpi.h":                    header(t),
+		"zprotos.h":                        protos(t, where),
+		"zsymbols.c":                       symbols(t, where, byName),
+		"include/gshmem.h":                 gshmemHeader(),
+		"zgshmem.c":                        gshmemTyped(),
+		"include/shmem.h":                  shmemHeader(),
+		"include/pshmem.h":                 pshmemHeader(),
+		"include/shmemx.h":                 []byte(shmemxHeader),
+		"zshmem.c":                         shmemTyped(),
+		"zshmem_alias.h":                   shmemAliases(),
 		filepath.Join("..", "..", "porting-guide", "abi-status.md"): status(t, where),
 	}
 	for n, b := range ffiles {
