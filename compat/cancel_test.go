@@ -54,6 +54,55 @@ func TestCancel(t *testing.T) {
 		require.False(t, st.Cancelled())
 		require.Equal(t, int32(peer), buf[0])
 
+		// A rendezvous send and a synchronous one nobody matched are
+		// taken back: the receiver never sees them, and the next message
+		// of the same tag is the one it receives.
+		big := make([]byte, 1<<20)
+		for i := range big {
+			big[i] = byte(me + 1)
+		}
+		s, err = compat.Isend(c, big, len(big), compat.Byte, peer, 7)
+		require.NoError(t, err)
+		ss, err := compat.Issend(c, []int32{99}, 1, compat.Int32, peer, 7)
+		require.NoError(t, err)
+		require.NoError(t, s.Cancel())
+		require.NoError(t, ss.Cancel())
+		require.NoError(t, s.Cancel(), "a second Cancel does nothing more")
+		st, err = s.Wait()
+		require.NoError(t, err)
+		require.True(t, st.Cancelled(), "an unmatched rendezvous send")
+		st, err = ss.Wait()
+		require.NoError(t, err)
+		require.True(t, st.Cancelled(), "an unmatched synchronous send")
+		// The peer answers the withdrawals in its point-to-point progress:
+		// a barrier over the rings makes it, Barrier on a team need not.
+		require.NoError(t, c.BarrierP2P())
+		flag, _, err := c.Iprobe(peer, 7)
+		require.NoError(t, err)
+		require.False(t, flag, "a cancelled send is never seen")
+		require.NoError(t, c.Barrier())
+		require.NoError(t, compat.Send(c, []int32{int32(20 + me)}, 1, compat.Int32, peer, 7))
+		st, err = compat.Recv(c, buf, 1, compat.Int32, peer, 7)
+		require.NoError(t, err)
+		require.Equal(t, int32(20+peer), buf[0])
+		require.Equal(t, 4, st.Bytes())
+
+		// A rendezvous send its receive matched already completes normally.
+		got := make([]byte, len(big))
+		r, err = compat.Irecv(c, got, len(got), compat.Byte, peer, 8)
+		require.NoError(t, err)
+		require.NoError(t, c.Barrier())
+		s, err = compat.Isend(c, big, len(big), compat.Byte, peer, 8)
+		require.NoError(t, err)
+		require.NoError(t, s.Cancel())
+		st, err = s.Wait()
+		require.NoError(t, err)
+		require.False(t, st.Cancelled(), "a matched send")
+		st, err = r.Wait()
+		require.NoError(t, err)
+		require.Equal(t, len(big), st.Bytes())
+		require.Equal(t, byte(peer+1), got[len(got)-1])
+
 		var saw []bool
 		g, err := e.GrequestStartCancel(nil, func(completed bool) error { saw = append(saw, completed); return nil })
 		require.NoError(t, err)

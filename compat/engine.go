@@ -52,12 +52,14 @@ func ctrlWords(n int) int { return (creditBase + n + 7) &^ 7 }
 
 // Message kinds.
 const (
-	kEager = p2pstate.KindEager + iota // payload: the data
-	kRTS                               // rendezvous request: size, mode, sender request id, location
-	kCTS                               // staged rendezvous matched: aux sender id, w0 receiver id
-	kChunk                             // staged chunk ready: aux receiver id, w0 chunk, w1 bytes, w2 data offset, w3 area
-	kCAck                              // staged chunk consumed: aux sender id, w0 chunk, w1 bytes, w2 area
-	kFin                               // rendezvous complete: aux sender id
+	kEager     = p2pstate.KindEager + iota // payload: the data
+	kRTS                                   // rendezvous request: size, mode, sender request id, location
+	kCTS                                   // staged rendezvous matched: aux sender id, w0 receiver id
+	kChunk                                 // staged chunk ready: aux receiver id, w0 chunk, w1 bytes, w2 data offset, w3 area
+	kCAck                                  // staged chunk consumed: aux sender id, w0 chunk, w1 bytes, w2 area
+	kFin                                   // rendezvous complete: aux sender id
+	kWithdraw                              // a cancelled send takes back its rendezvous request: aux sender id
+	kWithdrawn                             // kWithdraw's answer: aux sender id, w0 1 when taken back, 0 when already matched
 )
 
 func ncells(plen int) uint64 { return uint64(hdrSize+plen+cell-1) / cell }
@@ -291,6 +293,10 @@ func (e *Env) handle(p int, kind uint8, tag int32, ctx uint32, aux uint64, ring 
 		e.onCAck(aux, int(w(0)), int(w(1)), w(2))
 	case kFin:
 		e.onFin(aux)
+	case kWithdraw:
+		e.onWithdraw(p, aux)
+	case kWithdrawn:
+		e.onWithdrawn(aux, w(0) != 0)
 	}
 }
 

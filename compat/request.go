@@ -80,6 +80,8 @@ type Request struct {
 	staged  bool   // a staged rendezvous send in progress
 	devData bool   // data is device memory (p2p_device.go)
 	devStg  bool   // staged through the device staging area
+	// withdrawing: Cancel sent a kWithdraw for this send (cancel.go).
+	withdrawing bool
 
 	// A generalized request (GrequestStart): its Status comes from query
 	// when GrequestComplete is called.

@@ -6,6 +6,9 @@ package main
 import "C"
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/gshmem/gshmem/compat"
 )
 
@@ -20,10 +23,11 @@ import (
 // rather than in the buffer itself, which a program cannot tell apart.
 // MPI_BUFFER_AUTOMATIC attaches a buffer without a bound.
 //
-// A buffer is an object keyed by what it is attached to (nil for the
-// process, a *commObj for a communicator), so that a session's buffer
-// (MPI_Session_attach_buffer) is one more key: bufferFor is where a
-// communicator made from a session would look for its session's.
+// A buffer is an object keyed by what it is attached to: nil for the
+// process, a *commObj for a communicator, a *sessionObj for a session
+// (MPI_Session_attach_buffer). A buffered send uses its communicator's
+// buffer, else the buffer of the session the communicator derives from,
+// else the process's (MPI-4.1 3.6).
 
 // bsendBuf is an attached buffer and the messages sent through it.
 type bsendBuf struct {
@@ -44,10 +48,15 @@ const bufferAutomatic = 2 // MPI_BUFFER_AUTOMATIC
 var buffers = map[any]*bsendBuf{}
 
 // bufferFor is the buffer a buffered send on o goes through: o's own,
-// else the process's; nil when none is attached.
+// else its session's, else the process's; nil when none is attached.
 func bufferFor(o *commObj) *bsendBuf {
 	if b := buffers[o]; b != nil {
 		return b
+	}
+	if o.session != nil {
+		if b := buffers[o.session]; b != nil {
+			return b
+		}
 	}
 	return buffers[nil]
 }
@@ -80,13 +89,30 @@ func (b *bsendBuf) reclaim(wait bool) error {
 	return first
 }
 
+// errAt is the object a buffer call raises its errors on: a
+// communicator, a session, or none (the process's buffer).
+type errAt struct {
+	kind C.int
+	h    C.uintptr_t
+}
+
+func commAt(comm C.uintptr_t) errAt { return errAt{C.ABI_KIND_COMM, comm} }
+
+func (a errAt) fail(call string, err error) C.int {
+	return raise(int(a.kind), uintptr(a.h), codeOf(err), call, err)
+}
+
+func (a errAt) failCode(call string, code C.int, format string, args ...any) C.int {
+	return raise(int(a.kind), uintptr(a.h), code, call, errors.New(classText[code]+": "+fmt.Sprintf(format, args...)))
+}
+
 // attach attaches a buffer to owner (nil: the process).
-func attach(owner any, comm C.uintptr_t, call string, buf C.uintptr_t, size C.int) C.int {
+func attach(owner any, at errAt, call string, buf C.uintptr_t, size C.int) C.int {
 	if buffers[owner] != nil {
-		return failCode(comm, call, C.MPI_ERR_BUFFER, "a buffer is already attached")
+		return at.failCode(call, C.MPI_ERR_BUFFER, "a buffer is already attached")
 	}
 	if buf != bufferAutomatic && (size < 0 || (size > 0 && buf < minAddr)) {
-		return failCode(comm, call, C.MPI_ERR_BUFFER, "buffer %#x of %d bytes", uintptr(buf), int(size))
+		return at.failCode(call, C.MPI_ERR_BUFFER, "buffer %#x of %d bytes", uintptr(buf), int(size))
 	}
 	b := &bsendBuf{addr: buf, size: int(size)}
 	if buf == bufferAutomatic {
@@ -98,30 +124,30 @@ func attach(owner any, comm C.uintptr_t, call string, buf C.uintptr_t, size C.in
 
 // detach waits until every message sent through owner's buffer has left
 // it, then detaches it and returns its address and size.
-func detach(owner any, comm C.uintptr_t, call string, addr C.uintptr_t, size *C.int) C.int {
+func detach(owner any, at errAt, call string, addr C.uintptr_t, size *C.int) C.int {
 	if addr < minAddr || size == nil {
-		return failCode(comm, call, C.MPI_ERR_ARG, "NULL argument")
+		return at.failCode(call, C.MPI_ERR_ARG, "NULL argument")
 	}
 	b := buffers[owner]
 	if b == nil {
-		return failCode(comm, call, C.MPI_ERR_BUFFER, "no buffer is attached")
+		return at.failCode(call, C.MPI_ERR_BUFFER, "no buffer is attached")
 	}
 	err := b.reclaim(true)
 	delete(buffers, owner)
 	*(*C.uintptr_t)(cptr(addr)) = b.addr
 	*size = C.int(max(b.size, 0))
 	if err != nil {
-		return fail(comm, call, err)
+		return at.fail(call, err)
 	}
 	return C.MPI_SUCCESS
 }
 
 // flush waits until every message sent through owner's buffer has left it
 // (MPI_Buffer_flush); without a buffer there is nothing to wait for.
-func flush(owner any, comm C.uintptr_t, call string) C.int {
+func flush(owner any, at errAt, call string) C.int {
 	if b := buffers[owner]; b != nil {
 		if err := b.reclaim(true); err != nil {
-			return fail(comm, call, err)
+			return at.fail(call, err)
 		}
 	}
 	return C.MPI_SUCCESS
@@ -129,9 +155,9 @@ func flush(owner any, comm C.uintptr_t, call string) C.int {
 
 // iflush starts a flush: a request that completes when the messages in
 // owner's buffer now have left it.
-func iflush(owner any, comm C.uintptr_t, call string, req *C.uintptr_t) C.int {
+func iflush(owner any, at errAt, call string, req *C.uintptr_t) C.int {
 	if req == nil {
-		return failCode(comm, call, C.MPI_ERR_ARG, "request is NULL")
+		return at.failCode(call, C.MPI_ERR_ARG, "request is NULL")
 	}
 	b := buffers[owner]
 	s := &schedule{}
@@ -144,7 +170,7 @@ func iflush(owner any, comm C.uintptr_t, call string, req *C.uintptr_t) C.int {
 		s.finish = func() error { return b.reclaim(false) }
 	}
 	s.advance()
-	h, _ := newHandle(C.ABI_KIND_REQUEST, &reqObj{sched: s, owner: comm, kind: C.ABI_KIND_COMM})
+	h, _ := newHandle(C.ABI_KIND_REQUEST, &reqObj{sched: s, owner: at.h, kind: int(at.kind)})
 	*req = C.uintptr_t(h)
 	return C.MPI_SUCCESS
 }
@@ -158,20 +184,20 @@ func flushAll() {
 
 //export abigo_Buffer_attach
 func abigo_Buffer_attach(buf C.uintptr_t, size C.int) C.int {
-	return attach(nil, 0, "MPI_Buffer_attach", buf, size)
+	return attach(nil, commAt(0), "MPI_Buffer_attach", buf, size)
 }
 
 //export abigo_Buffer_detach
 func abigo_Buffer_detach(addr C.uintptr_t, size *C.int) C.int {
-	return detach(nil, 0, "MPI_Buffer_detach", addr, size)
+	return detach(nil, commAt(0), "MPI_Buffer_detach", addr, size)
 }
 
 //export abigo_Buffer_flush
-func abigo_Buffer_flush() C.int { return flush(nil, 0, "MPI_Buffer_flush") }
+func abigo_Buffer_flush() C.int { return flush(nil, commAt(0), "MPI_Buffer_flush") }
 
 //export abigo_Buffer_iflush
 func abigo_Buffer_iflush(req *C.uintptr_t) C.int {
-	return iflush(nil, 0, "MPI_Buffer_iflush", req)
+	return iflush(nil, commAt(0), "MPI_Buffer_iflush", req)
 }
 
 //export abigo_Comm_attach_buffer
@@ -180,7 +206,7 @@ func abigo_Comm_attach_buffer(comm, buf C.uintptr_t, size C.int) C.int {
 	if o == nil {
 		return rc
 	}
-	return attach(o, comm, "MPI_Comm_attach_buffer", buf, size)
+	return attach(o, commAt(comm), "MPI_Comm_attach_buffer", buf, size)
 }
 
 //export abigo_Comm_detach_buffer
@@ -189,7 +215,7 @@ func abigo_Comm_detach_buffer(comm, addr C.uintptr_t, size *C.int) C.int {
 	if o == nil {
 		return rc
 	}
-	return detach(o, comm, "MPI_Comm_detach_buffer", addr, size)
+	return detach(o, commAt(comm), "MPI_Comm_detach_buffer", addr, size)
 }
 
 //export abigo_Comm_flush_buffer
@@ -198,7 +224,7 @@ func abigo_Comm_flush_buffer(comm C.uintptr_t) C.int {
 	if o == nil {
 		return rc
 	}
-	return flush(o, comm, "MPI_Comm_flush_buffer")
+	return flush(o, commAt(comm), "MPI_Comm_flush_buffer")
 }
 
 //export abigo_Comm_iflush_buffer
@@ -207,7 +233,60 @@ func abigo_Comm_iflush_buffer(comm C.uintptr_t, req *C.uintptr_t) C.int {
 	if o == nil {
 		return rc
 	}
-	return iflush(o, comm, "MPI_Comm_iflush_buffer", req)
+	return iflush(o, commAt(comm), "MPI_Comm_iflush_buffer", req)
+}
+
+// A session's buffer (MPI-4.1 3.6): what a buffered send on a
+// communicator derived from the session uses when the communicator has
+// none. Its errors are raised on the session.
+
+//export abigo_Session_attach_buffer
+func abigo_Session_attach_buffer(session, buf C.uintptr_t, size C.int) C.int {
+	const call = "MPI_Session_attach_buffer"
+	o, rc := sessionOf(session, call)
+	if o == nil {
+		return rc
+	}
+	return attach(o, errAt{C.ABI_KIND_SESSION, session}, call, buf, size)
+}
+
+//export abigo_Session_detach_buffer
+func abigo_Session_detach_buffer(session, addr C.uintptr_t, size *C.int) C.int {
+	const call = "MPI_Session_detach_buffer"
+	o, rc := sessionOf(session, call)
+	if o == nil {
+		return rc
+	}
+	return detach(o, errAt{C.ABI_KIND_SESSION, session}, call, addr, size)
+}
+
+//export abigo_Session_flush_buffer
+func abigo_Session_flush_buffer(session C.uintptr_t) C.int {
+	const call = "MPI_Session_flush_buffer"
+	o, rc := sessionOf(session, call)
+	if o == nil {
+		return rc
+	}
+	return flush(o, errAt{C.ABI_KIND_SESSION, session}, call)
+}
+
+//export abigo_Session_iflush_buffer
+func abigo_Session_iflush_buffer(session C.uintptr_t, req *C.uintptr_t) C.int {
+	const call = "MPI_Session_iflush_buffer"
+	o, rc := sessionOf(session, call)
+	if o == nil {
+		return rc
+	}
+	return iflush(o, errAt{C.ABI_KIND_SESSION, session}, call, req)
+}
+
+// dropSessionBuffer flushes and detaches session o's buffer, as
+// MPI_Session_finalize does.
+func dropSessionBuffer(o *sessionObj) {
+	if b := buffers[o]; b != nil {
+		_ = b.reclaim(true)
+		delete(buffers, o)
+	}
 }
 
 // bsend copies the message into the buffer comm's sends go through and

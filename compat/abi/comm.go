@@ -25,6 +25,7 @@ type commObj struct {
 	graph   *distGraph  // a distributed graph topology, or nil
 	attrs   attrSet     // user attributes by keyval (attr.go)
 	info    compat.Info // the hints in use (MPI_Comm_get_info)
+	session *sessionObj // the session it derives from, or nil (bsend.go)
 
 	// The private duplicate of nonblocking collectives and their count
 	// (nbc.go).
@@ -196,6 +197,7 @@ func newComm(parent *commObj, c *compat.Comm, out *C.uintptr_t) {
 	}
 	o := newCommObj(c, 0)
 	o.cs.Errhandler = parent.cs.Errhandler
+	o.session = parent.session
 	*out = o.handle()
 }
 

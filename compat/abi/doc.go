@@ -342,8 +342,7 @@
 //
 // # Not yet
 //
-// compat has no message cancellation, so MPI_Cancel and MPI_Ibsend are
-// stubs; porting-guide/abi-status.md lists every entry point. The v and w
+// porting-guide/abi-status.md lists every entry point. The v and w
 // collectives' _c forms take each count and displacement up to INT_MAX
 // (MPI_ERR_COUNT past it); user ops take contiguous datatypes only. Exclusive locks, fence and PSCW epochs and
 // derived datatypes are served by Go even to mapped ranks. At

@@ -148,13 +148,15 @@ func fromGroupArgs(call string, tag *C.char, info, eh C.uintptr_t, out *C.uintpt
 	return C.GoString(tag), C.MPI_SUCCESS
 }
 
-// commFrom publishes c with error handler eh (MPI_ERRHANDLER_NULL: fatal).
-func commFrom(c *compat.Comm, eh C.uintptr_t, out *C.uintptr_t) {
+// commFrom publishes c, made from group g, with error handler eh
+// (MPI_ERRHANDLER_NULL: fatal); c belongs to g's session, if any.
+func commFrom(c *compat.Comm, g *compat.Group, eh C.uintptr_t, out *C.uintptr_t) {
 	if c == nil {
 		*out = 0x100
 		return
 	}
 	o := newCommObj(c, 0)
+	o.session = groupSession[g]
 	if eh != 0x140 {
 		o.cs.Errhandler = uintptr(eh)
 	}
@@ -176,7 +178,7 @@ func abigo_Comm_create_from_group(group C.uintptr_t, tag *C.char, info, eh C.uin
 	if err != nil {
 		return fail(0, call, err)
 	}
-	commFrom(c, eh, out)
+	commFrom(c, g, eh, out)
 	return C.MPI_SUCCESS
 }
 
@@ -196,7 +198,7 @@ func abigo_Intercomm_create_from_groups(local C.uintptr_t, localLeader C.int, re
 	if err != nil {
 		return fail(0, call, err)
 	}
-	commFrom(c, eh, out)
+	commFrom(c, lg, eh, out)
 	return C.MPI_SUCCESS
 }
 

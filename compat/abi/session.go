@@ -33,6 +33,11 @@ type sessionObj struct {
 	level C.int
 }
 
+// groupSession is the session each process set's group came from
+// (MPI_Group_from_session_pset): a communicator made from the group
+// belongs to that session and uses its buffer for buffered sends.
+var groupSession = map[*compat.Group]*sessionObj{}
+
 var psets = []string{"mpi://WORLD", "mpi://SELF"}
 
 func sessionOf(h C.uintptr_t, call string) (*sessionObj, C.int) {
@@ -108,8 +113,15 @@ func abigo_Session_finalize(session *C.uintptr_t) C.int {
 	if session == nil {
 		return raise(C.ABI_KIND_NONE, 0, C.MPI_ERR_ARG, call, nil)
 	}
-	if _, rc := sessionOf(*session, call); rc != C.MPI_SUCCESS {
+	so, rc := sessionOf(*session, call)
+	if rc != C.MPI_SUCCESS {
 		return rc
+	}
+	dropSessionBuffer(so)
+	for g, s := range groupSession {
+		if s == so {
+			delete(groupSession, g)
+		}
 	}
 	release(uintptr(*session))
 	*session = 0x120 // MPI_SESSION_NULL
@@ -216,7 +228,8 @@ func abigo_Session_get_info(session C.uintptr_t, info *C.uintptr_t) C.int {
 //export abigo_Group_from_session_pset
 func abigo_Group_from_session_pset(session C.uintptr_t, name *C.char, group *C.uintptr_t) C.int {
 	const call = "MPI_Group_from_session_pset"
-	if _, rc := sessionOf(session, call); rc != C.MPI_SUCCESS {
+	so, rc := sessionOf(session, call)
+	if rc != C.MPI_SUCCESS {
 		return rc
 	}
 	if name == nil || group == nil {
@@ -227,6 +240,7 @@ func abigo_Group_from_session_pset(session C.uintptr_t, name *C.char, group *C.u
 		return sessionFail(session, call, C.MPI_ERR_ARG)
 	}
 	*group = newGroupHandle(g)
+	groupSession[g] = so
 	return C.MPI_SUCCESS
 }
 

@@ -58,11 +58,37 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
 
 int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    if (origin_count < INT_MIN || origin_count > INT_MAX)
+    MPI_Datatype t_origin_datatype = origin_datatype;
+    int n_origin_count = (int)origin_count;
+    if (origin_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(origin_count, origin_datatype, &t_origin_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_origin_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_origin_count = 1;
+    } else if (origin_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Accumulate_c");
-    if (target_count < INT_MIN || target_count > INT_MAX)
+    else if (origin_count < INT_MIN)
+        n_origin_count = -1;
+    MPI_Datatype t_target_datatype = target_datatype;
+    int n_target_count = (int)target_count;
+    if (target_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(target_count, target_datatype, &t_target_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_target_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_target_count = 1;
+    } else if (target_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Accumulate_c");
-    int rc = PMPI_Accumulate(origin_addr, (int)origin_count, origin_datatype, target_rank, target_disp, (int)target_count, target_datatype, op, win);
+    else if (target_count < INT_MIN)
+        n_target_count = -1;
+    int rc = PMPI_Accumulate(origin_addr, n_origin_count, t_origin_datatype, target_rank, target_disp, n_target_count, t_target_datatype, op, win);
+    if (t_origin_datatype != origin_datatype)
+        PMPI_Type_free(&t_origin_datatype);
+    if (t_target_datatype != target_datatype)
+        PMPI_Type_free(&t_target_datatype);
     return rc;
 }
 int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Accumulate_c")));
@@ -93,11 +119,37 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allgather_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allgather_c");
-    int rc = PMPI_Allgather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Allgather(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allgather_c")));
@@ -110,11 +162,37 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
 int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allgather_init_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allgather_init_c");
-    int rc = PMPI_Allgather_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, info, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Allgather_init(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm, info, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Allgather_init_c")));
@@ -157,9 +235,22 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allreduce_c");
-    int rc = PMPI_Allreduce(sendbuf, recvbuf, (int)count, datatype, op, comm);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Allreduce(sendbuf, recvbuf, n_count, t_datatype, op, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allreduce_c")));
@@ -172,9 +263,22 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 
 int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Allreduce_init_c");
-    int rc = PMPI_Allreduce_init(sendbuf, recvbuf, (int)count, datatype, op, comm, info, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Allreduce_init(sendbuf, recvbuf, n_count, t_datatype, op, comm, info, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Allreduce_init_c")));
@@ -187,11 +291,37 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoall_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoall_c");
-    int rc = PMPI_Alltoall(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Alltoall(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoall_c")));
@@ -204,11 +334,37 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoall_init_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Alltoall_init_c");
-    int rc = PMPI_Alltoall_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, info, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Alltoall_init(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm, info, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Alltoall_init_c")));
@@ -299,9 +455,22 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Bcast_c");
-    int rc = PMPI_Bcast(buffer, (int)count, datatype, root, comm);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Bcast(buffer, n_count, t_datatype, root, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Bcast_c")));
@@ -314,9 +483,22 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 
 int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Bcast_init_c");
-    int rc = PMPI_Bcast_init(buffer, (int)count, datatype, root, comm, info, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Bcast_init(buffer, n_count, t_datatype, root, comm, info, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Bcast_init_c")));
@@ -329,9 +511,22 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Bsend_c");
-    int rc = PMPI_Bsend(buf, (int)count, datatype, dest, tag, comm);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Bsend(buf, n_count, t_datatype, dest, tag, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Bsend_c")));
@@ -344,9 +539,22 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Bsend_init_c");
-    int rc = PMPI_Bsend_init(buf, (int)count, datatype, dest, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Bsend_init(buf, n_count, t_datatype, dest, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Bsend_init_c")));
@@ -811,9 +1019,22 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Exscan_c");
-    int rc = PMPI_Exscan(sendbuf, recvbuf, (int)count, datatype, op, comm);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Exscan(sendbuf, recvbuf, n_count, t_datatype, op, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Exscan_c")));
@@ -826,9 +1047,22 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Exscan_init_c");
-    int rc = PMPI_Exscan_init(sendbuf, recvbuf, (int)count, datatype, op, comm, info, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Exscan_init(sendbuf, recvbuf, n_count, t_datatype, op, comm, info, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Exscan_init_c")));
@@ -1393,11 +1627,37 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Gather_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Gather_c");
-    int rc = PMPI_Gather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root, comm);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Gather(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, root, comm);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Gather_c")));
@@ -1410,11 +1670,37 @@ int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Gather_init_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Gather_init_c");
-    int rc = PMPI_Gather_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root, comm, info, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Gather_init(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, root, comm, info, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Gather_init_c")));
@@ -1451,11 +1737,37 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
 
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    if (origin_count < INT_MIN || origin_count > INT_MAX)
+    MPI_Datatype t_origin_datatype = origin_datatype;
+    int n_origin_count = (int)origin_count;
+    if (origin_count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(origin_count, origin_datatype, &t_origin_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_origin_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_origin_count = 1;
+    } else if (origin_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_c");
-    if (target_count < INT_MIN || target_count > INT_MAX)
+    else if (origin_count < INT_MIN)
+        n_origin_count = -1;
+    MPI_Datatype t_target_datatype = target_datatype;
+    int n_target_count = (int)target_count;
+    if (target_count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(target_count, target_datatype, &t_target_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_target_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_target_count = 1;
+    } else if (target_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_c");
-    int rc = PMPI_Get(origin_addr, (int)origin_count, origin_datatype, target_rank, target_disp, (int)target_count, target_datatype, win);
+    else if (target_count < INT_MIN)
+        n_target_count = -1;
+    int rc = PMPI_Get(origin_addr, n_origin_count, t_origin_datatype, target_rank, target_disp, n_target_count, t_target_datatype, win);
+    if (t_origin_datatype != origin_datatype)
+        PMPI_Type_free(&t_origin_datatype);
+    if (t_target_datatype != target_datatype)
+        PMPI_Type_free(&t_target_datatype);
     return rc;
 }
 int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Get_c")));
@@ -1468,13 +1780,52 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
 
 int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    if (origin_count < INT_MIN || origin_count > INT_MAX)
+    MPI_Datatype t_origin_datatype = origin_datatype;
+    int n_origin_count = (int)origin_count;
+    if (origin_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(origin_count, origin_datatype, &t_origin_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_origin_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_origin_count = 1;
+    } else if (origin_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_accumulate_c");
-    if (result_count < INT_MIN || result_count > INT_MAX)
+    else if (origin_count < INT_MIN)
+        n_origin_count = -1;
+    MPI_Datatype t_result_datatype = result_datatype;
+    int n_result_count = (int)result_count;
+    if (result_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(result_count, result_datatype, &t_result_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_result_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_result_count = 1;
+    } else if (result_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_accumulate_c");
-    if (target_count < INT_MIN || target_count > INT_MAX)
+    else if (result_count < INT_MIN)
+        n_result_count = -1;
+    MPI_Datatype t_target_datatype = target_datatype;
+    int n_target_count = (int)target_count;
+    if (target_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(target_count, target_datatype, &t_target_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_target_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_target_count = 1;
+    } else if (target_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_accumulate_c");
-    int rc = PMPI_Get_accumulate(origin_addr, (int)origin_count, origin_datatype, result_addr, (int)result_count, result_datatype, target_rank, target_disp, (int)target_count, target_datatype, op, win);
+    else if (target_count < INT_MIN)
+        n_target_count = -1;
+    int rc = PMPI_Get_accumulate(origin_addr, n_origin_count, t_origin_datatype, result_addr, n_result_count, t_result_datatype, target_rank, target_disp, n_target_count, t_target_datatype, op, win);
+    if (t_origin_datatype != origin_datatype)
+        PMPI_Type_free(&t_origin_datatype);
+    if (t_result_datatype != result_datatype)
+        PMPI_Type_free(&t_result_datatype);
+    if (t_target_datatype != target_datatype)
+        PMPI_Type_free(&t_target_datatype);
     return rc;
 }
 int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Get_accumulate_c")));
@@ -1674,11 +2025,37 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iallgather_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iallgather_c");
-    int rc = PMPI_Iallgather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Iallgather(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iallgather_c")));
@@ -1703,9 +2080,22 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iallreduce_c");
-    int rc = PMPI_Iallreduce(sendbuf, recvbuf, (int)count, datatype, op, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Iallreduce(sendbuf, recvbuf, n_count, t_datatype, op, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iallreduce_c")));
@@ -1718,11 +2108,37 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ialltoall_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ialltoall_c");
-    int rc = PMPI_Ialltoall(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Ialltoall(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoall_c")));
@@ -1765,9 +2181,22 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 
 int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ibcast_c");
-    int rc = PMPI_Ibcast(buffer, (int)count, datatype, root, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Ibcast(buffer, n_count, t_datatype, root, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ibcast_c")));
@@ -1780,9 +2209,22 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ibsend_c");
-    int rc = PMPI_Ibsend(buf, (int)count, datatype, dest, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Ibsend(buf, n_count, t_datatype, dest, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ibsend_c")));
@@ -1795,9 +2237,22 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iexscan_c");
-    int rc = PMPI_Iexscan(sendbuf, recvbuf, (int)count, datatype, op, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Iexscan(sendbuf, recvbuf, n_count, t_datatype, op, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iexscan_c")));
@@ -1810,11 +2265,37 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Igather_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Igather_c");
-    int rc = PMPI_Igather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root, comm, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Igather(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, root, comm, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Igather_c")));
@@ -1845,9 +2326,22 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
 
 int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Imrecv_c");
-    int rc = PMPI_Imrecv(buf, (int)count, datatype, message, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Imrecv(buf, n_count, t_datatype, message, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) __attribute__((weak, alias("PMPI_Imrecv_c")));
@@ -1860,11 +2354,37 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 
 int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_allgather_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_allgather_c");
-    int rc = PMPI_Ineighbor_allgather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Ineighbor_allgather(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_allgather_c")));
@@ -1889,11 +2409,37 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 
 int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_alltoall_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ineighbor_alltoall_c");
-    int rc = PMPI_Ineighbor_alltoall(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Ineighbor_alltoall(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoall_c")));
@@ -2038,9 +2584,22 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 
 int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Irecv_c");
-    int rc = PMPI_Irecv(buf, (int)count, datatype, source, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Irecv(buf, n_count, t_datatype, source, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Irecv_c")));
@@ -2053,9 +2612,22 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ireduce_c");
-    int rc = PMPI_Ireduce(sendbuf, recvbuf, (int)count, datatype, op, root, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Ireduce(sendbuf, recvbuf, n_count, t_datatype, op, root, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_c")));
@@ -2080,9 +2652,22 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 
 int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(recvcount, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ireduce_scatter_block_c");
-    int rc = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, (int)recvcount, datatype, op, comm, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, n_recvcount, t_datatype, op, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_scatter_block_c")));
@@ -2095,9 +2680,22 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Irsend_c");
-    int rc = PMPI_Irsend(buf, (int)count, datatype, dest, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Irsend(buf, n_count, t_datatype, dest, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Irsend_c")));
@@ -2116,9 +2714,22 @@ int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 
 int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iscan_c");
-    int rc = PMPI_Iscan(sendbuf, recvbuf, (int)count, datatype, op, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Iscan(sendbuf, recvbuf, n_count, t_datatype, op, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscan_c")));
@@ -2131,11 +2742,37 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iscatter_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Iscatter_c");
-    int rc = PMPI_Iscatter(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root, comm, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Iscatter(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, root, comm, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscatter_c")));
@@ -2160,9 +2797,22 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Isend_c");
-    int rc = PMPI_Isend(buf, (int)count, datatype, dest, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Isend(buf, n_count, t_datatype, dest, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isend_c")));
@@ -2175,11 +2825,37 @@ int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 
 int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Isendrecv_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Isendrecv_c");
-    int rc = PMPI_Isendrecv(sendbuf, (int)sendcount, sendtype, dest, sendtag, recvbuf, (int)recvcount, recvtype, source, recvtag, comm, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Isendrecv(sendbuf, n_sendcount, t_sendtype, dest, sendtag, recvbuf, n_recvcount, t_recvtype, source, recvtag, comm, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isendrecv_c")));
@@ -2192,9 +2868,22 @@ int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
 
 int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Isendrecv_replace_c");
-    int rc = PMPI_Isendrecv_replace(buf, (int)count, datatype, dest, sendtag, source, recvtag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Isendrecv_replace(buf, n_count, t_datatype, dest, sendtag, source, recvtag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isendrecv_replace_c")));
@@ -2207,9 +2896,22 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Issend_c");
-    int rc = PMPI_Issend(buf, (int)count, datatype, dest, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Issend(buf, n_count, t_datatype, dest, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Issend_c")));
@@ -2246,9 +2948,22 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 
 int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Mrecv_c");
-    int rc = PMPI_Mrecv(buf, (int)count, datatype, message, status);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Mrecv(buf, n_count, t_datatype, message, status);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) __attribute__((weak, alias("PMPI_Mrecv_c")));
@@ -2261,11 +2976,37 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 
 int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgather_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgather_c");
-    int rc = PMPI_Neighbor_allgather(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Neighbor_allgather(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_allgather_c")));
@@ -2278,11 +3019,37 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
 
 int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgather_init_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_allgather_init_c");
-    int rc = PMPI_Neighbor_allgather_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, info, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Neighbor_allgather_init(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm, info, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_allgather_init_c")));
@@ -2319,11 +3086,37 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 
 int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoall_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoall_c");
-    int rc = PMPI_Neighbor_alltoall(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Neighbor_alltoall(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoall_c")));
@@ -2336,11 +3129,37 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
 
 int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoall_init_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Neighbor_alltoall_init_c");
-    int rc = PMPI_Neighbor_alltoall_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm, info, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Neighbor_alltoall_init(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, comm, info, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoall_init_c")));
@@ -2511,9 +3330,22 @@ int MPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, 
 
 int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Precv_init_c");
-    int rc = PMPI_Precv_init(buf, partitions, (int)count, datatype, dest, tag, comm, info, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Precv_init(buf, partitions, n_count, t_datatype, dest, tag, comm, info, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Precv_init_c")));
@@ -2532,9 +3364,22 @@ int MPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype data
 
 int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Psend_init_c");
-    int rc = PMPI_Psend_init(buf, partitions, (int)count, datatype, dest, tag, comm, info, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Psend_init(buf, partitions, n_count, t_datatype, dest, tag, comm, info, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Psend_init_c")));
@@ -2553,11 +3398,37 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
 
 int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    if (origin_count < INT_MIN || origin_count > INT_MAX)
+    MPI_Datatype t_origin_datatype = origin_datatype;
+    int n_origin_count = (int)origin_count;
+    if (origin_count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(origin_count, origin_datatype, &t_origin_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_origin_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_origin_count = 1;
+    } else if (origin_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Put_c");
-    if (target_count < INT_MIN || target_count > INT_MAX)
+    else if (origin_count < INT_MIN)
+        n_origin_count = -1;
+    MPI_Datatype t_target_datatype = target_datatype;
+    int n_target_count = (int)target_count;
+    if (target_count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(target_count, target_datatype, &t_target_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_target_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_target_count = 1;
+    } else if (target_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Put_c");
-    int rc = PMPI_Put(origin_addr, (int)origin_count, origin_datatype, target_rank, target_disp, (int)target_count, target_datatype, win);
+    else if (target_count < INT_MIN)
+        n_target_count = -1;
+    int rc = PMPI_Put(origin_addr, n_origin_count, t_origin_datatype, target_rank, target_disp, n_target_count, t_target_datatype, win);
+    if (t_origin_datatype != origin_datatype)
+        PMPI_Type_free(&t_origin_datatype);
+    if (t_target_datatype != target_datatype)
+        PMPI_Type_free(&t_target_datatype);
     return rc;
 }
 int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Put_c")));
@@ -2576,11 +3447,37 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 
 int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    if (origin_count < INT_MIN || origin_count > INT_MAX)
+    MPI_Datatype t_origin_datatype = origin_datatype;
+    int n_origin_count = (int)origin_count;
+    if (origin_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(origin_count, origin_datatype, &t_origin_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_origin_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_origin_count = 1;
+    } else if (origin_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Raccumulate_c");
-    if (target_count < INT_MIN || target_count > INT_MAX)
+    else if (origin_count < INT_MIN)
+        n_origin_count = -1;
+    MPI_Datatype t_target_datatype = target_datatype;
+    int n_target_count = (int)target_count;
+    if (target_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(target_count, target_datatype, &t_target_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_target_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_target_count = 1;
+    } else if (target_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Raccumulate_c");
-    int rc = PMPI_Raccumulate(origin_addr, (int)origin_count, origin_datatype, target_rank, target_disp, (int)target_count, target_datatype, op, win, request);
+    else if (target_count < INT_MIN)
+        n_target_count = -1;
+    int rc = PMPI_Raccumulate(origin_addr, n_origin_count, t_origin_datatype, target_rank, target_disp, n_target_count, t_target_datatype, op, win, request);
+    if (t_origin_datatype != origin_datatype)
+        PMPI_Type_free(&t_origin_datatype);
+    if (t_target_datatype != target_datatype)
+        PMPI_Type_free(&t_target_datatype);
     return rc;
 }
 int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Raccumulate_c")));
@@ -2593,9 +3490,22 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 
 int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Recv_c");
-    int rc = PMPI_Recv(buf, (int)count, datatype, source, tag, comm, status);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Recv(buf, n_count, t_datatype, source, tag, comm, status);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Recv_c")));
@@ -2608,9 +3518,22 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
 
 int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Recv_init_c");
-    int rc = PMPI_Recv_init(buf, (int)count, datatype, source, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Recv_init(buf, n_count, t_datatype, source, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Recv_init_c")));
@@ -2623,9 +3546,22 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_c");
-    int rc = PMPI_Reduce(sendbuf, recvbuf, (int)count, datatype, op, root, comm);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Reduce(sendbuf, recvbuf, n_count, t_datatype, op, root, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_c")));
@@ -2638,9 +3574,22 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_init_c");
-    int rc = PMPI_Reduce_init(sendbuf, recvbuf, (int)count, datatype, op, root, comm, info, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Reduce_init(sendbuf, recvbuf, n_count, t_datatype, op, root, comm, info, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Reduce_init_c")));
@@ -2653,9 +3602,22 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
 
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_local_c");
-    int rc = PMPI_Reduce_local(inbuf, inoutbuf, (int)count, datatype, op);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Reduce_local(inbuf, inoutbuf, n_count, t_datatype, op);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) __attribute__((weak, alias("PMPI_Reduce_local_c")));
@@ -2680,9 +3642,22 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 
 int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(recvcount, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_scatter_block_c");
-    int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, (int)recvcount, datatype, op, comm);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, n_recvcount, t_datatype, op, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_scatter_block_c")));
@@ -2695,9 +3670,22 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
 
 int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(recvcount, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Reduce_scatter_block_init_c");
-    int rc = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, (int)recvcount, datatype, op, comm, info, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, n_recvcount, t_datatype, op, comm, info, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Reduce_scatter_block_init_c")));
@@ -2782,11 +3770,37 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 
 int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    if (origin_count < INT_MIN || origin_count > INT_MAX)
+    MPI_Datatype t_origin_datatype = origin_datatype;
+    int n_origin_count = (int)origin_count;
+    if (origin_count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(origin_count, origin_datatype, &t_origin_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_origin_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_origin_count = 1;
+    } else if (origin_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rget_c");
-    if (target_count < INT_MIN || target_count > INT_MAX)
+    else if (origin_count < INT_MIN)
+        n_origin_count = -1;
+    MPI_Datatype t_target_datatype = target_datatype;
+    int n_target_count = (int)target_count;
+    if (target_count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(target_count, target_datatype, &t_target_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_target_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_target_count = 1;
+    } else if (target_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rget_c");
-    int rc = PMPI_Rget(origin_addr, (int)origin_count, origin_datatype, target_rank, target_disp, (int)target_count, target_datatype, win, request);
+    else if (target_count < INT_MIN)
+        n_target_count = -1;
+    int rc = PMPI_Rget(origin_addr, n_origin_count, t_origin_datatype, target_rank, target_disp, n_target_count, t_target_datatype, win, request);
+    if (t_origin_datatype != origin_datatype)
+        PMPI_Type_free(&t_origin_datatype);
+    if (t_target_datatype != target_datatype)
+        PMPI_Type_free(&t_target_datatype);
     return rc;
 }
 int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rget_c")));
@@ -2799,13 +3813,52 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 
 int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    if (origin_count < INT_MIN || origin_count > INT_MAX)
+    MPI_Datatype t_origin_datatype = origin_datatype;
+    int n_origin_count = (int)origin_count;
+    if (origin_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(origin_count, origin_datatype, &t_origin_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_origin_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_origin_count = 1;
+    } else if (origin_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rget_accumulate_c");
-    if (result_count < INT_MIN || result_count > INT_MAX)
+    else if (origin_count < INT_MIN)
+        n_origin_count = -1;
+    MPI_Datatype t_result_datatype = result_datatype;
+    int n_result_count = (int)result_count;
+    if (result_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(result_count, result_datatype, &t_result_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_result_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_result_count = 1;
+    } else if (result_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rget_accumulate_c");
-    if (target_count < INT_MIN || target_count > INT_MAX)
+    else if (result_count < INT_MIN)
+        n_result_count = -1;
+    MPI_Datatype t_target_datatype = target_datatype;
+    int n_target_count = (int)target_count;
+    if (target_count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(target_count, target_datatype, &t_target_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_target_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_target_count = 1;
+    } else if (target_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rget_accumulate_c");
-    int rc = PMPI_Rget_accumulate(origin_addr, (int)origin_count, origin_datatype, result_addr, (int)result_count, result_datatype, target_rank, target_disp, (int)target_count, target_datatype, op, win, request);
+    else if (target_count < INT_MIN)
+        n_target_count = -1;
+    int rc = PMPI_Rget_accumulate(origin_addr, n_origin_count, t_origin_datatype, result_addr, n_result_count, t_result_datatype, target_rank, target_disp, n_target_count, t_target_datatype, op, win, request);
+    if (t_origin_datatype != origin_datatype)
+        PMPI_Type_free(&t_origin_datatype);
+    if (t_result_datatype != result_datatype)
+        PMPI_Type_free(&t_result_datatype);
+    if (t_target_datatype != target_datatype)
+        PMPI_Type_free(&t_target_datatype);
     return rc;
 }
 int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rget_accumulate_c")));
@@ -2818,11 +3871,37 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 
 int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    if (origin_count < INT_MIN || origin_count > INT_MAX)
+    MPI_Datatype t_origin_datatype = origin_datatype;
+    int n_origin_count = (int)origin_count;
+    if (origin_count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(origin_count, origin_datatype, &t_origin_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_origin_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_origin_count = 1;
+    } else if (origin_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rput_c");
-    if (target_count < INT_MIN || target_count > INT_MAX)
+    else if (origin_count < INT_MIN)
+        n_origin_count = -1;
+    MPI_Datatype t_target_datatype = target_datatype;
+    int n_target_count = (int)target_count;
+    if (target_count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(target_count, target_datatype, &t_target_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_target_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_target_count = 1;
+    } else if (target_count > INT_MAX)
         return abiint_raise(ABI_KIND_WIN, (uintptr_t)win, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rput_c");
-    int rc = PMPI_Rput(origin_addr, (int)origin_count, origin_datatype, target_rank, target_disp, (int)target_count, target_datatype, win, request);
+    else if (target_count < INT_MIN)
+        n_target_count = -1;
+    int rc = PMPI_Rput(origin_addr, n_origin_count, t_origin_datatype, target_rank, target_disp, n_target_count, t_target_datatype, win, request);
+    if (t_origin_datatype != origin_datatype)
+        PMPI_Type_free(&t_origin_datatype);
+    if (t_target_datatype != target_datatype)
+        PMPI_Type_free(&t_target_datatype);
     return rc;
 }
 int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rput_c")));
@@ -2835,9 +3914,22 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rsend_c");
-    int rc = PMPI_Rsend(buf, (int)count, datatype, dest, tag, comm);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Rsend(buf, n_count, t_datatype, dest, tag, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Rsend_c")));
@@ -2850,9 +3942,22 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Rsend_init_c");
-    int rc = PMPI_Rsend_init(buf, (int)count, datatype, dest, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Rsend_init(buf, n_count, t_datatype, dest, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Rsend_init_c")));
@@ -2865,9 +3970,22 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 
 int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scan_c");
-    int rc = PMPI_Scan(sendbuf, recvbuf, (int)count, datatype, op, comm);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Scan(sendbuf, recvbuf, n_count, t_datatype, op, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scan_c")));
@@ -2880,9 +3998,22 @@ int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX && (uintptr_t)op < 0x40) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scan_init_c");
-    int rc = PMPI_Scan_init(sendbuf, recvbuf, (int)count, datatype, op, comm, info, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Scan_init(sendbuf, recvbuf, n_count, t_datatype, op, comm, info, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Scan_init_c")));
@@ -2895,11 +4026,37 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scatter_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scatter_c");
-    int rc = PMPI_Scatter(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root, comm);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Scatter(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, root, comm);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scatter_c")));
@@ -2912,11 +4069,37 @@ int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scatter_init_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Scatter_init_c");
-    int rc = PMPI_Scatter_init(sendbuf, (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, root, comm, info, request);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Scatter_init(sendbuf, n_sendcount, t_sendtype, recvbuf, n_recvcount, t_recvtype, root, comm, info, request);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Scatter_init_c")));
@@ -2953,9 +4136,22 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 
 int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Send_c");
-    int rc = PMPI_Send(buf, (int)count, datatype, dest, tag, comm);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Send(buf, n_count, t_datatype, dest, tag, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Send_c")));
@@ -2968,9 +4164,22 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, i
 
 int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Send_init_c");
-    int rc = PMPI_Send_init(buf, (int)count, datatype, dest, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Send_init(buf, n_count, t_datatype, dest, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Send_init_c")));
@@ -2983,11 +4192,37 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 
 int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    if (sendcount < INT_MIN || sendcount > INT_MAX)
+    MPI_Datatype t_sendtype = sendtype;
+    int n_sendcount = (int)sendcount;
+    if (sendcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(sendcount, sendtype, &t_sendtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_sendtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_sendcount = 1;
+    } else if (sendcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Sendrecv_c");
-    if (recvcount < INT_MIN || recvcount > INT_MAX)
+    else if (sendcount < INT_MIN)
+        n_sendcount = -1;
+    MPI_Datatype t_recvtype = recvtype;
+    int n_recvcount = (int)recvcount;
+    if (recvcount > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(recvcount, recvtype, &t_recvtype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_recvtype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_recvcount = 1;
+    } else if (recvcount > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Sendrecv_c");
-    int rc = PMPI_Sendrecv(sendbuf, (int)sendcount, sendtype, dest, sendtag, recvbuf, (int)recvcount, recvtype, source, recvtag, comm, status);
+    else if (recvcount < INT_MIN)
+        n_recvcount = -1;
+    int rc = PMPI_Sendrecv(sendbuf, n_sendcount, t_sendtype, dest, sendtag, recvbuf, n_recvcount, t_recvtype, source, recvtag, comm, status);
+    if (t_sendtype != sendtype)
+        PMPI_Type_free(&t_sendtype);
+    if (t_recvtype != recvtype)
+        PMPI_Type_free(&t_recvtype);
     return rc;
 }
 int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Sendrecv_c")));
@@ -3000,28 +4235,38 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Sendrecv_replace_c");
-    int rc = PMPI_Sendrecv_replace(buf, (int)count, datatype, dest, sendtag, source, recvtag, comm, status);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Sendrecv_replace(buf, n_count, t_datatype, dest, sendtag, source, recvtag, comm, status);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Sendrecv_replace_c")));
 
 int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
 {
-    (void)session;
-    (void)buffer;
-    (void)size;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_attach_buffer");
+    return abigo_Session_attach_buffer((uintptr_t)session, (uintptr_t)buffer, (int)size);
 }
 int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) __attribute__((weak, alias("PMPI_Session_attach_buffer")));
 
 int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
 {
-    (void)session;
-    (void)buffer;
-    (void)size;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_attach_buffer_c");
+    if (size < INT_MIN || size > INT_MAX)
+        return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_attach_buffer_c");
+    int rc = PMPI_Session_attach_buffer(session, buffer, (int)size);
+    return rc;
 }
 int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) __attribute__((weak, alias("PMPI_Session_attach_buffer_c")));
 
@@ -3039,19 +4284,17 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errha
 
 int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
 {
-    (void)session;
-    (void)buffer_addr;
-    (void)size;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_detach_buffer");
+    return abigo_Session_detach_buffer((uintptr_t)session, (uintptr_t)buffer_addr, (int*)size);
 }
 int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) __attribute__((weak, alias("PMPI_Session_detach_buffer")));
 
 int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
-    (void)session;
-    (void)buffer_addr;
-    (void)size;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_detach_buffer_c");
+    int t_size = 0;
+    int rc = PMPI_Session_detach_buffer(session, buffer_addr, size == NULL ? NULL : &t_size);
+    if (size != NULL)
+        *size = (MPI_Count)t_size;
+    return rc;
 }
 int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) __attribute__((weak, alias("PMPI_Session_detach_buffer_c")));
 
@@ -3063,8 +4306,7 @@ int MPI_Session_finalize(MPI_Session *session) __attribute__((weak, alias("PMPI_
 
 int PMPI_Session_flush_buffer(MPI_Session session)
 {
-    (void)session;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_flush_buffer");
+    return abigo_Session_flush_buffer((uintptr_t)session);
 }
 int MPI_Session_flush_buffer(MPI_Session session) __attribute__((weak, alias("PMPI_Session_flush_buffer")));
 
@@ -3100,9 +4342,7 @@ int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_In
 
 int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
 {
-    (void)session;
-    (void)request;
-    return abiint_raise(ABI_KIND_SESSION, (uintptr_t)session, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Session_iflush_buffer");
+    return abigo_Session_iflush_buffer((uintptr_t)session, (uintptr_t*)request);
 }
 int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) __attribute__((weak, alias("PMPI_Session_iflush_buffer")));
 
@@ -3126,9 +4366,22 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ssend_c");
-    int rc = PMPI_Ssend(buf, (int)count, datatype, dest, tag, comm);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Ssend(buf, n_count, t_datatype, dest, tag, comm);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Ssend_c")));
@@ -3141,9 +4394,22 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 
 int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    if (count < INT_MIN || count > INT_MAX)
+    MPI_Datatype t_datatype = datatype;
+    int n_count = (int)count;
+    if (count > INT_MAX) {
+        int trc = PMPI_Type_contiguous_c(count, datatype, &t_datatype);
+        if (trc == MPI_SUCCESS)
+            trc = PMPI_Type_commit(&t_datatype);
+        if (trc != MPI_SUCCESS)
+            return trc;
+        n_count = 1;
+    } else if (count > INT_MAX)
         return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Ssend_init_c");
-    int rc = PMPI_Ssend_init(buf, (int)count, datatype, dest, tag, comm, request);
+    else if (count < INT_MIN)
+        n_count = -1;
+    int rc = PMPI_Ssend_init(buf, n_count, t_datatype, dest, tag, comm, request);
+    if (t_datatype != datatype)
+        PMPI_Type_free(&t_datatype);
     return rc;
 }
 int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ssend_init_c")));

@@ -1,4 +1,5 @@
 /* The large-count (_c) forms over the int forms. */
+#include <limits.h>
 #include "check.h"
 
 int main(int argc, char **argv)
@@ -45,7 +46,34 @@ int main(int argc, char **argv)
     CHECK(y == 7 + rank && pos == 4);
 
     CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    CHECK(MPI_Send_c(out, (MPI_Count)1 << 40, MPI_DOUBLE, right, 1, MPI_COMM_WORLD) == MPI_ERR_UNSUPPORTED_OPERATION);
+    int ec;
+    MPI_Error_class(MPI_Send_c(out, -((MPI_Count)1 << 40), MPI_DOUBLE, right, 1, MPI_COMM_WORLD), &ec);
+    CHECK(ec == MPI_ERR_COUNT);
+
+    /* A count past INT_MAX: INT_MAX+1 bytes from rank 0 to rank 1
+     * (MPI_Send_c/Recv_c), then back by MPI_Bcast_c from rank 1. */
+    if (size == 2) {
+        MPI_Count big = (MPI_Count)INT_MAX + 1;
+        char *b = malloc((size_t)big);
+        CHECK(b != NULL);
+        if (rank == 0) {
+            b[0] = 'x';
+            b[big - 1] = 'y';
+            CHECK_RC(MPI_Send_c(b, big, MPI_BYTE, 1, 9, MPI_COMM_WORLD));
+        } else {
+            CHECK_RC(MPI_Recv_c(b, big, MPI_BYTE, 0, 9, MPI_COMM_WORLD, &st));
+            CHECK(b[0] == 'x' && b[big - 1] == 'y');
+            CHECK_RC(MPI_Get_count_c(&st, MPI_BYTE, &n));
+            CHECK(n == big);
+            int ni;
+            CHECK_RC(MPI_Get_count(&st, MPI_BYTE, &ni));
+            CHECK(ni == MPI_UNDEFINED);
+            b[big - 1] = 'z';
+        }
+        CHECK_RC(MPI_Bcast_c(b, big, MPI_BYTE, 1, MPI_COMM_WORLD));
+        CHECK(b[0] == 'x' && b[big - 1] == 'z');
+        free(b);
+    }
 
     long *base;
     MPI_Win win;

@@ -2,6 +2,7 @@
  * a delivered send, generalized requests with their three callbacks,
  * and the status queries that leave a request as it is
  * (MPI_Request_get_status and its _all, _any and _some forms). */
+#include <string.h>
 #include "check.h"
 
 struct greq {
@@ -85,6 +86,48 @@ static void cancel_tests(int rank, int size)
     CHECK(flag == 0);
     CHECK_RC(MPI_Recv(&v, 1, MPI_INT, from, 97, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK(v == 100 + from);
+
+    /* A rendezvous send and a synchronous one no receive matched are
+     * cancelled: Wait returns, Test_cancelled says so, and the receiver
+     * never sees them (the next message of their tag is the one it
+     * gets). One a receive matched completes normally. */
+    {
+        enum { BIG = 1 << 20 };
+        char *big = malloc(BIG), *got = malloc(BIG);
+        CHECK(big != NULL && got != NULL);
+        memset(big, 'a' + rank, BIG);
+        MPI_Request two[2];
+        MPI_Status sts[2];
+        CHECK_RC(MPI_Isend(big, BIG, MPI_CHAR, peer, 95, MPI_COMM_WORLD, &two[0]));
+        CHECK_RC(MPI_Issend(&w, 1, MPI_INT, peer, 95, MPI_COMM_WORLD, &two[1]));
+        CHECK_RC(MPI_Cancel(&two[0]));
+        CHECK_RC(MPI_Cancel(&two[1]));
+        CHECK_RC(MPI_Waitall(2, two, sts));
+        CHECK_RC(MPI_Test_cancelled(&sts[0], &flag));
+        CHECK(flag == 1);
+        CHECK_RC(MPI_Test_cancelled(&sts[1], &flag));
+        CHECK(flag == 1);
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Iprobe(from, 95, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+        CHECK(flag == 0);
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(&w, 1, MPI_INT, peer, 95, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Recv(&v, 1, MPI_INT, from, 95, MPI_COMM_WORLD, &st));
+        CHECK(v == 100 + from);
+
+        CHECK_RC(MPI_Irecv(got, BIG, MPI_CHAR, from, 94, MPI_COMM_WORLD, &two[1]));
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Isend(big, BIG, MPI_CHAR, peer, 94, MPI_COMM_WORLD, &two[0]));
+        CHECK_RC(MPI_Cancel(&two[0]));
+        CHECK_RC(MPI_Waitall(2, two, sts));
+        CHECK_RC(MPI_Test_cancelled(&sts[0], &flag));
+        CHECK(flag == 0);
+        int n;
+        CHECK_RC(MPI_Get_count(&sts[1], MPI_CHAR, &n));
+        CHECK(n == BIG && got[0] == 'a' + from && got[BIG - 1] == 'a' + from);
+        free(big);
+        free(got);
+    }
 
     /* A persistent receive: cancelled once, then started again and matched. */
     CHECK_RC(MPI_Recv_init(&v, 1, MPI_INT, from, 96, MPI_COMM_WORLD, &rq));

@@ -81,6 +81,49 @@ int main(int argc, char **argv)
     if (size > 1)
         CHECK_RC(MPI_Sendrecv_replace(&tok, 1, MPI_INT, (rank + 1) % size, 0, (rank + size - 1) % size, 0, c, MPI_STATUS_IGNORE));
     CHECK(tok == (rank + size - 1) % size);
+    /* Buffered sends on a session's communicators (MPI-4.1 3.6): the
+     * communicator's buffer, else the session's, else the process's. */
+    {
+        char sbuf[64 + MPI_BSEND_OVERHEAD], cbuf[1024 + MPI_BSEND_OVERHEAD];
+        int big[256], x = 7 + rank, y = -1, ec, bsz = -1;
+        void *addr = NULL;
+        MPI_Comm d;
+        MPI_Request rq;
+        memset(big, 0, sizeof big);
+        CHECK_RC(MPI_Comm_dup(c, &d));
+        MPI_Error_class(MPI_Bsend(&x, 1, MPI_INT, rank, 5, c), &ec);
+        CHECK(ec == MPI_ERR_BUFFER); /* none attached yet */
+        CHECK_RC(MPI_Session_attach_buffer(s, sbuf, sizeof sbuf));
+        MPI_Error_class(MPI_Session_attach_buffer(s, sbuf, sizeof sbuf), &ec);
+        CHECK(ec == MPI_ERR_BUFFER); /* one at a time */
+        CHECK_RC(MPI_Bsend(&x, 1, MPI_INT, rank, 5, c));
+        CHECK_RC(MPI_Recv(&y, 1, MPI_INT, rank, 5, c, MPI_STATUS_IGNORE));
+        CHECK(y == x);
+        CHECK_RC(MPI_Bsend(&x, 1, MPI_INT, rank, 6, d)); /* a derived communicator too */
+        CHECK_RC(MPI_Session_flush_buffer(s));
+        CHECK_RC(MPI_Recv(&y, 1, MPI_INT, rank, 6, d, MPI_STATUS_IGNORE));
+        MPI_Error_class(MPI_Bsend(big, 256, MPI_INT, rank, 7, c), &ec);
+        CHECK(ec == MPI_ERR_BUFFER); /* larger than the session's buffer */
+        CHECK_RC(MPI_Comm_attach_buffer(c, cbuf, sizeof cbuf));
+        CHECK_RC(MPI_Bsend(big, 256, MPI_INT, rank, 7, c)); /* the communicator's first */
+        CHECK_RC(MPI_Recv(big, 256, MPI_INT, rank, 7, c, MPI_STATUS_IGNORE));
+        CHECK_RC(MPI_Comm_detach_buffer(c, &addr, &bsz));
+        CHECK(addr == cbuf && bsz == (int)sizeof cbuf);
+        CHECK_RC(MPI_Bsend(&x, 1, MPI_INT, rank, 8, d));
+        CHECK_RC(MPI_Session_iflush_buffer(s, &rq));
+        CHECK_RC(MPI_Recv(&y, 1, MPI_INT, rank, 8, d, MPI_STATUS_IGNORE));
+        CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        MPI_Count csz = -1;
+        CHECK_RC(MPI_Session_detach_buffer_c(s, &addr, &csz));
+        CHECK(addr == sbuf && csz == (MPI_Count)sizeof sbuf);
+        MPI_Error_class(MPI_Session_detach_buffer(s, &addr, &bsz), &ec);
+        CHECK(ec == MPI_ERR_BUFFER);
+        CHECK_RC(MPI_Session_attach_buffer_c(s, MPI_BUFFER_AUTOMATIC, 0));
+        CHECK_RC(MPI_Bsend(big, 256, MPI_INT, rank, 9, d));
+        CHECK_RC(MPI_Recv(big, 256, MPI_INT, rank, 9, d, MPI_STATUS_IGNORE));
+        MPI_Comm_free(&d);
+        /* left attached: MPI_Session_finalize flushes and detaches it */
+    }
     CHECK_RC(MPI_Comm_create_from_group(sg, "org.gshmem.test.self", MPI_INFO_NULL, MPI_ERRHANDLER_NULL, &sc));
     MPI_Comm_size(sc, &csize);
     CHECK(csize == 1);

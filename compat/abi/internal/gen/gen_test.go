@@ -46,4 +46,9 @@ func TestShims(t *testing.T) {
 	require.Contains(t, body, "int t_count = 0;")
 	require.NotContains(t, body, "*count > INT_MAX", "an output is not read")
 	require.Contains(t, shim(by["Send_c"], by["Send"]), "count > INT_MAX")
+	// A count of elements past INT_MAX becomes one contiguous datatype;
+	// a reduction does so only under a predefined op.
+	require.Contains(t, shim(by["Send_c"], by["Send"]), "PMPI_Type_contiguous_c(count, datatype, &t_datatype)")
+	require.Contains(t, shim(by["Allreduce_c"], by["Allreduce"]), "count > INT_MAX && (uintptr_t)op < 0x40")
+	require.Contains(t, shim(by["Get_c"], by["Get"]), "PMPI_Type_contiguous_c(target_count, target_datatype, &t_target_datatype)")
 }

@@ -228,14 +228,21 @@ func status(t *tables, where map[string]impl) []byte {
 	p("Every entry point of the MPI-5.0 standard ABI is exported (as `PMPI_X`, with a weak\n")
 	p("`MPI_X`), so every standard-ABI binary links and loads. Of the %d entry points,\n", len(t.funcs))
 	p("%d are implemented in Go (`compat/abi/*.go`, over `compat` and `windows`), %d in C\n", n[inGo], n[inC])
-	p("(`compat/abi/*.c`), %d are large-count `_c` (and `_x`) forms over the int form (a count past\n", n[inShim])
-	p("INT_MAX raises `MPI_ERR_UNSUPPORTED_OPERATION`), and %d are stubs that raise\n", n[stub])
+	p("(`compat/abi/*.c`), %d are large-count `_c` (and `_x`) forms over the int form (a count of\n", n[inShim])
+	p("a datatype's elements takes any value; another count past INT_MAX raises\n")
+	p("`MPI_ERR_UNSUPPORTED_OPERATION`), and %d are stubs that raise\n", n[stub])
 	p("`MPI_ERR_UNSUPPORTED_OPERATION`")
 	p(" through the error handler (`MPI_T_*` stubs return `MPI_T_ERR_NOT_SUPPORTED`).\n\n")
 	p("| Entry point | Status |\n|---|---|\n")
 	for _, f := range t.funcs {
 		base, _ := largeCountBase(f.name)
-		s := map[impl]string{stub: "stub", inGo: "Go", inC: "C", inShim: "over `MPI_" + base + "` (counts up to INT_MAX)"}[where[f.name]]
+		limit := "(counts up to INT_MAX)"
+		for i := range f.params {
+			if typedCount(f, i) {
+				limit = "(any count of elements)"
+			}
+		}
+		s := map[impl]string{stub: "stub", inGo: "Go", inC: "C", inShim: "over `MPI_" + base + "` " + limit}[where[f.name]]
 		if f.deprecated {
 			s += " (deprecated)"
 		}
