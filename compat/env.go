@@ -27,9 +27,10 @@ import (
 // goroutines, but blocking calls should come from one at a time. Progress
 // happens only inside calls: there is no background goroutine.
 type Env struct {
-	w   *shmem.World
-	own bool // made by Init: Finalize finalizes w
-	cfg config
+	w    *shmem.World
+	down *uint32 // the job's loss word (shmem.World.DownWord), nil if none
+	own  bool    // made by Init: Finalize finalizes w
+	cfg  config
 
 	mu sync.Mutex // guards everything below that is not atomic
 
@@ -245,7 +246,7 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{w: w, cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2, dev: w.HeapOnDevice(),
+	e := &Env{w: w, down: w.DownWord(), cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2, dev: w.HeapOnDevice(),
 		sends: map[uint64]*Request{}, recvs: map[uint64]*Request{}}
 	if err := e.allocate(); err != nil {
 		return nil, err

@@ -52,6 +52,13 @@ func (m *Multi) Lost() error { return m.h.err() }
 // finalized, at once (without Lost's grace): for a wait on pe's own words.
 func (m *Multi) PeerErr(pe int) error { return m.h.check(pe) }
 
+// LostPEs returns the peers known lost, in increasing order.
+func (m *Multi) LostPEs() []int { return m.h.lostPEs() }
+
+// Excuse lets this PE's waits go on without the lost peers pes: their
+// loss ends only the waits and operations that name them.
+func (m *Multi) Excuse(pes []int) { m.h.excuse(pes) }
+
 // heap returns pe's heap if it is mapped already: the one atomic load of
 // every operation on a mapped peer.
 func (m *Multi) heap(pe int) []byte {
