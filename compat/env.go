@@ -148,8 +148,10 @@ func buildConfig(opts []Option, heap uint64, npes int) (config, error) {
 	envSize("GSHMEM_MPI_STAGING", &c.stagingBytes, &c)
 	envSize("GSHMEM_MPI_POOL_SIZE", &c.poolBytes, &c)
 	envSize("GSHMEM_MPI_SCRATCH", &c.scratchSize, &c)
-	if _, err := settings.Get("GSHMEM_MPI_WTIME").Choice(os.Getenv); err != nil {
-		c.err = errorf(ClassArg, "%v", err)
+	for _, name := range []string{"GSHMEM_MPI_WTIME", "GSHMEM_MPI_FT"} {
+		if _, err := settings.Get(name).Choice(os.Getenv); err != nil && c.err == nil {
+			c.err = errorf(ClassArg, "%v", err)
+		}
 	}
 	for _, o := range opts {
 		o(&c)

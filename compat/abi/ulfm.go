@@ -9,10 +9,10 @@ package main
 import "C"
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/settings"
 )
 
 // The fault-tolerance extensions (ulfm.c, mpi-ext.h) over compat's
@@ -23,15 +23,8 @@ import (
 // of MPI_ERR_PROC_ABORTED: GSHMEM_MPI_FT=ulfm (codes written for Open
 // MPI's or MPICH's fault tolerance test for the former).
 var ulfmClasses = func() bool {
-	switch v := os.Getenv("GSHMEM_MPI_FT"); v {
-	case "", "off":
-		return false
-	case "ulfm":
-		return true
-	default:
-		fmt.Fprintf(os.Stderr, "gshmem: GSHMEM_MPI_FT=%q is not a setting: want ulfm or off (lost processes stay MPI_ERR_PROC_ABORTED)\n", v)
-		return false
-	}
+	v, _ := settings.Get("GSHMEM_MPI_FT").Choice(os.Getenv) // a bad value fails MPI_Init (compat's config)
+	return v == "ulfm"
 }()
 
 // lostClass is the class of the codes that report lost peers (lostCode).
