@@ -70,7 +70,7 @@ func waitReqs(rs []*Request) error {
 }
 
 func (c *Comm) rootArg(root int, what string) error {
-	if err := c.check(what); err != nil {
+	if err := c.collCheck(what); err != nil {
 		return err
 	}
 	if root < 0 || root >= c.Size() {
@@ -106,7 +106,7 @@ func (c *Comm) Barrier() error {
 	if c.IsInter() {
 		return c.checkThen("Barrier", c.interBarrier)
 	}
-	if err := c.check("Barrier"); err != nil {
+	if err := c.collCheck("Barrier"); err != nil {
 		return err
 	}
 	if t := c.coll.team; t != nil {
@@ -303,7 +303,7 @@ func Allreduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op) e
 	if c.IsInter() {
 		return c.checkThen("Allreduce", func() error { return interAllreduce(c, asBytes(sbuf), asBytes(rbuf), count, dt, op) })
 	}
-	if err := c.check("Allreduce"); err != nil {
+	if err := c.collCheck("Allreduce"); err != nil {
 		return err
 	}
 	if err := checkAlias(sbuf, rbuf, "Allreduce"); err != nil {
@@ -348,7 +348,7 @@ func scan[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, exclus
 	if err := c.intraOnly("Scan"); err != nil {
 		return err
 	}
-	if err := c.check("Scan"); err != nil {
+	if err := c.collCheck("Scan"); err != nil {
 		return err
 	}
 	if err := checkAlias(sbuf, rbuf, "Scan"); err != nil {

@@ -247,7 +247,7 @@ func Allgatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R
 	if err := checkAlias(sbuf, rbuf, "Allgatherv"); err != nil {
 		return err
 	}
-	if err := c.check("Allgatherv"); err != nil {
+	if err := c.collCheck("Allgatherv"); err != nil {
 		return err
 	}
 	if c.env.devV() {
@@ -318,7 +318,7 @@ func Alltoallv[S, R Elem](c *Comm, sbuf []S, scounts, sdispls []int, sdt Datatyp
 	if err := checkAlias(sbuf, rbuf, "Alltoallv"); err != nil {
 		return err
 	}
-	if err := c.check("Alltoallv"); err != nil {
+	if err := c.collCheck("Alltoallv"); err != nil {
 		return err
 	}
 	if c.env.devV() {
@@ -366,7 +366,7 @@ func ReduceScatterBlock[T Elem](c *Comm, sbuf, rbuf []T, rcount int, dt Datatype
 	if err := checkAlias(sbuf, rbuf, "ReduceScatterBlock"); err != nil {
 		return err
 	}
-	if err := c.check("ReduceScatterBlock"); err != nil {
+	if err := c.collCheck("ReduceScatterBlock"); err != nil {
 		return err
 	}
 	counts, _ := uniform(c.Size(), rcount)
@@ -391,7 +391,7 @@ func ReduceScatter[T Elem](c *Comm, sbuf, rbuf []T, rcounts []int, dt Datatype, 
 	if err := checkAlias(sbuf, rbuf, "ReduceScatter"); err != nil {
 		return err
 	}
-	if err := c.check("ReduceScatter"); err != nil {
+	if err := c.collCheck("ReduceScatter"); err != nil {
 		return err
 	}
 	if len(rcounts) != c.Size() {

@@ -33,6 +33,7 @@ type Comm struct {
 	freed  atomic.Bool
 	coll   collState
 	topo   topology // a virtual topology (topo.go)
+	ft     ftState  // revocation and acknowledged losses (ulfm.go)
 }
 
 func (c *Comm) init() {

@@ -117,6 +117,12 @@ func (e *Env) IntercommFromGroups(local *Group, localLeader int, remote *Group, 
 // agreeMax returns the largest v of g's members (g a subgroup of c, the
 // calling PE in it), through messages with tag in c's collective context.
 func (c *Comm) agreeMax(g *Group, tag int32, mine uint64) (uint64, error) {
+	return c.agreeOp(g, tag, mine, func(a, b uint64) uint64 { return max(a, b) })
+}
+
+// agreeOp combines mine over g's members with op (associative and
+// commutative), as agreeMax: g's rank 0 gathers and answers.
+func (c *Comm) agreeOp(g *Group, tag int32, mine uint64, op func(a, b uint64) uint64) (uint64, error) {
 	e, ctx, me := c.env, c.cctx(), g.Rank()
 	v := []uint64{mine}
 	if me != 0 {
@@ -132,7 +138,9 @@ func (c *Comm) agreeMax(g *Group, tag int32, mine uint64) (uint64, error) {
 	if err := waitReqs(reqs); err != nil {
 		return 0, err
 	}
-	v[0] = max(v[0], slices.Max(got))
+	for _, x := range got[1:] {
+		v[0] = op(v[0], x)
+	}
 	reqs = reqs[:0]
 	for i := 1; i < g.Size(); i++ {
 		reqs = append(reqs, e.isend(asBytes(v), g.world[i], tag, ctx, false, -1))

@@ -30,9 +30,10 @@ import (
 // WithThreadMultiple. Progress happens only inside calls: there is no
 // background goroutine.
 type Env struct {
-	w   *shmem.World
-	own bool // made by Init: Finalize finalizes w
-	cfg config
+	w    *shmem.World
+	down *uint32 // the job's loss word (shmem.World.DownWord), nil if none
+	own  bool    // made by Init: Finalize finalizes w
+	cfg  config
 
 	mu engineMutex // guards everything below that is not atomic (enginelock.go)
 	// multiple: WithThreadMultiple, calls may overlap in any way.
@@ -166,8 +167,10 @@ func buildConfig(opts []Option, heap uint64, npes int) (config, error) {
 	envSize("GSHMEM_MPI_STAGING", &c.stagingBytes, &c)
 	envSize("GSHMEM_MPI_POOL_SIZE", &c.poolBytes, &c)
 	envSize("GSHMEM_MPI_SCRATCH", &c.scratchSize, &c)
-	if _, err := settings.Get("GSHMEM_MPI_WTIME").Choice(os.Getenv); err != nil {
-		c.err = errorf(ClassArg, "%v", err)
+	for _, name := range []string{"GSHMEM_MPI_WTIME", "GSHMEM_MPI_FT"} {
+		if _, err := settings.Get(name).Choice(os.Getenv); err != nil && c.err == nil {
+			c.err = errorf(ClassArg, "%v", err)
+		}
 	}
 	for _, o := range opts {
 		o(&c)
@@ -264,7 +267,7 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{w: w, cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2, dev: w.HeapOnDevice(), multiple: cfg.multiple,
+	e := &Env{w: w, down: w.DownWord(), cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2, dev: w.HeapOnDevice(), multiple: cfg.multiple,
 		sends: map[uint64]*Request{}, recvs: map[uint64]*Request{}}
 	if err := e.allocate(); err != nil {
 		return nil, err

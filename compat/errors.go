@@ -45,6 +45,11 @@ const (
 	ClassRMAAttach   = mpierr.ClassRMAAttach
 	ClassRMAShared   = mpierr.ClassRMAShared
 	ClassRMAFlavor   = mpierr.ClassRMAFlavor
+
+	// The fault-tolerance classes (ulfm.go; mpi-ext.h's MPIX_ERR_*).
+	ClassProcFailed        = mpierr.ClassProcFailed
+	ClassProcFailedPending = mpierr.ClassProcFailedPending
+	ClassRevoked           = mpierr.ClassRevoked
 )
 
 // Sentinels, one per class: errors.Is(err, ErrTag) tests the class.
@@ -118,6 +123,15 @@ var (
 	// ErrRMAFlavor: a call the window's flavor does not support (Attach on
 	// an allocated window, SharedQuery on a non-shared one).
 	ErrRMAFlavor = mpierr.ErrRMAFlavor
+	// ErrProcFailed: a member of the communicator was lost (it died, or
+	// stayed stopped past GSHMEM_PEER_TIMEOUT); shmem.ErrPeerLost is
+	// underneath and the message names it.
+	ErrProcFailed = mpierr.ErrProcFailed
+	// ErrProcFailedPending: a receive from AnySource that a loss may have
+	// left unmatched.
+	ErrProcFailedPending = mpierr.ErrProcFailedPending
+	// ErrRevoked: a call on a revoked communicator (Comm.Revoke).
+	ErrRevoked = mpierr.ErrRevoked
 )
 
 func errorf(c Class, format string, args ...any) error { return mpierr.Errorf(c, format, args...) }

@@ -29,7 +29,7 @@ func (c *Comm) BarrierP2P() error {
 	if c.IsInter() {
 		return c.Barrier()
 	}
-	if err := c.check("Barrier"); err != nil {
+	if err := c.collCheck("Barrier"); err != nil {
 		return err
 	}
 	return c.p2pBarrier()
@@ -37,7 +37,7 @@ func (c *Comm) BarrierP2P() error {
 
 // BarrierSend sends a round's message of BarrierP2P to rank to.
 func (c *Comm) BarrierSend(to int) error {
-	if err := c.check("Barrier"); err != nil {
+	if err := c.collCheck("Barrier"); err != nil {
 		return err
 	}
 	if uint(to) >= uint(c.Size()) {
@@ -49,7 +49,7 @@ func (c *Comm) BarrierSend(to int) error {
 
 // BarrierRecv receives a round's message of BarrierP2P from rank from.
 func (c *Comm) BarrierRecv(from int) error {
-	if err := c.check("Barrier"); err != nil {
+	if err := c.collCheck("Barrier"); err != nil {
 		return err
 	}
 	if uint(from) >= uint(c.Size()) {
@@ -65,7 +65,7 @@ func (c *Comm) BarrierRecv(from int) error {
 // (p2pstate.TagAllreduce) where its fast path cannot serve them; tag must
 // be one no collective of compat uses.
 func (c *Comm) CollSend(to int, tag int32, data []byte) error {
-	if err := c.check("collective"); err != nil {
+	if err := c.collCheck("collective"); err != nil {
 		return err
 	}
 	if uint(to) >= uint(c.Size()) {
@@ -77,7 +77,7 @@ func (c *Comm) CollSend(to int, tag int32, data []byte) error {
 
 // CollRecv: see CollSend.
 func (c *Comm) CollRecv(from int, tag int32, buf []byte) (int, error) {
-	if err := c.check("collective"); err != nil {
+	if err := c.collCheck("collective"); err != nil {
 		return 0, err
 	}
 	if uint(from) >= uint(c.Size()) {

@@ -17,6 +17,9 @@ func sendArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, w
 	if pe, err = c.peerArg(dest, false, what); err != nil {
 		return
 	}
+	if err = c.ftCheck(what, pe, false); err != nil {
+		return
+	}
 	if err = tagArg(tag, false, what); err != nil {
 		return
 	}
@@ -63,6 +66,9 @@ func recvArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, src, tag int, wh
 		return
 	}
 	if pe, err = c.peerArg(src, true, what); err != nil {
+		return
+	}
+	if err = c.ftCheck(what, pe, false); err != nil {
 		return
 	}
 	if err = tagArg(tag, true, what); err != nil {

@@ -2,7 +2,8 @@ package test
 
 // Fault injection: jobs of testdata/faulty in which one PE kills (SIGKILL)
 // or stops (SIGSTOP) itself at a chosen point, while the others are in
-// the matching operation (a barrier, a put stream, atomics, Quiet, a window
+// the matching operation (a barrier, a put stream, atomics to it or only
+// to a survivor (atomic-live), Quiet, a window
 // lock the victim holds, a distributed lock (shmem.SetLock) it holds, a
 // compat rendezvous send to it, the bootstrap).
 // Each case runs over shared memory and over tcp (GSHMEM_NODE_ID=%r gives
@@ -113,7 +114,7 @@ var (
 // nothing but the runtime tells the survivors that the victim is gone.
 func TestFaultsWithoutLauncher(t *testing.T) {
 	_, faulty := faultBins(t)
-	for _, c := range faultCases([]string{"barrier", "put", "atomic", "quiet", "winlock", "lock", "rendezvous", "bootstrap"}, []string{"kill", "stop"}) {
+	for _, c := range faultCases([]string{"barrier", "put", "atomic", "atomic-live", "quiet", "winlock", "lock", "rendezvous", "bootstrap"}, []string{"kill", "stop"}) {
 		t.Run(c.name(), func(t *testing.T) {
 			t.Parallel()
 			runEnvFault(t, faulty, c)

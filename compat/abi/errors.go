@@ -136,7 +136,7 @@ func codeOf(err error) C.int {
 	if errors.As(err, &ce) {
 		return C.int(ce)
 	}
-	if errors.Is(err, shmem.ErrPeerLost) {
+	if errors.Is(err, shmem.ErrPeerLost) || compat.ClassOf(err) == compat.ClassProcFailed {
 		return lostCode(err.Error())
 	}
 	if c, ok := abiClass[compat.ClassOf(err)]; ok {
@@ -278,7 +278,7 @@ func classOf(code C.int) (C.int, bool) {
 		return code, true
 	}
 	if _, ok := lostText(code); ok {
-		return C.MPI_ERR_PROC_ABORTED, true
+		return lostClass(), true
 	}
 	c, ok := userErrors.class[code]
 	return c, ok

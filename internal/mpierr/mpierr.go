@@ -61,6 +61,13 @@ const (
 	ClassDupDatarep           // MPI_ERR_DUP_DATAREP
 	ClassConversion           // MPI_ERR_CONVERSION
 	ClassIO                   // MPI_ERR_IO
+	// The fault-tolerance extensions' classes (mpi-ext.h's MPIX_ERR_*):
+	// a member of the communicator was lost (a shmem.ErrPeerLost error
+	// underneath), a receive from MPI_ANY_SOURCE that a loss left
+	// unmatched, and a revoked communicator.
+	ClassProcFailed        // MPIX_ERR_PROC_FAILED
+	ClassProcFailedPending // MPIX_ERR_PROC_FAILED_PENDING
+	ClassRevoked           // MPIX_ERR_REVOKED
 	numClasses
 )
 
@@ -77,6 +84,7 @@ var classNames = [numClasses]string{
 	"MPI_ERR_BAD_FILE", "MPI_ERR_ACCESS", "MPI_ERR_NO_SPACE", "MPI_ERR_QUOTA",
 	"MPI_ERR_READ_ONLY", "MPI_ERR_FILE_IN_USE", "MPI_ERR_DUP_DATAREP", "MPI_ERR_CONVERSION",
 	"MPI_ERR_IO",
+	"MPIX_ERR_PROC_FAILED", "MPIX_ERR_PROC_FAILED_PENDING", "MPIX_ERR_REVOKED",
 }
 
 // String returns the MPI name of the class, e.g. "MPI_ERR_TRUNCATE".
@@ -168,6 +176,10 @@ var (
 	ErrDupDatarep           = sentinel(ClassDupDatarep)
 	ErrConversion           = sentinel(ClassConversion)
 	ErrIO                   = sentinel(ClassIO)
+
+	ErrProcFailed        = sentinel(ClassProcFailed)
+	ErrProcFailedPending = sentinel(ClassProcFailedPending)
+	ErrRevoked           = sentinel(ClassRevoked)
 )
 
 // Errorf returns an error of class c.
@@ -198,6 +210,8 @@ func Wrap(err error, classify func(error) Class, format string, args ...any) err
 			c = ClassRank
 		case errors.Is(err, shmem.ErrSizeMismatch), errors.Is(err, shmem.ErrInvalid):
 			c = ClassArg
+		case errors.Is(err, shmem.ErrPeerLost):
+			c = ClassProcFailed
 		default:
 			c = ClassOther
 		}

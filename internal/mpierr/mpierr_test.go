@@ -2,6 +2,7 @@ package mpierr
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,6 +24,10 @@ func TestClassesAndWrapping(t *testing.T) {
 	assert.ErrorIs(t, w, ErrRank)
 	assert.ErrorIs(t, w, shmem.ErrBadPE)
 	assert.ErrorIs(t, Wrap(shmem.ErrAborted, nil, "wait"), ErrOther)
+	lost := Wrap(fmt.Errorf("%w: PE 2 was killed", shmem.ErrPeerLost), nil, "recv")
+	assert.ErrorIs(t, lost, ErrProcFailed)
+	assert.ErrorIs(t, lost, shmem.ErrPeerLost)
+	assert.Equal(t, "MPIX_ERR_REVOKED", ClassRevoked.String())
 	assert.ErrorIs(t, Wrap(shmem.ErrOutOfBounds, func(error) Class { return ClassRMARange }, "put"), ErrRMARange)
 	assert.Same(t, err, Wrap(err, nil, "again"), "an MPI error passes through")
 	assert.NoError(t, Wrap(nil, nil, "nothing"))

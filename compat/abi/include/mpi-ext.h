@@ -1,5 +1,6 @@
-/* mpi-ext.h: gshmem's MPI extensions, for codes that test for CUDA
- * awareness as Open MPI's mpi-ext.h lets them. MPIX_CUDA_AWARE_SUPPORT is
+/* mpi-ext.h: gshmem's MPI extensions: CUDA awareness, as Open MPI's
+ * mpi-ext.h lets codes test it, and the fault-tolerance (user-level
+ * failure mitigation) calls of Open MPI and MPICH. MPIX_CUDA_AWARE_SUPPORT is
  * 0 in the host build of libmpi_abi.so.1, which is not CUDA-aware; `gshmem
  * abi install` of a build with -tags cuda installs this header with 1:
  * there device buffers may be passed to point-to-point, collective and
@@ -10,6 +11,17 @@
 
 #define MPIX_CUDA_AWARE_SUPPORT 0
 
+/* The fault-tolerance extensions (MPIX_Comm_revoke, ...). Their error
+ * classes lie between the standard ABI's classes (up to MPI_ERR_ABI, 62)
+ * and MPI_ERR_LASTCODE, apart from both: a lost process is reported with
+ * class MPIX_ERR_PROC_FAILED when the job runs with GSHMEM_MPI_FT=ulfm,
+ * else with MPI-4's MPI_ERR_PROC_ABORTED; either way the error string
+ * names the lost rank. */
+#define MPIX_ERR_PROC_FAILED         101
+#define MPIX_ERR_PROC_FAILED_PENDING 102
+#define MPIX_ERR_REVOKED             103
+#define MPIX_FT_ULFM                 1
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -19,6 +31,27 @@ extern "C" {
  * host memory (GSHMEM_HEAP unset or host), where device buffers cannot be
  * told from host ones. */
 int MPIX_Query_cuda_support(void);
+
+/* MPIX_Comm_revoke marks comm revoked for the calling process: its later
+ * calls on comm, except the ones below, MPI_Comm_group and MPI_Comm_free,
+ * fail with MPIX_ERR_REVOKED. (gshmem: the other members are not told.) */
+int MPIX_Comm_revoke(MPI_Comm comm);
+/* MPIX_Comm_is_revoked sets *flag to 1 when comm was revoked, else 0. */
+int MPIX_Comm_is_revoked(MPI_Comm comm, int *flag);
+/* MPIX_Comm_shrink makes *newcomm over the members of comm that are not
+ * lost, after agreeing with them on which are; collective over them. */
+int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
+/* MPIX_Comm_agree sets *flag to the bitwise AND of the flags of the
+ * members that are not lost, the same on each; MPIX_ERR_PROC_FAILED when
+ * a lost member was not acknowledged (MPIX_Comm_failure_ack). */
+int MPIX_Comm_agree(MPI_Comm comm, int *flag);
+/* MPIX_Comm_failure_ack acknowledges the losses of comm's members the
+ * calling process knows of; MPIX_Comm_failure_get_acked returns them. */
+int MPIX_Comm_failure_ack(MPI_Comm comm);
+int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
+/* MPIX_Comm_get_failed returns the group of comm's members the calling
+ * process knows to be lost. */
+int MPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *failedgrp);
 
 #ifdef __cplusplus
 }

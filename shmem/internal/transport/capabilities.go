@@ -50,6 +50,11 @@ type Liveness interface {
 	Lost() error
 	// PeerErr wraps ErrPeerLost at once when pe died or finalized.
 	PeerErr(pe int) error
+	// LostPEs returns the peers known lost, in increasing order.
+	LostPEs() []int
+	// Excuse makes Lost ignore the loss of pes (PeerErr still reports
+	// it): this PE goes on without them.
+	Excuse(pes []int)
 }
 
 // RemoteSpinner is a transport whose remote waits poll before they sleep:

@@ -33,9 +33,13 @@ type health struct {
 	// waits that do not name it end too (see err).
 	goneGrace time.Duration
 
-	mu        sync.Mutex
-	lost      []bool
-	gone      []bool // finalized on purpose (said bye)
+	mu      sync.Mutex
+	lost    []bool
+	gone    []bool // finalized on purpose (said bye)
+	excused []bool // lost PEs this PE goes on without (excuse)
+	// unexcused counts the lost PEs not excused: the loss ends every wait
+	// (err) only while it is nonzero.
+	unexcused atomic.Int32
 	first     atomic.Pointer[error]
 	visible   atomic.Bool // first is reported by err (after lossGrace)
 	firstGone int         // the first PE that finalized, -1 before
@@ -49,7 +53,7 @@ type health struct {
 var lossGrace = 500 * time.Millisecond
 
 func newHealth(me, n int, goneGrace time.Duration) *health {
-	return &health{me: me, lost: make([]bool, n), gone: make([]bool, n), wake: func() {}, spread: func(int) {},
+	return &health{me: me, lost: make([]bool, n), gone: make([]bool, n), excused: make([]bool, n), wake: func() {}, spread: func(int) {},
 		goneGrace: goneGrace, firstGone: -1, down: downWord()}
 }
 
@@ -64,7 +68,7 @@ func (h *health) err() error {
 	if h.down.Load() == 0 {
 		return nil
 	}
-	if h.visible.Load() {
+	if h.visible.Load() && h.unexcused.Load() > 0 {
 		if p := h.first.Load(); p != nil {
 			return *p
 		}
@@ -107,6 +111,9 @@ func (h *health) peerLost(pe int, how string) {
 		return
 	}
 	h.lost[pe] = true
+	if !h.excused[pe] {
+		h.unexcused.Add(1)
+	}
 	h.down.Store(1)
 	if h.first.Load() == nil {
 		e := fmt.Errorf("%w: PE %d %s (noticed by PE %d)", ErrPeerLost, pe, how, h.me)
@@ -119,6 +126,39 @@ func (h *health) peerLost(pe int, how string) {
 	h.mu.Unlock()
 	h.wake()
 	go h.spread(pe)
+}
+
+// lostPEs returns the PEs known lost (died or stopped past the timeout; not
+// those that finalized), in increasing order.
+func (h *health) lostPEs() []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []int
+	for pe, l := range h.lost {
+		if l {
+			out = append(out, pe)
+		}
+	}
+	return out
+}
+
+// excuse records that this PE goes on without the lost PEs pes (a
+// fault-tolerant layer shrank its communicators to the survivors): their
+// loss no longer ends the waits that do not name them (err). A wait or an
+// operation aimed at one of them still fails (check). A PE in pes that is
+// not lost (yet) is excused if it is lost later.
+func (h *health) excuse(pes []int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, pe := range pes {
+		if pe < 0 || pe >= len(h.excused) || h.excused[pe] {
+			continue
+		}
+		h.excused[pe] = true
+		if h.lost[pe] {
+			h.unexcused.Add(-1)
+		}
+	}
 }
 
 // check returns an error for an operation aimed at pe when pe is gone.

@@ -52,6 +52,13 @@ func (m *Multi) Lost() error { return m.h.err() }
 // finalized, at once (without Lost's grace): for a wait on pe's own words.
 func (m *Multi) PeerErr(pe int) error { return m.h.check(pe) }
 
+// LostPEs returns the peers known lost, in increasing order.
+func (m *Multi) LostPEs() []int { return m.h.lostPEs() }
+
+// Excuse lets this PE's waits go on without the lost peers pes: their
+// loss ends only the waits and operations that name them.
+func (m *Multi) Excuse(pes []int) { m.h.excuse(pes) }
+
 // heap returns pe's heap if it is mapped already: the one atomic load of
 // every operation on a mapped peer.
 func (m *Multi) heap(pe int) []byte {
@@ -131,6 +138,9 @@ func (m *Multi) Get(pe int, off uint64, dst []byte) error {
 }
 
 func (m *Multi) getSlow(pe int, off uint64, dst []byte) error {
+	if err := m.h.err(); err != nil {
+		return err // the job's loss (see atomicSlow)
+	}
 	h, err := m.mapLocal(pe)
 	if err != nil {
 		return err
@@ -162,7 +172,16 @@ func (m *Multi) Atomic(pe int, off uint64, width int, op AtomicOp, operand, comp
 	return m.atomicSlow(pe, off, width, op, operand, compare)
 }
 
+// atomicSlow and getSlow report the job's loss (Lost) as well as their
+// target's: a blocking Get or atomic is a completion point, as Quiet and
+// every wait are, so that a PE issuing only atomics to live peers is told
+// of another PE's loss (once it is visible, after lossGrace). A loss that
+// this PE excused (World.ExcuseLost: it agreed to go on without that PE)
+// fails only the operations aimed at it.
 func (m *Multi) atomicSlow(pe int, off uint64, width int, op AtomicOp, operand, compare uint64) (uint64, error) {
+	if err := m.h.err(); err != nil {
+		return 0, err
+	}
 	h, err := m.mapLocal(pe)
 	if err != nil {
 		return 0, err

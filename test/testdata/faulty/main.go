@@ -32,7 +32,7 @@ import (
 const settle = 300 * time.Millisecond
 
 func main() {
-	at := flag.String("at", "barrier", "where the victim strikes: barrier, put, atomic, quiet, winlock, lock, rendezvous, bootstrap")
+	at := flag.String("at", "barrier", "where the victim strikes: barrier, put, atomic, atomic-live, quiet, winlock, lock, rendezvous, bootstrap")
 	victim := flag.Int("victim", 1, "the PE that kills or stops itself")
 	how := flag.String("how", "kill", "kill (SIGKILL) or stop (SIGSTOP)")
 	flag.Parse()
@@ -137,6 +137,18 @@ func run(at string, victim, rank int, strike func()) error {
 	case "atomic":
 		for {
 			if _, err := shmem.FetchAdd(ctr.At(0), 1, victim); err != nil {
+				return err
+			}
+		}
+	case "atomic-live":
+		// Atomics to a survivor only: the loss must reach this PE
+		// through the atomics themselves.
+		peer := (me + 1) % n
+		if peer == victim {
+			peer = (peer + 1) % n
+		}
+		for {
+			if _, err := shmem.FetchAdd(ctr.At(0), 1, peer); err != nil {
 				return err
 			}
 		}
