@@ -209,7 +209,7 @@ func abigo_Finalize() C.int {
 	if rc := deleteSelfAttrs(); rc != C.MPI_SUCCESS { // attr.go: first, while MPI works
 		return failCode(0, "MPI_Finalize", rc, "a delete function of an MPI_COMM_SELF attribute failed")
 	}
-	flushAll() // MPI_Finalize completes the buffered sends (bsend.go)
+	flushAll()          // MPI_Finalize completes the buffered sends (bsend.go)
 	if sessionsOpen() { // session.go: the last MPI_Session_finalize ends it
 		global.Finalized = 1
 		return C.MPI_SUCCESS
