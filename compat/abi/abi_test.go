@@ -87,19 +87,21 @@ func setup(t *testing.T) {
 }
 
 // compile builds testdata/src (C, or C++ for .cpp) with the installed
-// wrapper and returns the executable.
+// wrapper and returns the executable; a source and flags compiled before
+// (by prebuild or an earlier test) are not compiled again.
 func compile(t *testing.T, src string, extra ...string) string {
 	t.Helper()
 	setup(t)
+	prebuild()
+	p := program{src: src, extra: extra}
+	b := buildOf(p)
+	b.do(p)
 	wrapper := "mpicc"
 	if strings.HasSuffix(src, ".cpp") {
 		wrapper = "mpicxx"
 	}
-	exe := filepath.Join(tool.bin, strings.TrimSuffix(src, filepath.Ext(src)))
-	args := append([]string{"-Wall", "-Wextra", "-Werror", "-o", exe, filepath.Join("testdata", src)}, extra...)
-	out, err := exec.Command(filepath.Join(tool.prefix, "bin", wrapper), args...).CombinedOutput()
-	require.NoError(t, err, "%s %s\n%s", wrapper, strings.Join(args, " "), out)
-	return exe
+	require.NoError(t, b.err, "%s %s\n%s", wrapper, strings.Join(b.args, " "), b.out)
+	return b.exe
 }
 
 // result is a finished job.

@@ -93,7 +93,14 @@ func abigo_Type_create_f90_complex(p, r C.int, out *C.uintptr_t) C.int {
 	if undef(p) && undef(r) {
 		return failCode(0, "MPI_Type_create_f90_complex", C.MPI_ERR_ARG, "both precision and range are MPI_UNDEFINED")
 	}
-	h := map[uintptr]uintptr{0x2d2: 0x2d3, 0x2da: 0x2db, 0x220: 0x224}[realKind(p, r)]
+	// A COMPLEX of REAL*4 parts is COMPLEX*8: the ABI's sized complex
+	// types are named by their total size (MPI_COMPLEX4, 0x2d3, is two
+	// 2-byte parts).
+	h := map[uintptr]uintptr{
+		0x2d2: 0x2db, // MPI_REAL4 parts: MPI_COMPLEX8
+		0x2da: 0x2e3, // MPI_REAL8 parts: MPI_COMPLEX16
+		0x220: 0x224, // long double parts: MPI_C_LONG_DOUBLE_COMPLEX
+	}[realKind(p, r)]
 	return f90Type("MPI_Type_create_f90_complex", C.MPI_COMBINER_F90_COMPLEX, int(p), int(r), h, out)
 }
 

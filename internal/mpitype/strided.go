@@ -57,25 +57,36 @@ func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
 			last := base + (reps-1)*m.rstride
 			_, _ = lay[base:base+n], lay[last:last+n]
 		}
-		p := unsafe.Pointer(unsafe.SliceData(pk))
-		l := unsafe.Pointer(unsafe.SliceData(lay))
-		d, s := unsafe.Add(p, k), unsafe.Add(l, base)
-		if pack {
-			t := 0
-			for ; t+4 <= reps; t += 4 { // four loads before the stores: they overlap
-				a, b := *(*W)(s), *(*W)(unsafe.Add(s, stride))
-				c, e := *(*W)(unsafe.Add(s, 2*stride)), *(*W)(unsafe.Add(s, 3*stride))
-				*(*W)(d), *(*W)(unsafe.Add(d, n)), *(*W)(unsafe.Add(d, 2*n)), *(*W)(unsafe.Add(d, 3*n)) = a, b, c, e
-				d, s = unsafe.Add(d, 4*n), unsafe.Add(s, 4*stride)
-			}
-			for ; t < reps; t++ {
-				*(*W)(d) = *(*W)(s)
-				d, s = unsafe.Add(d, n), unsafe.Add(s, stride)
-			}
-		} else {
-			for range reps {
-				*(*W)(s) = *(*W)(d)
-				d, s = unsafe.Add(d, n), unsafe.Add(s, stride)
+		// A pointer is advanced only to a word that is then moved, never
+		// past the last one: a pointer a stride beyond the run may point
+		// outside lay's allocation (or pk's), which -race's checkptr
+		// rejects and the GC may misread. The branch is predicted.
+		if reps > 0 {
+			d := unsafe.Add(unsafe.Pointer(unsafe.SliceData(pk)), k)
+			s := unsafe.Add(unsafe.Pointer(unsafe.SliceData(lay)), base)
+			if pack {
+				t := 0
+				for ; t+4 <= reps; t += 4 { // four loads before the stores: they overlap
+					a, b := *(*W)(s), *(*W)(unsafe.Add(s, stride))
+					c, e := *(*W)(unsafe.Add(s, 2*stride)), *(*W)(unsafe.Add(s, 3*stride))
+					*(*W)(d), *(*W)(unsafe.Add(d, n)), *(*W)(unsafe.Add(d, 2*n)), *(*W)(unsafe.Add(d, 3*n)) = a, b, c, e
+					if t+4 < reps {
+						d, s = unsafe.Add(d, 4*n), unsafe.Add(s, 4*stride)
+					}
+				}
+				for ; t < reps; t++ {
+					*(*W)(d) = *(*W)(s)
+					if t+1 < reps {
+						d, s = unsafe.Add(d, n), unsafe.Add(s, stride)
+					}
+				}
+			} else {
+				for t := range reps {
+					*(*W)(s) = *(*W)(d)
+					if t+1 < reps {
+						d, s = unsafe.Add(d, n), unsafe.Add(s, stride)
+					}
+				}
 			}
 		}
 		k += reps * n

@@ -8,6 +8,7 @@ program f90
   use, intrinsic :: iso_c_binding, only: c_f_pointer, c_null_ptr
   implicit none
   integer :: ierr, rank, np, i, j, k, vec, sub, win, right, left, keyval, dup, eh
+  integer :: ni, na, nd, comb
   integer :: a(6, 5), cube(4, 4, 4), got(2, 2, 2), reqs(2)
   integer :: dims(1), coords(1), cart
   logical :: periods(1), flag
@@ -126,12 +127,21 @@ program f90
   call check(i == 16, 'MPI_COMPLEX16')
   call MPI_Type_size(MPI_LOGICAL8, i, ierr)
   call check(i == 8, 'MPI_LOGICAL8')
+  ! The handle is not the sized type's own (its envelope says which
+  ! MPI_TYPE_CREATE_F90_* made it, MPI-4.1 5.1.13): the kind shows in its
+  ! size and combiner.
   call MPI_Type_create_f90_real(15, MPI_UNDEFINED, vec, ierr)
-  call check(vec == MPI_REAL8, 'f90 real(15)')
+  call MPI_Type_size(vec, i, ierr)
+  call MPI_Type_get_envelope(vec, ni, na, nd, comb, ierr)
+  call check(i == 8 .and. comb == MPI_COMBINER_F90_REAL, 'f90 real(15)')
   call MPI_Type_create_f90_integer(9, vec, ierr)
-  call check(vec == MPI_INTEGER4, 'f90 integer(9)')
+  call MPI_Type_size(vec, i, ierr)
+  call MPI_Type_get_envelope(vec, ni, na, nd, comb, ierr)
+  call check(i == 4 .and. comb == MPI_COMBINER_F90_INTEGER, 'f90 integer(9)')
   call MPI_Type_create_f90_complex(6, 30, vec, ierr)
-  call check(vec == MPI_COMPLEX8, 'f90 complex(6, 30)')
+  call MPI_Type_size(vec, i, ierr)
+  call MPI_Type_get_envelope(vec, ni, na, nd, comb, ierr)
+  call check(i == 8 .and. comb == MPI_COMBINER_F90_COMPLEX, 'f90 complex(6, 30)')
   call MPI_Sizeof(winsize, i, ierr)
   call check(i == 8 .and. ierr == MPI_SUCCESS, 'sizeof')
   print '(a)', 'mpi ok'
