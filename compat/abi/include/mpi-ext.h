@@ -9,7 +9,7 @@
 #ifndef GSHMEM_MPI_EXT_H
 #define GSHMEM_MPI_EXT_H
 
-#include <mpi.h> /* MPI_Comm, MPI_Group: a code may include this header first */
+#include "mpi.h" /* MPI_Comm, MPI_Group: a code may include this header first */
 
 #define MPIX_CUDA_AWARE_SUPPORT 0
 
