@@ -50,7 +50,11 @@ func FileAccess[T Elem](f *File, op FileOp, off int64, buf []T, count int, dt Da
 	if err := f.check(op.String()); err != nil {
 		return Status{}, err
 	}
-	b, _, err := view(buf, count, dt, op.String())
+	vw := view[T]
+	if op.Write { // a write only reads the buffer, whose type may overlap
+		vw = srcView[T]
+	}
+	b, _, err := vw(buf, count, dt, op.String())
 	if err != nil {
 		return Status{}, err
 	}

@@ -39,8 +39,15 @@ func (v *fileView) contiguous() bool {
 	return len(v.runs) == 1 && v.runs[0].off == 0 && v.runs[0].n == v.textent
 }
 
-// newView checks and builds a view.
-func newView(disp int64, etype, ftype Datatype, datarep string) (fileView, error) {
+// newView checks and builds a view; writable tells whether the file was
+// opened for writing, where MPI forbids overlapping etypes and filetypes
+// (MPI-4.1 14.3; a read-only file may read a byte twice).
+//
+// A filetype's (and an etype's) blocks must start at non-negative,
+// nondecreasing displacements. Those layout errors are MPI_ERR_IO, as
+// ROMIO (MPICH's and most codes' reference) reports them; a filetype that
+// is not made of the etype is MPI_ERR_TYPE.
+func newView(disp int64, etype, ftype Datatype, datarep string, writable bool) (fileView, error) {
 	for _, t := range []Datatype{etype, ftype} {
 		if err := t.Err(); err != nil {
 			return fileView{}, err
@@ -62,8 +69,6 @@ func newView(disp int64, etype, ftype Datatype, datarep string) (fileView, error
 		return fileView{}, errorf(ClassType, "SetView: filetype %v is not made of whole etypes %v", ftype, etype)
 	case em.Basic() != BasicByte && fm.Basic() != BasicByte && fm.Size() > 0 && em.Basic() != fm.Basic():
 		return fileView{}, errorf(ClassType, "SetView: filetype %v is not made of etype %v", ftype, etype)
-	case fm.Overlap():
-		return fileView{}, errorf(ClassType, "SetView: filetype %v has overlapping entries", ftype)
 	}
 	if rep == "external32" {
 		for _, m := range []*mpitype.Map{em, fm} {
@@ -72,33 +77,62 @@ func newView(disp int64, etype, ftype Datatype, datarep string) (fileView, error
 			}
 		}
 	}
-	// The runs, which MPI requires at non-negative, nondecreasing
-	// displacements within a tile and from one tile to the next.
-	cur := fm.Cursor(1)
-	var start int64
+	if _, err := layoutRuns(em, etype, "etype", writable); err != nil {
+		return fileView{}, err
+	}
+	if v.runs, err = layoutRuns(fm, ftype, "filetype", writable); err != nil {
+		return fileView{}, err
+	}
+	if len(v.runs) == 0 {
+		return fileView{}, errorf(ClassType, "SetView: filetype %v has no data", ftype)
+	}
+	hi := int64(0)
+	for _, r := range v.runs {
+		hi = max(hi, r.off+r.n)
+	}
+	if writable && hi-v.runs[0].off > v.textent {
+		return fileView{}, errorf(ClassIO, "SetView: filetype %v's extent %d is shorter than its data's span: its tiles would overlap", ftype, v.textent)
+	}
+	return v, nil
+}
+
+// layoutRuns lists a view type's data runs, in type-map order, checking
+// MPI's rules: blocks at non-negative, nondecreasing displacements, and no
+// overlap when the file is writable.
+func layoutRuns(m *mpitype.Map, t Datatype, what string, writable bool) ([]frun, error) {
+	var runs []frun
+	cur := m.Cursor(1)
+	var start, end int64
 	for {
 		off, n := cur.Next(math.MaxInt)
 		if n == 0 {
 			break
 		}
-		r := frun{int64(off + fm.TrueLB()), int64(n), start}
-		if k := len(v.runs); k > 0 {
-			if last := v.runs[k-1]; r.off < last.off+last.n {
-				return fileView{}, errorf(ClassType, "SetView: filetype %v has decreasing displacements (%d after %d)", ftype, r.off, last.off+last.n)
-			}
-		} else if r.off < 0 {
-			return fileView{}, errorf(ClassType, "SetView: filetype %v has a negative displacement", ftype)
+		r := frun{int64(off + m.TrueLB()), int64(n), start}
+		switch k := len(runs); {
+		case r.off < 0:
+			return nil, errorf(ClassIO, "SetView: %s %v has a negative displacement (%d)", what, t, r.off)
+		case k > 0 && r.off < runs[k-1].off:
+			return nil, errorf(ClassIO, "SetView: %s %v has decreasing displacements (%d after %d)", what, t, r.off, runs[k-1].off)
+		case k > 0 && r.off < end && writable:
+			return nil, errorf(ClassIO, "SetView: %s %v has overlapping entries, which a file opened for writing cannot take", what, t)
 		}
-		v.runs = append(v.runs, r)
+		runs = append(runs, r)
 		start += r.n
+		end = max(end, r.off+r.n)
 	}
-	if len(v.runs) == 0 {
-		return fileView{}, errorf(ClassType, "SetView: filetype %v has no data", ftype)
+	return runs, nil
+}
+
+// monotone reports whether pieces lie at increasing file offsets without
+// overlap (a view without overlapping entries gives such pieces).
+func monotone(ps []piece) bool {
+	for i := 1; i < len(ps); i++ {
+		if ps[i].off < ps[i-1].off+ps[i-1].n {
+			return false
+		}
 	}
-	if last := v.runs[len(v.runs)-1]; last.off+last.n-v.runs[0].off > v.textent {
-		return fileView{}, errorf(ClassType, "SetView: filetype %v's extent %d is shorter than its data's span: its tiles would overlap", ftype, v.textent)
-	}
-	return v, nil
+	return true
 }
 
 // extents calls fn for the file byte ranges of the stream's bytes [s,
@@ -175,7 +209,7 @@ func (f *File) SetView(disp int64, etype, ftype Datatype, datarep string, info I
 		}
 		disp = old.byteOffset(p * old.esize)
 	}
-	v, verr := newView(disp, etype, ftype, strings.ToLower(datarep))
+	v, verr := newView(disp, etype, ftype, strings.ToLower(datarep), f.amode&ModeRdonly == 0)
 	// The same datarep and etype size everywhere (MPI's rule), and one
 	// outcome: a member whose view was refused fails every member.
 	h := int64(0)
