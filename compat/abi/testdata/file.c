@@ -359,6 +359,60 @@ static void external32(void)
     CHECK_RC(MPI_File_close(&fh));
 }
 
+/* external32_sizes: views of types whose external32 sizes are not their
+ * sizes in memory (a long: 4 bytes; MPI_DOUBLE_INT: 12, no padding). A
+ * vector of longs is portable, so its stride scales to the file's sizes;
+ * an hvector's byte stride is kept. */
+static void external32_sizes(void)
+{
+    MPI_File fh;
+    MPI_Datatype vec, hvec;
+    CHECK_RC(MPI_Type_vector(2, 1, 2, MPI_LONG, &vec));
+    CHECK_RC(MPI_Type_commit(&vec));
+    CHECK_RC(MPI_Type_create_hvector(2, 1, 16, MPI_LONG, &hvec));
+    CHECK_RC(MPI_Type_commit(&hvec));
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_LONG, vec, "external32", MPI_INFO_NULL));
+    MPI_Aint ext;
+    CHECK_RC(MPI_File_get_type_extent(fh, MPI_LONG, &ext));
+    CHECK(ext == 4);
+    CHECK_RC(MPI_File_get_type_extent(fh, vec, &ext));
+    CHECK(ext == 12);
+    CHECK_RC(MPI_File_get_type_extent(fh, hvec, &ext));
+    CHECK(ext == 20);
+    CHECK_RC(MPI_File_get_type_extent(fh, MPI_DOUBLE_INT, &ext));
+    CHECK(ext == 12);
+    long v[4] = {1, -2, 0x01020304, 7}, got[4] = {0};
+    if (rank == 0)
+        CHECK_RC(MPI_File_write_at(fh, 0, v, 4, MPI_LONG, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    unsigned char b[24];
+    raw(path, b, sizeof b, 0);
+    CHECK(b[3] == 1 && b[8] == 0xff && b[11] == 0xfe && b[12] == 1 && b[15] == 4 && b[23] == 7);
+    MPI_Status st;
+    int n;
+    CHECK_RC(MPI_File_read_at_all(fh, 0, got, 4, MPI_LONG, &st));
+    CHECK_RC(MPI_Get_count(&st, MPI_LONG, &n));
+    CHECK(n == 4 && memcmp(got, v, sizeof v) == 0);
+    /* Pairs: 12 bytes each in the file. */
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_DOUBLE_INT, MPI_DOUBLE_INT, "external32", MPI_INFO_NULL));
+    struct { double d; int i; } p[2] = {{1.5, 3}, {-2.0, 4}}, q[2];
+    if (rank == 0)
+        CHECK_RC(MPI_File_write_at(fh, 0, p, 2, MPI_DOUBLE_INT, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    raw(path, b, 24, 0);
+    CHECK(b[0] == 0x3f && b[1] == 0xf8 && b[11] == 3 && b[12] == 0xc0 && b[23] == 4);
+    CHECK_RC(MPI_File_read_at(fh, 0, q, 2, MPI_DOUBLE_INT, &st));
+    CHECK_RC(MPI_Get_count(&st, MPI_DOUBLE_INT, &n));
+    CHECK(n == 2 && q[0].d == 1.5 && q[0].i == 3 && q[1].d == -2.0 && q[1].i == 4);
+    CHECK_RC(MPI_File_close(&fh));
+    MPI_Type_free(&vec);
+    MPI_Type_free(&hvec);
+}
+
 /* A user representation that stores each int plus 1. */
 static int rep_write(void *user, MPI_Datatype dt, int count, void *file, MPI_Offset pos, void *extra)
 {
@@ -457,6 +511,7 @@ int main(int argc, char **argv)
     subarray();
     atomic();
     external32();
+    external32_sizes();
     datarep();
     overlaps();
     printf("file ok %d/%d\n", rank, size);
