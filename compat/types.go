@@ -6,13 +6,18 @@ import (
 
 // Element types and basic datatypes, shared with the other MPI-style layer.
 type (
-	// FloatInt, DoubleInt, LongInt, TwoInt and ShortInt are the MAXLOC and
-	// MINLOC pair types (MPI_FLOAT_INT, ...): a value and its location.
+	// FloatInt, DoubleInt, LongInt, TwoInt, ShortInt, TwoReal and
+	// TwoDouble are the MAXLOC and MINLOC pair types (MPI_FLOAT_INT, ...,
+	// MPI_2REAL, MPI_2DOUBLE_PRECISION): a value and its location. A
+	// pair's datatype has the members' size and the struct's extent
+	// (DoubleIntT: Size 12, Extent 16).
 	FloatInt  = mpitype.FloatInt
 	DoubleInt = mpitype.DoubleInt
 	LongInt   = mpitype.LongInt
 	TwoInt    = mpitype.TwoInt
 	ShortInt  = mpitype.ShortInt
+	TwoReal   = mpitype.TwoReal
+	TwoDouble = mpitype.TwoDouble
 	// Elem is the set of element types a buffer may hold.
 	Elem = mpitype.Elem
 	// Basic is a predefined (basic) MPI datatype.
@@ -42,6 +47,8 @@ const (
 	BasicLongInt    = mpitype.BasicLongInt
 	BasicTwoInt     = mpitype.BasicTwoInt
 	BasicShortInt   = mpitype.BasicShortInt
+	BasicTwoReal    = mpitype.BasicTwoReal
+	BasicTwoDouble  = mpitype.BasicTwoDouble
 	numBasic        = mpitype.NumBasic
 )
 
@@ -89,6 +96,8 @@ var (
 	LongIntT   = mpitype.Predefined(BasicLongInt)
 	TwoIntT    = mpitype.Predefined(BasicTwoInt)
 	ShortIntT  = mpitype.Predefined(BasicShortInt)
+	TwoRealT   = mpitype.Predefined(BasicTwoReal)
+	TwoDoubleT = mpitype.Predefined(BasicTwoDouble)
 )
 
 // TypeOf returns the predefined datatype of T (Int64 for int, Uint8 for

@@ -35,6 +35,7 @@ var prebuilt = []program{
 	{src: "comm.c"}, {src: "coll.c"}, {src: "rma.c"}, {src: "rmafast.c"}, {src: "errors.c"},
 	{src: "fatal.c"}, {src: "errworld.c"}, {src: "abort.c"}, {src: "hello.cpp"}, {src: "topo.c"},
 	{src: "userop.c"}, {src: "attr.c"}, {src: "misc.c"}, {src: "dtypes.c"}, {src: "dtypes2.c"},
+	{src: "pairs.c"}, {src: "useropdt.c"},
 	{src: "nbc.c"}, {src: "mprobe.c"}, {src: "largecount.c"}, {src: "pcoll.c"}, {src: "neighbor.c"},
 	{src: "requests.c"}, {src: "modes.c", extra: []string{"-pthread"}},
 	{src: "cudaquery.c"}, {src: "cudanbc.c", extra: []string{"-I", filepath.Join("testdata", "cudashim")}},
