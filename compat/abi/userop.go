@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
@@ -277,6 +278,47 @@ func userReduceScatter(comm C.uintptr_t, call string, c *compat.Comm, u *userOp,
 		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
 	}
 	return done(comm, call, err)
+}
+
+// userReduceScatter is MPI_Reduce_scatter(_block) with a user op: the
+// whole vector reduced at every member (userReduce), then each keeps its
+// block of counts[rank] elements. In place, the input is the receive
+// buffer and the block lands at its start.
+func userReduceScatter(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, rbuf C.uintptr_t, counts []int, dtype C.uintptr_t) C.int {
+	dt, ok := typeOf(dtype, true)
+	if !ok {
+		return failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
+	}
+	total, before := 0, 0
+	for i, k := range counts {
+		if k < 0 {
+			return failCode(comm, call, C.MPI_ERR_COUNT, "recvcounts[%d] is %d", i, k)
+		}
+		if i < c.Rank() {
+			before += k
+		}
+		total += k
+	}
+	if total > math.MaxInt32 {
+		return failCode(comm, call, C.MPI_ERR_COUNT, "%d elements in all", total)
+	}
+	sz := dt.Size()
+	whole := make([]byte, max(total*sz, 1))
+	in := sbuf
+	if sbuf == 1 { // MPI_IN_PLACE
+		in = rbuf
+	}
+	// userReduce writes from the true lb of the buffer it is given.
+	at := C.uintptr_t(uintptr(unsafe.Pointer(&whole[0]))) - C.uintptr_t(trueLB(dt))
+	if rc := userReduce(comm, call, c, u, in, at, C.int(total), dtype, -1, false, false); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	mine := whole[before*sz : (before+counts[c.Rank()])*sz]
+	out, ok := cbuf(rbuf+C.uintptr_t(trueLB(dt)), len(mine))
+	if !ok {
+		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
+	}
+	return done(comm, call, writeOut(out, mine))
 }
 
 //export abigo_Reduce_local
