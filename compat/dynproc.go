@@ -127,8 +127,12 @@ func DynprocTimeout() (time.Duration, error) {
 // Accept waits for a client's Connect on port and returns the
 // intercommunicator between c's group and the client's (MPI_Comm_accept).
 // Collective over c; port matters at root only, which must have opened it.
-func (c *Comm) Accept(port *Port, root int) (*Comm, error) {
-	return c.meetAt(root, 1, "Accept", func(deadline time.Time) (net.Conn, error) {
+func (c *Comm) Accept(port *Port, root int) (*Comm, error) { return c.AcceptTimeout(port, root, 0) }
+
+// AcceptTimeout is Accept whose root waits at most d for the client
+// (0: GSHMEM_DYNPROC_TIMEOUT).
+func (c *Comm) AcceptTimeout(port *Port, root int, d time.Duration) (*Comm, error) {
+	return c.meetAt(root, 1, "Accept", d, func(deadline time.Time) (net.Conn, error) {
 		if port == nil || port.e != c.env || c.env.LookupPort(port.name) != port {
 			return nil, errorf(ClassPort, "Accept: the port is not open in this process")
 		}
@@ -155,8 +159,12 @@ func (p *Port) wait(deadline time.Time, quit <-chan error) (net.Conn, error) {
 // returns the intercommunicator between c's group and the server's
 // (MPI_Comm_connect). Collective over c; name matters at root only. A
 // name that is no port, or names a closed one, is ErrPort.
-func (c *Comm) Connect(name string, root int) (*Comm, error) {
-	return c.meetAt(root, -1, "Connect", func(deadline time.Time) (net.Conn, error) {
+func (c *Comm) Connect(name string, root int) (*Comm, error) { return c.ConnectTimeout(name, root, 0) }
+
+// ConnectTimeout is Connect whose root waits at most d for the server
+// (0: GSHMEM_DYNPROC_TIMEOUT).
+func (c *Comm) ConnectTimeout(name string, root int, d time.Duration) (*Comm, error) {
+	return c.meetAt(root, -1, "Connect", d, func(deadline time.Time) (net.Conn, error) {
 		addr, s, err := parsePort(name)
 		if err != nil {
 			return nil, err
@@ -182,7 +190,7 @@ const memberRec = 64 + 32 // an address padded to 64 bytes, a secret
 
 // meetAt is Accept's and Connect's body: side 1 accepts, -1 connects;
 // rootConn gives the root its connection to the other root.
-func (c *Comm) meetAt(root int, side int8, what string, rootConn func(time.Time) (net.Conn, error)) (*Comm, error) {
+func (c *Comm) meetAt(root int, side int8, what string, rootWait time.Duration, rootConn func(time.Time) (net.Conn, error)) (*Comm, error) {
 	if err := c.intraOnly(what); err != nil {
 		return nil, err
 	}
@@ -194,6 +202,10 @@ func (c *Comm) meetAt(root int, side int8, what string, rootConn func(time.Time)
 		return nil, err
 	}
 	deadline := time.Now().Add(timeout)
+	rootDeadline := deadline
+	if rootWait > 0 {
+		rootDeadline = time.Now().Add(rootWait)
+	}
 	e := c.env
 	ctx, err := c.newContext()
 	if err != nil {
@@ -240,10 +252,10 @@ func (c *Comm) meetAt(root int, side int8, what string, rootConn func(time.Time)
 		var theirs []byte
 		var tctx uint64
 		if rerr == nil {
-			conn, rerr = rootConn(deadline)
+			conn, rerr = rootConn(rootDeadline)
 		}
 		if rerr == nil {
-			_ = conn.SetDeadline(deadline)
+			_ = conn.SetDeadline(time.Now().Add(timeout))
 			tctx, theirs, rerr = swapGroups(conn, mx[0], all)
 		}
 		if rerr == nil {
@@ -262,6 +274,7 @@ func (c *Comm) meetAt(root int, side int8, what string, rootConn func(time.Time)
 		}
 		return fail(err)
 	}
+	deadline = time.Now().Add(timeout) // the mesh's own bound, however long the roots took
 	if got[0] != 1 {
 		if rerr == nil {
 			rerr = errorf(Class(got[1]), "%s: the root failed (its error has this class)", what)

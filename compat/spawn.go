@@ -89,8 +89,18 @@ func CanSpawn() error {
 // It fails with ErrSpawn on every member when the processes cannot be
 // started or do not all connect within GSHMEM_DYNPROC_TIMEOUT.
 func (c *Comm) Spawn(apps []SpawnApp, root int) (*Comm, error) {
-	return c.meetAt(root, 1, "Spawn", func(deadline time.Time) (net.Conn, error) {
-		return c.env.startJob(apps, deadline)
+	return c.SpawnWith(root, func() ([]SpawnApp, error) { return apps, nil })
+}
+
+// SpawnWith is Spawn whose apps the root reads through apps (called there
+// only), whose error, like any of the root's, every member returns.
+func (c *Comm) SpawnWith(root int, apps func() ([]SpawnApp, error)) (*Comm, error) {
+	return c.meetAt(root, 1, "Spawn", 0, func(deadline time.Time) (net.Conn, error) {
+		a, err := apps()
+		if err != nil {
+			return nil, err
+		}
+		return c.env.startJob(a, deadline)
 	})
 }
 
