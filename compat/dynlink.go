@@ -570,17 +570,25 @@ func (e *Env) dynAddr() (string, error) {
 }
 
 // fdConn is a connection over a duplicate of the socket fd (the caller's
-// stays open, and untouched once the connection is closed).
-func fdConn(fd int) (net.Conn, error) {
+// stays open). The duplicate shares fd's file status flags, which Go's
+// poller makes non-blocking: restore puts fd's back once the connection
+// is closed.
+func fdConn(fd int) (c net.Conn, restore func(), err error) {
+	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return nil, nil, errorf(ClassArg, "Join: fd %d: %v", fd, err)
+	}
 	nfd, err := unix.Dup(fd)
 	if err != nil {
-		return nil, errorf(ClassArg, "Join: fd %d: %v", fd, err)
+		return nil, nil, errorf(ClassArg, "Join: fd %d: %v", fd, err)
 	}
 	f := os.NewFile(uintptr(nfd), "join")
-	defer f.Close()
-	c, err := net.FileConn(f)
+	c, err = net.FileConn(f)
+	f.Close()
+	restore = func() { _, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFL, flags) }
 	if err != nil {
-		return nil, errorf(ClassArg, "Join: fd %d is not a connected socket: %v", fd, err)
+		restore()
+		return nil, nil, errorf(ClassArg, "Join: fd %d is not a connected socket: %v", fd, err)
 	}
-	return c, nil
+	return c, restore, nil
 }

@@ -435,10 +435,11 @@ func (e *Env) Join(fd int) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn, err := fdConn(fd)
+	conn, restore, err := fdConn(fd)
 	if err != nil {
 		return nil, err
 	}
+	defer restore()
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(timeout))
 	p, err := e.OpenPort()
