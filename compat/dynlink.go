@@ -77,7 +77,7 @@ type dynState struct {
 	closed   bool
 
 	links atomic.Pointer[[]*link] // foreign PE e.n+i is (*links)[i]; copied on write
-	wg    sync.WaitGroup
+	wg    sync.WaitGroup          // the writers: Finalize lets them send what is queued
 }
 
 // helloConn is an authenticated connection and its hello's argument.
@@ -143,7 +143,6 @@ func (e *Env) listen() error {
 	d.gate = guard.NewGate(16, 10*time.Second)
 	d.refusals = guard.NewRefusals("dynamic-process listener", e.w.Logger().Warnf, guard.DefaultInterval)
 	d.expect = map[secret]chan helloConn{}
-	d.wg.Add(1)
 	go e.acceptLoop(ln)
 	return nil
 }
@@ -174,7 +173,6 @@ func dynBindAddr(spec string) (string, error) {
 
 func (e *Env) acceptLoop(ln net.Listener) {
 	d := &e.dyn
-	defer d.wg.Done()
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -302,7 +300,7 @@ func (e *Env) addLinks(conns []net.Conn) []int {
 	}
 	d.links.Store(&all)
 	for _, l := range fresh {
-		d.wg.Add(2)
+		d.wg.Add(1)
 		go l.writer()
 		go l.reader()
 	}
@@ -357,7 +355,6 @@ func (l *link) writer() {
 }
 
 func (l *link) reader() {
-	defer l.e.dyn.wg.Done()
 	e := l.e
 	r := bufio.NewReaderSize(l.conn, 64<<10)
 	var h [frameHdr]byte
@@ -514,8 +511,9 @@ func (e *Env) failLost(r *Request) {
 	}
 }
 
-// closeLinks ends the listener and every link (Finalize): frames queued
-// are still sent.
+// closeLinks ends the listener and every link (Finalize): the frames
+// queued are sent (for at most a few seconds), then the connections
+// close, which ends the readers and tells the other jobs' processes.
 func (e *Env) closeLinks() {
 	d := &e.dyn
 	d.mu.Lock()
@@ -542,9 +540,10 @@ func (e *Env) closeLinks() {
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
-		for _, l := range links {
-			l.conn.Close()
-		}
+	}
+	for _, l := range links {
+		l.dead.Store(true) // a loss from here on is the closing, not news
+		l.conn.Close()
 	}
 }
 

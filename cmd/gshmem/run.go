@@ -44,7 +44,12 @@ is stopped with one line that says so, and exit status 124.`,
 				return err
 			}
 			// MPI_Comm_spawn runs this executable again for the children.
-			env := os.Environ()
+			var env []string
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, compat.EnvLauncher+"=") {
+					env = append(env, kv)
+				}
+			}
 			if exe, err := os.Executable(); err == nil {
 				env = append(env, compat.EnvLauncher+"="+exe)
 			}
