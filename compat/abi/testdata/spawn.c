@@ -115,19 +115,27 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Comm_disconnect(&kids));
     CHECK(kids == MPI_COMM_NULL);
 
-    /* MPI_Comm_spawn_multiple: two commands, with a wdir. */
-    char *cmds[2] = {argv[0], argv[0]};
+    /* MPI_Comm_spawn_multiple: two commands, the first with a wdir, the
+     * second by its name alone, found in the info key path. */
+    char dir[4096], *slash;
+    snprintf(dir, sizeof dir, "%s", argv[0]);
+    slash = strrchr(dir, '/');
+    CHECK(slash != NULL);
+    *slash = 0;
+    char *cmds[2] = {argv[0], slash + 1};
     char *a1[] = {"first", NULL}, *a2[] = {"second", NULL};
     char **argvs[2] = {a1, a2};
     int maxprocs[2] = {1, 2};
     MPI_Info infos[2];
     CHECK_RC(MPI_Info_create(&infos[0]));
     CHECK_RC(MPI_Info_set(infos[0], "wdir", "/"));
-    infos[1] = MPI_INFO_NULL;
+    CHECK_RC(MPI_Info_create(&infos[1]));
+    CHECK_RC(MPI_Info_set(infos[1], "path", dir));
     int codes[3] = {-1, -1, -1};
     CHECK_RC(MPI_Comm_spawn_multiple(2, cmds, argvs, maxprocs, infos, size - 1, MPI_COMM_WORLD, &kids, codes));
     CHECK(codes[0] == 0 && codes[1] == 0 && codes[2] == 0);
     CHECK_RC(MPI_Info_free(&infos[0]));
+    CHECK_RC(MPI_Info_free(&infos[1]));
     if (rank == 0) {
         int seen = 0;
         for (int i = 0; i < 3; i++) {
