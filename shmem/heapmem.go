@@ -154,7 +154,8 @@ func (w *World) CanAdopt() bool { return w.heapShared && w.dev == nil }
 
 // AdoptPages moves the pages at address at of this process (page-aligned,
 // outside the heap, s.Len() bytes) onto the pages of s (this PE's copy,
-// page-aligned and as long): their contents are copied there once, and
+// page-aligned and as long): their contents are copied there once (only
+// the pages that hold data: dataRuns), and
 // then the same virtual addresses are a second mapping of those heap
 // pages, so that stores through either reach the other and every PE that
 // reaches s (mapped node-local peers, remote peers through this PE's heap
@@ -167,11 +168,16 @@ func (w *World) AdoptPages(s Sym[byte], at uintptr) error {
 	if !w.CanAdopt() || len(h) == 0 || !pageAligned(h) || uint64(at)%osPage != 0 {
 		return errf(ErrInvalid, "AdoptPages of %d bytes at %#x (page-aligned ranges of a memfd heap only)", len(h), at)
 	}
-	if err := populate(h); err != nil {
-		return fmt.Errorf("%w: %d bytes of heap for pages to adopt: %v", ErrHeapExhausted, len(h), err)
-	}
-	if err := copyFromAddr(h, at); err != nil {
-		return err
+	// Only pages that hold data are copied: the rest read zero, as s's
+	// pages (zeroed, never touched) do already.
+	for _, r := range dataRuns(at, len(h)) {
+		d := h[r.at : r.at+r.n]
+		if err := populate(d); err != nil {
+			return fmt.Errorf("%w: %d bytes of heap for pages to adopt: %v", ErrHeapExhausted, len(d), err)
+		}
+		if err := copyFromAddr(d, at+uintptr(r.at)); err != nil {
+			return err
+		}
 	}
 	// old_size 0 on a shared mapping makes a second mapping of the same pages.
 	src := uintptr(unsafe.Pointer(&h[0]))
