@@ -170,7 +170,18 @@ func (w *World) AdoptPages(s Sym[byte], at uintptr) error {
 	}
 	// Only pages that hold data are copied: the rest read zero, as s's
 	// pages (zeroed, never touched) do already.
+	fd := -1
+	if len(h) >= 16*int(osPage) { // small ranges: the search costs more than it saves
+		fd = w.heapFile()
+	}
+	hoff := int64(uintptr(unsafe.Pointer(&h[0])) - uintptr(unsafe.Pointer(&w.heap[0])))
 	for _, r := range dataRuns(at, len(h)) {
+		if fd >= 0 {
+			if err := writeFile(fd, at+uintptr(r.at), r.n, hoff+int64(r.at)); err != nil {
+				return err
+			}
+			continue
+		}
 		d := h[r.at : r.at+r.n]
 		if err := populate(d); err != nil {
 			return fmt.Errorf("%w: %d bytes of heap for pages to adopt: %v", ErrHeapExhausted, len(d), err)
@@ -242,19 +253,35 @@ func (w *World) ReturnPages(s Sym[byte], at uintptr) error {
 	if err != nil {
 		return err
 	}
+	fd := -1
+	if len(h) >= 16*int(osPage) {
+		fd = w.heapFile()
+	}
+	hoff := int64(uintptr(unsafe.Pointer(&h[0])) - uintptr(unsafe.Pointer(&w.heap[0])))
 	for _, sp := range spans {
 		fresh, err := unix.Mmap(-1, 0, sp.n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 		if err != nil {
 			return fmt.Errorf("shmem: %d bytes to give pages back: %w", sp.n, err)
 		}
 		dst := at + uintptr(sp.at)
-		if err := populate(fresh); err != nil {
-			_ = unix.Munmap(fresh)
-			return fmt.Errorf("shmem: %d bytes to give pages back: %w", sp.n, err)
+		// Only what the heap file holds is copied back: its holes read
+		// zero, as the fresh pages do.
+		runs, ok := []span{{0, sp.n}}, false
+		if fd >= 0 {
+			runs, ok = fileData(fd, hoff+int64(sp.at), sp.n)
+			if !ok {
+				runs = []span{{0, sp.n}}
+			}
 		}
-		if err := copyFromAddr(fresh, dst); err != nil {
-			_ = unix.Munmap(fresh)
-			return err
+		for _, r := range runs {
+			if err := populate(fresh[r.at : r.at+r.n]); err != nil {
+				_ = unix.Munmap(fresh)
+				return fmt.Errorf("shmem: %d bytes to give pages back: %w", r.n, err)
+			}
+			if err := copyFromAddr(fresh[r.at:r.at+r.n], dst+uintptr(r.at)); err != nil {
+				_ = unix.Munmap(fresh)
+				return err
+			}
 		}
 		got, _, errno := unix.Syscall6(unix.SYS_MREMAP, uintptr(unsafe.Pointer(&fresh[0])), uintptr(sp.n), uintptr(sp.n),
 			unix.MREMAP_MAYMOVE|unix.MREMAP_FIXED, dst, 0)
