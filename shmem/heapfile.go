@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -119,4 +121,58 @@ func fileData(fd int, off int64, n int) (out []span, ok bool) {
 		p = h
 	}
 	return out, true
+}
+
+// copyPiece is the most one worker of inParallel copies at a time.
+const copyPiece = 16 << 20
+
+// inParallel runs fn on every run, cut into pieces of at most copyPiece
+// bytes, on up to 8 threads at once (the kernel allocates a shared page
+// and copies into it on the thread that asks: a large move is bound by
+// one CPU's speed otherwise). It returns the first error.
+func inParallel(runs []span, fn func(span) error) error {
+	var pieces []span
+	for _, r := range runs {
+		for o := 0; o < r.n; o += copyPiece {
+			pieces = append(pieces, span{r.at + o, min(copyPiece, r.n-o)})
+		}
+	}
+	workers := min(runtime.NumCPU(), 8, len(pieces))
+	if workers <= 1 {
+		for _, p := range pieces {
+			if err := fn(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		next  int
+		first error
+	)
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				if next == len(pieces) || first != nil {
+					mu.Unlock()
+					return
+				}
+				p := pieces[next]
+				next++
+				mu.Unlock()
+				if err := fn(p); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
 }

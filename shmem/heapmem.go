@@ -175,20 +175,18 @@ func (w *World) AdoptPages(s Sym[byte], at uintptr) error {
 		fd = w.heapFile()
 	}
 	hoff := int64(uintptr(unsafe.Pointer(&h[0])) - uintptr(unsafe.Pointer(&w.heap[0])))
-	for _, r := range dataRuns(at, len(h)) {
+	err := inParallel(dataRuns(at, len(h)), func(r span) error {
 		if fd >= 0 {
-			if err := writeFile(fd, at+uintptr(r.at), r.n, hoff+int64(r.at)); err != nil {
-				return err
-			}
-			continue
+			return writeFile(fd, at+uintptr(r.at), r.n, hoff+int64(r.at))
 		}
 		d := h[r.at : r.at+r.n]
 		if err := populate(d); err != nil {
 			return fmt.Errorf("%w: %d bytes of heap for pages to adopt: %v", ErrHeapExhausted, len(d), err)
 		}
-		if err := copyFromAddr(d, at+uintptr(r.at)); err != nil {
-			return err
-		}
+		return copyFromAddr(d, at+uintptr(r.at))
+	})
+	if err != nil {
+		return err
 	}
 	// old_size 0 on a shared mapping makes a second mapping of the same pages.
 	src := uintptr(unsafe.Pointer(&h[0]))
@@ -273,15 +271,15 @@ func (w *World) ReturnPages(s Sym[byte], at uintptr) error {
 				runs = []span{{0, sp.n}}
 			}
 		}
-		for _, r := range runs {
+		err = inParallel(runs, func(r span) error {
 			if err := populate(fresh[r.at : r.at+r.n]); err != nil {
-				_ = unix.Munmap(fresh)
 				return fmt.Errorf("shmem: %d bytes to give pages back: %w", r.n, err)
 			}
-			if err := copyFromAddr(fresh[r.at:r.at+r.n], dst+uintptr(r.at)); err != nil {
-				_ = unix.Munmap(fresh)
-				return err
-			}
+			return copyFromAddr(fresh[r.at:r.at+r.n], dst+uintptr(r.at))
+		})
+		if err != nil {
+			_ = unix.Munmap(fresh)
+			return err
 		}
 		got, _, errno := unix.Syscall6(unix.SYS_MREMAP, uintptr(unsafe.Pointer(&fresh[0])), uintptr(sp.n), uintptr(sp.n),
 			unix.MREMAP_MAYMOVE|unix.MREMAP_FIXED, dst, 0)
