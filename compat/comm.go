@@ -137,6 +137,7 @@ func (c *Comm) Free() error {
 		return errorf(ClassComm, "Free: %s cannot be freed", c.name)
 	}
 	c.freed.Store(true)
+	c.env.unregister(c)
 	if c.local != nil {
 		return c.local.Free()
 	}
@@ -151,6 +152,12 @@ func (c *Comm) releaseTeam() error {
 	c.coll.team = nil
 	e := c.env
 	e.teamComms = slices.DeleteFunc(e.teamComms, func(x *Comm) bool { return x == c })
+	if c.Revoked() || len(c.lostMembers()) > 0 {
+		// Destroy is collective over the team, which a lost member never
+		// enters and a revoked communicator's members need not: the
+		// team's slot stays taken (of shmem.MaxTeams).
+		return nil
+	}
 	return wrap(t.Destroy(), "freeing the communicator's team")
 }
 
@@ -177,6 +184,7 @@ func (c *Comm) derive(ctx uint32, g *Group, name string, t *shmem.Team) *Comm {
 		n.coll.team = t
 		c.env.teamComms = append(c.env.teamComms, n)
 	}
+	c.env.register(n)
 	return n
 }
 

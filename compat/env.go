@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"strconv"
+	"sync"
 
 	"sync/atomic"
 	"time"
@@ -86,6 +87,13 @@ type Env struct {
 	nextCtx     uint32
 	asyncCtx    atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
 	closed      atomic.Bool
+
+	excuseMu sync.Mutex
+	excused  []int // world PEs this PE agreed to go on without (ulfm.go)
+
+	// The communicators by context, and the contexts whose kRevoke came
+	// before their communicator was made here (revoke.go).
+	byCtx, earlyRevokes sync.Map
 }
 
 type config struct {
@@ -285,6 +293,8 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if !e.multiple {
 		e.world.coll.team = w.TeamWorld()
 	}
+	e.register(e.world)
+	e.register(e.self)
 	return e, nil
 }
 
@@ -423,7 +433,13 @@ func (e *Env) Finalize() error {
 	if e.closed.Load() {
 		return errorf(ClassOther, "Finalize: already finalized")
 	}
+	if len(e.world.lostMembers()) > 0 || e.world.Revoked() {
+		return e.finalizeSurvivors()
+	}
 	err := e.world.Barrier()
+	if cl := ClassOf(err); cl == ClassProcFailed || cl == ClassRevoked {
+		return e.finalizeSurvivors() // lost (or revoked) while the others finalize
+	}
 	for len(e.teamComms) > 0 && err == nil {
 		c := e.teamComms[0]
 		c.freed.Store(true)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -137,7 +138,11 @@ func codeOf(err error) C.int {
 		return C.int(ce)
 	}
 	if errors.Is(err, shmem.ErrPeerLost) || compat.ClassOf(err) == compat.ClassProcFailed {
-		return lostCode(err.Error())
+		msg := err.Error()
+		if !ulfmClasses { // the string names the class the code has
+			msg = strings.Replace(msg, compat.ClassProcFailed.String()+":", "MPI_ERR_PROC_ABORTED:", 1)
+		}
+		return lostCode(msg)
 	}
 	if c, ok := abiClass[compat.ClassOf(err)]; ok {
 		return c

@@ -41,6 +41,13 @@ type Config struct {
 	KillGrace time.Duration
 	// Log receives the launcher's own messages; nil means Stderr.
 	Log io.Writer
+	// KeepGoing leaves the other PEs running when a PE fails (gshmem run
+	// --disable-auto-cleanup, as MPICH's mpiexec): for fault-tolerant
+	// programs whose survivors go on without the lost PE (compat's
+	// Shrink, MPIX_Comm_shrink). Each failure is logged once; the job's
+	// exit code is still the first failure's. PEs left stopped once every
+	// other PE has exited are killed (keptStopped).
+	KeepGoing bool
 }
 
 // ErrConfig marks a job refused before anything was started.
@@ -79,6 +86,9 @@ type job struct {
 	// decideGrace and names a PE killed by a signal meanwhile instead.
 	pending *failure
 	decide  <-chan time.Time
+
+	// stoppedCheck, under KeepGoing after a failure, fires keptStopped.
+	stoppedCheck <-chan time.Time
 
 	// The bootstrap's completion: from the first PE's join, every PE has
 	// joinDeadline(joinTimeout) to join too (checkJoined).
@@ -237,6 +247,8 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 			code, what, failed := c.failure(ev)
 			switch {
 			case !failed || j.stopping:
+			case j.cfg.KeepGoing && j.interrupted == 0:
+				j.keepGoing(code, what)
 			case j.interrupted != 0:
 				// The user interrupted the job: the PE ended because of
 				// the signal passed on to it, not on its own.
@@ -273,8 +285,48 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 		case <-j.kill:
 			j.kill = nil
 			j.signal(syscall.SIGKILL)
+		case <-j.stoppedCheck:
+			j.stoppedCheck = nil
+			j.keptStopped()
 		}
 	}
+}
+
+// keepGoing records a PE's failure under KeepGoing: logged, the job's code
+// if it is the first, and the others left running.
+func (j *job) keepGoing(code int, what string) {
+	if j.code == 0 {
+		j.code = code
+	}
+	j.log("%s; the other %s go on (--disable-auto-cleanup)", what, pes(j.live))
+	j.stoppedCheck = time.After(stoppedCheckEvery)
+}
+
+// stoppedCheckEvery is how often a KeepGoing job whose PEs failed looks for
+// PEs that only a stop keeps alive.
+const stoppedCheckEvery = time.Second
+
+// keptStopped ends a KeepGoing job whose PEs that are not yet reaped are
+// all stopped (SIGSTOP, a debugger): nothing can continue them, and the
+// survivors, which went on without them, have exited.
+func (j *job) keptStopped() {
+	if j.stopping || j.live == 0 {
+		return
+	}
+	cs := j.stoppedPEs()
+	if len(cs) < j.live {
+		j.stoppedCheck = time.After(stoppedCheckEvery)
+		return
+	}
+	for _, c := range cs {
+		j.log("PE %d (pid %d) is stopped and every other PE has exited; killing it", c.rank, c.proc.Pid)
+	}
+	code := j.code
+	if code == 0 {
+		code = 128 + int(syscall.SIGKILL)
+	}
+	j.stop(code, nil)
+	j.signal(syscall.SIGKILL)
 }
 
 // checkJoined ends a job whose PEs have not all joined the bootstrap by
