@@ -42,6 +42,7 @@ var prebuilt = []program{
 	{src: "gshmem_fatal.c"}, {src: "intercomm.c"}, {src: "commfix.c"}, {src: "session.c"},
 	{src: "peerloss.c"}, {src: "wincreate.c"}, {src: "rmafault.c"},
 	{src: "threads.c", extra: []string{"-pthread"}}, {src: "dynproc.c"}, {src: "mpit.c"}, {src: "shrink.c"},
+	{src: "finloss.c"}, {src: "revoke.c"},
 }
 
 // notPrebuilt are the sources compile is called with that prebuilt leaves

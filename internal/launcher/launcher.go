@@ -87,8 +87,10 @@ type job struct {
 	pending *failure
 	decide  <-chan time.Time
 
-	// stoppedCheck, under KeepGoing after a failure, fires keptStopped.
+	// stoppedCheck, under KeepGoing once a PE has exited, fires
+	// keptStopped; allStopped is what its last check found.
 	stoppedCheck <-chan time.Time
+	allStopped   bool
 
 	// The bootstrap's completion: from the first PE's join, every PE has
 	// joinDeadline(joinTimeout) to join too (checkJoined).
@@ -263,6 +265,9 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 				j.pending = &failure{code, what}
 				j.decide = time.After(decideGrace)
 			}
+			if j.cfg.KeepGoing && j.live > 0 && j.stoppedCheck == nil {
+				j.stoppedCheck = time.After(stoppedCheckEvery)
+			}
 			if j.live == 0 {
 				j.settle()
 			}
@@ -299,22 +304,24 @@ func (j *job) keepGoing(code int, what string) {
 		j.code = code
 	}
 	j.log("%s; the other %s go on (--disable-auto-cleanup)", what, pes(j.live))
-	j.stoppedCheck = time.After(stoppedCheckEvery)
 }
 
-// stoppedCheckEvery is how often a KeepGoing job whose PEs failed looks for
-// PEs that only a stop keeps alive.
+// stoppedCheckEvery is how often a KeepGoing job some of whose PEs have
+// exited looks for PEs that only a stop keeps alive.
 const stoppedCheckEvery = time.Second
 
-// keptStopped ends a KeepGoing job whose PEs that are not yet reaped are
-// all stopped (SIGSTOP, a debugger): nothing can continue them, and the
-// survivors, which went on without them, have exited.
+// keptStopped ends a KeepGoing job whose PEs that are not yet reaped have
+// all been stopped (SIGSTOP, a debugger) at two checks in a row: the
+// survivors, which went on without them, have exited, and nothing would
+// end the job otherwise.
 func (j *job) keptStopped() {
 	if j.stopping || j.live == 0 {
 		return
 	}
 	cs := j.stoppedPEs()
-	if len(cs) < j.live {
+	all := len(cs) == j.live
+	if !all || !j.allStopped {
+		j.allStopped = all
 		j.stoppedCheck = time.After(stoppedCheckEvery)
 		return
 	}
