@@ -300,10 +300,19 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 // keepGoing records a PE's failure under KeepGoing: logged, the job's code
 // if it is the first, and the others left running.
 func (j *job) keepGoing(code int, what string) {
-	if j.code == 0 {
-		j.code = code
+	if j.code != 0 {
+		j.log("%s", what) // a survivor's own failure, or a later loss
+		return
 	}
-	j.log("%s; the other %s go on (--disable-auto-cleanup)", what, pes(j.live))
+	j.code = code
+	switch j.live {
+	case 0:
+		j.log("%s", what)
+	case 1:
+		j.log("%s; the other PE goes on (--disable-auto-cleanup)", what)
+	default:
+		j.log("%s; the other %d PEs go on (--disable-auto-cleanup)", what, j.live)
+	}
 }
 
 // stoppedCheckEvery is how often a KeepGoing job some of whose PEs have
