@@ -404,7 +404,7 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	if err != nil {
 		return Status{}, false, err
 	}
-	if err := tagArg(tag, true, "Probe"); err != nil {
+	if err := errorsOf(tagArg(tag, true, "Probe"), c.ftCheck("Probe", pe, false)); err != nil {
 		return Status{}, false, err
 	}
 	if pe == ProcNull {
@@ -413,6 +413,9 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	e := c.env
 	var st Status
 	found := func() bool {
+		if c.ft.revoked.Load() {
+			return true // revoked meanwhile (revoke.go): below
+		}
 		i := e.findUnexpected(c.ctx, pe, tag)
 		if i >= 0 {
 			m := e.unexpected[i]
@@ -422,11 +425,17 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	}
 	if block {
 		err := e.waitFor(found)
+		if err == nil && c.ft.revoked.Load() {
+			err = errorf(ClassRevoked, "Probe: communicator %s was revoked", c.name)
+		}
 		return st, err == nil, err
 	}
 	e.mu.Lock()
 	e.progress()
 	ok := found()
 	e.mu.Unlock()
+	if c.ft.revoked.Load() {
+		return Status{}, false, errorf(ClassRevoked, "Iprobe: communicator %s was revoked", c.name)
+	}
 	return st, ok, nil
 }
