@@ -46,11 +46,19 @@ func (e *Env) unregister(c *Comm) { e.byCtx.CompareAndDelete(c.ctx, c) }
 
 // OnRevoke sets f to run once c is revoked, by this PE (Revoke) or by
 // another member's message, with the engine's lock held: f must not call
-// into compat. The C ABI takes its fast paths away from c there.
+// into compat. When c is revoked already (a member's message came while
+// c was being made here), f runs now. The C ABI takes its fast paths away
+// from c there.
 func (c *Comm) OnRevoke(f func()) {
+	e := c.env
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	c.ft.mu.Lock()
 	c.ft.onRevoke = f
 	c.ft.mu.Unlock()
+	if c.ft.revoked.Load() {
+		f()
+	}
 }
 
 // onRevoke takes a kRevoke message from world PE p for context ctx.
