@@ -83,9 +83,12 @@ type Env struct {
 	mine        shmem.Mapped // this PE's heap: wake wakes its idle goroutines
 
 	world, self *Comm
-	nextCtx     uint32
-	asyncCtx    atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
-	closed      atomic.Bool
+	// nextCtx is one above every context id this PE has taken; read and
+	// written only by the agreement holding ctxa (ctxalloc.go).
+	nextCtx  uint32
+	ctxa     ctxAlloc
+	asyncCtx atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
+	closed   atomic.Bool
 }
 
 type config struct {
