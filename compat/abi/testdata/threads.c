@@ -3,7 +3,7 @@
  * per-thread tags (order and content), MPI_ANY_SOURCE receivers in every
  * thread, Mprobe/Mrecv and Iprobe races, collectives on per-thread
  * duplicated communicators, Put/Get/Accumulate/flush on per-thread
- * windows and on one window every thread shares under one lock_all epoch
+ * windows and on one window every thread shares under lock_all epochs
  * (whose first operations to a target race to take its lock), requests
  * made in one thread and completed in another. alarm()
  * bounds the whole run: a hang fails it. An argument runs that many
@@ -220,16 +220,25 @@ static void rma(int t)
 }
 
 /* shared: every thread puts, gets, accumulates and flushes on the one
- * window swin, in the lock_all epoch main opened before the threads
- * started (MPI's rule: the epoch is the process's). Thread t of each
- * rank owns one 16-int slot of every target and checks what it put there;
- * every thread adds to one counter per target. */
+ * window swin, in NEPOCH lock_all epochs per round that thread 0 opens
+ * and closes while the others wait at a barrier (MPI's rule: the epoch is
+ * the process's, opened before its threads use it); each epoch's first
+ * operations, every thread's at once, race to take a target's shared lock.
+ * Thread t of each rank owns one 16-int slot of every target and checks
+ * what it put there; every thread adds to one counter per target. */
+enum { NEPOCH = 20 };
 static void shared(int t)
 {
     int v[16], g[16], off = 16 * (rank * NT + t);
     CHECK(16 * size * NT < WINN);
     for (int i = 0; i < NRMA; i++) {
-        int target = (rank + 1 + i) % size;
+        if (i % (NRMA / NEPOCH) == 0) {
+            pthread_barrier_wait(&bar);
+            if (t == 0)
+                CHECK_RC(MPI_Win_lock_all(0, swin));
+            pthread_barrier_wait(&bar);
+        }
+        int target = (rank + 1 + i / (NRMA / NEPOCH)) % size;
         for (int j = 0; j < 16; j++)
             v[j] = rank * 100000 + t * 10000 + i * 16 + j;
         CHECK_RC(MPI_Put(v, 16, MPI_INT, target, off, 16, MPI_INT, swin));
@@ -239,8 +248,13 @@ static void shared(int t)
         CHECK(memcmp(v, g, sizeof v) == 0);
         int one = 1;
         CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT, target, WINN - 1, 1, MPI_INT, MPI_SUM, swin));
-        if (i % 16 == 0)
+        if (i % 4 == 3)
             CHECK_RC(MPI_Win_flush_all(swin));
+        if (i % (NRMA / NEPOCH) == NRMA / NEPOCH - 1) {
+            pthread_barrier_wait(&bar);
+            if (t == 0)
+                CHECK_RC(MPI_Win_unlock_all(swin));
+        }
     }
 }
 
@@ -326,12 +340,10 @@ int main(int argc, char **argv)
     pthread_barrier_init(&bar, NULL, NT);
     for (int round = 0; round < rounds; round++) {
         pthread_t th[NT];
-        CHECK_RC(MPI_Win_lock_all(0, swin));
         for (int t = 0; t < NT; t++)
             CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0);
         for (int t = 0; t < NT; t++)
             CHECK(pthread_join(th[t], NULL) == 0);
-        CHECK_RC(MPI_Win_unlock_all(swin));
         /* Every message of anysource arrived exactly once. */
         for (int r = 0; r < size; r++)
             for (int t = 0; t < NT; t++)
