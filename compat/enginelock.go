@@ -31,10 +31,12 @@ import (
 // themselves while a holder that had lost it (in a system call, or
 // preempted) queued behind them for it; every critical section then cost
 // several thread hand-offs, and under CPU contention a 4-thread run of
-// testdata/threads.c stopped making progress for minutes (3 runs of 19,
-// 30 rounds each, 2 ranks). A sleeper holds no P and burns no CPU, so the
-// holder gets the P back at once. The holder itself rings doorbells
-// without giving its P up (wakeNoYield).
+// testdata/threads.c stopped making progress for minutes (3 of 35 runs of
+// 30 rounds, 2 ranks, on a loaded 2-CPU host: the holder parked in
+// exitsyscall for want of the P while three takers passed it round). A
+// sleeper holds no P and burns no CPU, so the holder gets the P back at
+// once. The holder itself rings doorbells without giving its P up
+// (shmem.Mapped.WakeNoYield).
 type engineMutex struct {
 	own  uint32  // the word until New points word at the published state
 	word *uint32 // nil: own
