@@ -48,23 +48,33 @@ if [ "$cmd" = build ]; then
 fi
 
 cd "$root/$dir" 2>/dev/null || cd "$dir" || { echo "no $dir: run '$0 build' first"; exit 1; }
-out=${OUT:-$PWD/logs}
-mkdir -p "$out" bin nvbin
+# Every log is kept in /tmp/nvlogs and appended to all.log in $OUT (the
+# device tool brings back only a few files), steps.log beside it.
+res=${OUT:-$PWD/logs}
+out=/tmp/nvlogs
+mkdir -p "$out" "$res" bin nvbin
+deadline=${DEADLINE:-500} # seconds: later steps are skipped (and named) rather than cut off
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
-export GSHMEM_BOOTSTRAP_TIMEOUT=60s GSHMEM_HEAP=device GSHMEM_SYMMETRIC_SIZE=${GSHMEM_SYMMETRIC_SIZE:-3g}
+export GSHMEM_TCP_ADDR=127.0.0.1 GSHMEM_BOOTSTRAP_TIMEOUT=60s GSHMEM_HEAP=device GSHMEM_SYMMETRIC_SIZE=${GSHMEM_SYMMETRIC_SIZE:-3g}
 export LD_LIBRARY_PATH="$PWD/abi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; "$nvcc" --version | tail -2; uname -r; } 2>&1 | tee "$out/machine.log"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; "$nvcc" --version | tail -2; uname -r; } 2>&1 | tee "$res/steps.log"
 fails=()
 step() { # name timeout command...
 	local name=$1 t=$2
 	shift 2
-	echo "=== $name: $*" >>"$out/steps.log"
+	if [ $SECONDS -gt "$deadline" ]; then
+		echo "=== $name: SKIPPED (past the ${deadline}s deadline)" | tee -a "$res/steps.log"
+		fails+=("$name(skipped)")
+		return 0
+	fi
+	echo "=== $name: $*" >>"$res/steps.log"
 	local s=$SECONDS
 	timeout -k 5 "$t" "$@" >"$out/$name.log" 2>&1
 	local rc=$?
-	echo "=== $name: rc=$rc in $((SECONDS - s)) s" | tee -a "$out/steps.log"
-	[ $rc = 0 ] || { fails+=("$name"); tail -15 "$out/$name.log"; }
+	echo "=== $name: rc=$rc in $((SECONDS - s)) s" | tee -a "$res/steps.log"
+	{ echo "=================== $name: $* (rc=$rc)"; cat "$out/$name.log"; } >>"$res/all.log"
+	[ $rc = 0 ] || { fails+=("$name"); tail -8 "$out/$name.log"; }
 	return 0
 }
 
@@ -75,37 +85,41 @@ inc="-I$PWD/abi/include"
 lib="-L$PWD/abi/lib -lnvshmem_host -lnvshmem_device -lcuda -Xlinker -rpath,$PWD/abi/lib"
 t0=$SECONDS
 ./abi/bin/gshmem nvcc --prefix abi --device-lib -arch=sm_90 >"$out/build-devlib.log" 2>&1 || fails+=(build-devlib)
-"$nvcc" $A $inc -Inv/perftest/common -c nv/perftest/common/utils.cu -o bin/utils.o >"$out/build-utils.log" 2>&1 || fails+=(build-utils)
 build() { # name src [extra flags]
 	local n=$1 s=$2
 	shift 2
 	"$nvcc" $A $inc "$@" "$s" -o "bin/$n" $lib >"$out/build-$n.log" 2>&1 && echo "built $n" || echo "NOT BUILT $n"
 }
+expids=()
 for s in nv/examples/*.cu nv/examples/*.cpp; do
 	n=$(basename "${s%.*}")
 	build "$n" "$s" -x cu &
+	expids+=($!)
 done
-for s in nv/perftest/device/pt-to-pt/*.cu nv/perftest/device/coll/*.cu; do
-	n=$(basename "${s%.cu}")
-	build "$n" "$s" -Inv/perftest/common -Inv/perftest/device/coll bin/utils.o &
-done
-wait
-# NVSHMEM's own (the wheel), for the figures beside ours.
+# The perftests build while the examples run; NVSHMEM's own (the wheel)
+# too, for the figures beside ours.
 NV=$(python3 -c "import nvidia.nvshmem as m; print(list(m.__path__)[0])" 2>/dev/null) || NV=
 nvperf="shmem_put_bw shmem_p_latency shmem_p_ping_pong_latency shmem_put_latency"
-if [ -n "$NV" ]; then
-	ln -sf "$NV/lib/libnvshmem_host.so.3" "$NV/lib/libnvshmem_host.so" 2>/dev/null
-	B="-arch=sm_90 -O2 -std=c++17 -rdc=true -I$NV/include -Inv/perftest/common"
-	"$nvcc" $B -c nv/perftest/common/utils.cu -o nvbin/utils.o >"$out/nvbuild-utils.log" 2>&1
-	for n in $nvperf; do
-		"$nvcc" $B nv/perftest/device/pt-to-pt/$n.cu nvbin/utils.o -o nvbin/$n -L"$NV/lib" -lnvshmem_host -lnvshmem_device -lcuda \
-			>"$out/nvbuild-$n.log" 2>&1 &
+(
+	"$nvcc" $A $inc -Inv/perftest/common -c nv/perftest/common/utils.cu -o bin/utils.o >"$out/build-utils.log" 2>&1
+	for s in nv/perftest/device/pt-to-pt/*.cu nv/perftest/device/coll/*.cu; do
+		n=$(basename "${s%.cu}")
+		build "$n" "$s" -Inv/perftest/common -Inv/perftest/device/coll bin/utils.o &
 	done
+	if [ -n "$NV" ]; then
+		ln -sf "$NV/lib/libnvshmem_host.so.3" "$NV/lib/libnvshmem_host.so" 2>/dev/null
+		B="-arch=sm_90 -O2 -std=c++17 -rdc=true -I$NV/include -Inv/perftest/common"
+		"$nvcc" $B -c nv/perftest/common/utils.cu -o nvbin/utils.o >"$out/nvbuild-utils.log" 2>&1
+		for n in $nvperf; do
+			"$nvcc" $B nv/perftest/device/pt-to-pt/$n.cu nvbin/utils.o -o nvbin/$n -L"$NV/lib" -lnvshmem_host -lnvshmem_device -lcuda \
+				>"$out/nvbuild-$n.log" 2>&1 &
+		done
+	fi
 	wait
-fi
-echo "=== builds done in $((SECONDS - t0)) s" | tee -a "$out/steps.log"
-ls bin nvbin | tee -a "$out/steps.log" | tr '\n' ' '
-echo
+) &
+perfbuild=$!
+wait "${expids[@]}"
+echo "=== examples built in $((SECONDS - t0)) s" | tee -a "$res/steps.log"
 
 # 2. The examples, 2 PEs on the one GPU under MPS.
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
@@ -115,17 +129,24 @@ run2() { ./abi/bin/gshmem run -n 2 "$@"; }
 for s in nv/examples/*.cu nv/examples/*.cpp; do
 	n=$(basename "${s%.*}")
 	[ -x "bin/$n" ] || { fails+=("build-$n"); continue; }
-	step "ex-$n" 40 run2 "bin/$n"
+	step "ex-$n" 20 run2 "bin/$n"
 done
 
 # 3. The device perftests, 2 PEs, and NVSHMEM's beside.
+wait $perfbuild
+echo "=== builds done in $((SECONDS - t0)) s" | tee -a "$res/steps.log"
+for f in "$out"/build-*.log "$out"/nvbuild-*.log; do
+	[ -s "$f" ] && { echo "=================== $(basename "$f")"; head -c 3000 "$f"; } >>"$res/all.log"
+done
+ls bin nvbin | tr '\n' ' ' | tee -a "$res/steps.log"
+echo
 perf() { # name args...
 	local n=$1
 	shift
 	[ -x "bin/$n" ] || { fails+=("build-$n"); return; }
-	step "perf-$n" 60 run2 "bin/$n" "$@"
+	step "perf-$n" 30 run2 "bin/$n" "$@"
 	if [ -x "nvbin/$n" ]; then
-		step "nvperf-$n" 60 mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" \
+		step "nvperf-$n" 30 mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" \
 			-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY -x NVSHMEM_DISABLE_NVLS=1 -x NVSHMEM_BOOTSTRAP=MPI \
 			-x NVSHMEM_SYMMETRIC_SIZE=3G -x NVSHMEM_REMOTE_TRANSPORT=none "nvbin/$n" "$@"
 	fi
@@ -134,17 +155,18 @@ perf shmem_put_bw -s block -n 20 -w 5 -c 32 -t 1024 -b 1M -e 1G -f 4
 perf shmem_p_latency -n 200 -w 20 -e 4K
 perf shmem_p_ping_pong_latency -n 500 -w 50 -e 64
 perf shmem_put_latency -n 200 -w 20 -e 64K
-for n in shmem_get_bw shmem_g_latency shmem_atomic_latency shmem_signal_ping_pong_latency shmem_put_signal_ping_pong_latency shmem_st_bw; do
+for n in shmem_get_bw shmem_atomic_latency shmem_put_signal_ping_pong_latency shmem_g_latency shmem_signal_ping_pong_latency shmem_st_bw; do
 	perf "$n" -n 50 -w 5 -e 64K
 done
-for n in barrier_latency sync_latency bcast_latency fcollect_latency alltoall_latency reduction_latency reducescatter_latency; do
-	perf "$n" -n 20 -w 5 -e 4K
+for n in reduction_latency reducescatter_latency fcollect_latency barrier_latency bcast_latency alltoall_latency sync_latency; do
+	perf "$n" -n 10 -w 2 -e 1K
 done
 echo quit | nvidia-cuda-mps-control
 
 echo "================ examples ================"
-grep -h "rc=" "$out/steps.log" | grep "ex-" | sed 's/ in .*//'
+grep -h "rc=" "$res/steps.log" | grep "ex-" | sed 's/ in .*//'
 echo "================ builds that failed ================"
 grep -l "" "$out"/build-*.log | while read -r f; do n=$(basename "$f" .log); n=${n#build-}; [ -x "bin/$n" ] || [ "$n" = devlib ] || [ "$n" = utils ] || echo "$n: $(grep -m1 -i 'error' "$f")"; done
-echo "failed steps: ${fails[*]:-none}"
+echo "failed steps: ${fails[*]:-none}" | tee -a "$res/steps.log"
+tar -C /tmp -czf "$res/nvlogs.tgz" nvlogs 2>/dev/null
 [ ${#fails[@]} = 0 ]
