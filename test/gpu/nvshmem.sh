@@ -13,7 +13,9 @@
 #                         rebuilt by that machine's nvcc; every example and
 #                         device perftest built by it (in parallel) with
 #                         -include nvshmem_onegpu.h (cudaSetDevice modulo
-#                         the GPU count, so 2 PEs share one GPU); the
+#                         the GPU count, so 2 PEs share one GPU), and
+#                         testdata/nvshmem_coll_check.cu (the collectives
+#                         of every scope, run with 2 and 4 PEs); the
 #                         examples run with 2 PEs under MPS (gshmem run,
 #                         GSHMEM_HEAP=device); the chosen perftests run
 #                         with 2 PEs; and, where the machine has NVSHMEM's
@@ -42,7 +44,7 @@ if [ "$cmd" = build ]; then
 	rm -rf "$dir/nv/examples" "$dir/nv/perftest"
 	cp -a "$src/examples" "$src/perftest" "$dir/nv/"
 	rm -rf "$dir/nv/examples/gemm_allreduce" "$dir/nv/perftest/device/tile" # Blackwell-only, and NVSHMEM 3.5's tile API
-	cp test/gpu/testdata/nvshmem_onegpu.h "$0" "$dir/"
+	cp test/gpu/testdata/nvshmem_onegpu.h test/gpu/testdata/nvshmem_coll_check.cu "$0" "$dir/"
 	du -sh "$dir"
 	exit 0
 fi
@@ -91,6 +93,8 @@ build() { # name src [extra flags]
 	"$nvcc" $A $inc "$@" "$s" -o "bin/$n" $lib >"$out/build-$n.log" 2>&1 && echo "built $n" || echo "NOT BUILT $n"
 }
 expids=()
+build nvshmem_coll_check nvshmem_coll_check.cu &
+expids+=($!)
 for s in nv/examples/*.cu nv/examples/*.cpp; do
 	n=$(basename "${s%.*}")
 	build "$n" "$s" -x cu &
@@ -126,6 +130,9 @@ export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
 mkdir -p /tmp/mps /tmp/mpslog
 nvidia-cuda-mps-control -d && echo "MPS started"
 run2() { ./abi/bin/gshmem run -n 2 "$@"; }
+# Ours first: the collectives of every scope, 2 and 4 PEs.
+step coll-check-2 20 run2 bin/nvshmem_coll_check
+step coll-check-4 20 ./abi/bin/gshmem run -n 4 bin/nvshmem_coll_check
 for s in nv/examples/*.cu nv/examples/*.cpp; do
 	n=$(basename "${s%.*}")
 	[ -x "bin/$n" ] || { fails+=("build-$n"); continue; }
