@@ -29,6 +29,18 @@ func TestNVSHMEMHost(t *testing.T) {
 	require.NoError(t, err, "cc %s\n%s", strings.Join(args, " "), out)
 	runOK(t, 1, exe, "nvshmem ok")
 	runOK(t, 3, exe, "nvshmem ok")
+
+	// NVSHMEM's variables: a twin's value is checked under its NVSHMEM
+	// name, the unused ones are named once (by PE 0).
+	t.Setenv("NVSHMEM_INFO", "1")
+	t.Setenv("NVSHMEM_SYMMETRIC_SIZE", "64m")
+	r := run(t, 2, exe)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 1, strings.Count(r.stderr, "not used here: NVSHMEM_INFO"), r.stderr)
+	t.Setenv("NVSHMEM_SYMMETRIC_SIZE", "lots")
+	r = run(t, 1, exe)
+	require.NotEqual(t, 0, r.code, "a bad NVSHMEM_SYMMETRIC_SIZE must fail nvshmem_init:\n%s", r.stdout)
+	require.Contains(t, r.stderr, `NVSHMEM_SYMMETRIC_SIZE="lots"`)
 }
 
 // TestNVSHMEMUniqueID builds testdata/nvshmem_uid.c as TestNVSHMEMHost
