@@ -29,12 +29,16 @@ func TestNVSHMEMHost(t *testing.T) {
 	require.NoError(t, err, "cc %s\n%s", strings.Join(args, " "), out)
 	runOK(t, 1, exe, "nvshmem ok")
 	runOK(t, 3, exe, "nvshmem ok")
+	// NVSHMEM's launcher name.
+	r := launcherRun(t, "nvshmrun", 2, nil, exe)
+	require.Equal(t, 0, r.code, "nvshmrun -np 2:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 2, strings.Count(r.stdout, "nvshmem ok"), r.stdout)
 
 	// NVSHMEM's variables: a twin's value is checked under its NVSHMEM
 	// name, the unused ones are named once (by PE 0).
 	t.Setenv("NVSHMEM_INFO", "1")
 	t.Setenv("NVSHMEM_SYMMETRIC_SIZE", "64m")
-	r := run(t, 2, exe)
+	r = run(t, 2, exe)
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.Equal(t, 1, strings.Count(r.stderr, "not used here: NVSHMEM_INFO"), r.stderr)
 	t.Setenv("NVSHMEM_SYMMETRIC_SIZE", "lots")
