@@ -135,9 +135,16 @@ func TestOpenSHMEMSymbols(t *testing.T) {
 // runArgs runs mpiexec.
 func oshRun(t *testing.T, n int, env []string, exe string, args ...string) result {
 	t.Helper()
+	return launcherRun(t, "oshrun", n, env, exe, args...)
+}
+
+// launcherRun runs exe under the installed launcher script (oshrun,
+// nvshmrun) -np n with env added.
+func launcherRun(t *testing.T, launcher string, n int, env []string, exe string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "oshrun"), append([]string{"-np", fmt.Sprint(n), exe}, args...)...)
+	cmd := exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", launcher), append([]string{"-np", fmt.Sprint(n), exe}, args...)...)
 	cmd.Env = append(append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1"), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
