@@ -196,3 +196,44 @@ void pmpi_register_datarep_(const char *datarep, fb_convfn rd, fb_convfn wr, fb_
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_register_datarep_, pmpi_register_datarep_)
+
+/* MPI_Register_datarep_c (mpi_f08 only): the conversion functions'
+ * COUNT is an INTEGER(KIND=MPI_COUNT_KIND) (MPI_Datarep_conversion_function_c),
+ * MPI_CONVERSION_FN_NULL_C for none; the extent function is the same. */
+typedef void (*fb_convfn_c)(void *, int *, MPI_Count *, void *, MPI_Offset *, MPI_Aint *, int *);
+void mpi_conversion_fn_null_c_(void);
+
+static int fb_conv_c(fb_fn f, void *user, MPI_Datatype dt, MPI_Count count, void *file, MPI_Offset pos,
+                     MPI_Aint extra)
+{
+    int t = FB_TO(Datatype, dt), ierr = MPI_SUCCESS;
+    ((fb_convfn_c)f)(user, &t, &count, file, &pos, &extra, &ierr);
+    return ierr;
+}
+static int fb_read_c(void *u, MPI_Datatype dt, MPI_Count n, void *f, MPI_Offset pos, void *s)
+{
+    struct fb_datarep *d = s;
+    return fb_conv_c((fb_fn)d->read, u, dt, n, f, pos, d->extra);
+}
+static int fb_write_c(void *u, MPI_Datatype dt, MPI_Count n, void *f, MPI_Offset pos, void *s)
+{
+    struct fb_datarep *d = s;
+    return fb_conv_c((fb_fn)d->write, u, dt, n, f, pos, d->extra);
+}
+
+void pmpi_register_datarep_c_(const char *datarep, fb_convfn_c rd, fb_convfn_c wr, fb_extfn ext,
+                              const MPI_Aint *extra, int *ierror, size_t datarep_len)
+{
+    char *name = fb_cstr(datarep, datarep_len);
+    struct fb_datarep *d = malloc(sizeof *d);
+    if (!name || !d) { free(name); free(d); fb_ret(ierror, MPI_ERR_NO_MEM); return; }
+    *d = (struct fb_datarep){(fb_convfn)rd, (fb_convfn)wr, ext, *extra};
+    fb_fn null = (fb_fn)mpi_conversion_fn_null_c_, null4 = (fb_fn)mpi_conversion_fn_null_;
+    int rc = MPI_Register_datarep_c(name, (fb_fn)rd == null || (fb_fn)rd == null4 ? MPI_CONVERSION_FN_NULL_C : fb_read_c,
+                                    (fb_fn)wr == null || (fb_fn)wr == null4 ? MPI_CONVERSION_FN_NULL_C : fb_write_c,
+                                    fb_extent, d);
+    if (rc != MPI_SUCCESS) free(d);
+    free(name);
+    fb_ret(ierror, rc);
+}
+FB_ALIAS(mpi_register_datarep_c_, pmpi_register_datarep_c_)

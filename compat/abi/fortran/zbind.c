@@ -3290,6 +3290,15 @@ void pmpi_info_create_(int *info, int *ierror)
 }
 FB_ALIAS(mpi_info_create_, pmpi_info_create_)
 
+void pmpi_info_create_env_(int *info, int *ierror)
+{
+    MPI_Info c_info = FB_FROM(Info, *info);
+    int rc = MPI_Info_create_env(0, NULL, &c_info);
+    *info = FB_TO(Info, c_info);
+    fb_ret(ierror, rc);
+}
+FB_ALIAS(mpi_info_create_env_, pmpi_info_create_env_)
+
 void pmpi_info_delete_(const int *info, const char *key, int *ierror, size_t key_len)
 {
     char *c_key = fb_cstr(key, key_len);

@@ -15,7 +15,7 @@ import (
 // and, where the type alone does not say it, from its name (fclass); the
 // few routines whose arguments no rule covers (callbacks, attributes,
 // MPI_Init's argv) are written by hand in fortran/special.c and listed in
-// fortranHand, and those without a Fortran binding in fortranExcluded.
+// fortranHand; fortranOmit names the C parameters a Fortran binding lacks.
 
 // fortranHand: routines whose Fortran binding is hand-written in
 // fortran/special.c, callbacks.c, spawn.c (C) and fortran/special_mpi.f90 / special_f08.f90
@@ -30,24 +30,22 @@ var fortranHand = map[string]bool{
 	"Comm_create_keyval": true, "Type_create_keyval": true, "Win_create_keyval": true,
 	"Keyval_create": true,
 	"Comm_spawn":    true, "Comm_spawn_multiple": true, "Grequest_start": true, "Register_datarep": true,
+	"Op_create_c": true, "Register_datarep_c": true,
 }
 
-// fortranExcluded: C entry points without a Fortran binding here, with the
-// reason (the tools interface and the int conversions are C-only in the
-// standard; the rest are not bound yet and say so in the porting guide).
-var fortranExcluded = map[string]string{
-	"Register_datarep_c": "large-count Fortran datarep conversion callbacks are not bound yet",
-	"Op_create_c":        "large-count Fortran user ops are not bound yet",
-	"Info_create_env":    "C only: its arguments are main's argc and argv",
-}
-
-// fortranSkip reports whether C entry point f has no Fortran binding.
+// fortranSkip reports whether C entry point f has no Fortran binding: the
+// tools interface and the int conversions are C-only in the standard.
 func fortranSkip(f *function) bool {
-	if strings.HasPrefix(f.name, "T_") || strings.HasSuffix(f.name, "_toint") || strings.HasSuffix(f.name, "_fromint") {
-		return true
-	}
-	_, ex := fortranExcluded[f.name]
-	return ex
+	return strings.HasPrefix(f.name, "T_") || strings.HasSuffix(f.name, "_toint") || strings.HasSuffix(f.name, "_fromint")
+}
+
+// fortranOmit: C parameters that the routine's Fortran binding does not
+// have, with the value the binding passes in their place. MPI_INFO_CREATE_ENV
+// (MPI-4.1 section 11.2.5) takes only INFO: a Fortran program has no argc
+// and argv, and the C library reads the process's own command line when
+// they are 0 and NULL.
+var fortranOmit = map[string]map[string]string{
+	"Info_create_env": {"argc": "0", "argv": "NULL"},
 }
 
 // fortranLogical: parameters that are Fortran LOGICALs (C ints).
@@ -72,12 +70,13 @@ var fortranLogical = map[string]bool{
 //	lout  a LOGICAL output
 //	lptr  a LOGICAL array or LOGICAL by pointer, passed through
 //	spec  an int array with special addresses (errcodes, weights)
+//	omit  not in the Fortran binding (fortranOmit): n is the C value passed
 type farg struct {
 	p      param
 	class  string
 	handle string // h, hp, ha: the handle type without MPI_ ("Comm")
 	array  bool
-	n      string // ha: the C expression of the array's length
+	n      string // ha: the C expression of the array's length; omit: the value
 }
 
 // fbinding is one routine's Fortran binding.
@@ -107,13 +106,16 @@ func fortranBindings(t *tables) ([]*fbinding, error) {
 
 func fortranBinding(f *function, t *tables) (*fbinding, error) {
 	if f.ret != "int" || f.variadic {
-		return nil, fmt.Errorf("Fortran binding of MPI_%s: returns %s: add it to fortranHand or fortranExcluded", f.name, f.ret)
+		return nil, fmt.Errorf("Fortran binding of MPI_%s: returns %s: add it to fortranHand or fortranOmit", f.name, f.ret)
 	}
 	b := &fbinding{f: f}
 	for _, p := range f.params {
 		a := farg{p: p, array: strings.Contains(p.text, "[]")}
 		handle := t.handles[p.base] && !strings.HasPrefix(p.base, "MPI_T_")
+		omit, omitted := fortranOmit[f.name][p.name]
 		switch {
+		case omitted:
+			a.class, a.n = "omit", omit
 		case p.stars == 0 && p.base == "int":
 			a.class = "ival"
 			if fortranLogical[p.name] {
@@ -162,7 +164,7 @@ func fortranBinding(f *function, t *tables) (*fbinding, error) {
 		case p.stars == 1 && (p.base == "MPI_Aint" || p.base == "MPI_Offset" || p.base == "MPI_Count"):
 			a.class = "ptr"
 		default:
-			return nil, fmt.Errorf("Fortran binding of MPI_%s: no rule for parameter %q: add it to fortranHand or fortranExcluded", f.name, p.text)
+			return nil, fmt.Errorf("Fortran binding of MPI_%s: no rule for parameter %q: add it to fortranHand or fortranOmit", f.name, p.text)
 		}
 		b.args = append(b.args, a)
 	}
@@ -221,9 +223,13 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 	p := func(f string, a ...any) { fmt.Fprintf(w, f, a...) }
 	f := b.f
 	var params, hidden, call, pre, post []string
-	for _, a := range b.args {
+	argParam := make([]string, len(b.args)) // each argument's C parameter ("" for omit)
+	for i, a := range b.args {
 		n := a.p.name
+		before := len(params)
 		switch a.class {
+		case "omit":
+			call = append(call, a.n)
 		case "ival", "lin", "sval", "h":
 			ctype := map[string]string{"ival": "int", "lin": "int", "sval": a.p.base, "h": "int"}[a.class]
 			params = append(params, "const "+ctype+" *"+n)
@@ -285,6 +291,9 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 			call = append(call, "c_"+n)
 			post = append(post, fmt.Sprintf("fb_fstr(%s, %s_len, c_%s); free(c_%s);", n, n, n, n))
 		}
+		if len(params) > before {
+			argParam[i] = params[before]
+		}
 	}
 	params = append(params, "int *ierror")
 	params = append(params, hidden...)
@@ -324,8 +333,9 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 		case "sin", "sout":
 			fparams = append(fparams, "CFI_cdesc_t *"+n)
 			fcall = append(fcall, "(char *)"+n+"->base_addr")
+		case "omit":
 		default:
-			fparams = append(fparams, params[i])
+			fparams = append(fparams, argParam[i])
 			fcall = append(fcall, n)
 		}
 	}

@@ -36,6 +36,8 @@ func TestFortranBindings(t *testing.T) {
 	require.Contains(t, c, "void pmpi_comm_set_name_(const int *comm, const char *comm_name, int *ierror, size_t comm_name_len)")
 	require.Contains(t, c, "*flag = fb_lout(*flag);", "LOGICAL outputs are converted")
 	require.Contains(t, c, "FB_ALIAS(mpi_waitall_, pmpi_waitall_)")
+	require.Contains(t, c, "void pmpi_info_create_env_(int *info, int *ierror)\n", "MPI_INFO_CREATE_ENV has no argc, argv")
+	require.Contains(t, c, "int rc = MPI_Info_create_env(0, NULL, &c_info);")
 	require.True(t, by["Isend"].noblock && !by["Send"].noblock, "a nonblocking buffer is not a compiler's copy")
 	f08 := string(files["fortran/zmpi_f08.f90"])
 	require.Contains(t, f08, "interface MPI_Send\n    subroutine MPI_Send_f08(")

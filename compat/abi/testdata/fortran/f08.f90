@@ -1,8 +1,9 @@
 ! f08.f90: MPI through use mpi_f08. Handle types with == and /=, the
 ! status's components, ierror left out, array sections (noncontiguous)
 ! as blocking buffers, the large-count (_c) overloads, MPI_IN_PLACE,
-! MPI_Win_allocate with C_F_POINTER, a user op with C_PTR arguments,
-! errors in ierror, and status conversion. Prints "f08 ok" on every rank.
+! MPI_Win_allocate with C_F_POINTER, user ops with C_PTR arguments (and
+! the large-count MPI_Op_create_c), MPI_Info_create_env, errors in ierror,
+! and status conversion. Prints "f08 ok" on every rank.
 program f08
   use mpi_f08
   use, intrinsic :: iso_c_binding
@@ -12,6 +13,7 @@ program f08
   type(MPI_Request) :: req
   type(MPI_Win) :: win
   type(MPI_Op) :: op
+  type(MPI_Info) :: info
   type(MPI_Datatype) :: dt
   integer :: rank, np, right, left, ierr, cls, n, i, fst(MPI_STATUS_SIZE)
   integer :: m(4, 3), col(4), isum
@@ -21,8 +23,10 @@ program f08
   type(c_ptr) :: base
   integer, pointer :: wmem(:)
   character(len=MPI_MAX_OBJECT_NAME) :: name
+  character(len=MPI_MAX_INFO_VAL) :: val
   logical :: flag
   procedure(MPI_User_function) :: maxop
+  procedure(MPI_User_function_c) :: minop_c
 
   call MPI_Init()
   call MPI_Comm_dup(MPI_COMM_WORLD, comm)
@@ -62,6 +66,22 @@ program f08
   call check(isum == np - 1, 'f08 user op')
   call MPI_Op_free(op)
   call check(op == MPI_OP_NULL, 'op freed')
+  ! The large-count user op: its LEN is an INTEGER(KIND=MPI_COUNT_KIND).
+  call MPI_Op_create_c(minop_c, .false., op)
+  m(:, 1) = (/(rank + 10 * i, i = 1, 4)/)
+  cnt = 4
+  call MPI_Allreduce(MPI_IN_PLACE, m(:, 1), cnt, MPI_INTEGER, op, comm)
+  call check(all(m(:, 1) == (/(10 * i, i = 1, 4)/)), 'f08 large-count user op')
+  call MPI_Op_free(op)
+
+  ! The environment's info: the Fortran binding has no argc and argv; the
+  ! command is the program's own.
+  call MPI_Info_create_env(info)
+  call MPI_Info_get_string(info, 'command', n, val, flag)
+  call check(flag .and. index(val, 'f08') > 0, 'info_create_env command')
+  call MPI_Info_get_string(info, 'maxprocs', n, val, flag)
+  call check(flag .and. val(1:n) == char(iachar('0') + np), 'info_create_env maxprocs')
+  call MPI_Info_free(info)
 
   ! Stage 2: an allocated window, reached through C_F_POINTER.
   wsize = 4 * np
@@ -130,4 +150,16 @@ subroutine maxop(invec, inoutvec, len, datatype)
   call c_f_pointer(invec, a, (/len/))
   call c_f_pointer(inoutvec, b, (/len/))
   if (datatype == MPI_INTEGER) b = max(a, b)
+end subroutine
+
+subroutine minop_c(invec, inoutvec, len, datatype)
+  use mpi_f08
+  use, intrinsic :: iso_c_binding
+  type(c_ptr), value :: invec, inoutvec
+  integer(kind=MPI_COUNT_KIND) :: len
+  type(MPI_Datatype) :: datatype
+  integer, pointer :: a(:), b(:)
+  call c_f_pointer(invec, a, (/len/))
+  call c_f_pointer(inoutvec, b, (/len/))
+  if (datatype == MPI_INTEGER) b = min(a, b)
 end subroutine

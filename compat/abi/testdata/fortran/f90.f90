@@ -2,7 +2,8 @@
 ! arrays (a column block of a 2-D array, a subarray of a 3-D array), RMA
 ! with fence and with lock, nonblocking requests with Waitall, attribute
 ! copy functions written in Fortran, an error handler written in Fortran,
-! a Cartesian topology (LOGICAL arrays). Prints "mpi ok" on every rank.
+! a Cartesian topology (LOGICAL arrays), MPI_INFO_CREATE_ENV. Prints
+! "mpi ok" on every rank.
 program f90
   use mpi
   use, intrinsic :: iso_c_binding, only: c_f_pointer, c_null_ptr
@@ -15,7 +16,8 @@ program f90
   integer(kind=MPI_ADDRESS_KIND) :: winsize, val
   integer :: winbuf(4)
   integer, pointer :: wmem(:)
-  integer :: ehcalls
+  integer :: ehcalls, info
+  character(len=MPI_MAX_INFO_VAL) :: ival
   external :: copyfn, delfn, myhandler
   common /f90cnt/ ehcalls
 
@@ -144,6 +146,10 @@ program f90
   call check(i == 8 .and. comb == MPI_COMBINER_F90_COMPLEX, 'f90 complex(6, 30)')
   call MPI_Sizeof(winsize, i, ierr)
   call check(i == 8 .and. ierr == MPI_SUCCESS, 'sizeof')
+  call MPI_Info_create_env(info, ierr)
+  call MPI_Info_get(info, 'command', MPI_MAX_INFO_VAL, ival, flag, ierr)
+  call check(flag .and. index(ival, 'f90') > 0 .and. ierr == MPI_SUCCESS, 'info_create_env')
+  call MPI_Info_free(info, ierr)
   print '(a)', 'mpi ok'
   call MPI_Finalize(ierr)
 contains
