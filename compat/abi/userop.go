@@ -1,6 +1,7 @@
 package main
 
 /*
+#include <stdlib.h>
 #include "abi.h"
 */
 import "C"
@@ -171,6 +172,50 @@ func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, 
 		u.apply(all[i*bytes:(i+1)*bytes], acc, int(count), dtype)
 	}
 	return done(comm, call, writeOut(out, acc))
+}
+
+// userReduceScatter is MPI_Reduce_scatter (and _block) with a user op:
+// the whole vector is reduced at every member (userReduce to all, into a
+// scratch buffer) and each keeps its block, counts[rank] elements after
+// the blocks of the ranks before it. In place, the input is the receive
+// buffer (all the counts' elements) and the block lands at its start.
+func userReduceScatter(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, rbuf C.uintptr_t, counts []int, dtype C.uintptr_t) C.int {
+	dt, ok := typeOf(dtype, true)
+	if !ok {
+		return failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
+	}
+	total, before := 0, 0
+	for i, k := range counts {
+		if k < 0 {
+			return failCode(comm, call, C.MPI_ERR_COUNT, "recvcounts[%d] is %d", i, k)
+		}
+		if i < c.Rank() {
+			before += k
+		}
+		total += k
+	}
+	size, lb := dt.Size(), trueLB(dt)
+	scratch := C.malloc(C.size_t(lb + total*size + 1))
+	if scratch == nil {
+		return failCode(comm, call, C.MPI_ERR_NO_MEM, "a %d-byte scratch buffer", total*size)
+	}
+	defer C.free(scratch)
+	in := sbuf
+	if sbuf == 1 {
+		in = rbuf
+	}
+	if rc := userReduce(comm, call, c, u, in, C.uintptr_t(uintptr(scratch)), C.int(total), dtype, -1, false, false); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	mine := counts[c.Rank()] * size
+	if mine == 0 {
+		return C.MPI_SUCCESS
+	}
+	out, ok := cbuf(rbuf+C.uintptr_t(lb), mine)
+	if !ok {
+		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
+	}
+	return done(comm, call, writeOut(out, unsafe.Slice((*byte)(unsafe.Add(scratch, lb+before*size)), mine)))
 }
 
 //export abigo_Reduce_local
