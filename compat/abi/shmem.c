@@ -43,10 +43,18 @@ static int system_lib(const char *path)
     for (int i = 0; dirs[i]; i++)
         if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
             return 1;
+    /* Wherever installed: gshmem's own, and the libraries its transports
+     * run threads in (UCX, CUDA's driver and runtime), which are live when
+     * shmem_init gets here. */
+    static const char *const names[] = {"libmpi_abi.so", "libgshmem_mpifort.so", "ld-linux", "linux-vdso",
+                                        "libucp.so", "libucs.so", "libuct.so", "libucm.so", "libcuda.so",
+                                        "libcudart.so", "libnvidia-", NULL};
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    return strncmp(base, "libmpi_abi.so", 13) == 0 || strncmp(base, "libgshmem_mpifort.so", 20) == 0 ||
-           strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "linux-vdso", 10) == 0;
+    for (int i = 0; names[i]; i++)
+        if (strncmp(base, names[i], strlen(names[i])) == 0)
+            return 1;
+    return 0;
 }
 
 static int data_segs(struct dl_phdr_info *info, size_t size, void *arg)
