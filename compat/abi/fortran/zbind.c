@@ -3301,7 +3301,7 @@ FB_ALIAS(mpi_info_create_env_, pmpi_info_create_env_)
 
 void pmpi_info_delete_(const int *info, const char *key, int *ierror, size_t key_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
     int rc = MPI_Info_delete(FB_FROM(Info, *info), c_key);
     free(c_key);
@@ -3333,13 +3333,14 @@ FB_ALIAS(mpi_info_free_, pmpi_info_free_)
 
 void pmpi_info_get_(const int *info, const char *key, const int *valuelen, char *value, int *flag, int *ierror, size_t key_len, size_t value_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
     char *c_value = fb_outbuf(value_len);
     if (!c_value) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
+    *flag = 0; /* as it reads when the call fails */
     int rc = MPI_Info_get(FB_FROM(Info, *info), c_key, *valuelen, c_value, flag);
     free(c_key);
-    fb_fstr(value, value_len, c_value); free(c_value);
+    if (*flag) fb_fstr(value, value_len, c_value); free(c_value);
     *flag = fb_lout(*flag);
     fb_ret(ierror, rc);
 }
@@ -3372,13 +3373,15 @@ void MPI_Info_get_nthkey_f08(const int *info, const int *n, CFI_cdesc_t *key, in
 
 void pmpi_info_get_string_(const int *info, const char *key, int *buflen, char *value, int *flag, int *ierror, size_t key_len, size_t value_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
-    char *c_value = fb_outbuf(value_len);
+    int c_buflen = *buflen < 0 ? 0 : *buflen + 1;
+    char *c_value = fb_outbuf((size_t)c_buflen > value_len ? (size_t)c_buflen : value_len);
     if (!c_value) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
-    int rc = MPI_Info_get_string(FB_FROM(Info, *info), c_key, buflen, c_value, flag);
+    *flag = 0; /* as it reads when the call fails */
+    int rc = MPI_Info_get_string(FB_FROM(Info, *info), c_key, &c_buflen, c_value, flag);
     free(c_key);
-    fb_fstr(value, value_len, c_value); free(c_value);
+    if (*flag) { if (*buflen > 0) fb_fstr(value, value_len, c_value); *buflen = c_buflen - 1; } free(c_value);
     *flag = fb_lout(*flag);
     fb_ret(ierror, rc);
 }
@@ -3390,7 +3393,7 @@ void MPI_Info_get_string_f08(const int *info, CFI_cdesc_t *key, int *buflen, CFI
 
 void pmpi_info_get_valuelen_(const int *info, const char *key, int *valuelen, int *flag, int *ierror, size_t key_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
     int rc = MPI_Info_get_valuelen(FB_FROM(Info, *info), c_key, valuelen, flag);
     free(c_key);
@@ -3405,9 +3408,9 @@ void MPI_Info_get_valuelen_f08(const int *info, CFI_cdesc_t *key, int *valuelen,
 
 void pmpi_info_set_(const int *info, const char *key, const char *value, int *ierror, size_t key_len, size_t value_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
-    char *c_value = fb_cstr(value, value_len);
+    char *c_value = fb_cstr_info(value, value_len);
     if (!c_value) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
     int rc = MPI_Info_set(FB_FROM(Info, *info), c_key, c_value);
     free(c_key);

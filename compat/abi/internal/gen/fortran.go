@@ -71,6 +71,9 @@ var fortranLogical = map[string]bool{
 //	lptr  a LOGICAL array or LOGICAL by pointer, passed through
 //	spec  an int array with special addresses (errcodes, weights)
 //	omit  not in the Fortran binding (fortranOmit): n is the C value passed
+//	sinfo an info key or value: sin with the leading blanks stripped too
+//	buflen MPI_INFO_GET_STRING's BUFLEN: in Fortran the characters the
+//	      value holds, and on return the value's length (C counts its NUL)
 type farg struct {
 	p      param
 	class  string
@@ -87,6 +90,26 @@ type fbinding struct {
 	hasStr  bool
 	noblock bool // the buffer outlives the call (nonblocking, persistent, attach)
 	addr    bool // only the buffer's address is used (MPI_Get_address): never a copy
+}
+
+// has reports whether one of b's arguments is of class c.
+func (b *fbinding) has(c string) bool {
+	for _, a := range b.args {
+		if a.class == c {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFlag reports whether b returns a LOGICAL named flag.
+func (b *fbinding) hasFlag() bool {
+	for _, a := range b.args {
+		if a.class == "lout" && a.p.name == "flag" {
+			return true
+		}
+	}
+	return false
 }
 
 func fortranBindings(t *tables) ([]*fbinding, error) {
@@ -135,6 +158,10 @@ func fortranBinding(f *function, t *tables) (*fbinding, error) {
 			a.class = "sout"
 			if strings.HasPrefix(p.text, "const ") {
 				a.class = "sin"
+				// An info key or value loses its leading blanks too.
+				if strings.HasPrefix(f.name, "Info_") && (p.name == "key" || p.name == "value") {
+					a.class = "sinfo"
+				}
 			}
 			b.hasStr = true
 		case p.stars == 1 && p.base == "MPI_Status":
@@ -152,6 +179,8 @@ func fortranBinding(f *function, t *tables) (*fbinding, error) {
 			}
 		case p.stars == 1 && p.base == "int":
 			switch {
+			case p.name == "buflen" && f.name == "Info_get_string":
+				a.class = "buflen"
 			case p.name == "array_of_errcodes" || strings.HasSuffix(p.name, "weights"):
 				a.class = "spec"
 			case fortranLogical[p.name] && !a.array:
@@ -276,20 +305,41 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 		case "st":
 			params = append(params, "MPI_Status *"+n)
 			call = append(call, "fb_status("+n+")")
-		case "sin":
+		case "buflen":
+			params = append(params, "int *"+n)
+			pre = append(pre, fmt.Sprintf("int c_%s = *%s < 0 ? 0 : *%s + 1;", n, n, n))
+			call = append(call, "&c_"+n)
+		case "sin", "sinfo":
+			conv := map[string]string{"sin": "fb_cstr", "sinfo": "fb_cstr_info"}[a.class]
 			params = append(params, "const char *"+n)
 			hidden = append(hidden, "size_t "+n+"_len")
-			pre = append(pre, fmt.Sprintf("char *c_%s = fb_cstr(%s, %s_len);", n, n, n),
+			pre = append(pre, fmt.Sprintf("char *c_%s = %s(%s, %s_len);", n, conv, n, n),
 				fmt.Sprintf("if (!c_%s) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }", n))
 			call = append(call, "c_"+n)
 			post = append(post, fmt.Sprintf("free(c_%s);", n))
 		case "sout":
 			params = append(params, "char *"+n)
 			hidden = append(hidden, "size_t "+n+"_len")
-			pre = append(pre, fmt.Sprintf("char *c_%s = fb_outbuf(%s_len);", n, n),
+			room := n + "_len"
+			if b.has("buflen") {
+				room = "(size_t)c_buflen > " + n + "_len ? (size_t)c_buflen : " + n + "_len"
+			}
+			pre = append(pre, fmt.Sprintf("char *c_%s = fb_outbuf(%s);", n, room),
 				fmt.Sprintf("if (!c_%s) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }", n))
 			call = append(call, "c_"+n)
-			post = append(post, fmt.Sprintf("fb_fstr(%s, %s_len, c_%s); free(c_%s);", n, n, n, n))
+			// A value that was not found leaves the program's string as
+			// it was (MPI_INFO_GET, _GET_STRING); so does a BUFLEN of 0.
+			out := fmt.Sprintf("fb_fstr(%s, %s_len, c_%s);", n, n, n)
+			if b.hasFlag() {
+				pre = append(pre, "*flag = 0; /* as it reads when the call fails */")
+			}
+			switch {
+			case b.has("buflen"):
+				out = fmt.Sprintf("if (*flag) { if (*buflen > 0) %s *buflen = c_buflen - 1; }", out)
+			case b.hasFlag():
+				out = fmt.Sprintf("if (*flag) %s", out)
+			}
+			post = append(post, out+fmt.Sprintf(" free(c_%s);", n))
 		}
 		if len(params) > before {
 			argParam[i] = params[before]
@@ -330,7 +380,7 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 			fparams = append(fparams, "CFI_cdesc_t *"+n)
 			fcall = append(fcall, "b_"+n)
 			fpre = append(fpre, fmt.Sprintf("void *b_%s = fb_cfi(%s, %d, ierror, %s); if (b_%s == FB_BAD) return;", n, n, map[bool]int{true: 1, false: 0}[b.noblock], errOn, n))
-		case "sin", "sout":
+		case "sin", "sinfo", "sout":
 			fparams = append(fparams, "CFI_cdesc_t *"+n)
 			fcall = append(fcall, "(char *)"+n+"->base_addr")
 		case "omit":
@@ -342,7 +392,7 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 	fparams = append(fparams, "int *ierror")
 	fcall = append(fcall, "ierror")
 	for _, a := range b.args {
-		if a.class == "sin" || a.class == "sout" {
+		if a.class == "sin" || a.class == "sinfo" || a.class == "sout" {
 			fcall = append(fcall, a.p.name+"->elem_len")
 		}
 	}

@@ -127,8 +127,10 @@ func ftype(a farg, f08 bool) (decl string, noArgCheck bool) {
 			return "type(*), dimension(..) :: " + n, false
 		}
 		return "type(*), dimension(*) :: " + n, true
-	case "sin", "sout":
+	case "sin", "sinfo", "sout":
 		return "character(len=*) :: " + n, false
+	case "buflen":
+		return "integer :: " + n, false
 	case "st":
 		many := strings.Contains(n, "statuses")
 		if f08 {

@@ -150,6 +150,23 @@ program f90
   call MPI_Info_get(info, 'command', MPI_MAX_INFO_VAL, ival, flag, ierr)
   call check(flag .and. index(ival, 'f90') > 0 .and. ierr == MPI_SUCCESS, 'info_create_env')
   call MPI_Info_free(info, ierr)
+  ! Info strings: a key's and a value's leading and trailing blanks go; a
+  ! key not found leaves the value string as it was; MPI_INFO_GET_STRING's
+  ! BUFLEN counts characters (0 asks for the length only).
+  call MPI_Info_create(info, ierr)
+  call MPI_Info_set(info, '  padded key ', ' v1 ', ierr)
+  ival = 'canary'
+  call MPI_Info_get(info, 'nokey', MPI_MAX_INFO_VAL, ival, flag, ierr)
+  call check(.not. flag .and. ival == 'canary', 'info_get of a missing key')
+  i = 0
+  call MPI_Info_get_string(info, 'padded key', i, ival, flag, ierr)
+  call check(flag .and. i == 2 .and. ival == 'canary', 'info_get_string length only')
+  i = 1
+  call MPI_Info_get_string(info, 'padded key', i, ival, flag, ierr)
+  call check(flag .and. i == 2 .and. ival == 'v', 'info_get_string truncated')
+  call MPI_Info_get(info, 'padded key', MPI_MAX_INFO_VAL, ival, flag, ierr)
+  call check(flag .and. ival == 'v1', 'info_get of a blank-padded key')
+  call MPI_Info_free(info, ierr)
   print '(a)', 'mpi ok'
   call MPI_Finalize(ierr)
 contains
