@@ -4806,6 +4806,7 @@ void pmpi_request_get_status_any_(const int *count, int *array_of_requests, int 
     for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = FB_FROM(Request, array_of_requests[i]);
     int rc = MPI_Request_get_status_any(*count, c_array_of_requests, indx, flag, fb_status(status));
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *indx >= 0) (*indx)++;
     *flag = fb_lout(*flag);
     fb_ret(ierror, rc);
 }
@@ -4818,6 +4819,7 @@ void pmpi_request_get_status_some_(const int *incount, int *array_of_requests, i
     for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = FB_FROM(Request, array_of_requests[i]);
     int rc = MPI_Request_get_status_some(*incount, c_array_of_requests, outcount, array_of_indices, fb_status(array_of_statuses));
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount >= 0 && *outcount <= *incount) for (int i = 0; i < *outcount; i++) array_of_indices[i]++;
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_request_get_status_some_, pmpi_request_get_status_some_)
@@ -5563,6 +5565,7 @@ void pmpi_testany_(const int *count, int *array_of_requests, int *indx, int *fla
     int rc = MPI_Testany(*count, c_array_of_requests, indx, flag, fb_status(status));
     for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = FB_TO(Request, c_array_of_requests[i]);
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *indx >= 0) (*indx)++;
     *flag = fb_lout(*flag);
     fb_ret(ierror, rc);
 }
@@ -5576,6 +5579,7 @@ void pmpi_testsome_(const int *incount, int *array_of_requests, int *outcount, i
     int rc = MPI_Testsome(*incount, c_array_of_requests, outcount, array_of_indices, fb_status(array_of_statuses));
     for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = FB_TO(Request, c_array_of_requests[i]);
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount >= 0 && *outcount <= *incount) for (int i = 0; i < *outcount; i++) array_of_indices[i]++;
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_testsome_, pmpi_testsome_)
@@ -6112,6 +6116,7 @@ void pmpi_waitany_(const int *count, int *array_of_requests, int *indx, MPI_Stat
     int rc = MPI_Waitany(*count, c_array_of_requests, indx, fb_status(status));
     for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = FB_TO(Request, c_array_of_requests[i]);
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *indx >= 0) (*indx)++;
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_waitany_, pmpi_waitany_)
@@ -6124,6 +6129,7 @@ void pmpi_waitsome_(const int *incount, int *array_of_requests, int *outcount, i
     int rc = MPI_Waitsome(*incount, c_array_of_requests, outcount, array_of_indices, fb_status(array_of_statuses));
     for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = FB_TO(Request, c_array_of_requests[i]);
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount >= 0 && *outcount <= *incount) for (int i = 0; i < *outcount; i++) array_of_indices[i]++;
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_waitsome_, pmpi_waitsome_)

@@ -71,6 +71,9 @@ var fortranLogical = map[string]bool{
 //	lptr  a LOGICAL array or LOGICAL by pointer, passed through
 //	spec  an int array with special addresses (errcodes, weights)
 //	omit  not in the Fortran binding (fortranOmit): n is the C value passed
+//	index the index of a completed request (MPI_WAITANY, _TESTANY,
+//	      _REQUEST_GET_STATUS_ANY): 1-based in Fortran, MPI_UNDEFINED kept
+//	indices the same for the array_of_indices of the _SOME calls
 //	sinfo an info key or value: sin with the leading blanks stripped too
 //	buflen MPI_INFO_GET_STRING's BUFLEN: in Fortran the characters the
 //	      value holds, and on return the value's length (C counts its NUL)
@@ -181,6 +184,10 @@ func fortranBinding(f *function, t *tables) (*fbinding, error) {
 			switch {
 			case p.name == "buflen" && f.name == "Info_get_string":
 				a.class = "buflen"
+			case p.name == "indx" && !a.array:
+				a.class = "index"
+			case p.name == "array_of_indices":
+				a.class = "indices"
 			case p.name == "array_of_errcodes" || strings.HasSuffix(p.name, "weights"):
 				a.class = "spec"
 			case fortranLogical[p.name] && !a.array:
@@ -299,6 +306,14 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 			params = append(params, "int *"+n)
 			call = append(call, n)
 			post = append(post, fmt.Sprintf("*%s = fb_lout(*%s);", n, n))
+		case "index":
+			params = append(params, "int *"+n)
+			call = append(call, n)
+			post = append(post, fmt.Sprintf("if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *%s >= 0) (*%s)++;", n, n))
+		case "indices":
+			params = append(params, "int *"+n)
+			call = append(call, n)
+			post = append(post, fmt.Sprintf("if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount >= 0 && *outcount <= *incount) for (int i = 0; i < *outcount; i++) %s[i]++;", n))
 		case "spec":
 			params = append(params, "int *"+n)
 			call = append(call, "fb_ints("+n+")")

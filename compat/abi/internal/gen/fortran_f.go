@@ -129,8 +129,10 @@ func ftype(a farg, f08 bool) (decl string, noArgCheck bool) {
 		return "type(*), dimension(*) :: " + n, true
 	case "sin", "sinfo", "sout":
 		return "character(len=*) :: " + n, false
-	case "buflen":
+	case "buflen", "index":
 		return "integer :: " + n, false
+	case "indices":
+		return "integer :: " + n + "(*)", false
 	case "st":
 		many := strings.Contains(n, "statuses")
 		if f08 {

@@ -38,6 +38,8 @@ func TestFortranBindings(t *testing.T) {
 	require.Contains(t, c, "FB_ALIAS(mpi_waitall_, pmpi_waitall_)")
 	require.Contains(t, c, "void pmpi_info_create_env_(int *info, int *ierror)\n", "MPI_INFO_CREATE_ENV has no argc, argv")
 	require.Contains(t, c, "int rc = MPI_Info_create_env(0, NULL, &c_info);")
+	require.Contains(t, c, "*indx >= 0) (*indx)++;", "MPI_WAITANY's index is 1-based")
+	require.Contains(t, c, "for (int i = 0; i < *outcount; i++) array_of_indices[i]++;", "MPI_WAITSOME's indices are 1-based")
 	require.True(t, by["Isend"].noblock && !by["Send"].noblock, "a nonblocking buffer is not a compiler's copy")
 	f08 := string(files["fortran/zmpi_f08.f90"])
 	require.Contains(t, f08, "interface MPI_Send\n    subroutine MPI_Send_f08(")

@@ -16,7 +16,7 @@ program f90
   integer(kind=MPI_ADDRESS_KIND) :: winsize, val
   integer :: winbuf(4)
   integer, pointer :: wmem(:)
-  integer :: ehcalls, info
+  integer :: ehcalls, info, idx(2)
   character(len=MPI_MAX_INFO_VAL) :: ival
   external :: copyfn, delfn, myhandler
   common /f90cnt/ ehcalls
@@ -146,6 +146,17 @@ program f90
   call check(i == 8 .and. comb == MPI_COMBINER_F90_COMPLEX, 'f90 complex(6, 30)')
   call MPI_Sizeof(winsize, i, ierr)
   call check(i == 8 .and. ierr == MPI_SUCCESS, 'sizeof')
+  ! MPI_WAITANY and MPI_WAITSOME give Fortran's (1-based) indices, and
+  ! MPI_UNDEFINED when no request was active.
+  reqs(1) = MPI_REQUEST_NULL
+  call MPI_Irecv(i, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitany(2, reqs, j, MPI_STATUS_IGNORE, ierr)
+  call check(j == 2 .and. reqs(2) == MPI_REQUEST_NULL, 'waitany index is 1-based')
+  call MPI_Waitany(2, reqs, j, MPI_STATUS_IGNORE, ierr)
+  call check(j == MPI_UNDEFINED, 'waitany of no active request')
+  call MPI_Irecv(i, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitsome(2, reqs, k, idx, MPI_STATUSES_IGNORE, ierr)
+  call check(k == 1 .and. idx(1) == 2, 'waitsome indices are 1-based')
   call MPI_Info_create_env(info, ierr)
   call MPI_Info_get(info, 'command', MPI_MAX_INFO_VAL, ival, flag, ierr)
   call check(flag .and. index(ival, 'f90') > 0 .and. ierr == MPI_SUCCESS, 'info_create_env')
