@@ -95,19 +95,21 @@ out:
 FB_ALIAS(mpi_comm_spawn_multiple_, pmpi_comm_spawn_multiple_)
 
 /* Generalized requests: QUERY_FN(EXTRA_STATE, STATUS, IERROR),
- * FREE_FN(EXTRA_STATE, IERROR), CANCEL_FN(EXTRA_STATE, COMPLETE, IERROR). */
+ * FREE_FN(EXTRA_STATE, IERROR), CANCEL_FN(EXTRA_STATE, COMPLETE, IERROR).
+ * EXTRA_STATE is the program's own variable, by reference, as MPICH and
+ * Open MPI pass it: what a callback stores there, the program reads. */
 struct fb_greq {
     void (*query)(MPI_Aint *, MPI_Status *, int *);
     void (*free)(MPI_Aint *, int *);
     void (*cancel)(MPI_Aint *, int *, int *);
-    MPI_Aint extra;
+    MPI_Aint *extra;
 };
 
 static int fb_greq_query(void *s, MPI_Status *st)
 {
     struct fb_greq *g = s;
     int ierr = MPI_SUCCESS;
-    g->query(&g->extra, st, &ierr);
+    g->query(g->extra, st, &ierr);
     return ierr;
 }
 
@@ -115,7 +117,7 @@ static int fb_greq_free(void *s)
 {
     struct fb_greq *g = s;
     int ierr = MPI_SUCCESS;
-    g->free(&g->extra, &ierr);
+    g->free(g->extra, &ierr);
     free(g);
     return ierr;
 }
@@ -124,7 +126,7 @@ static int fb_greq_cancel(void *s, int complete)
 {
     struct fb_greq *g = s;
     int ierr = MPI_SUCCESS, c = fb_lout(complete);
-    g->cancel(&g->extra, &c, &ierr);
+    g->cancel(g->extra, &c, &ierr);
     return ierr;
 }
 
@@ -134,7 +136,7 @@ void pmpi_grequest_start_(void (*query)(MPI_Aint *, MPI_Status *, int *), void (
 {
     struct fb_greq *g = malloc(sizeof *g);
     if (!g) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
-    *g = (struct fb_greq){query, freefn, cancel, *extra};
+    *g = (struct fb_greq){query, freefn, cancel, (MPI_Aint *)extra};
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = MPI_Grequest_start(fb_greq_query, fb_greq_free, fb_greq_cancel, g, &r);
     if (rc != MPI_SUCCESS) free(g);
