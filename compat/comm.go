@@ -30,15 +30,19 @@ type Comm struct {
 	fromPE []int32 // world rank -> rank in peers, -1 if not there
 	remote *Group  // an intercommunicator's remote group, or nil
 	local  *Comm   // an intercommunicator's private intracommunicator over its local group
-	freed  atomic.Bool
-	coll   collState
-	topo   topology // a virtual topology (topo.go)
-	ft     ftState  // revocation and acknowledged losses (ulfm.go)
+	// side is, on an intercommunicator across jobs (dynproc.go), 1 for
+	// the accepting group and -1 for the connecting one: Merge's order
+	// when both pass the same high. 0 within one World.
+	side  int8
+	freed atomic.Bool
+	coll  collState
+	topo  topology // a virtual topology (topo.go)
+	ft    ftState  // revocation and acknowledged losses (ulfm.go)
 }
 
 func (c *Comm) init() {
 	c.rank = c.group.Rank()
-	c.toRank = make([]int32, c.env.n)
+	c.toRank = make([]int32, c.env.npe())
 	for i := range c.toRank {
 		c.toRank[i] = -1
 	}
@@ -137,6 +141,7 @@ func (c *Comm) Free() error {
 		return errorf(ClassComm, "Free: %s cannot be freed", c.name)
 	}
 	c.freed.Store(true)
+	c.env.unregister(c)
 	if c.local != nil {
 		return c.local.Free()
 	}
@@ -151,6 +156,12 @@ func (c *Comm) releaseTeam() error {
 	c.coll.team = nil
 	e := c.env
 	e.teamComms = slices.DeleteFunc(e.teamComms, func(x *Comm) bool { return x == c })
+	if c.Revoked() || len(c.lostMembers()) > 0 {
+		// Destroy is collective over the team, which a lost member never
+		// enters and a revoked communicator's members need not: the
+		// team's slot stays taken (of shmem.MaxTeams).
+		return nil
+	}
 	return wrap(t.Destroy(), "freeing the communicator's team")
 }
 
@@ -177,6 +188,7 @@ func (c *Comm) derive(ctx uint32, g *Group, name string, t *shmem.Team) *Comm {
 		n.coll.team = t
 		c.env.teamComms = append(c.env.teamComms, n)
 	}
+	c.env.register(n)
 	return n
 }
 
@@ -396,7 +408,7 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	if err != nil {
 		return Status{}, false, err
 	}
-	if err := tagArg(tag, true, "Probe"); err != nil {
+	if err := errorsOf(tagArg(tag, true, "Probe"), c.ftCheck("Probe", pe, false)); err != nil {
 		return Status{}, false, err
 	}
 	if pe == ProcNull {
@@ -405,6 +417,9 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	e := c.env
 	var st Status
 	found := func() bool {
+		if c.ft.revoked.Load() {
+			return true // revoked meanwhile (revoke.go): below
+		}
 		i := e.findUnexpected(c.ctx, pe, tag)
 		if i >= 0 {
 			m := e.unexpected[i]
@@ -414,11 +429,17 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	}
 	if block {
 		err := e.waitFor(found)
+		if err == nil && c.ft.revoked.Load() {
+			err = errorf(ClassRevoked, "Probe: communicator %s was revoked", c.name)
+		}
 		return st, err == nil, err
 	}
 	e.mu.Lock()
 	e.progress()
 	ok := found()
 	e.mu.Unlock()
+	if c.ft.revoked.Load() {
+		return Status{}, false, errorf(ClassRevoked, "Iprobe: communicator %s was revoked", c.name)
+	}
 	return st, ok, nil
 }

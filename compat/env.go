@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"strconv"
+	"sync"
 
 	"sync/atomic"
 	"time"
@@ -86,6 +87,16 @@ type Env struct {
 	nextCtx     uint32
 	asyncCtx    atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
 	closed      atomic.Bool
+
+	dyn    dynState // other jobs' processes (dynlink.go)
+	parent *Comm    // MPI_Comm_get_parent's intercommunicator (spawn.go)
+
+	excuseMu sync.Mutex
+	excused  []int // world PEs this PE agreed to go on without (ulfm.go)
+
+	// The communicators by context, and the contexts whose kRevoke came
+	// before their communicator was made here (revoke.go).
+	byCtx, earlyRevokes sync.Map
 }
 
 type config struct {
@@ -285,6 +296,11 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if !e.multiple {
 		e.world.coll.team = w.TeamWorld()
 	}
+	e.register(e.world)
+	e.register(e.self)
+	if err := e.connectParent(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -423,13 +439,20 @@ func (e *Env) Finalize() error {
 	if e.closed.Load() {
 		return errorf(ClassOther, "Finalize: already finalized")
 	}
+	if len(e.world.lostMembers()) > 0 || e.world.Revoked() {
+		return e.finalizeSurvivors()
+	}
 	err := e.world.Barrier()
+	if cl := ClassOf(err); cl == ClassProcFailed || cl == ClassRevoked {
+		return e.finalizeSurvivors() // lost (or revoked) while the others finalize
+	}
 	for len(e.teamComms) > 0 && err == nil {
 		c := e.teamComms[0]
 		c.freed.Store(true)
 		err = c.releaseTeam()
 	}
 	e.closed.Store(true)
+	e.closeLinks()
 	if e.dev {
 		e.w.ReleaseDeviceImports() // peers' device buffers mapped by CUDA IPC (p2p_ipc.go)
 	}

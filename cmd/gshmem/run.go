@@ -9,13 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/launcher"
 	"github.com/gshmem/gshmem/internal/settings"
 )
 
 func runCmd() *cobra.Command {
 	var n int
-	var tag, oversubscribe bool
+	var tag, oversubscribe, keepGoing bool
 	c := &cobra.Command{
 		Use:   "run -n N [--tag-output] PROGRAM [ARGS...]",
 		Short: "start N PEs of PROGRAM on this node",
@@ -24,7 +25,11 @@ bootstrap. PROGRAM is any executable (one that never initializes gshmem still
 runs, as with mpirun) or a Go package directory, built first as go run would.
 Signals are forwarded to every PE. When a PE fails, the others are stopped and
 run exits with the failed PE's status; an interrupt (Ctrl-C, SIGTERM) is
-passed to every PE and reported as the job interrupted.
+passed to every PE and reported as the job interrupted. With
+--disable-auto-cleanup (or GSHMEM_MPI_FT=ulfm in the environment) the others
+go on instead, for programs that survive a lost PE (MPIX_Comm_shrink); run
+still exits with the first failure's status, and ends PEs left stopped once
+every other PE has exited.
 
 Before starting, run checks N against this node: more than 4 PEs per CPU the
 process may use, or more memory than MemAvailable at an estimated 8 MiB plus
@@ -42,8 +47,19 @@ is stopped with one line that says so, and exit status 124.`,
 			if err := checkJobEnv(os.Environ(), cmd.ErrOrStderr()); err != nil {
 				return err
 			}
+			// MPI_Comm_spawn runs this executable again for the children.
+			var env []string
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, compat.EnvLauncher+"=") {
+					env = append(env, kv)
+				}
+			}
+			if exe, err := os.Executable(); err == nil {
+				env = append(env, compat.EnvLauncher+"="+exe)
+			}
 			code, err := launcher.Run(context.Background(), launcher.Config{
-				N: n, Argv: args, TagOutput: tag, Stdout: os.Stdout, Stderr: os.Stderr,
+				N: n, Argv: args, TagOutput: tag, Stdout: os.Stdout, Stderr: os.Stderr, Env: env,
+				KeepGoing: keepGoing || ulfmJob(),
 			})
 			if err != nil {
 				return err
@@ -58,8 +74,17 @@ is stopped with one line that says so, and exit status 124.`,
 	c.Flags().BoolVar(&tag, "tag-output", false, `prefix every output line with "[pe N] "`)
 	c.Flags().BoolVar(&oversubscribe, "oversubscribe", false,
 		fmt.Sprintf("start N PEs even beyond %d per CPU or the memory available (as mpirun --oversubscribe)", launcher.MaxPerCPU))
+	c.Flags().BoolVar(&keepGoing, "disable-auto-cleanup", false,
+		"when a PE fails, leave the others running (as MPICH's mpiexec; implied by GSHMEM_MPI_FT=ulfm): for programs whose survivors go on without it (MPIX_Comm_shrink)")
 	c.Flags().SetInterspersed(false)
 	return c
+}
+
+// ulfmJob reports whether the job runs with GSHMEM_MPI_FT=ulfm, whose
+// programs mean to survive a lost PE (checkJobEnv refused a bad value).
+func ulfmJob() bool {
+	v, _ := settings.Get("GSHMEM_MPI_FT").Choice(os.Getenv)
+	return v == "ulfm"
 }
 
 // checkJobEnv checks the job's GSHMEM_* variables against the settings

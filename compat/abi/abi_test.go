@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -121,15 +122,23 @@ func run(t *testing.T, n int, exe string) result {
 // runArgs is run with arguments for the program.
 func runArgs(t *testing.T, n int, exe string, args ...string) result {
 	t.Helper()
+	return runLaunched(t, n, nil, nil, exe, args...)
+}
+
+// runLaunched is runArgs with variables added to the job's environment
+// and flags for the launcher (mpiexec, that is gshmem run).
+func runLaunched(t *testing.T, n int, env, flags []string, exe string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var cmd *exec.Cmd
 	if n == 0 {
 		cmd = exec.CommandContext(ctx, exe, args...)
 	} else {
-		cmd = exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "mpiexec"), append([]string{"-np", fmt.Sprint(n), exe}, args...)...)
+		argv := append(append(slices.Clone(flags), "-np", fmt.Sprint(n), exe), args...)
+		cmd = exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "mpiexec"), argv...)
 	}
-	cmd.Env = append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1")
+	cmd.Env = append(append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1"), env...)
 	// On the deadline, end the launcher and its PEs together (their own
 	// process group), and stop waiting for output a survivor still holds
 	// open: a hung job must fail the test, not hang it.
@@ -427,6 +436,14 @@ func TestUserOps(t *testing.T) {
 	runOK(t, 1, exe, "userop ok")
 }
 
+// TestUserOpsDerived runs user ops over a vector and a type whose data
+// starts inside its instances, in every reduction.
+func TestUserOpsDerived(t *testing.T) {
+	exe := compile(t, "useropdt.c")
+	runOK(t, 3, exe, "useropdt ok")
+	runOK(t, 1, exe, "useropdt ok")
+}
+
 func TestCommAttributes(t *testing.T) {
 	exe := compile(t, "attr.c")
 	runOK(t, 2, exe, "attr ok")
@@ -448,6 +465,14 @@ func TestDatatypeEngine(t *testing.T) {
 	exe := compile(t, "dtypes2.c")
 	runOK(t, 2, exe, "dtypes2 ok")
 	runOK(t, 3, exe, "dtypes2 ok")
+}
+
+// TestPairTypes checks the MAXLOC/MINLOC pair types' sizes and every path
+// that carries them.
+func TestPairTypes(t *testing.T) {
+	exe := compile(t, "pairs.c")
+	runOK(t, 1, exe, "pairs ok")
+	runOK(t, 4, exe, "pairs ok")
 }
 
 func TestNonblockingCollectives(t *testing.T) {

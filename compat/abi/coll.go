@@ -372,9 +372,6 @@ func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op 
 		return interReduceScatter(sbuf, rbuf, uniformCounts(c.Size(), int(rcount)), dtype, op, comm, nil, call)
 	}
 	if u, ok := userOpOf(op); ok {
-		if rcount < 0 {
-			return failCode(comm, call, C.MPI_ERR_COUNT, "recvcount %d", int(rcount))
-		}
 		return userReduceScatter(comm, call, c, u, sbuf, rbuf, uniformCounts(c.Size(), int(rcount)), dtype)
 	}
 	o, ok := opOf(op)
@@ -409,14 +406,14 @@ func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.ui
 	if rcounts == nil {
 		return failCode(comm, call, C.MPI_ERR_ARG, "recvcounts is NULL")
 	}
+	counts := intsIn(rcounts, C.int(c.Size()))
 	if u, ok := userOpOf(op); ok {
-		return userReduceScatter(comm, call, c, u, sbuf, rbuf, intsIn(rcounts, C.int(c.Size())), dtype)
+		return userReduceScatter(comm, call, c, u, sbuf, rbuf, counts, dtype)
 	}
 	o, ok := opOf(op)
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
 	}
-	counts := intsIn(rcounts, C.int(c.Size()))
 	total := 0
 	for _, k := range counts {
 		total += k

@@ -50,6 +50,16 @@
 # mode, their ratio against issue 17's target, the Go API's figure and the
 # ratio ABI / Go API (latency <= 1.25, bandwidth >= 1 / 1.25).
 #
+# The winmode rows (issue 37) run OSU's osu_put_latency, osu_get_latency
+# and osu_acc_latency (-T mpi_int) at 8 B, -s flush, with each window
+# creation mode (-w create, -w allocate, -w dynamic), and osu_put_bw 1 MiB
+# -w create, through the C ABI (gshmem run -n 2) beside Open MPI and MPICH
+# with glibc's defaults. Their table (compare_winmode.py) gives, per row,
+# the ABI's figure, the best MPI's in the same mode and their ratio
+# (latency target <= 0.5, put_bw >= 1.0), and the ratio to the ABI's own
+# -w allocate figure (<= 1.5): what reaching the user's memory costs
+# beside the heap's.
+#
 # The shmem rows (issue 40) build OSU's c/openshmem benchmarks twice from
 # OSU_SRC_DIR, with gshmem's oshcc (WORK/gabi, as the abi rows install it)
 # and with Debian's Open MPI oshcc, and run them unmodified at 2 PEs under
@@ -87,11 +97,12 @@
 #   OSU_TIMEOUT=S  seconds before one OSU run is stopped and left out
 #                (default 300; MPICH's get_bw with fence or PSCW can take
 #                minutes on a loaded machine)
-#   COMPARE_ONLY="rma coll win pt2pt stream abi shmem"  the groups of rows
-#                to run (default all; commas or spaces): rma is the issue 4
-#                table, coll the collectives, win the window rows, pt2pt the
-#                MPI point-to-point rows, stream the stream/kernel rows, abi
-#                the C ABI's table, shmem the OpenSHMEM table
+#   COMPARE_ONLY="rma coll win pt2pt stream abi winmode shmem"  the groups
+#                of rows to run (default all; commas or spaces): rma is the
+#                issue 4 table, coll the collectives, win the window rows,
+#                pt2pt the MPI point-to-point rows, stream the stream/kernel
+#                rows, abi the C ABI's table, winmode the C ABI's window
+#                creation modes, shmem the OpenSHMEM table
 #   QUICK=1      fewer OSU iterations (a smoke test of the script; OSU's
 #                OpenSHMEM point-to-point tests have fixed counts); otherwise
 #                OSU's defaults, except 1000 iterations for fence and pscw
@@ -110,9 +121,9 @@ WORK=${WORK:-$(mktemp -d /tmp/gshmem-compare.XXXXXX)}
 REPEAT=${REPEAT:-3}
 MODES=${MODES:-flush lock fence pscw}
 NOREPMOVSB="glibc.cpu.x86_rep_movsb_threshold=1073741824"
-ONLY=" $(echo "${COMPARE_ONLY:-rma coll win pt2pt stream abi shmem}" | tr ',' ' ') "
+ONLY=" $(echo "${COMPARE_ONLY:-rma coll win pt2pt stream abi winmode shmem}" | tr ',' ' ') "
 for g in $ONLY; do
-	case $g in rma | coll | win | pt2pt | stream | abi | shmem) ;; *) echo "compare.sh: COMPARE_ONLY: unknown group $g (want rma, coll, win, pt2pt, stream, abi, shmem)" >&2; exit 2 ;; esac
+	case $g in rma | coll | win | pt2pt | stream | abi | winmode | shmem) ;; *) echo "compare.sh: COMPARE_ONLY: unknown group $g (want rma, coll, win, pt2pt, stream, abi, winmode, shmem)" >&2; exit 2 ;; esac
 done
 want() { [[ $ONLY == *" $1 "* ]]; }
 RAW="$WORK/raw"
@@ -160,19 +171,21 @@ build_osu() { # mpi [cc cxx bins]: OSU_BINS with mpicc.MPI by default
 			{ echo "compare.sh: building OSU $b against $mpi failed; see $dir/make.log" >&2; exit 1; }
 	done
 }
-if want rma || want coll || want win || want pt2pt || want abi; then # the MPI rows' OSU
+if want rma || want coll || want win || want pt2pt || want abi || want winmode; then # the MPI rows' OSU
 	build_osu openmpi
 	build_osu mpich
 fi
 log "building gshmem"
 (cd "$ROOT" && go build -o "$WORK/gshmem" ./cmd/gshmem)
-if want abi || want shmem; then
+if want abi || want winmode || want shmem; then
 	# Installed afresh every run (OSU links libmpi_abi.so.1 by its runpath,
 	# so a reused WORK's OSU build runs this checkout's library).
 	log "installing the C ABI into $WORK/gabi"
 	"$WORK/gshmem" abi install --prefix "$WORK/gabi" --src "$ROOT" >"$WORK/abi-install.log" 2>&1 ||
 		{ echo "compare.sh: gshmem abi install failed; see $WORK/abi-install.log" >&2; exit 1; }
-	want abi && build_osu gabi "$WORK/gabi/bin/mpicc" "$WORK/gabi/bin/mpicxx" "$ABI_BINS"
+	if want abi || want winmode; then
+		build_osu gabi "$WORK/gabi/bin/mpicc" "$WORK/gabi/bin/mpicxx" "$ABI_BINS"
+	fi
 fi
 # The shmem rows' OSU: c/openshmem with each OpenSHMEM's oshcc.
 OSHM_BINS="osu_oshm_put osu_oshm_get osu_oshm_put_nb osu_oshm_get_nb osu_oshm_atomics osu_oshm_barrier
@@ -499,11 +512,22 @@ osu_runs() { # group mpi glibc rep
 			run_osu_other "$mpi" "$glibc" 2 allreduce abi "$rep" -T mpi_float -m 8:8 $(coll_iters small)
 		}
 		;;
+	winmode) # tags winmode-*: the window creation modes, issue 37
+		local w
+		# shellcheck disable=SC2046
+		for w in create allocate dynamic; do
+			run_osu_other "$mpi" "$glibc" 2 put_latency "winmode-$w" "$rep" -w "$w" -s flush -m 8:8 $(iter_args put_latency flush)
+			run_osu_other "$mpi" "$glibc" 2 get_latency "winmode-$w" "$rep" -w "$w" -s flush -m 8:8 $(iter_args get_latency flush)
+			run_osu_other "$mpi" "$glibc" 2 acc_latency "winmode-$w" "$rep" -w "$w" -s flush -m 8:8 -T mpi_int $(iter_args acc_latency flush)
+		done
+		# shellcheck disable=SC2046
+		run_osu_other "$mpi" "$glibc" 2 put_bw winmode-create "$rep" -w create -s flush -m 1048576:1048576 $(iter_args put_bw flush)
+		;;
 	esac
 }
 
 for rep in $(seq 1 "$REPEAT"); do
-	for group in rma win coll2 coll4 pt2pt stream abi shmem; do
+	for group in rma win coll2 coll4 pt2pt stream abi winmode shmem; do
 		want "${group%[24]}" || continue
 		if [ "$group" = shmem ]; then
 			log "repetition $rep of $REPEAT: shmem: gshmem and Open MPI's OpenSHMEM"
@@ -514,10 +538,11 @@ for rep in $(seq 1 "$REPEAT"); do
 		gshmem_runs "$group" "$rep"
 		[ "$group" = stream ] && continue # gshmem only
 		mpis="openmpi mpich"
-		[ "$group" = abi ] && mpis="gabi $mpis" # the ABI right after the Go API's runs
+		[ "$group" = abi ] || [ "$group" = winmode ] && mpis="gabi $mpis" # the ABI right after the Go API's runs
 		for mpi in $mpis; do
 			for glibc in default norepmovsb; do
 				[ "$mpi/$glibc" = gabi/norepmovsb ] && continue # the ABI runs with glibc's defaults only
+				[ "$group/$glibc" = winmode/norepmovsb ] && continue # brief: glibc's defaults only
 				log "repetition $rep of $REPEAT: $group: $mpi, glibc $glibc"
 				osu_runs "$group" "$mpi" "$glibc" "$rep"
 			done
@@ -526,13 +551,17 @@ for rep in $(seq 1 "$REPEAT"); do
 done
 
 # --- the table --------------------------------------------------------------
-OTHERS=$(for g in $ONLY; do [ "$g" = abi ] || [ "$g" = shmem ] || echo "$g"; done)
+OTHERS=$(for g in $ONLY; do [ "$g" = abi ] || [ "$g" = winmode ] || [ "$g" = shmem ] || echo "$g"; done)
 # shellcheck disable=SC2086
 {
 	[ -z "$OTHERS" ] || python3 "$HERE/compare.py" "$RAW" $OTHERS
 	if want abi; then
 		[ -z "$OTHERS" ] || echo
 		python3 "$HERE/compare_abi.py" "$RAW"
+	fi
+	if want winmode; then
+		echo
+		python3 "$HERE/compare_winmode.py" "$RAW"
 	fi
 	if want shmem; then
 		echo
