@@ -67,6 +67,32 @@ func TestOpenSHMEM(t *testing.T) {
 	require.NotContains(t, r.stdout, "oshmem ok")
 }
 
+// TestOpenSHMEMSharedLibData: the static and global data of a shared
+// library the program is linked with are symmetric as the program's own
+// are (RMA, atomics, wait_until, a reduction, shmem_ptr), over shared
+// memory and over tcp.
+func TestOpenSHMEMSharedLibData(t *testing.T) {
+	setup(t)
+	oshcc := filepath.Join(tool.prefix, "bin", "oshcc")
+	dir := filepath.Join(tool.bin, "oshlib")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	lib := filepath.Join(dir, "liboshlib.so")
+	out, err := exec.Command(oshcc, "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, filepath.Join("testdata", "oshlib.c")).CombinedOutput()
+	require.NoError(t, err, "oshcc -shared\n%s", out)
+	exe := filepath.Join(tool.bin, "osh-oshlibmain")
+	out, err = exec.Command(oshcc, "-Wall", "-Wextra", "-Werror", "-o", exe, filepath.Join("testdata", "oshlibmain.c"),
+		"-L"+dir, "-Wl,-rpath,"+dir, "-loshlib").CombinedOutput()
+	require.NoError(t, err, "oshcc\n%s", out)
+	for _, n := range []int{1, 2, 3} {
+		r := oshRun(t, n, nil, exe, "shm")
+		require.Equal(t, 0, r.code, "%d PEs\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
+		require.Equal(t, n, strings.Count(r.stdout, "oshlib ok"), r.stdout)
+	}
+	r := oshRun(t, 2, []string{"GSHMEM_NODE_ID=%r"}, exe, "tcp")
+	require.Equal(t, 0, r.code, "tcp\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 2, strings.Count(r.stdout, "oshlib ok"), r.stdout)
+}
+
 // TestOpenSHMEMFatal checks that bad arguments end the job with a message
 // naming the routine, never a write outside an object.
 func TestOpenSHMEMFatal(t *testing.T) {
