@@ -19,10 +19,10 @@ type fileView struct {
 	ftype   Datatype
 	datarep string
 	unit    func(m *mpitype.Map) int64 // bytes one instance of a memory type takes in the file
-	esize   int64                       // bytes of one etype in the file
-	tsize   int64  // data bytes of one filetype instance
-	textent int64  // bytes from one filetype instance to the next
-	runs    []frun // the filetype's data, in type-map order
+	esize   int64                      // bytes of one etype in the file
+	tsize   int64                      // data bytes of one filetype instance
+	textent int64                      // bytes from one filetype instance to the next
+	runs    []frun                     // the filetype's data, in type-map order
 }
 
 // frun is a run of a filetype: off bytes from the tile's start, n bytes,
