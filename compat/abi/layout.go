@@ -127,6 +127,8 @@ func cEpochConstants() map[string]int {
 		"LockExclusive": C.ABI_LOCK_EXCLUSIVE, "LockShared": C.ABI_LOCK_SHARED, "LockNoCheck": C.ABI_LOCK_NOCHECK,
 		"FenceNone": C.ABI_FENCE_NONE, "LockReaderInc": C.ABI_LOCK_READER, "LockWriterBits": C.ABI_LOCK_WRITER,
 		"EpochSize": C.sizeof_abi_epoch,
+		"DynHeader": C.ABI_DYN_HEADER, "DynSlots": C.ABI_DYN_SLOTS, "DynSlotBytes": C.ABI_DYN_SLOT,
+		"DynTable": C.ABI_DYN_TABLE, "DynSlotPool": C.ABI_DYN_POOL,
 	}
 }
 
