@@ -90,7 +90,25 @@ type Target struct {
 	// Bell is the doorbell of the heap holding Data and Lock
 	// (shmem.Mapped.Doorbell): ring it after writing there.
 	Bell unsafe.Pointer
+	// Table, for a dynamic window, is the rank's allocation (Size bytes,
+	// Unit 1, Data nil): its table of attached regions (DynHeader bytes
+	// of header, uint64 high-water mark then generation, and DynSlots
+	// slots of DynSlotBytes: address, length, offset in the allocation,
+	// state), then the pool the offsets point into. A binding may serve
+	// an access that lies wholly in a region whose state is DynSlotPool
+	// at Table+offset+(address-region address), caching the region while
+	// the generation stays; any other access is the Go calls'.
+	Table unsafe.Pointer
 }
+
+// The layout of a dynamic window's region table, for Target.Table.
+const (
+	DynHeader    = dynHeader
+	DynSlots     = dynSlots
+	DynSlotBytes = dynSlotBytes
+	DynTable     = dynTableBytes
+	DynSlotPool  = int(slotPool)
+)
 
 // The shared side of the lock protocol of Target.Lock.
 const (
@@ -100,17 +118,22 @@ const (
 
 // Target returns where rank's window memory is in this process, and false
 // when the binding must use the Go calls for it: a rank whose heap is not
-// mapped here, a dynamic window, a window in the separate model (whose
+// mapped here, a dynamic window of goroutine PEs, a window in the separate model (whose
 // copies the Go calls reconcile), a window on a World whose heap is GPU
 // memory (an origin buffer there may be device memory, which a binding
 // would read as host memory: device.go), or one that has been freed.
 func (win *Win) Target(rank int) (Target, bool) {
-	if win == nil || win.dead.Load() || uint(rank) >= uint(win.n) || win.flavor == FlavorDynamic || win.model != Unified || win.devWorld {
+	if win == nil || win.dead.Load() || uint(rank) >= uint(win.n) || win.model != Unified || win.devWorld ||
+		(win.flavor == FlavorDynamic && win.dyn.direct) {
 		return Target{}, false
 	}
 	s, c := &win.segs[rank], &win.ctrlMem[rank]
 	if s.mem.mapped == nil || c.mapped == nil || !s.mem.heap.Valid() {
 		return Target{}, false
+	}
+	if win.flavor == FlavorDynamic {
+		m := s.mem.mapped
+		return Target{Size: len(m), Unit: 1, Lock: c.ptr(ctrlRin), Bell: s.mem.heap.Doorbell(), Table: unsafe.Pointer(&m[0])}, true
 	}
 	t := Target{Size: s.size, Unit: s.unit, Lock: c.ptr(ctrlRin), Bell: s.mem.heap.Doorbell()}
 	if s.size > 0 {

@@ -114,7 +114,7 @@ func newDynamic(win *Win, mem []byte) *dynamic {
 	// untouched pages cost nothing.
 	d := &dynamic{mem: mem, cache: make([]dynHit, win.n), used: make([]bool, dynSlots),
 		direct: win.world.BootstrapName() == "inproc", slotOf: map[uintptr]int{}, gpages: map[uintptr]int{}, refs: map[uintptr]int{}}
-	_, d.gran = dynPool(win.world, win.set.pool)
+	d.gran = win.set.gran
 	page := os.Getpagesize()
 	d.pool = roundUp(int(win.data.Offset())+dynTableBytes, page) - int(win.data.Offset())
 	d.slots = make([]uintptr, max(len(mem)-d.pool, 0)/d.gran)

@@ -144,6 +144,7 @@ type settings struct {
 	separate                               bool // InfoModel=separate
 	ordering, accOps                       string
 	pool                                   int
+	gran                                   int    // a dynamic window's pool granule (dynPool)
 	memory                                 string // InfoMemory: "", MemoryDevice or MemoryHost
 }
 

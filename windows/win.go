@@ -311,7 +311,7 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 		}
 	} else {
 		if flavor == FlavorDynamic {
-			win.set.pool, _ = dynPool(w, maxPool)
+			win.set.pool, win.set.gran = dynPool(w, maxPool)
 		}
 		if err := win.setupData(sizes, units, buf, any&flagDevice != 0); err != nil {
 			_ = comm.FreeSymmetric(cb)

@@ -342,6 +342,8 @@ func TestEpochConstants(t *testing.T) {
 		"LockExclusive": int(windows.LockExclusive), "LockShared": int(windows.LockShared), "LockNoCheck": int(windows.LockNoCheck),
 		"FenceNone": int(windows.FenceNone), "LockReaderInc": int(windows.LockReaderInc), "LockWriterBits": int(windows.LockWriterBits),
 		"EpochSize": windows.EpochSize,
+		"DynHeader": windows.DynHeader, "DynSlots": windows.DynSlots, "DynSlotBytes": windows.DynSlotBytes,
+		"DynTable": windows.DynTable, "DynSlotPool": windows.DynSlotPool,
 	}
 	require.Equal(t, want, cEpochConstants())
 }

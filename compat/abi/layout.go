@@ -85,6 +85,10 @@ func cLayout() map[string]cField {
 		"abi_target.lock":          {unsafe.Offsetof(t.lock), unsafe.Sizeof(t.lock)},
 		"abi_target.bell":          {unsafe.Offsetof(t.bell), unsafe.Sizeof(t.bell)},
 		"abi_target.mapped":        {unsafe.Offsetof(t.mapped), unsafe.Sizeof(t.mapped)},
+		"abi_target.table":         {unsafe.Offsetof(t.table), unsafe.Sizeof(t.table)},
+		"abi_target.dgen":          {unsafe.Offsetof(t.dgen), unsafe.Sizeof(t.dgen)},
+		"abi_target.dlo":           {unsafe.Offsetof(t.dlo), unsafe.Sizeof(t.dlo)},
+		"abi_target.dn":            {unsafe.Offsetof(t.dn), unsafe.Sizeof(t.dn)},
 		"abi_epoch":                {0, unsafe.Sizeof(e)},
 		"abi_epoch.lock_all":       {unsafe.Offsetof(e.lock_all), unsafe.Sizeof(e.lock_all)},
 		"abi_epoch.fence":          {unsafe.Offsetof(e.fence), unsafe.Sizeof(e.fence)},
@@ -127,6 +131,8 @@ func cEpochConstants() map[string]int {
 		"LockExclusive": C.ABI_LOCK_EXCLUSIVE, "LockShared": C.ABI_LOCK_SHARED, "LockNoCheck": C.ABI_LOCK_NOCHECK,
 		"FenceNone": C.ABI_FENCE_NONE, "LockReaderInc": C.ABI_LOCK_READER, "LockWriterBits": C.ABI_LOCK_WRITER,
 		"EpochSize": C.sizeof_abi_epoch,
+		"DynHeader": C.ABI_DYN_HEADER, "DynSlots": C.ABI_DYN_SLOTS, "DynSlotBytes": C.ABI_DYN_SLOT,
+		"DynTable": C.ABI_DYN_TABLE, "DynSlotPool": C.ABI_DYN_POOL,
 	}
 }
 

@@ -140,6 +140,42 @@ static inline void shared_unlock(abi_target *g)
     bell_ring(g->bell, BELL_LOCK); /* lock waiters only (windows' pollLock) */
 }
 
+/* dyn_hit finds the region of dynamic window target g that holds bytes
+ * at address disp: the one found last while the table's generation
+ * stays, else a scan of the table (windows' dynamic.go writes a slot's
+ * fields before its state and bumps the generation after). Only regions
+ * whose pages are in the pool are served here; the rest, and addresses in
+ * no region (MPI_ERR_RMA_RANGE), go to Go. On a hit g->data is the
+ * region's address 0, so that g->data + disp is the byte. */
+static inline int dyn_hit(abi_target *g, MPI_Aint disp, int64_t bytes)
+{
+    const uint64_t *tab = (const uint64_t *)g->table;
+    uint64_t a = (uint64_t)disp, k = (uint64_t)bytes;
+    uint64_t gen = __atomic_load_n(&tab[1], __ATOMIC_ACQUIRE);
+    if (gen == g->dgen && a >= g->dlo && a - g->dlo <= g->dn && k <= g->dn - (a - g->dlo) && g->data != NULL)
+        return 1;
+    uint64_t hw = __atomic_load_n(&tab[0], __ATOMIC_ACQUIRE), limit = (uint64_t)g->size;
+    if (hw > ABI_DYN_SLOTS)
+        hw = ABI_DYN_SLOTS;
+    for (uint64_t s = 0; s < hw; s++) {
+        const uint64_t *sl = (const uint64_t *)(g->table + ABI_DYN_HEADER + s * ABI_DYN_SLOT);
+        if (__atomic_load_n(&sl[3], __ATOMIC_ACQUIRE) != ABI_DYN_POOL)
+            continue;
+        uint64_t lo = __atomic_load_n(&sl[0], __ATOMIC_RELAXED), n = __atomic_load_n(&sl[1], __ATOMIC_RELAXED),
+                 off = __atomic_load_n(&sl[2], __ATOMIC_RELAXED);
+        if (a < lo || a - lo > n || k > n - (a - lo))
+            continue;
+        if (off < ABI_DYN_TABLE || off > limit || n > limit - off)
+            continue; /* a torn read beside a detach: never outside the pool */
+        g->dgen = gen;
+        g->dlo = lo;
+        g->dn = n;
+        g->data = (uint8_t *)((uintptr_t)g->table + off - lo);
+        return 1;
+    }
+    return 0;
+}
+
 /* target returns rank t's mapped memory for bytes at disp, with the epoch
  * to t open (taking a lock_all epoch's lock on first use, as windows'
  * enter does), or NULL for the Go path. *rc is set when the lock wait
@@ -150,7 +186,10 @@ static inline abi_target *target(abi_win *w, MPI_Win win, int t, MPI_Aint disp, 
     if ((unsigned)t >= (unsigned)w->n)
         return NULL;
     abi_target *g = &w->targets[t];
-    if (g->data == NULL || disp < 0 || bytes <= 0 || disp > g->size / g->unit || bytes > g->size - disp * g->unit)
+    if (g->table != NULL) {
+        if (bytes <= 0 || !dyn_hit(g, disp, bytes))
+            return NULL;
+    } else if (g->data == NULL || disp < 0 || bytes <= 0 || disp > g->size / g->unit || bytes > g->size - disp * g->unit)
         return NULL;
     uint8_t *acc = &access_of(w)[t];
     uint8_t a = acc_load(acc);

@@ -59,6 +59,10 @@ type targetState struct {
 	Lock   uintptr `c:"lock"`
 	Bell   uintptr `c:"bell"`
 	Mapped int64   `c:"mapped"`
+	Table  uintptr `c:"table"`
+	DGen   uint64  `c:"dgen"`
+	DLo    uint64  `c:"dlo"`
+	DN     uint64  `c:"dn"`
 }
 
 // epochState is abi_epoch (windows' epoch header).

@@ -152,7 +152,22 @@ typedef struct abi_target {
     uint32_t *lock;         /* reader ins, reader outs, writer tickets, served */
     uint32_t *bell;         /* the doorbell of the heap: seq, user, ctrl */
     int64_t mapped;         /* 1: lock and bell are valid */
+    /* A dynamic window (windows.Target.Table): the rank's region table,
+     * and the region rma.c found last in it, valid while the table's
+     * generation is dgen (data then points at its address 0). */
+    uint8_t *table;
+    uint64_t dgen, dlo, dn;
 } abi_target;
+
+/* A dynamic window's region table (windows.DynHeader, ...):
+ * TestEpochConstants checks them. */
+enum {
+    ABI_DYN_HEADER = 64,
+    ABI_DYN_SLOTS = 1 << 14,
+    ABI_DYN_SLOT = 32,
+    ABI_DYN_TABLE = ABI_DYN_HEADER + ABI_DYN_SLOTS * ABI_DYN_SLOT,
+    ABI_DYN_POOL = 1
+};
 
 /* abi_win.fast: which hot paths of rma.c may run on the window. */
 enum {

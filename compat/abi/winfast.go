@@ -42,7 +42,7 @@ func publishFast(o *winObj) {
 			continue
 		}
 		ts[r] = targetState{Data: uintptr(t.Data), Size: int64(t.Size), Unit: int64(t.Unit),
-			Lock: uintptr(t.Lock), Bell: uintptr(t.Bell), Mapped: 1}
+			Lock: uintptr(t.Lock), Bell: uintptr(t.Bell), Mapped: 1, Table: uintptr(t.Table)}
 	}
 	fast := int64(C.ABI_WIN_FAST_RMA)
 	if !w.NoLocks() {

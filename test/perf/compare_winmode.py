@@ -46,9 +46,12 @@ def main():
         mv, who = best(cands) if cands else (None, "-")
         r_mpi = av / mv if av is not None and mv else None
         cmp_ = "<=" if kind == "lat" else ">="
-        ok = None if r_mpi is None else (r_mpi <= target if kind == "lat" else r_mpi >= target)
-        row = [title, compare.fmt(av, kind), compare.fmt(mv, kind), who, "-" if r_mpi is None else "%.2f" % r_mpi,
-               "%s %.1f" % (cmp_, target), "MISS" if ok is None else compare.verdict(ok)]
+        row = [title, compare.fmt(av, kind), compare.fmt(mv, kind), who, "-" if r_mpi is None else "%.2f" % r_mpi]
+        if w == "allocate":  # the reference of the other modes: issue 37 sets it no target
+            row += ["", ""]
+        else:
+            ok = None if r_mpi is None else (r_mpi <= target if kind == "lat" else r_mpi >= target)
+            row += ["%s %.1f" % (cmp_, target), "MISS" if ok is None else compare.verdict(ok)]
         al = min(abi.get((bench, "allocate", size), []), default=None)
         if kind == "lat" and w != "allocate" and av is not None and al:
             r = av / al
