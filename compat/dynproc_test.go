@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -101,7 +102,34 @@ func meet(t *testing.T, ic *compat.Comm, accepting bool, nl, nr int) error {
 	if _, err := m.AllocSymmetric(8); !errors.Is(err, compat.ErrUnsupportedOperation) {
 		return errors.New("symmetric memory over jobs was not refused")
 	}
+	// An intercommunicator made through the merged one is refused on
+	// every member (the leaders swap this process's PE numbers).
+	color, other := 0, nl
+	if !accepting {
+		color, other = 1, 0
+	}
+	half, err := m.Split(color, m.Rank())
+	if err != nil {
+		return err
+	}
+	if _, err := half.IntercommCreate(0, m, other, 5); err == nil || half.Rank() == 0 && !errors.Is(err, compat.ErrUnsupportedOperation) {
+		return fmt.Errorf("IntercommCreate through a communicator across jobs: %v", err)
+	}
+	if err := half.Free(); err != nil {
+		return err
+	}
 	if err := m.Free(); err != nil {
+		return err
+	}
+	// Both pass the same high: the accepting group comes first.
+	tie, err := ic.Merge(true)
+	if err != nil {
+		return err
+	}
+	if tie.Rank() != want {
+		return fmt.Errorf("Merge with equal high: rank %d, want %d", tie.Rank(), want)
+	}
+	if err := tie.Free(); err != nil {
 		return err
 	}
 	if err := ic.Barrier(); err != nil {
