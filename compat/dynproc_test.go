@@ -3,8 +3,13 @@ package compat_test
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -203,6 +208,11 @@ func TestConnectRefusals(t *testing.T) {
 		if len(name) >= 1024 {
 			return errors.New("port name too long")
 		}
+		if w.Rank() == 0 {
+			if err := outsider(name); err != nil {
+				return err
+			}
+		}
 		// Nobody accepts: the wait ends (ClassOther) instead of hanging,
 		// on both ranks.
 		if _, err := w.Accept(p, 0); err == nil {
@@ -283,4 +293,32 @@ func TestSpawnNeedsLauncher(t *testing.T) {
 		}
 		return nil
 	}))
+}
+
+// outsider connects to the listener behind the port name without its
+// secret: a wrong secret is refused (a 0 verdict, then the connection
+// closes), and a flood of bytes is not read past the hello.
+func outsider(name string) error {
+	rest := strings.TrimPrefix(name, "gshmem-port:")
+	addr := rest[:strings.LastIndexByte(rest, ':')]
+	for _, payload := range [][]byte{make([]byte, 48), make([]byte, 1<<20)} {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return err
+		}
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		go func() { _, _ = c.Write(payload) }()
+		got, err := io.ReadAll(c)
+		c.Close()
+		if errors.Is(err, syscall.ECONNRESET) && len(got) == 0 {
+			continue // closed with the flood unread: the reset may beat the verdict
+		}
+		if err != nil {
+			return fmt.Errorf("an outsider's connection: %v", err)
+		}
+		if len(got) != 1 || got[0] != 0 {
+			return fmt.Errorf("an outsider's hello got %v, not a refusal", got)
+		}
+	}
+	return nil
 }
