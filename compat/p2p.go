@@ -23,7 +23,7 @@ func sendArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, w
 	if err = tagArg(tag, false, what); err != nil {
 		return
 	}
-	b, size, err := view(buf, count, dt, what)
+	b, size, err := srcView(buf, count, dt, what)
 	if err != nil {
 		return
 	}
