@@ -109,6 +109,10 @@ func (e *Env) onWithdrawn(sid uint64, taken bool) {
 		return
 	}
 	delete(e.sends, sid)
-	r.status = Status{Source: ProcNull, Tag: AnyTag, cancelled: true}
+	if r.revoked {
+		r.err = errorf(ClassRevoked, "send: its communicator was revoked before the message was received")
+	} else {
+		r.status = Status{Source: ProcNull, Tag: AnyTag, cancelled: true}
+	}
 	e.finishSend(r)
 }

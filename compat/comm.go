@@ -141,6 +141,7 @@ func (c *Comm) Free() error {
 		return errorf(ClassComm, "Free: %s cannot be freed", c.name)
 	}
 	c.freed.Store(true)
+	c.env.unregister(c)
 	if c.local != nil {
 		return c.local.Free()
 	}
@@ -155,6 +156,12 @@ func (c *Comm) releaseTeam() error {
 	c.coll.team = nil
 	e := c.env
 	e.teamComms = slices.DeleteFunc(e.teamComms, func(x *Comm) bool { return x == c })
+	if c.Revoked() || len(c.lostMembers()) > 0 {
+		// Destroy is collective over the team, which a lost member never
+		// enters and a revoked communicator's members need not: the
+		// team's slot stays taken (of shmem.MaxTeams).
+		return nil
+	}
 	return wrap(t.Destroy(), "freeing the communicator's team")
 }
 
@@ -181,6 +188,7 @@ func (c *Comm) derive(ctx uint32, g *Group, name string, t *shmem.Team) *Comm {
 		n.coll.team = t
 		c.env.teamComms = append(c.env.teamComms, n)
 	}
+	c.env.register(n)
 	return n
 }
 
@@ -400,7 +408,7 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	if err != nil {
 		return Status{}, false, err
 	}
-	if err := tagArg(tag, true, "Probe"); err != nil {
+	if err := errorsOf(tagArg(tag, true, "Probe"), c.ftCheck("Probe", pe, false)); err != nil {
 		return Status{}, false, err
 	}
 	if pe == ProcNull {
@@ -409,6 +417,9 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	e := c.env
 	var st Status
 	found := func() bool {
+		if c.ft.revoked.Load() {
+			return true // revoked meanwhile (revoke.go): below
+		}
 		i := e.findUnexpected(c.ctx, pe, tag)
 		if i >= 0 {
 			m := e.unexpected[i]
@@ -418,11 +429,17 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	}
 	if block {
 		err := e.waitFor(found)
+		if err == nil && c.ft.revoked.Load() {
+			err = errorf(ClassRevoked, "Probe: communicator %s was revoked", c.name)
+		}
 		return st, err == nil, err
 	}
 	e.mu.Lock()
 	e.progress()
 	ok := found()
 	e.mu.Unlock()
+	if c.ft.revoked.Load() {
+		return Status{}, false, errorf(ClassRevoked, "Iprobe: communicator %s was revoked", c.name)
+	}
 	return st, ok, nil
 }

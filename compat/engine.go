@@ -60,6 +60,7 @@ const (
 	kFin                                   // rendezvous complete: aux sender id
 	kWithdraw                              // a cancelled send takes back its rendezvous request: aux sender id
 	kWithdrawn                             // kWithdraw's answer: aux sender id, w0 1 when taken back, 0 when already matched
+	kRevoke                                // the communicator of context ctx was revoked (revoke.go)
 )
 
 func ncells(plen int) uint64 { return uint64(hdrSize+plen+cell-1) / cell }
@@ -297,6 +298,8 @@ func (e *Env) handle(p int, kind uint8, tag int32, ctx uint32, aux uint64, ring 
 		e.onWithdraw(p, aux)
 	case kWithdrawn:
 		e.onWithdrawn(aux, w(0) != 0)
+	case kRevoke:
+		e.onRevoke(p, ctx)
 	}
 }
 

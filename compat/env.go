@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"strconv"
+	"sync"
 
 	"sync/atomic"
 	"time"
@@ -89,6 +90,13 @@ type Env struct {
 
 	dyn    dynState // other jobs' processes (dynlink.go)
 	parent *Comm    // MPI_Comm_get_parent's intercommunicator (spawn.go)
+
+	excuseMu sync.Mutex
+	excused  []int // world PEs this PE agreed to go on without (ulfm.go)
+
+	// The communicators by context, and the contexts whose kRevoke came
+	// before their communicator was made here (revoke.go).
+	byCtx, earlyRevokes sync.Map
 }
 
 type config struct {
@@ -288,6 +296,8 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if !e.multiple {
 		e.world.coll.team = w.TeamWorld()
 	}
+	e.register(e.world)
+	e.register(e.self)
 	if err := e.connectParent(); err != nil {
 		return nil, err
 	}
@@ -429,7 +439,13 @@ func (e *Env) Finalize() error {
 	if e.closed.Load() {
 		return errorf(ClassOther, "Finalize: already finalized")
 	}
+	if len(e.world.lostMembers()) > 0 || e.world.Revoked() {
+		return e.finalizeSurvivors()
+	}
 	err := e.world.Barrier()
+	if cl := ClassOf(err); cl == ClassProcFailed || cl == ClassRevoked {
+		return e.finalizeSurvivors() // lost (or revoked) while the others finalize
+	}
 	for len(e.teamComms) > 0 && err == nil {
 		c := e.teamComms[0]
 		c.freed.Store(true)

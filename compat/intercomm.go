@@ -78,6 +78,7 @@ func (e *Env) newInter(ctx uint32, local *Comm, remote []int, name string) *Comm
 	for i := range n.fromPE {
 		n.fromPE[i] = -1
 	}
+	defer e.register(n)
 	for r, pe := range remote {
 		n.fromPE[pe] = int32(r)
 	}

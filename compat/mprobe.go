@@ -28,7 +28,7 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 	if err != nil {
 		return nil, Status{}, false, err
 	}
-	if err := tagArg(tag, true, "Mprobe"); err != nil {
+	if err := errorsOf(tagArg(tag, true, "Mprobe"), c.ftCheck("Mprobe", pe, false)); err != nil {
 		return nil, Status{}, false, err
 	}
 	if pe == ProcNull {
@@ -41,6 +41,9 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 	// source with its tag, so a receive of exactly that source and tag,
 	// posted under the same hold, matches it and no other.
 	take := func() bool {
+		if c.ft.revoked.Load() {
+			return true // revoked meanwhile (revoke.go): below
+		}
 		i := e.findUnexpected(c.ctx, pe, tag)
 		if i < 0 {
 			return false
@@ -55,12 +58,18 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 		if err := e.waitFor(take); err != nil {
 			return nil, Status{}, false, err
 		}
+		if r == nil { // revoked
+			return nil, Status{}, false, errorf(ClassRevoked, "Mprobe: communicator %s was revoked", c.name)
+		}
 		return r, st, true, nil
 	}
 	e.mu.Lock()
 	e.progress()
 	ok := take()
 	e.mu.Unlock()
+	if ok && r == nil {
+		return nil, Status{}, false, errorf(ClassRevoked, "Improbe: communicator %s was revoked", c.name)
+	}
 	return r, st, ok, nil
 }
 

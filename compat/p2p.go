@@ -115,12 +115,12 @@ func (e *Env) isendx(data []byte, pe int, tag int32, ctx uint32, sync bool, pool
 			e.mu.Unlock()
 			return nil
 		}
-		r := &Request{env: e, poolOff: -1}
+		r := &Request{env: e, poolOff: -1, sctx: ctx}
 		e.enqueue(pe, &outMsg{kind: kEager, tag: tag, ctx: ctx, data: data, req: r})
 		e.mu.Unlock()
 		return r
 	}
-	r := &Request{env: e, data: data, dest: pe, poolOff: poolOff, devData: dev}
+	r := &Request{env: e, data: data, dest: pe, poolOff: poolOff, devData: dev, sctx: ctx}
 	e.sendRdv(r, pe, tag, ctx)
 	e.mu.Unlock()
 	return r

@@ -82,6 +82,11 @@ type Request struct {
 	devStg  bool   // staged through the device staging area
 	// withdrawing: Cancel sent a kWithdraw for this send (cancel.go).
 	withdrawing bool
+	// sctx is a send's context; revoked: its communicator was revoked
+	// while it waited, and its withdrawal completes it with ClassRevoked
+	// (revoke.go).
+	sctx    uint32
+	revoked bool
 
 	// A generalized request (GrequestStart): its Status comes from query
 	// when GrequestComplete is called.

@@ -1,11 +1,14 @@
 package compat
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gshmem/gshmem/shmem"
 )
 
 // User-level fault mitigation (the MPIX_Comm_* extensions of Open MPI and
@@ -26,18 +29,32 @@ import (
 
 // ftState is a communicator's fault-tolerance state.
 type ftState struct {
-	revoked atomic.Bool
-	mu      sync.Mutex
-	acked   []int // world PEs whose loss FailureAck acknowledged
+	revoked  atomic.Bool
+	mu       sync.Mutex
+	acked    []int  // world PEs whose loss FailureAck acknowledged
+	onRevoke func() // OnRevoke's (revoke.go)
 }
 
 // The tags of the agreements, in the collective context, apart from the
 // others (commgroup.go): the low bits hash the agreeing PE's view of the
 // lost members, so that only PEs that see the same losses agree.
 const (
-	tagAgree  = 1 << 26
-	tagShrink = 1 << 25
+	tagAgree    = 1 << 26
+	tagShrink   = 1 << 25
+	tagFinalize = 1 << 24
 )
+
+// excuse records that this PE agreed to go on without the world PEs pes
+// (Agree, Shrink): Finalize then does not report their loss.
+func (e *Env) excuse(pes []int) {
+	e.excuseMu.Lock()
+	defer e.excuseMu.Unlock()
+	for _, pe := range pes {
+		if !slices.Contains(e.excused, pe) {
+			e.excused = append(e.excused, pe)
+		}
+	}
+}
 
 // lostMembers returns the world PEs of c's group that are known lost.
 func (c *Comm) lostMembers() []int {
@@ -84,16 +101,21 @@ func (c *Comm) ftCheck(what string, pe int, coll bool) error {
 	return nil
 }
 
-// Revoke revokes c (MPIX_Comm_revoke): every later call on c by this PE
-// but Agree, Shrink, FailureAck, FailureGetAcked, GetFailed, Group and
-// Free returns ClassRevoked. It is local: the other members learn of it
-// only when they revoke c too (see the porting guide's fault-tolerance
-// chapter); it does not end their pending operations.
+// Revoke revokes c (MPIX_Comm_revoke) at every member (revoke.go): this
+// PE's and the other members' pending operations on c end with
+// ClassRevoked (a send already matched completes), and every later call
+// on c but Agree, Shrink, FailureAck, FailureGetAcked, GetFailed, Revoke,
+// Group and Free returns ClassRevoked. The other members learn of it at
+// their next progress (any call; a wait makes progress).
 func (c *Comm) Revoke() error {
 	if err := c.checkError("Revoke"); err != nil {
 		return err
 	}
-	c.ft.revoked.Store(true)
+	e := c.env
+	e.mu.Lock()
+	e.revoke(c, -1)
+	e.progress()
+	e.mu.Unlock()
 	return nil
 }
 
@@ -219,6 +241,9 @@ func (c *Comm) agreeSurvivors(tag int32, mine uint64, op func(a, b uint64) uint6
 		g := newGroup(alive, c.env.me)
 		v, err := c.agreeOp(g, tag|int32(hashPEs(lost)&(int(tag)-1)), mine, op)
 		if err == nil {
+			if tag != tagFinalize {
+				c.env.excuse(lost)
+			}
 			return v, lost, nil
 		}
 		last = err
@@ -227,6 +252,41 @@ func (c *Comm) agreeSurvivors(tag int32, mine uint64, op func(a, b uint64) uint6
 		}
 	}
 	return 0, nil, wrap(last, "agreeing on the lost members of %s", c.name)
+}
+
+// finalizeSurvivors is Finalize in a job that lost PEs (or revoked
+// MPI_COMM_WORLD, whose team collectives may have ended midway): the
+// barrier over every PE, the teams' release and the collective frees can
+// never complete, so the survivors agree among themselves (agreeSurvivors, over
+// point-to-point: it ends, whatever the others do, once each of them has
+// finalized, exited or been found lost) and each leaves its World without
+// the others (shmem.World.FinalizeSurvivors). It returns nil when every
+// lost PE was one that this PE had agreed to go on without (Agree or Shrink
+// on a communicator holding it, before Finalize), else an error of class
+// ClassProcFailed naming a lost PE: the job lost it and the program never
+// said it could do without it.
+func (e *Env) finalizeSurvivors() error {
+	const what = "Finalize"
+	e.excuseMu.Lock()
+	excused := slices.Clone(e.excused)
+	e.excuseMu.Unlock()
+	_, lost, err := e.world.agreeSurvivors(tagFinalize, 0, func(a, b uint64) uint64 { return a })
+	e.closed.Store(true)
+	for _, pe := range lost {
+		if err == nil && !slices.Contains(excused, pe) {
+			err = errorf(ClassProcFailed, "%s: world rank %d is lost (the survivors finalized without it)", what, pe)
+		}
+	}
+	if e.own {
+		ferr := e.w.FinalizeSurvivors()
+		if errors.Is(ferr, shmem.ErrInvalid) {
+			ferr = e.w.Finalize() // goroutine PEs: a revoked world, no loss
+		}
+		if err == nil {
+			err = wrap(ferr, what)
+		}
+	}
+	return err
 }
 
 // hashPEs hashes a list of world PEs, for the agreements' tags.

@@ -2,6 +2,7 @@ package compat_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -49,5 +50,47 @@ func TestFaultToleranceWithoutLoss(t *testing.T) {
 		require.NoError(t, d.Free())
 		require.NoError(t, s.Barrier())
 		require.NoError(t, s.Free())
+	})
+}
+
+// TestRevokeReachesBlockedMembers: one member revokes a communicator
+// while the others are blocked on it, in a receive and a probe
+// (point-to-point), a barrier and a broadcast (the communicator's shmem
+// team): each returns
+// ErrRevoked, sees the communicator revoked, is refused a send on it, and
+// all of them shrink it and go on.
+func TestRevokeReachesBlockedMembers(t *testing.T) {
+	run(t, 5, func(t *petest.T, e *compat.Env, c *compat.Comm) {
+		d, err := c.Dup()
+		require.NoError(t, err)
+		buf := make([]int64, 64)
+		switch c.Rank() {
+		case 0:
+			time.Sleep(200 * time.Millisecond) // the others block first
+			require.NoError(t, d.Revoke())
+		case 1:
+			_, err := compat.Recv(d, buf, 1, compat.Int64, 2, 7)
+			assert.ErrorIs(t, err, compat.ErrRevoked)
+		case 2:
+			assert.ErrorIs(t, d.Barrier(), compat.ErrRevoked)
+		case 3:
+			assert.ErrorIs(t, compat.Bcast(d, buf, len(buf), compat.Int64, 0), compat.ErrRevoked)
+		case 4:
+			_, err := d.Probe(2, 7)
+			assert.ErrorIs(t, err, compat.ErrRevoked)
+		}
+		assert.True(t, d.Revoked())
+		assert.ErrorIs(t, compat.Send(d, buf, 1, compat.Int64, (c.Rank()+1)%5, 0), compat.ErrRevoked)
+		_, err = d.Probe(compat.AnySource, compat.AnyTag)
+		assert.ErrorIs(t, err, compat.ErrRevoked)
+		s, err := d.Shrink()
+		require.NoError(t, err)
+		require.Equal(t, 5, s.Size())
+		out := []int64{0}
+		require.NoError(t, compat.Allreduce(s, []int64{int64(s.Rank() + 1)}, out, 1, compat.Int64, compat.OpSum))
+		assert.Equal(t, int64(15), out[0])
+		require.NoError(t, d.Free())
+		require.NoError(t, s.Free())
+		require.NoError(t, c.Barrier())
 	})
 }

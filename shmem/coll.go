@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gshmem/gshmem/internal/memcopy"
+	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 	"github.com/gshmem/gshmem/shmem/internal/transport"
 )
 
@@ -351,16 +352,66 @@ const slowWait = 20 * time.Microsecond
 // and adapts the polling budget to how long it took.
 func (t *Team) fallback(cond func() bool) error {
 	if !t.adapt {
-		return t.w.waitFor(cond)
+		return t.waitFor(cond)
 	}
 	start := time.Now()
-	err := t.w.waitFor(cond)
+	err := t.waitFor(cond)
 	if time.Since(start) < slowWait {
 		t.spinCur = min(t.spinMax, 2*t.spinCur)
 	} else {
 		t.spinCur = 16
 	}
 	return err
+}
+
+// SetInterrupt gives the team's collectives a check from a layer above:
+// f is called where their waits check the World (every few thousand polls
+// and around every sleep, never on the fast path), and an error from it
+// ends the wait, and the collective, with that error. compat ends the
+// collectives of a revoked communicator so (MPIX_Comm_revoke). f may be
+// nil (none); it must be set before the team's collectives run, by the
+// goroutine that calls them.
+func (t *Team) SetInterrupt(f func() error) { t.interrupt = f }
+
+// waitFor is the World's runtime wait (World.waitFor) with the team's
+// check (waitCheck) instead of the World's.
+func (t *Team) waitFor(cond func() bool) error {
+	if cond() {
+		return nil
+	}
+	if t.checkFn == nil {
+		t.checkFn = t.waitCheck // allocated once, not per wait
+		t.down = t.w.DownWord()
+	}
+	return t.w.waiter.Wait(doorbell.At(t.w.heap), doorbell.Ctrl, func() (bool, error) { return cond(), nil }, t.checkFn)
+}
+
+// waitCheck is the check of a team collective's waits, run every few
+// thousand polls and around every sleep: the World's (World.check), and a
+// lost member of the team that a layer above excused (World.ExcuseLost),
+// whose loss World.check no longer reports: a collective over a team that
+// holds a lost PE can never complete, and the lost PE's partners wait for
+// a word it will never write. The one load of the down word keeps it
+// cheap while no peer is lost.
+func (t *Team) waitCheck() error {
+	w := t.w
+	if err := w.check(); err != nil {
+		return err
+	}
+	if f := t.interrupt; f != nil {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	if w.live == nil || t.down == nil || atomic.LoadUint32(t.down) == 0 {
+		return nil
+	}
+	for _, pe := range w.live.LostPEs() {
+		if t.rank(pe) >= 0 && w.live.Excused(pe) {
+			return fmt.Errorf("%s: %w", t.name, w.live.PeerErr(pe))
+		}
+	}
+	return nil
 }
 
 // polled records a wait that polling served.

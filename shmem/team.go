@@ -60,6 +60,10 @@ type Team struct {
 
 	bufs [][]uint64 // private staging buffers, reused
 
+	checkFn   func() error // waitCheck, for the waits (coll.go)
+	down      *uint32      // the World's DownWord, for waitCheck
+	interrupt func() error // SetInterrupt's
+
 	// The barrier's current wait, read by readyFn (no allocation per wait).
 	wOff, wE, wV     uint64
 	readyFn          func() bool

@@ -312,6 +312,29 @@ func (w *World) Finalize() error {
 	return errors.Join(busy, err)
 }
 
+// FinalizeSurvivors is Finalize for a PE of a job that lost PEs which a
+// layer above has agreed with the other survivors to go on without
+// (ExcuseLost): Finalize's barrier over every PE can never complete, so it
+// completes this PE's operations (Quiet; puts to lost PEs are not
+// reported) and leaves without it. The caller must have synchronized the
+// survivors first (compat's MPI_Finalize agrees with them over
+// point-to-point messages). It returns ErrInvalid for goroutine PEs
+// (Run), which cannot go on after a loss.
+func (w *World) FinalizeSurvivors() error {
+	if w.closed.Load() {
+		return ErrFinalized
+	}
+	if w.live == nil {
+		return errf(ErrInvalid, "FinalizeSurvivors: this World's transport does not report losses (goroutine PEs): Finalize")
+	}
+	busy := w.runFinalizeChecks()
+	err := w.Quiet()
+	if errors.Is(err, ErrPeerLost) {
+		err = nil // puts to a lost PE: nothing more to tell
+	}
+	return errors.Join(busy, err, w.teardown())
+}
+
 func (w *World) teardown() error {
 	if w.closed.Swap(true) {
 		return nil

@@ -16,7 +16,7 @@ import (
 
 func runCmd() *cobra.Command {
 	var n int
-	var tag, oversubscribe bool
+	var tag, oversubscribe, keepGoing bool
 	c := &cobra.Command{
 		Use:   "run -n N [--tag-output] PROGRAM [ARGS...]",
 		Short: "start N PEs of PROGRAM on this node",
@@ -25,7 +25,11 @@ bootstrap. PROGRAM is any executable (one that never initializes gshmem still
 runs, as with mpirun) or a Go package directory, built first as go run would.
 Signals are forwarded to every PE. When a PE fails, the others are stopped and
 run exits with the failed PE's status; an interrupt (Ctrl-C, SIGTERM) is
-passed to every PE and reported as the job interrupted.
+passed to every PE and reported as the job interrupted. With
+--disable-auto-cleanup (or GSHMEM_MPI_FT=ulfm in the environment) the others
+go on instead, for programs that survive a lost PE (MPIX_Comm_shrink); run
+still exits with the first failure's status, and ends PEs left stopped once
+every other PE has exited.
 
 Before starting, run checks N against this node: more than 4 PEs per CPU the
 process may use, or more memory than MemAvailable at an estimated 8 MiB plus
@@ -55,6 +59,7 @@ is stopped with one line that says so, and exit status 124.`,
 			}
 			code, err := launcher.Run(context.Background(), launcher.Config{
 				N: n, Argv: args, TagOutput: tag, Stdout: os.Stdout, Stderr: os.Stderr, Env: env,
+				KeepGoing: keepGoing || ulfmJob(),
 			})
 			if err != nil {
 				return err
@@ -69,8 +74,17 @@ is stopped with one line that says so, and exit status 124.`,
 	c.Flags().BoolVar(&tag, "tag-output", false, `prefix every output line with "[pe N] "`)
 	c.Flags().BoolVar(&oversubscribe, "oversubscribe", false,
 		fmt.Sprintf("start N PEs even beyond %d per CPU or the memory available (as mpirun --oversubscribe)", launcher.MaxPerCPU))
+	c.Flags().BoolVar(&keepGoing, "disable-auto-cleanup", false,
+		"when a PE fails, leave the others running (as MPICH's mpiexec; implied by GSHMEM_MPI_FT=ulfm): for programs whose survivors go on without it (MPIX_Comm_shrink)")
 	c.Flags().SetInterspersed(false)
 	return c
+}
+
+// ulfmJob reports whether the job runs with GSHMEM_MPI_FT=ulfm, whose
+// programs mean to survive a lost PE (checkJobEnv refused a bad value).
+func ulfmJob() bool {
+	v, _ := settings.Get("GSHMEM_MPI_FT").Choice(os.Getenv)
+	return v == "ulfm"
 }
 
 // checkJobEnv checks the job's GSHMEM_* variables against the settings

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -121,15 +122,23 @@ func run(t *testing.T, n int, exe string) result {
 // runArgs is run with arguments for the program.
 func runArgs(t *testing.T, n int, exe string, args ...string) result {
 	t.Helper()
+	return runLaunched(t, n, nil, nil, exe, args...)
+}
+
+// runLaunched is runArgs with variables added to the job's environment
+// and flags for the launcher (mpiexec, that is gshmem run).
+func runLaunched(t *testing.T, n int, env, flags []string, exe string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var cmd *exec.Cmd
 	if n == 0 {
 		cmd = exec.CommandContext(ctx, exe, args...)
 	} else {
-		cmd = exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "mpiexec"), append([]string{"-np", fmt.Sprint(n), exe}, args...)...)
+		argv := append(append(slices.Clone(flags), "-np", fmt.Sprint(n), exe), args...)
+		cmd = exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "mpiexec"), argv...)
 	}
-	cmd.Env = append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1")
+	cmd.Env = append(append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1"), env...)
 	// On the deadline, end the launcher and its PEs together (their own
 	// process group), and stop waiting for output a survivor still holds
 	// open: a hung job must fail the test, not hang it.

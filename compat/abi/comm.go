@@ -55,6 +55,11 @@ func newCommObj(c *compat.Comm, h uintptr) *commObj {
 	o.cs.Size = int32(c.Size())
 	o.cs.Errhandler = 0x141 // MPI_ERRORS_ARE_FATAL
 	publishP2P(o.cs, c)
+	cs := o.cs
+	// Revoked here or by another member: every later call goes to compat,
+	// which refuses it (the C struct lives until the handle is freed,
+	// which unregisters c first).
+	c.OnRevoke(func() { cs.P2P = nil })
 	return o
 }
 

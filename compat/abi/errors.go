@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -139,7 +140,7 @@ func codeOf(err error) C.int {
 		return C.int(ce)
 	}
 	if errors.Is(err, shmem.ErrPeerLost) || compat.ClassOf(err) == compat.ClassProcFailed {
-		return lostCode(err.Error())
+		return lostCode(lostMessage(err.Error()))
 	}
 	if c, ok := abiClass[compat.ClassOf(err)]; ok {
 		return c
@@ -174,6 +175,20 @@ func lostCode(msg string) C.int {
 	c := C.int(lostCodeBase + len(lost.code))
 	lost.code[msg], lost.text[c] = c, msg
 	return c
+}
+
+// lostMessage is the string of a lost-peer code: msg with the class it
+// starts with (compat's or windows', MPI_ERR_OTHER for a wait on a lost
+// peer's words) replaced by the lost class the code has.
+func lostMessage(msg string) string {
+	name := "MPI_ERR_PROC_ABORTED"
+	if ulfmClasses {
+		name = "MPIX_ERR_PROC_FAILED"
+	}
+	if i := strings.Index(msg, ": "); i > 0 && (strings.HasPrefix(msg, "MPI_ERR_") || strings.HasPrefix(msg, "MPIX_ERR_")) && !strings.Contains(msg[:i], " ") {
+		msg = msg[i+2:]
+	}
+	return name + ": " + msg
 }
 
 // lostCodeBase is the first lost-peer code: far above the codes

@@ -16,8 +16,9 @@ import (
 )
 
 // The fault-tolerance extensions (ulfm.c, mpi-ext.h) over compat's
-// ulfm.go. A revoked communicator loses its C fast paths (p2p.c), so that
-// every call on it reaches compat, which refuses it.
+// ulfm.go. A revoked communicator, by this process or another member,
+// loses its C fast paths (p2p.c; OnRevoke in newCommObj), so that every
+// call on it reaches compat, which refuses it.
 
 // ulfmClasses reports lost peers with class MPIX_ERR_PROC_FAILED instead
 // of MPI_ERR_PROC_ABORTED: GSHMEM_MPI_FT=ulfm (codes written for Open
@@ -53,8 +54,7 @@ func abiint_comm_revoke(comm C.uintptr_t) C.int {
 	if err := o.c.Revoke(); err != nil {
 		return fail(comm, call, err)
 	}
-	o.cs.P2P = nil // every later call goes to compat, which refuses it
-	return C.MPI_SUCCESS
+	return C.MPI_SUCCESS // Revoke took the fast paths away (OnRevoke in newCommObj)
 }
 
 //export abiint_comm_is_revoked

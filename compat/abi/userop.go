@@ -6,7 +6,6 @@ package main
 import "C"
 
 import (
-	"math"
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
@@ -142,8 +141,8 @@ func contribution(buf C.uintptr_t, dt compat.Datatype, count int) ([]byte, bool,
 	return mine, true, nil
 }
 
-// result writes acc (count instances of dt, packed) into the buffer at buf.
-func result(buf C.uintptr_t, dt compat.Datatype, count int, acc []byte) (bool, error) {
+// writeResult writes acc (count instances of dt, packed) into the buffer at buf.
+func writeResult(buf C.uintptr_t, dt compat.Datatype, count int, acc []byte) (bool, error) {
 	out, ok := tbuf(buf, dt, count)
 	if !ok {
 		return false, nil
@@ -225,7 +224,7 @@ func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, 
 	for i := range parts {
 		parts[i] = all[i*bytes : (i+1)*bytes]
 	}
-	ok, err = result(rbuf, dt, int(count), u.fold(parts, int(count), dtype, dt))
+	ok, err = writeResult(rbuf, dt, int(count), u.fold(parts, int(count), dtype, dt))
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
 	}
@@ -273,52 +272,11 @@ func userReduceScatter(comm C.uintptr_t, call string, c *compat.Comm, u *userOp,
 	for i := range parts {
 		parts[i] = got[i*blk : (i+1)*blk]
 	}
-	ok, err = result(rbuf, dt, counts[me], u.fold(parts, counts[me], dtype, dt))
+	ok, err = writeResult(rbuf, dt, counts[me], u.fold(parts, counts[me], dtype, dt))
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
 	}
 	return done(comm, call, err)
-}
-
-// userReduceScatter is MPI_Reduce_scatter(_block) with a user op: the
-// whole vector reduced at every member (userReduce), then each keeps its
-// block of counts[rank] elements. In place, the input is the receive
-// buffer and the block lands at its start.
-func userReduceScatter(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, rbuf C.uintptr_t, counts []int, dtype C.uintptr_t) C.int {
-	dt, ok := typeOf(dtype, true)
-	if !ok {
-		return failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
-	}
-	total, before := 0, 0
-	for i, k := range counts {
-		if k < 0 {
-			return failCode(comm, call, C.MPI_ERR_COUNT, "recvcounts[%d] is %d", i, k)
-		}
-		if i < c.Rank() {
-			before += k
-		}
-		total += k
-	}
-	if total > math.MaxInt32 {
-		return failCode(comm, call, C.MPI_ERR_COUNT, "%d elements in all", total)
-	}
-	sz := dt.Size()
-	whole := make([]byte, max(total*sz, 1))
-	in := sbuf
-	if sbuf == 1 { // MPI_IN_PLACE
-		in = rbuf
-	}
-	// userReduce writes from the true lb of the buffer it is given.
-	at := C.uintptr_t(uintptr(unsafe.Pointer(&whole[0]))) - C.uintptr_t(trueLB(dt))
-	if rc := userReduce(comm, call, c, u, in, at, C.int(total), dtype, -1, false, false); rc != C.MPI_SUCCESS {
-		return rc
-	}
-	mine := whole[before*sz : (before+counts[c.Rank()])*sz]
-	out, ok := cbuf(rbuf+C.uintptr_t(trueLB(dt)), len(mine))
-	if !ok {
-		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
-	}
-	return done(comm, call, writeOut(out, mine))
 }
 
 //export abigo_Reduce_local

@@ -41,6 +41,13 @@ type Config struct {
 	KillGrace time.Duration
 	// Log receives the launcher's own messages; nil means Stderr.
 	Log io.Writer
+	// KeepGoing leaves the other PEs running when a PE fails (gshmem run
+	// --disable-auto-cleanup, as MPICH's mpiexec): for fault-tolerant
+	// programs whose survivors go on without the lost PE (compat's
+	// Shrink, MPIX_Comm_shrink). Each failure is logged once; the job's
+	// exit code is still the first failure's. PEs left stopped once every
+	// other PE has exited are killed (keptStopped).
+	KeepGoing bool
 }
 
 // ErrConfig marks a job refused before anything was started.
@@ -79,6 +86,11 @@ type job struct {
 	// decideGrace and names a PE killed by a signal meanwhile instead.
 	pending *failure
 	decide  <-chan time.Time
+
+	// stoppedCheck, under KeepGoing once a PE has exited, fires
+	// keptStopped; allStopped is what its last check found.
+	stoppedCheck <-chan time.Time
+	allStopped   bool
 
 	// The bootstrap's completion: from the first PE's join, every PE has
 	// joinDeadline(joinTimeout) to join too (checkJoined).
@@ -237,6 +249,8 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 			code, what, failed := c.failure(ev)
 			switch {
 			case !failed || j.stopping:
+			case j.cfg.KeepGoing && j.interrupted == 0:
+				j.keepGoing(code, what)
 			case j.interrupted != 0:
 				// The user interrupted the job: the PE ended because of
 				// the signal passed on to it, not on its own.
@@ -250,6 +264,9 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 			case j.pending == nil:
 				j.pending = &failure{code, what}
 				j.decide = time.After(decideGrace)
+			}
+			if j.cfg.KeepGoing && j.live > 0 && j.stoppedCheck == nil {
+				j.stoppedCheck = time.After(stoppedCheckEvery)
 			}
 			if j.live == 0 {
 				j.settle()
@@ -273,8 +290,59 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 		case <-j.kill:
 			j.kill = nil
 			j.signal(syscall.SIGKILL)
+		case <-j.stoppedCheck:
+			j.stoppedCheck = nil
+			j.keptStopped()
 		}
 	}
+}
+
+// keepGoing records a PE's failure under KeepGoing: logged, the job's code
+// if it is the first, and the others left running.
+func (j *job) keepGoing(code int, what string) {
+	if j.code != 0 {
+		j.log("%s", what) // a survivor's own failure, or a later loss
+		return
+	}
+	j.code = code
+	switch j.live {
+	case 0:
+		j.log("%s", what)
+	case 1:
+		j.log("%s; the other PE goes on (--disable-auto-cleanup)", what)
+	default:
+		j.log("%s; the other %d PEs go on (--disable-auto-cleanup)", what, j.live)
+	}
+}
+
+// stoppedCheckEvery is how often a KeepGoing job some of whose PEs have
+// exited looks for PEs that only a stop keeps alive.
+const stoppedCheckEvery = time.Second
+
+// keptStopped ends a KeepGoing job whose PEs that are not yet reaped have
+// all been stopped (SIGSTOP, a debugger) at two checks in a row: the
+// survivors, which went on without them, have exited, and nothing would
+// end the job otherwise.
+func (j *job) keptStopped() {
+	if j.stopping || j.live == 0 {
+		return
+	}
+	cs := j.stoppedPEs()
+	all := len(cs) == j.live
+	if !all || !j.allStopped {
+		j.allStopped = all
+		j.stoppedCheck = time.After(stoppedCheckEvery)
+		return
+	}
+	for _, c := range cs {
+		j.log("PE %d (pid %d) is stopped and every other PE has exited; killing it", c.rank, c.proc.Pid)
+	}
+	code := j.code
+	if code == 0 {
+		code = 128 + int(syscall.SIGKILL)
+	}
+	j.stop(code, nil)
+	j.signal(syscall.SIGKILL)
 }
 
 // checkJoined ends a job whose PEs have not all joined the bootstrap by

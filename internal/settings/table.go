@@ -48,7 +48,7 @@ var table = []Var{
 	{Name: "GSHMEM_MPI_SCRATCH", Kind: Size, Default: "heap/32, 64k to 1m (device heap: heap/16, 64k to 256m)", Min: 4 << 10, Max: 1 << 40, Range: "at least 4k", Reader: "compat",
 		Help: "symmetric scratch through which collectives on shmem teams are staged (GPU memory on a device heap); larger ones run in pieces of it"},
 	{Name: "GSHMEM_MPI_FT", Kind: Choice, Default: "off", Choices: []string{"off", "ulfm"}, Reader: "the C library (libmpi_abi)",
-		Help: "`ulfm`: a lost process is reported with class `MPIX_ERR_PROC_FAILED` (mpi-ext.h, for codes written for Open MPI's or MPICH's fault tolerance) instead of `MPI_ERR_PROC_ABORTED`; `MPIX_Comm_shrink` and the other `MPIX_Comm_*` calls work either way (porting-guide/01-mpi.md, Surviving a lost process)"},
+		Help: "`ulfm`: a lost process is reported with class `MPIX_ERR_PROC_FAILED` (mpi-ext.h, for codes written for Open MPI's or MPICH's fault tolerance) instead of `MPI_ERR_PROC_ABORTED`, and `gshmem run` leaves the other processes running when one fails (as `--disable-auto-cleanup`); `MPIX_Comm_shrink` and the other `MPIX_Comm_*` calls work either way (porting-guide/01-mpi.md, Surviving a lost process)"},
 	{Name: "GSHMEM_MPI_WTIME", Kind: Choice, Default: "auto", Choices: []string{"auto", "clock"}, Reader: "the C library (libmpi_abi)",
 		Help: "`MPI_Wtime`: `auto` reads the time stamp counter where it is an invariant clock (calibrated against CLOCK_MONOTONIC, about 17 ns a read against 27 ns), `clock` always calls clock_gettime"},
 	{Name: "GSHMEM_RANK", Kind: Launcher, Reader: "shmem",

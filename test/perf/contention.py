@@ -8,7 +8,9 @@ per_iter latency_us (or "fail"); RAW_DIR/loads one line per load:
 load|loadavg before|loadavg after. For every load and row: the median and
 the worst (highest) latency of the runs of gshmem, Open MPI and MPICH,
 the better MPI's median and worst (each the lower of the two MPIs'), and
-gshmem / better MPI for each. A failed run counts as infinitely slow.
+gshmem / better MPI for each; then the same for the abi group's runs
+(runtime "abi": OSU through libmpi_abi.so.1), as a row of its own marked
+[abi]. A failed run counts as infinitely slow.
 """
 import statistics
 import sys
@@ -71,10 +73,10 @@ def main(raw):
         print("%-38s %5s | %8s %8s | %8s %8s | %8s %8s | %-9s %8s %8s | %6s %6s | %s" % (
             "row (latency us, runs)", "n", "gshmem", "worst", "OpenMPI", "worst", "MPICH", "worst",
             "better", "median", "worst", "med x", "wst x", "span s (g/o/m)"))
-        for l, row in order:
+        for l, row, ours in ((l, r, rt) for l, r in order for rt in ("gshmem", "abi")):
             if l != load:
                 continue
-            g = runs.get((load, row, "gshmem"), [])
+            g = runs.get((load, row, ours), [])
             mrow = MPI_ROW.get(row, row)
             o = runs.get((load, mrow, "openmpi"), [])
             m = runs.get((load, mrow, "mpich"), [])
@@ -87,9 +89,10 @@ def main(raw):
             rm, rw = ratio(med["g"], bmed), ratio(wst["g"], bwst)
             if rm == "-" or rw == "-" or float(rm) > 1.0 or float(rw) > 1.0:
                 ok = False
-            sp = "/".join("%.1f" % spans.get((load, r, rt), 0) for r, rt in ((row, "gshmem"), (mrow, "openmpi"), (mrow, "mpich")))
+            sp = "/".join("%.1f" % spans.get((load, r, rt), 0) for r, rt in ((row, ours), (mrow, "openmpi"), (mrow, "mpich")))
+            name = NAMES.get(row, row) + (" [abi]" if ours == "abi" else "")
             print("%-38s %5d | %8s %8s | %8s %8s | %8s %8s | %-9s %8s %8s | %6s %6s | %s" % (
-                NAMES.get(row, row), len(g), fmt(med["g"]), fmt(wst["g"]), fmt(med["o"]), fmt(wst["o"]),
+                name, len(g), fmt(med["g"]), fmt(wst["g"]), fmt(med["o"]), fmt(wst["o"]),
                 fmt(med["m"]), fmt(wst["m"]), who, fmt(bmed), fmt(bwst), rm, rw, sp))
         print()
     print("every row at most 1.0 x the better MPI (median and worst):", "yes" if ok else "no")

@@ -18,6 +18,11 @@
 #   win put 8 B, flush / fence    win_put_latency --sync ... osu_put_latency -w allocate -s ...
 #   put+quiet 8 B                 gshmem perf put_latency    osu_put_latency -s flush
 #
+# The abi group (ABI=1, the default) runs the same OSU binaries, unmodified,
+# built with gshmem's mpicc against libmpi_abi.so.1 (gshmem abi install into
+# WORK/abi) and started by its mpiexec (gshmem run, pinned as gshmem perf
+# is): one more line per row, "[abi]", compared with the same MPI figures.
+#
 # Each run does enough iterations to span SECS seconds (default 1): before
 # the repetitions, a short calibration run of every row and runtime under
 # that load sets its iteration count from the latency it measured. The
@@ -41,6 +46,7 @@
 #                   allreduce2 allreduce4 pt2pt win_flush win_fence put
 #   GSHMEM=BIN      run this gshmem binary instead of building the tree's
 #                   (a before/after comparison in one sitting)
+#   ABI=0           leave out the abi group (OSU through libmpi_abi.so.1)
 #   BUILD_ONLY=1    build OSU and gshmem in WORK, run nothing
 #   RUN_TIMEOUT=S   seconds before one run is stopped and counted as failed
 #                   (default 120)
@@ -67,6 +73,7 @@ LOADS=${LOADS:-1 2 3}
 REPS=${REPS:-5}
 SECS=${SECS:-1}
 ROWS=${ROWS:-barrier2 barrier4 allreduce2 allreduce4 pt2pt win_flush win_fence put}
+ABI=${ABI:-1}
 RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 MAXLOAD=${MAXLOAD:-3}
 NCPU=$(nproc)
@@ -86,7 +93,9 @@ build_osu() { # mpi
 		log "configuring OSU against $mpi in $dir"
 		rm -rf "$dir" && mkdir -p "$dir"
 		cp -a "$OSU_SRC/." "$dir/"
-		(cd "$dir" && ./configure CC="mpicc.$mpi" CXX="mpicxx.$mpi" >configure.log 2>&1) ||
+		local cc="mpicc.$mpi" cxx="mpicxx.$mpi"
+		[ "$mpi" = abi ] && cc="$WORK/abi/bin/mpicc" cxx="$WORK/abi/bin/mpicxx"
+		(cd "$dir" && ./configure CC="$cc" CXX="$cxx" >configure.log 2>&1) ||
 			{ echo "contention.sh: configuring OSU against $mpi failed; see $dir/configure.log" >&2; exit 1; }
 	fi
 	for b in $OSU_BINS; do
@@ -103,6 +112,14 @@ if [ -n "${GSHMEM:-}" ]; then
 else
 	log "building gshmem"
 	(cd "$ROOT" && go build -o "$WORK/gshmem" ./cmd/gshmem)
+fi
+if [ "$ABI" = 1 ]; then
+	# A fresh library each sitting (the tree may have changed); OSU's
+	# binaries load it at run time, so they need no rebuild.
+	log "installing the C ABI in $WORK/abi"
+	"$WORK/gshmem" abi install --prefix "$WORK/abi" --src "$ROOT" >"$WORK/abi-install.log" 2>&1 ||
+		{ echo "contention.sh: gshmem abi install failed; see $WORK/abi-install.log" >&2; exit 1; }
+	build_osu abi
 fi
 [ "${BUILD_ONLY:-}" = 1 ] && exit 0
 
@@ -157,6 +174,9 @@ mpi_launch() { # mpi np
 	mpich)
 		if [ "$np" -gt "$NCPU" ]; then echo mpiexec.mpich -n "$np"; else echo mpiexec.mpich -n "$np" -bind-to core; fi
 		;;
+	abi) # gshmem run; pinned through GSHMEM_BIND (run_one)
+		echo "$WORK/abi/bin/mpiexec" -n "$np"
+		;;
 	esac
 }
 
@@ -190,7 +210,12 @@ row_gshmem() {
 }
 # runtimes row -> who runs it: the core's Reduce rows are gshmem's only
 # (compared with the MPIs' allreduce rows).
-runtimes() { case $1 in reduce*) echo gshmem ;; *) echo gshmem openmpi mpich ;; esac; }
+runtimes() {
+	case $1 in
+	reduce*) echo gshmem ;;
+	*) if [ "$ABI" = 1 ]; then echo gshmem openmpi mpich abi; else echo gshmem openmpi mpich; fi ;;
+	esac
+}
 # The timed loop of one iteration spans this many reported latencies (a
 # ping-pong reports half its round trip).
 row_per_iter() { case $1 in pt2pt) echo 2 ;; *) echo 1 ;; esac; }
@@ -210,11 +235,12 @@ run_one() {
 			python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[0]['latency_us'])" "$out.json"
 		fi
 		;;
-	openmpi | mpich)
-		local osu
+	openmpi | mpich | abi)
+		local osu bind=auto
 		osu=$(row_osu "$row")
+		[ "$np" -gt "$NCPU" ] && bind=oversubscribed
 		# shellcheck disable=SC2046,SC2086
-		if timeout "$RUN_TIMEOUT" $(mpi_launch "$rt" "$np") "$WORK/osu-$rt/c/mpi/"$osu -i "$iters" -x "$warm" >"$out" 2>&1; then
+		if GSHMEM_BIND=${GSHMEM_BIND:-$bind} timeout "$RUN_TIMEOUT" $(mpi_launch "$rt" "$np") "$WORK/osu-$rt/c/mpi/"$osu -i "$iters" -x "$warm" >"$out" 2>&1; then
 			awk '/^#/ || NF == 0 { next } { v = $NF } END { if (v != "") print v }' "$out"
 		fi
 		;;

@@ -34,9 +34,10 @@ extern "C" {
  * told from host ones. */
 int MPIX_Query_cuda_support(void);
 
-/* MPIX_Comm_revoke marks comm revoked for the calling process: its later
- * calls on comm, except the ones below, MPI_Comm_group and MPI_Comm_free,
- * fail with MPIX_ERR_REVOKED. (gshmem: the other members are not told.) */
+/* MPIX_Comm_revoke revokes comm at every member: their pending operations
+ * on it (a blocked receive, a send not yet matched, a collective) and
+ * their later calls on it, except the ones below, MPI_Comm_group and
+ * MPI_Comm_free, fail with MPIX_ERR_REVOKED. */
 int MPIX_Comm_revoke(MPI_Comm comm);
 /* MPIX_Comm_is_revoked sets *flag to 1 when comm was revoked, else 0. */
 int MPIX_Comm_is_revoked(MPI_Comm comm, int *flag);

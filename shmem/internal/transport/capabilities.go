@@ -55,6 +55,8 @@ type Liveness interface {
 	// Excuse makes Lost ignore the loss of pes (PeerErr still reports
 	// it): this PE goes on without them.
 	Excuse(pes []int)
+	// Excused reports whether pe was excused (Excuse).
+	Excused(pe int) bool
 }
 
 // RemoteSpinner is a transport whose remote waits poll before they sleep:

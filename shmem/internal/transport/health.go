@@ -161,6 +161,16 @@ func (h *health) excuse(pes []int) {
 	}
 }
 
+// isExcused reports whether pe was excused (excuse).
+func (h *health) isExcused(pe int) bool {
+	if pe < 0 || pe >= len(h.excused) {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.excused[pe]
+}
+
 // check returns an error for an operation aimed at pe when pe is gone.
 func (h *health) check(pe int) error {
 	if h.down.Load() == 0 {

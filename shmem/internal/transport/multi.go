@@ -59,6 +59,9 @@ func (m *Multi) LostPEs() []int { return m.h.lostPEs() }
 // loss ends only the waits and operations that name them.
 func (m *Multi) Excuse(pes []int) { m.h.excuse(pes) }
 
+// Excused reports whether pe was excused.
+func (m *Multi) Excused(pe int) bool { return m.h.isExcused(pe) }
+
 // heap returns pe's heap if it is mapped already: the one atomic load of
 // every operation on a mapped peer.
 func (m *Multi) heap(pe int) []byte {
