@@ -212,14 +212,20 @@ func (e *Env) admit(p *guard.Pending) {
 	}
 	d.mu.Unlock()
 	hc := helloConn{conn: p.Conn, arg: binary.LittleEndian.Uint64(h[40:])}
-	if ch != nil {
-		select {
-		case ch <- hc:
-			p.Done(true)
-			_, _ = p.Conn.Write([]byte{1})
-			return
-		default: // nobody takes more now
+	if ch != nil && len(ch) < cap(ch) {
+		// The verdict goes before the connection is handed on, so that it
+		// is the first byte the other side reads, whatever its taker
+		// writes next.
+		p.Done(true)
+		if _, err := p.Conn.Write([]byte{1}); err == nil {
+			select {
+			case ch <- hc:
+				return
+			default: // filled meanwhile: the other side reads an end
+			}
 		}
+		p.Conn.Close()
+		return
 	}
 	p.Done(false)
 	if ch == nil {

@@ -2,8 +2,14 @@ package compat_test
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -101,7 +107,34 @@ func meet(t *testing.T, ic *compat.Comm, accepting bool, nl, nr int) error {
 	if _, err := m.AllocSymmetric(8); !errors.Is(err, compat.ErrUnsupportedOperation) {
 		return errors.New("symmetric memory over jobs was not refused")
 	}
+	// An intercommunicator made through the merged one is refused on
+	// every member (the leaders swap this process's PE numbers).
+	color, other := 0, nl
+	if !accepting {
+		color, other = 1, 0
+	}
+	half, err := m.Split(color, m.Rank())
+	if err != nil {
+		return err
+	}
+	if _, err := half.IntercommCreate(0, m, other, 5); err == nil || half.Rank() == 0 && !errors.Is(err, compat.ErrUnsupportedOperation) {
+		return fmt.Errorf("IntercommCreate through a communicator across jobs: %v", err)
+	}
+	if err := half.Free(); err != nil {
+		return err
+	}
 	if err := m.Free(); err != nil {
+		return err
+	}
+	// Both pass the same high: the accepting group comes first.
+	tie, err := ic.Merge(true)
+	if err != nil {
+		return err
+	}
+	if tie.Rank() != want {
+		return fmt.Errorf("Merge with equal high: rank %d, want %d", tie.Rank(), want)
+	}
+	if err := tie.Free(); err != nil {
 		return err
 	}
 	if err := ic.Barrier(); err != nil {
@@ -174,6 +207,11 @@ func TestConnectRefusals(t *testing.T) {
 		name := p.Name()
 		if len(name) >= 1024 {
 			return errors.New("port name too long")
+		}
+		if w.Rank() == 0 {
+			if err := outsider(name); err != nil {
+				return err
+			}
 		}
 		// Nobody accepts: the wait ends (ClassOther) instead of hanging,
 		// on both ranks.
@@ -255,4 +293,32 @@ func TestSpawnNeedsLauncher(t *testing.T) {
 		}
 		return nil
 	}))
+}
+
+// outsider connects to the listener behind the port name without its
+// secret: a wrong secret is refused (a 0 verdict, then the connection
+// closes), and a flood of bytes is not read past the hello.
+func outsider(name string) error {
+	rest := strings.TrimPrefix(name, "gshmem-port:")
+	addr := rest[:strings.LastIndexByte(rest, ':')]
+	for _, payload := range [][]byte{make([]byte, 48), make([]byte, 1<<20)} {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return err
+		}
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		go func() { _, _ = c.Write(payload) }()
+		got, err := io.ReadAll(c)
+		c.Close()
+		if errors.Is(err, syscall.ECONNRESET) && (len(got) == 0 || len(got) == 1 && got[0] == 0) {
+			continue // closed with the flood unread: a reset, maybe before the verdict
+		}
+		if err != nil {
+			return fmt.Errorf("an outsider's connection: %v", err)
+		}
+		if len(got) != 1 || got[0] != 0 {
+			return fmt.Errorf("an outsider's hello got %v, not a refusal", got)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,8 @@ package compat
 import (
 	"cmp"
 	"slices"
+
+	"github.com/gshmem/gshmem/internal/mpierr"
 )
 
 // Intercommunicators (MPI-4.1 §7.6). An intercommunicator joins two
@@ -178,6 +180,11 @@ func (c *Comm) IntercommCreate(localLeader int, peer *Comm, remoteLeader, tag in
 	leaderArgs := func() error {
 		if err := peer.check(what); err != nil {
 			return err
+		}
+		if peer.Spans() {
+			// The leaders swap world PE numbers, which are each
+			// process's own across jobs.
+			return errorf(mpierr.ClassUnsupportedOperation, "%s: a peer communicator with members in another job (use the intercommunicator to that job, or its Merge, directly)", what)
 		}
 		pe, err := peer.peerArg(remoteLeader, false, what)
 		if err == nil && pe == ProcNull {
