@@ -88,6 +88,9 @@ type Env struct {
 	asyncCtx    atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
 	closed      atomic.Bool
 
+	dyn    dynState // other jobs' processes (dynlink.go)
+	parent *Comm    // MPI_Comm_get_parent's intercommunicator (spawn.go)
+
 	excuseMu sync.Mutex
 	excused  []int // world PEs this PE agreed to go on without (ulfm.go)
 
@@ -295,6 +298,9 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	}
 	e.register(e.world)
 	e.register(e.self)
+	if err := e.connectParent(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -446,6 +452,7 @@ func (e *Env) Finalize() error {
 		err = c.releaseTeam()
 	}
 	e.closed.Store(true)
+	e.closeLinks()
 	if e.dev {
 		e.w.ReleaseDeviceImports() // peers' device buffers mapped by CUDA IPC (p2p_ipc.go)
 	}

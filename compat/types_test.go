@@ -13,7 +13,8 @@ func TestDatatypeLayout(t *testing.T) {
 	assert.Equal(t, 8, compat.Float64.Size())
 	assert.Equal(t, compat.Int64, compat.TypeOf[int]())
 	assert.Equal(t, compat.BasicUint8, compat.TypeOf[byte]().Basic())
-	assert.Equal(t, 16, compat.DoubleIntT.Size())
+	assert.Equal(t, 12, compat.DoubleIntT.Size()) // {(double, 0), (int, 8)}
+	assert.Equal(t, 16, compat.DoubleIntT.Extent())
 	v := compat.Vector(3, 2, 4, compat.Int32) // xx..xx..xx
 	require.NoError(t, v.Err())
 	assert.Equal(t, 24, v.Size())

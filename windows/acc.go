@@ -37,10 +37,14 @@ func (win *Win) accContig(b mpitype.Basic, src, res []byte, target, disp int, op
 	if err != nil {
 		return err
 	}
-	if m.mapped == nil {
+	// Elements lie an extent apart; a pair with padding after its members
+	// (MPI_DOUBLE_INT) updates its members alone, one message each where
+	// the target is not mapped.
+	step := b.Extent()
+	if m.mapped == nil && step == k.size {
 		return wrap(win.remoteAcc(target, m, off, b, op, src, nil, res), "accumulate at rank %d", target)
 	}
-	for i := 0; i < n; i += k.size {
+	for i := 0; i+k.size <= n; i += step {
 		var s, r []byte
 		if src != nil {
 			s = src[i : i+k.size]
@@ -210,26 +214,47 @@ func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
 	var first error
 	t.tt.EachSeg(t.tcount, func(s mpitype.Seg) bool {
 		k := &kinds[s.B]
-		sz := k.size
+		sz, data := k.size, s.B.Size()
+		var gap [32]byte // the result of an element with padding inside (MPI_SHORT_INT)
 		for range s.N {
-			to, _ := tc.Next(sz)
+			to := elemAt(&tc, data)
 			var src, res []byte
 			if o != nil {
-				oo, _ := oc.Next(sz)
+				oo := elemAt(&oc, data)
 				src = o.buf[oo : oo+sz]
 			}
+			var ro int
 			if r != nil {
-				ro, _ := rc.Next(sz)
+				ro = elemAt(&rc, data)
 				res = r.buf[ro : ro+sz]
+				if sz != data {
+					res = gap[:sz]
+				}
 			}
 			if err := win.applyElem(target, m, off+to, k, op, src, nil, res); err != nil {
 				first = wrap(err, "accumulate at rank %d", target)
 				return false
 			}
+			if r != nil && sz != data { // the members only, not the padding between
+				v, _, _ := s.B.Pair()
+				copy(r.buf[ro:ro+v.Size()], res)
+				copy(r.buf[ro+sz-(data-v.Size()):ro+sz], res[sz-(data-v.Size()):])
+			}
 		}
 		return true
 	})
 	return first
+}
+
+// elemAt returns the offset of the next element of data bytes at c and
+// steps past it: one piece, or a pair's two members where padding lies
+// between them (MPI_SHORT_INT), which the element's Span covers.
+func elemAt(c *mpitype.Cursor, data int) int {
+	off, n := c.Next(data)
+	for got := n; got < data && n > 0; got += n {
+		_, n = c.Next(data - got)
+	}
+	return off
 }
 
 // applyElem updates one element at off of m atomically: with op and the

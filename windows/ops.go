@@ -7,7 +7,9 @@ import (
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
 
-// kind is what the accumulate engine knows about a basic type.
+// kind is what the accumulate engine knows about a basic type. size is
+// what an element covers in memory (Basic.Span: a pair's members and any
+// padding between them, not the padding after).
 type kind struct {
 	basic mpitype.Basic
 	size  int
@@ -31,13 +33,15 @@ var kinds = [mpitype.NumBasic]kind{
 	mpitype.BasicBool:              {mpitype.BasicBool, 1, true, false},
 	mpitype.BasicByte:              {mpitype.BasicByte, 1, true, true},
 	mpitype.BasicFloatInt:          {mpitype.BasicFloatInt, 8, false, false},
-	mpitype.BasicDoubleInt:         {mpitype.BasicDoubleInt, 16, false, false},
-	mpitype.BasicLongInt:           {mpitype.BasicLongInt, 16, false, false},
+	mpitype.BasicDoubleInt:         {mpitype.BasicDoubleInt, 12, false, false},
+	mpitype.BasicLongInt:           {mpitype.BasicLongInt, 12, false, false},
 	mpitype.BasicTwoInt:            {mpitype.BasicTwoInt, 8, false, false},
 	mpitype.BasicShortInt:          {mpitype.BasicShortInt, 8, false, false},
 	mpitype.BasicLongDouble:        {mpitype.BasicLongDouble, 16, false, false},
 	mpitype.BasicComplexLongDouble: {mpitype.BasicComplexLongDouble, 32, false, false},
-	mpitype.BasicLongDoubleInt:     {mpitype.BasicLongDoubleInt, 32, false, false},
+	mpitype.BasicLongDoubleInt:     {mpitype.BasicLongDoubleInt, 20, false, false},
+	mpitype.BasicTwoReal:           {mpitype.BasicTwoReal, 8, false, false},
+	mpitype.BasicTwoDouble:         {mpitype.BasicTwoDouble, 16, false, false},
 }
 
 // apply sets *dst = *dst op *src for elements of basic type b.

@@ -24,8 +24,8 @@ int abi_call_delete_attr(uintptr_t fn, uintptr_t comm, int keyval, uintptr_t val
 
 /* Calls a user's reduction function (MPI_Op_create): fn(in, inout, &len,
  * &datatype), which combines in into inout. */
-void abi_call_user_op(uintptr_t fn, void *in, void *inout, int len, uintptr_t datatype);
-void abi_call_user_op_c(uintptr_t fn, void *in, void *inout, MPI_Count len, uintptr_t datatype);
+void abi_call_user_op(uintptr_t fn, void *in, void *inout, ptrdiff_t shift, int len, uintptr_t datatype);
+void abi_call_user_op_c(uintptr_t fn, void *in, void *inout, ptrdiff_t shift, MPI_Count len, uintptr_t datatype);
 
 /* shm_scan_done evaluates a wait of gshmem.c's shm_wait_set (scan is its
  * shm_scan): 1 when the wait may end. Go's World.Await calls it. */

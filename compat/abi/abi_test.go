@@ -436,6 +436,14 @@ func TestUserOps(t *testing.T) {
 	runOK(t, 1, exe, "userop ok")
 }
 
+// TestUserOpsDerived runs user ops over a vector and a type whose data
+// starts inside its instances, in every reduction.
+func TestUserOpsDerived(t *testing.T) {
+	exe := compile(t, "useropdt.c")
+	runOK(t, 3, exe, "useropdt ok")
+	runOK(t, 1, exe, "useropdt ok")
+}
+
 func TestCommAttributes(t *testing.T) {
 	exe := compile(t, "attr.c")
 	runOK(t, 2, exe, "attr ok")
@@ -457,6 +465,14 @@ func TestDatatypeEngine(t *testing.T) {
 	exe := compile(t, "dtypes2.c")
 	runOK(t, 2, exe, "dtypes2 ok")
 	runOK(t, 3, exe, "dtypes2 ok")
+}
+
+// TestPairTypes checks the MAXLOC/MINLOC pair types' sizes and every path
+// that carries them.
+func TestPairTypes(t *testing.T) {
+	exe := compile(t, "pairs.c")
+	runOK(t, 1, exe, "pairs ok")
+	runOK(t, 4, exe, "pairs ok")
 }
 
 func TestNonblockingCollectives(t *testing.T) {

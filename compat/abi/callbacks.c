@@ -15,16 +15,18 @@ void abi_call_errhandler(uintptr_t fn, uintptr_t handle, int code)
     ((MPI_Comm_errhandler_function *)fn)(&h, &code);
 }
 
-void abi_call_user_op(uintptr_t fn, void *in, void *inout, int len, uintptr_t datatype)
+/* in and inout hold the data from the datatype's true lower bound, shift
+ * bytes past the buffers' origins that the function is given. */
+void abi_call_user_op(uintptr_t fn, void *in, void *inout, ptrdiff_t shift, int len, uintptr_t datatype)
 {
     MPI_Datatype dt = (MPI_Datatype)datatype;
-    ((MPI_User_function *)fn)(in, inout, &len, &dt);
+    ((MPI_User_function *)fn)((char *)in - shift, (char *)inout - shift, &len, &dt);
 }
 
-void abi_call_user_op_c(uintptr_t fn, void *in, void *inout, MPI_Count len, uintptr_t datatype)
+void abi_call_user_op_c(uintptr_t fn, void *in, void *inout, ptrdiff_t shift, MPI_Count len, uintptr_t datatype)
 {
     MPI_Datatype dt = (MPI_Datatype)datatype;
-    ((MPI_User_function_c *)fn)(in, inout, &len, &dt);
+    ((MPI_User_function_c *)fn)((char *)in - shift, (char *)inout - shift, &len, &dt);
 }
 
 int abi_call_copy_attr(uintptr_t fn, uintptr_t comm, int keyval, uintptr_t extra, uintptr_t in, uintptr_t *out, int *flag)

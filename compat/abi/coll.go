@@ -371,8 +371,8 @@ func abigo_Reduce_scatter_block(sbuf, rbuf C.uintptr_t, rcount C.int, dtype, op 
 	if c.IsInter() {
 		return interReduceScatter(sbuf, rbuf, uniformCounts(c.Size(), int(rcount)), dtype, op, comm, nil, call)
 	}
-	if _, ok := userOpOf(op); ok {
-		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%s with a user op", call)
+	if u, ok := userOpOf(op); ok {
+		return userReduceScatter(comm, call, c, u, sbuf, rbuf, uniformCounts(c.Size(), int(rcount)), dtype)
 	}
 	o, ok := opOf(op)
 	if !ok {
@@ -403,17 +403,17 @@ func abigo_Reduce_scatter(sbuf, rbuf C.uintptr_t, rcounts *C.int, dtype, op C.ui
 	if c.IsInter() {
 		return interCounts(comm, call, c, rcounts, func(cs []int) C.int { return interReduceScatter(sbuf, rbuf, cs, dtype, op, comm, nil, call) })
 	}
-	if _, ok := userOpOf(op); ok {
-		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%s with a user op", call)
+	if rcounts == nil {
+		return failCode(comm, call, C.MPI_ERR_ARG, "recvcounts is NULL")
+	}
+	counts := intsIn(rcounts, C.int(c.Size()))
+	if u, ok := userOpOf(op); ok {
+		return userReduceScatter(comm, call, c, u, sbuf, rbuf, counts, dtype)
 	}
 	o, ok := opOf(op)
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
 	}
-	if rcounts == nil {
-		return failCode(comm, call, C.MPI_ERR_ARG, "recvcounts is NULL")
-	}
-	counts := intsIn(rcounts, C.int(c.Size()))
 	total := 0
 	for _, k := range counts {
 		total += k

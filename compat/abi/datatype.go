@@ -86,8 +86,8 @@ var predefType = map[uintptr]struct {
 	0x224: {cLongDoubleComplex, "MPI_C_LONG_DOUBLE_COMPLEX"},
 	0x225: {cxxLongDoubleComplex, "MPI_CXX_LONG_DOUBLE_COMPLEX"},
 	0x22d: {longDoubleInt, "MPI_LONG_DOUBLE_INT"},
-	0x230: {twoOf(compat.Float32), "MPI_2REAL"},
-	0x231: {twoOf(compat.Float64), "MPI_2DOUBLE_PRECISION"},
+	0x230: {compat.TwoRealT, "MPI_2REAL"},
+	0x231: {compat.TwoDoubleT, "MPI_2DOUBLE_PRECISION"},
 	0x232: {compat.TwoIntT, "MPI_2INTEGER"},
 	0x2ca: {mpitype.Opaque(2), "MPI_REAL2"},
 	0x2d3: {mpitype.Opaque(4), "MPI_COMPLEX4"},
@@ -110,9 +110,6 @@ var (
 	cxxLongDoubleComplex = mpitype.NamedExt(mpitype.BasicComplexLongDouble, 32)
 	longDoubleInt        = mpitype.Predefined(mpitype.BasicLongDoubleInt)
 )
-
-// twoOf is a Fortran pair type (MPI_2REAL): two of t, moved as data.
-func twoOf(t compat.Datatype) compat.Datatype { return mpitype.PredefinedOf(compat.Contiguous(2, t)) }
 
 // typeObj is a user datatype.
 type typeObj struct {

@@ -36,7 +36,8 @@ var canonicalType = map[compat.Basic]C.uintptr_t{
 	compat.BasicUint8: 0x245, compat.BasicUint16: 0x20c, compat.BasicUint32: 0x20d, compat.BasicUint64: 0x20e,
 	compat.BasicFloat32: 0x210, compat.BasicFloat64: 0x214, compat.BasicComplex64: 0x212, compat.BasicComplex128: 0x216,
 	compat.BasicBool: 0x238, compat.BasicByte: 0x247, compat.BasicFloatInt: 0x228, compat.BasicDoubleInt: 0x229,
-	compat.BasicLongInt: 0x22a, compat.BasicTwoInt: 0x22b, compat.BasicShortInt: 0x22c,
+	compat.BasicLongInt: 0x22a, compat.BasicTwoInt: 0x22b, compat.BasicShortInt: 0x22c, compat.BasicTwoReal: 0x230,
+	compat.BasicTwoDouble: 0x231,
 }
 
 func registerDatarep(call string, name *C.char, read, write, extent, extra C.uintptr_t, large bool) C.int {

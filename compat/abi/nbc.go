@@ -255,13 +255,11 @@ type reduction struct {
 // fold combines contributions (by rank) into x0 op (x1 op (... op xn-1)).
 func (rd *reduction) fold(parts [][]byte) error {
 	acc := append([]byte(nil), parts[len(parts)-1]...)
-	basic := mpitype.Predefined(rd.dt.Basic())
-	elems := rd.count * mpitype.MapOf(rd.dt).Elems()
 	for i := len(parts) - 2; i >= 0; i-- {
 		if rd.user != nil {
-			rd.user.apply(parts[i], acc, rd.count, rd.dtype)
-		} else if err := compat.ReduceLocal(parts[i], acc, elems, basic, rd.op); err != nil {
-			return err
+			rd.user.apply(parts[i], acc, rd.count, rd.dtype, rd.dt)
+		} else { // packed elements of the basic type, the op checked by reduceSetup
+			mpitype.Reduce(rd.dt.Basic(), rd.op, acc, parts[i])
 		}
 	}
 	rd.result = acc
@@ -286,9 +284,6 @@ func reduceSetup(s *schedule, comm C.uintptr_t, call string, sbuf, rbuf C.uintpt
 		return nil, nil, nil, failCode(comm, call, C.MPI_ERR_TYPE, "invalid or uncommitted datatype")
 	}
 	rd.dt = dt
-	if rd.user != nil && !mpitype.MapOf(dt).Contiguous() {
-		return nil, nil, nil, failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "a user op over a non-contiguous datatype")
-	}
 	if rd.user == nil {
 		if err := compat.ReduceLocal([]byte{}, []byte{}, 0, dt, rd.op); err != nil {
 			return nil, nil, nil, fail(comm, call, err)

@@ -12,7 +12,7 @@ import (
 // answer over every path.
 func init() {
 	accops.Set(&accops.Table{
-		Size:    func(typ uint8) int { return Basic(typ).Size() },
+		Size:    func(typ uint8) int { return Basic(typ).Span() }, // an element in memory
 		Defined: func(typ, op uint8) bool { return Basic(typ) != BasicInvalid && Op(op).Defined(Basic(typ)) },
 		Combine: func(typ, op uint8, dst, src unsafe.Pointer) { Combine(Basic(typ), Op(op), dst, src) },
 		Hardware: func(typ, op uint8) (atomicop.Op, bool) {

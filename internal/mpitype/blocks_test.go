@@ -52,3 +52,35 @@ func TestResizedOf(t *testing.T) {
 	require.Equal(t, 24, r8.Extent())
 	require.Equal(t, 0, r8.TrueLB())
 }
+
+// TestMoveSizeClasses packs and unpacks vectors of runs of every length
+// up to 80 bytes (each size class of move and of the word loops), whole
+// and into buffers that end inside a run, against a byte-by-byte walk.
+func TestMoveSizeClasses(t *testing.T) {
+	b := BasicMap(BasicByte)
+	for n := 1; n <= 80; n++ {
+		for _, stride := range []int{n + 3, 2 * n, -2 * n} {
+			m, err := HVector(7, n, stride, &b)
+			require.NoError(t, err)
+			lay := make([]byte, m.Span(2))
+			for i := range lay {
+				lay[i] = byte(i*7 + 1)
+			}
+			want := make([]byte, 0, 2*m.Size())
+			m.each(2, func(off, k int) bool { want = append(want, lay[off:off+k]...); return true })
+			for _, cut := range []int{len(want), len(want) - 1, len(want) - n - 1, n/2 + 1} {
+				if cut <= 0 {
+					continue
+				}
+				pk := make([]byte, cut)
+				require.Equal(t, cut, m.Pack(pk, lay, 2), "n %d stride %d cut %d", n, stride, cut)
+				require.Equal(t, want[:cut], pk, "n %d stride %d cut %d", n, stride, cut)
+				back := make([]byte, len(lay))
+				m.Unpack(back, pk, 2)
+				got := make([]byte, 0, cut)
+				m.each(2, func(off, k int) bool { got = append(got, back[off:off+k]...); return len(got) < cut })
+				require.Equal(t, want[:cut], got[:cut], "unpack n %d stride %d cut %d", n, stride, cut)
+			}
+		}
+	}
+}

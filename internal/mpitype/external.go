@@ -9,7 +9,7 @@ import (
 // external32 (MPI-4.1 15.5.2): every element big-endian, with no padding,
 // in the standard's sizes (Seg.Ext): integers two's complement (a C long
 // in 4 bytes), floats IEEE (a long double as binary128), complex as two
-// floats, a pair type as its value and its int location.
+// floats, a pair type as its value and its location.
 
 // ExternalSize returns the bytes count instances take in external32.
 func (m *Map) ExternalSize(count int) int {
@@ -38,22 +38,15 @@ func componentsOf(b Basic, ext int) []component {
 		return []component{{'f', 0, 4, 4}, {'f', 4, 4, 4}}
 	case BasicComplex128:
 		return []component{{'f', 0, 8, 8}, {'f', 8, 8, 8}}
-	case BasicFloatInt:
-		return []component{{'f', 0, 4, 4}, {'i', 4, 4, 4}}
-	case BasicDoubleInt:
-		return []component{{'f', 0, 8, 8}, {'i', 8, 4, 4}}
-	case BasicLongInt:
-		return []component{{'i', 0, 8, 4}, {'i', 8, 4, 4}}
-	case BasicTwoInt:
-		return []component{{'i', 0, 4, 4}, {'i', 4, 4, 4}}
-	case BasicShortInt:
-		return []component{{'i', 0, 2, 2}, {'i', 4, 4, 4}}
 	case BasicLongDouble:
 		return []component{{'x', 0, 16, 16}}
 	case BasicComplexLongDouble:
 		return []component{{'x', 0, 16, 16}, {'x', 16, 16, 16}}
-	case BasicLongDoubleInt:
-		return []component{{'x', 0, 16, 16}, {'i', 16, 4, 4}}
+	}
+	if v, l, ok := b.Pair(); ok { // packed: the location right after the value
+		vc, lc := componentsOf(v, pairLayouts[b].valExt), componentsOf(l, l.Ext32())
+		lc[0].off = v.Size()
+		return append(vc, lc...)
 	}
 	return nil
 }

@@ -13,8 +13,12 @@ import (
 )
 
 // Pair types for MAXLOC and MINLOC (MPI_FLOAT_INT, MPI_DOUBLE_INT,
-// MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT): a value and its location, laid
-// out as the C structs MPI defines.
+// MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT; MPI_2REAL and
+// MPI_2DOUBLE_PRECISION, whose location is a real): a value and its
+// location, laid out as the C structs MPI defines. A pair's type map is
+// {(value, 0), (location, off)}: its size is the members' sizes alone,
+// its extent the struct's, padding included (MPI_DOUBLE_INT: size 12,
+// extent 16).
 type (
 	FloatInt struct {
 		Val float32
@@ -36,6 +40,14 @@ type (
 		Val int16
 		Loc int32
 	}
+	TwoReal struct {
+		Val float32
+		Loc float32
+	}
+	TwoDouble struct {
+		Val float64
+		Loc float64
+	}
 )
 
 // Elem is the set of element types a buffer may hold: Go's integer,
@@ -45,7 +57,7 @@ type Elem interface {
 	~int8 | ~int16 | ~int32 | ~int64 | ~int |
 		~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint |
 		~float32 | ~float64 | ~complex64 | ~complex128 | ~bool |
-		FloatInt | DoubleInt | LongInt | TwoInt | ShortInt
+		FloatInt | DoubleInt | LongInt | TwoInt | ShortInt | TwoReal | TwoDouble
 }
 
 // Basic is a predefined (basic) MPI datatype.
@@ -77,7 +89,9 @@ const (
 	BasicShortInt
 	BasicLongDouble        // C long double: x86-64's x87 80-bit format in 16 bytes
 	BasicComplexLongDouble // C long double _Complex: two long doubles
-	BasicLongDoubleInt     // MPI_LONG_DOUBLE_INT: a long double and an int, 32 bytes
+	BasicLongDoubleInt     // MPI_LONG_DOUBLE_INT: a long double and an int: size 20, extent 32
+	BasicTwoReal           // MPI_2REAL: two floats, the second a location
+	BasicTwoDouble         // MPI_2DOUBLE_PRECISION: two doubles, the second a location
 	NumBasic               // the number of basic datatypes, for tables indexed by Basic
 )
 
@@ -92,18 +106,74 @@ var basicNames = [NumBasic]string{
 	"MPI_FLOAT", "MPI_DOUBLE", "MPI_C_FLOAT_COMPLEX", "MPI_C_DOUBLE_COMPLEX",
 	"MPI_C_BOOL", "MPI_BYTE", "MPI_FLOAT_INT", "MPI_DOUBLE_INT", "MPI_LONG_INT",
 	"MPI_2INT", "MPI_SHORT_INT", "MPI_LONG_DOUBLE", "MPI_C_LONG_DOUBLE_COMPLEX", "MPI_LONG_DOUBLE_INT",
+	"MPI_2REAL", "MPI_2DOUBLE_PRECISION",
 }
 
-var basicSizes = [NumBasic]int{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 1, 8, 16, 16, 8, 8, 16, 32, 32}
+// basicSizes are the data bytes of one element (MPI_Type_size): a pair's
+// members without the padding between and after them.
+var basicSizes = [NumBasic]int{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 1, 8, 12, 12, 8, 6, 16, 32, 20, 8, 16}
+
+// basicExtents are the bytes of one element in memory (MPI_Type_get_extent;
+// the C struct's sizeof for a pair).
+var basicExtents = [NumBasic]int{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 1, 8, 16, 16, 8, 8, 16, 32, 32, 8, 16}
 
 // basicAligns are the C alignments of the basic types on x86-64 (a
 // struct's extent is padded to the largest of its members').
-var basicAligns = [NumBasic]int{1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 4, 8, 1, 1, 4, 8, 8, 4, 4, 16, 16, 16}
+var basicAligns = [NumBasic]int{1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 4, 8, 1, 1, 4, 8, 8, 4, 4, 16, 16, 16, 4, 8}
 
 // basicExt32 are the sizes of one element in the external32 data
 // representation (MPI-4.1 15.5.2): no padding; a long double is IEEE
-// binary128.
-var basicExt32 = [NumBasic]int{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 1, 8, 12, 8, 8, 6, 16, 32, 20}
+// binary128, a C long 4 bytes.
+var basicExt32 = [NumBasic]int{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16, 1, 1, 8, 12, 8, 8, 6, 16, 32, 20, 8, 16}
+
+// pairLayout is a pair type's two members: the value's basic type and its
+// external32 size, and the location's basic type and offset in memory.
+type pairLayout struct {
+	val, loc Basic
+	valExt   int
+	locOff   int
+}
+
+var pairLayouts = [NumBasic]pairLayout{
+	BasicFloatInt:      {BasicFloat32, BasicInt32, 4, 4},
+	BasicDoubleInt:     {BasicFloat64, BasicInt32, 8, 8},
+	BasicLongInt:       {BasicInt64, BasicInt32, 4, 8},
+	BasicTwoInt:        {BasicInt32, BasicInt32, 4, 4},
+	BasicShortInt:      {BasicInt16, BasicInt32, 2, 4},
+	BasicLongDoubleInt: {BasicLongDouble, BasicInt32, 16, 16},
+	BasicTwoReal:       {BasicFloat32, BasicFloat32, 4, 4},
+	BasicTwoDouble:     {BasicFloat64, BasicFloat64, 8, 8},
+}
+
+// Pair reports whether b is a MAXLOC/MINLOC pair type, and its members'
+// basic types.
+func (b Basic) Pair() (val, loc Basic, ok bool) {
+	if b >= NumBasic || pairLayouts[b].val == BasicInvalid {
+		return BasicInvalid, BasicInvalid, false
+	}
+	return pairLayouts[b].val, pairLayouts[b].loc, true
+}
+
+// Elements returns the basic elements of one element of b in MPI's
+// count (MPI_Get_elements): 2 for a pair, else 1.
+func (b Basic) Elements() int {
+	if _, _, ok := b.Pair(); ok {
+		return 2
+	}
+	return 1
+}
+
+// Span returns the bytes one element of b covers in memory from its first
+// data byte to the end of its last: its extent less the padding after the
+// location (MPI_DOUBLE_INT: 12; MPI_SHORT_INT: 8, the padding between
+// its members included). An accumulate updates an element's span.
+func (b Basic) Span() int {
+	if _, _, ok := b.Pair(); ok {
+		p := pairLayouts[b]
+		return p.locOff + p.loc.Size()
+	}
+	return b.Size()
+}
 
 func (b Basic) String() string {
 	if b == BasicMixed {
@@ -115,7 +185,16 @@ func (b Basic) String() string {
 	return basicNames[b]
 }
 
-// Size returns the size in bytes of one element.
+// Extent returns the bytes of one element in memory, padding included.
+func (b Basic) Extent() int {
+	if b >= NumBasic {
+		return 0
+	}
+	return basicExtents[b]
+}
+
+// Size returns the data bytes of one element (MPI_Type_size: a pair's
+// members without padding, which is also its size packed).
 func (b Basic) Size() int {
 	if b >= NumBasic {
 		return 0
@@ -184,6 +263,10 @@ func Of[T Elem]() Basic {
 			return BasicTwoInt
 		case ShortInt:
 			return BasicShortInt
+		case TwoReal:
+			return BasicTwoReal
+		case TwoDouble:
+			return BasicTwoDouble
 		}
 	}
 	return BasicInvalid

@@ -70,6 +70,7 @@ var opsOf = [NumBasic]uint32{
 	BasicFloatInt: pairOps, BasicDoubleInt: pairOps, BasicLongInt: pairOps,
 	BasicTwoInt: pairOps, BasicShortInt: pairOps,
 	BasicLongDouble: floatOps, BasicComplexLongDouble: complexOps, BasicLongDoubleInt: pairOps,
+	BasicTwoReal: pairOps, BasicTwoDouble: pairOps,
 }
 
 // Defined reports whether o combines elements of b. Reduce and Combine
@@ -82,7 +83,8 @@ func (o Op) Defined(b Basic) bool {
 }
 
 // Reduce sets d = d op s for each packed element of b in dst and src,
-// which have the same length. Each type's op switch is outside its element
+// which have the same length (a pair packed is its members back to back,
+// Size bytes). Each type's op switch is outside its element
 // loop, so that a loop is a plain, vectorizable pass over typed slices.
 func Reduce(b Basic, op Op, dst, src []byte) {
 	switch b {
@@ -113,25 +115,30 @@ func Reduce(b Basic, op Op, dst, src []byte) {
 	case BasicBool:
 		boolSlice(op, dst, src)
 	case BasicFloatInt:
-		pairSlice[FloatInt, float32](op, dst, src)
+		pairSlice[float32, int32](b, op, dst, src)
 	case BasicDoubleInt:
-		pairSlice[DoubleInt, float64](op, dst, src)
+		pairSlice[float64, int32](b, op, dst, src)
 	case BasicLongInt:
-		pairSlice[LongInt, int64](op, dst, src)
+		pairSlice[int64, int32](b, op, dst, src)
 	case BasicTwoInt:
-		pairSlice[TwoInt, int32](op, dst, src)
+		pairSlice[int32, int32](b, op, dst, src)
 	case BasicShortInt:
-		pairSlice[ShortInt, int16](op, dst, src)
+		pairSlice[int16, int32](b, op, dst, src)
+	case BasicTwoReal:
+		pairSlice[float32, float32](b, op, dst, src)
+	case BasicTwoDouble:
+		pairSlice[float64, float64](b, op, dst, src)
 	case BasicLongDouble:
 		ldSlice(ldElem, 16, op, dst, src)
 	case BasicComplexLongDouble:
 		ldSlice(cldElem, 32, op, dst, src)
 	case BasicLongDoubleInt:
-		ldSlice(ldLocElem, 32, op, dst, src)
+		ldSlice(ldLocElem, 20, op, dst, src)
 	}
 }
 
-// Combine sets *dst = *dst op *src for one element of b. It dispatches
+// Combine sets *dst = *dst op *src for one element of b as it lies in
+// memory (a pair in its C struct's layout; only its Span is touched). It dispatches
 // statically (no function values), so that operands on the caller's stack
 // stay there.
 func Combine(b Basic, op Op, dst, src unsafe.Pointer) {
@@ -163,15 +170,19 @@ func Combine(b Basic, op Op, dst, src unsafe.Pointer) {
 	case BasicBool:
 		boolElem(op, dst, src)
 	case BasicFloatInt:
-		pairElem[FloatInt, float32](op, dst, src)
+		pairMem[float32, int32](b, op, dst, src)
 	case BasicDoubleInt:
-		pairElem[DoubleInt, float64](op, dst, src)
+		pairMem[float64, int32](b, op, dst, src)
 	case BasicLongInt:
-		pairElem[LongInt, int64](op, dst, src)
+		pairMem[int64, int32](b, op, dst, src)
 	case BasicTwoInt:
-		pairElem[TwoInt, int32](op, dst, src)
+		pairMem[int32, int32](b, op, dst, src)
 	case BasicShortInt:
-		pairElem[ShortInt, int16](op, dst, src)
+		pairMem[int16, int32](b, op, dst, src)
+	case BasicTwoReal:
+		pairMem[float32, float32](b, op, dst, src)
+	case BasicTwoDouble:
+		pairMem[float64, float64](b, op, dst, src)
 	case BasicLongDouble:
 		ldElem(op, dst, src)
 	case BasicComplexLongDouble:
@@ -208,7 +219,7 @@ func lxor[T integer](d, s T) T { return truth[T]((d != 0) != (s != 0)) }
 // loc is MAXLOC (MINLOC) of d = (u, i) and s = (v, j): MPI's definition,
 // with d's value kept on a tie (-0 against +0) and a NaN on either side
 // compared false, so that it never replaces and one in d stays.
-func loc[V int16 | int32 | int64 | float32 | float64](op Op, u V, i int32, v V, j int32) (V, int32) {
+func loc[V pairVal, L pairLoc](op Op, u V, i L, v V, j L) (V, L) {
 	switch {
 	case u == v:
 		return u, min(i, j)
@@ -403,31 +414,45 @@ func boolElem(op Op, dst, src unsafe.Pointer) {
 	*d = truth[uint8](x)
 }
 
-type pair interface {
-	FloatInt | DoubleInt | LongInt | TwoInt | ShortInt
-}
+// pairVal is the type of a pair's value, pairLoc of its location (an
+// int, or a real for the Fortran pairs).
+type (
+	pairVal interface {
+		int16 | int32 | int64 | float32 | float64
+	}
+	pairLoc interface{ int32 | float32 | float64 }
+)
 
-// pairElem applies op to one pair P: its value V at offset 0 and its int32
-// location at the next multiple of 4 bytes after the value, as the C
-// structs lay them out. REPLACE copies the fields, so that padding after
-// the location stays as it was.
-func pairElem[P pair, V int16 | int32 | int64 | float32 | float64](op Op, dst, src unsafe.Pointer) {
-	if op == OpReplace {
-		*(*P)(dst) = *(*P)(src)
+// pairElem applies op to one pair: its value V at dst (src) and its
+// location L locOff bytes after it, the C struct's offset in memory and
+// the value's size packed. Only the members are read and written, never
+// the padding after them: an element in memory may end where its data
+// ends. REPLACE copies the members' bytes.
+func pairElem[V pairVal, L pairLoc](op Op, dst, src unsafe.Pointer, locOff uintptr) {
+	vs, ls := unsafe.Sizeof(*(*V)(dst)), unsafe.Sizeof(*(*L)(dst))
+	switch op {
+	case OpNoOp:
+		return
+	case OpReplace:
+		copy(unsafe.Slice((*byte)(dst), vs), unsafe.Slice((*byte)(src), vs))
+		copy(unsafe.Slice((*byte)(unsafe.Add(dst, locOff)), ls), unsafe.Slice((*byte)(unsafe.Add(src, locOff)), ls))
 		return
 	}
-	if op == OpNoOp {
-		return
-	}
-	off := max(unsafe.Sizeof(*(*V)(dst)), 4)
-	d, dl := (*V)(dst), (*int32)(unsafe.Add(dst, off))
-	*d, *dl = loc(op, *d, *dl, *(*V)(src), *(*int32)(unsafe.Add(src, off)))
+	d, dl := (*V)(dst), (*L)(unsafe.Add(dst, locOff))
+	*d, *dl = loc(op, *d, *dl, *(*V)(src), *(*L)(unsafe.Add(src, locOff)))
 }
 
-func pairSlice[P pair, V int16 | int32 | int64 | float32 | float64](op Op, dst, src []byte) {
-	d, s := typed[P](dst), typed[P](src)
-	s = s[:len(d)]
-	for i := range d {
-		pairElem[P, V](op, unsafe.Pointer(&d[i]), unsafe.Pointer(&s[i]))
+// pairMem applies op to one pair of b in memory (the C struct's layout).
+func pairMem[V pairVal, L pairLoc](b Basic, op Op, dst, src unsafe.Pointer) {
+	pairElem[V, L](op, dst, src, uintptr(pairLayouts[b].locOff))
+}
+
+// pairSlice applies op to each packed pair of b: the location right
+// after the value, one pair Size bytes after the other (loads that need
+// not be aligned, which the targets gshmem builds for allow).
+func pairSlice[V pairVal, L pairLoc](b Basic, op Op, dst, src []byte) {
+	sz, vs := b.Size(), unsafe.Sizeof(*new(V))
+	for i := 0; i+sz <= len(dst) && i+sz <= len(src); i += sz {
+		pairElem[V, L](op, unsafe.Pointer(&dst[i]), unsafe.Pointer(&src[i]), vs)
 	}
 }

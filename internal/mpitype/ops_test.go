@@ -49,12 +49,30 @@ func randElems(r *rand.Rand, b Basic, n int) []byte {
 			binary.LittleEndian.PutUint32(e, uint32(r.IntN(3)-1))
 		case BasicShortInt:
 			binary.LittleEndian.PutUint16(e, uint16(r.IntN(3)-1))
+		case BasicTwoReal:
+			binary.LittleEndian.PutUint32(e, math.Float32bits(float32(f)))
+			binary.LittleEndian.PutUint32(e[4:], math.Float32bits(float32(r.IntN(4))))
+		case BasicTwoDouble:
+			binary.LittleEndian.PutUint64(e, math.Float64bits(f))
+			binary.LittleEndian.PutUint64(e[8:], math.Float64bits(float64(r.IntN(4))))
 		}
-		if b >= BasicFloatInt { // the location sits halfway in every pair
-			binary.LittleEndian.PutUint32(e[b.Size()/2:], uint32(r.IntN(4)))
+		if v, l, ok := b.Pair(); ok && l == BasicInt32 { // packed: the location right after the value
+			binary.LittleEndian.PutUint32(e[v.Size():], uint32(r.IntN(4)))
 		}
 	}
 	return buf
+}
+
+// inMemory lays n packed elements of b out as they lie in memory (a pair
+// in its C struct, padding random).
+func inMemory(r *rand.Rand, b Basic, packed []byte, n int) []byte {
+	m := BasicMap(b)
+	mem := make([]byte, n*b.Extent())
+	for i := range mem {
+		mem[i] = byte(r.Uint32())
+	}
+	m.Unpack(mem, packed, n)
+	return mem
 }
 
 // orderSensitive reports whether the forms' opposite operand orders (see
@@ -98,10 +116,17 @@ func TestReduceMatchesCombine(t *testing.T) {
 				dst, src := randElems(r, b, n), randElems(r, b, n)
 				slice, elem := bytes.Clone(dst), bytes.Clone(dst)
 				Reduce(b, op, slice, src)
-				sz := b.Size()
-				for i := 0; i < len(elem); i += sz {
-					Combine(b, op, unsafe.Pointer(&elem[i]), unsafe.Pointer(&src[i]))
+				// Combine works on elements in memory: a pair with its
+				// padding, which it must leave as it was.
+				mem, msrc := inMemory(r, b, elem, n), inMemory(r, b, src, n)
+				pad := bytes.Clone(mem)
+				for i := 0; i < len(mem); i += b.Extent() {
+					Combine(b, op, unsafe.Pointer(&mem[i]), unsafe.Pointer(&msrc[i]))
 				}
+				m := BasicMap(b)
+				m.Pack(elem, mem, n)
+				m.Unpack(pad, elem, n)
+				require.Equal(t, pad, mem, "%v on %v: padding changed", op, b)
 				if orderSensitive(op, b) {
 					nanToOne(b, elem)
 					nanToOne(b, slice)
@@ -111,8 +136,8 @@ func TestReduceMatchesCombine(t *testing.T) {
 		}
 	}
 	// 12 ops on 8 integer types, 6 on 3 floats (long double too), 4 on 3
-	// complex, 5 on bool and on Byte, 4 on 6 pairs.
-	assert.Equal(t, 12*8+6*3+4*3+5+5+4*6, pairs)
+	// complex, 5 on bool and on Byte, 4 on 8 pairs.
+	assert.Equal(t, 12*8+6*3+4*3+5+5+4*8, pairs)
 	Reduce(BasicInt32, OpSum, nil, nil)
 }
 
@@ -123,6 +148,77 @@ func TestPairLayout(t *testing.T) {
 	assert.EqualValues(t, 8, unsafe.Offsetof(LongInt{}.Loc))
 	assert.EqualValues(t, 4, unsafe.Offsetof(TwoInt{}.Loc))
 	assert.EqualValues(t, 4, unsafe.Offsetof(ShortInt{}.Loc))
+	assert.EqualValues(t, 4, unsafe.Offsetof(TwoReal{}.Loc))
+	assert.EqualValues(t, 8, unsafe.Offsetof(TwoDouble{}.Loc))
+	// The engine's layouts are the Go structs'.
+	for _, c := range []struct {
+		b        Basic
+		mem, loc uintptr
+	}{{BasicFloatInt, unsafe.Sizeof(FloatInt{}), unsafe.Offsetof(FloatInt{}.Loc)},
+		{BasicDoubleInt, unsafe.Sizeof(DoubleInt{}), unsafe.Offsetof(DoubleInt{}.Loc)},
+		{BasicLongInt, unsafe.Sizeof(LongInt{}), unsafe.Offsetof(LongInt{}.Loc)},
+		{BasicTwoInt, unsafe.Sizeof(TwoInt{}), unsafe.Offsetof(TwoInt{}.Loc)},
+		{BasicShortInt, unsafe.Sizeof(ShortInt{}), unsafe.Offsetof(ShortInt{}.Loc)},
+		{BasicTwoReal, unsafe.Sizeof(TwoReal{}), unsafe.Offsetof(TwoReal{}.Loc)},
+		{BasicTwoDouble, unsafe.Sizeof(TwoDouble{}), unsafe.Offsetof(TwoDouble{}.Loc)}} {
+		assert.EqualValues(t, c.mem, c.b.Extent(), "%v", c.b)
+		assert.EqualValues(t, c.loc, pairLayouts[c.b].locOff, "%v", c.b)
+	}
+}
+
+// TestPairSizes checks the pair types' type maps {(value, 0), (location,
+// off)}: size without padding, extent with it (MPI-4.1 5.9.4).
+func TestPairSizes(t *testing.T) {
+	for _, c := range []struct {
+		b                     Basic
+		size, extent, trueExt int
+	}{{BasicFloatInt, 8, 8, 8}, {BasicDoubleInt, 12, 16, 12}, {BasicLongInt, 12, 16, 12},
+		{BasicTwoInt, 8, 8, 8}, {BasicShortInt, 6, 8, 8}, {BasicLongDoubleInt, 20, 32, 20},
+		{BasicTwoReal, 8, 8, 8}, {BasicTwoDouble, 16, 16, 16}} {
+		d := Predefined(c.b)
+		assert.Equal(t, c.size, d.Size(), "%v", c.b)
+		assert.Equal(t, c.extent, d.Extent(), "%v", c.b)
+		assert.Equal(t, c.trueExt, d.TrueExtent(), "%v", c.b)
+		assert.Equal(t, c.size == c.extent, MapOf(d).Contiguous(), "%v", c.b)
+		// Two elements, and one for the value alone.
+		assert.Equal(t, 2, MapOf(d).Elements(c.size), "%v", c.b)
+		v, _, _ := c.b.Pair()
+		assert.Equal(t, 3, MapOf(d).Elements(c.size+v.Size()), "%v", c.b)
+		assert.Equal(t, c.size+v.Size(), MapOf(d).ElementBytes(3), "%v", c.b)
+		assert.Equal(t, -1, MapOf(d).Elements(c.size+1), "%v", c.b)
+	}
+	// {double, int, double} received as MPI_DOUBLE_INT: 3 elements; the
+	// struct {double, int} matches the pair, and so do two ints MPI_2INT.
+	f64, i32 := Predefined(BasicFloat64), Predefined(BasicInt32)
+	di := StructOf([]Block{{0, 1, f64}, {8, 1, i32}})
+	assert.True(t, SameSignature(MapOf(di), 3, MapOf(Predefined(BasicDoubleInt)), 3))
+	assert.False(t, SameSignature(MapOf(di), 1, MapOf(Predefined(BasicLongInt)), 1))
+	assert.True(t, SameSignature(MapOf(Contiguous(4, i32)), 1, MapOf(Predefined(BasicTwoInt)), 2))
+	assert.Equal(t, 16, di.Extent())
+	// A vector of pairs keeps each pair's padding out of the data.
+	v := VectorOf(3, 2, 3, Predefined(BasicDoubleInt))
+	assert.Equal(t, 72, v.Size())
+	assert.Equal(t, 2*48+16+12, v.TrueExtent())
+	src := make([]DoubleInt, 9)
+	for i := range src {
+		src[i] = DoubleInt{float64(i), int32(-i)}
+	}
+	pk := make([]byte, 72)
+	require.Equal(t, 72, MapOf(v).Pack(pk, AsBytes(src), 1))
+	for i, e := range []int{0, 1, 3, 4, 6, 7} {
+		assert.Equal(t, float64(e), math.Float64frombits(binary.LittleEndian.Uint64(pk[12*i:])))
+		assert.Equal(t, int32(-e), int32(binary.LittleEndian.Uint32(pk[12*i+8:])))
+	}
+	// external32: 8 + 4 bytes each, big-endian.
+	assert.Equal(t, 72, MapOf(v).ExternalSize(1))
+	assert.Equal(t, 6, MapOf(Predefined(BasicShortInt)).ExternalSize(1))
+	sx := []ShortInt{{-2, 7}}
+	ext := make([]byte, 6)
+	MapOf(Predefined(BasicShortInt)).PackExternal(ext, AsBytes(sx), 1)
+	assert.Equal(t, []byte{0xff, 0xfe, 0, 0, 0, 7}, ext)
+	back := []ShortInt{{}}
+	MapOf(Predefined(BasicShortInt)).UnpackExternal(AsBytes(back), ext, 1)
+	assert.Equal(t, sx, back)
 }
 
 // both applies op to d and s by both forms, checks they agree, and
@@ -133,8 +229,13 @@ func both[T Elem](t *testing.T, op Op, d, s T) T {
 	require.True(t, op.Defined(b), "%v on %v", op, b)
 	e := d
 	Combine(b, op, unsafe.Pointer(&e), unsafe.Pointer(&s))
+	m := BasicMap(b)
+	pd, ps := make([]byte, b.Size()), make([]byte, b.Size())
+	m.Pack(pd, AsBytes([]T{d}), 1)
+	m.Pack(ps, AsBytes([]T{s}), 1)
+	Reduce(b, op, pd, ps) // on the packed form
 	sl := []T{d}
-	Reduce(b, op, AsBytes(sl), AsBytes([]T{s}))
+	m.Unpack(AsBytes(sl), pd, 1)
 	require.Equal(t, AsBytes([]T{e}), AsBytes(sl), "%v on %v", op, b)
 	return e
 }

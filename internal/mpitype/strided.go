@@ -2,10 +2,12 @@ package mpitype
 
 import "unsafe"
 
-// The packing loop of a vector: one run per tile, tiles rstride bytes
-// apart. A run of 4, 8 or 16 bytes (a strided vector of ints or doubles,
-// the most common derived type) is moved as one word per element, not by
-// a copy call, which costs more than the bytes it moves.
+// The packing loops. A vector (one run per tile, tiles rstride bytes
+// apart) whose run is 4 bytes or a multiple of 8 up to 64 (a strided
+// vector of ints or doubles, or of short blocks of them: the most common
+// derived types) moves one fixed-size word per run, not by a copy call,
+// which costs more than the bytes it moves; other runs, and the runs of
+// any other map, move by size class (move).
 
 // strided moves count instances of m between its layout in lay and the
 // packed bytes in pk (pack: lay to pk), as far as pk reaches, and returns
@@ -19,17 +21,29 @@ func (m *Map) strided(pk, lay []byte, count int, pack bool) int {
 		return stridedWords[uint64](m, pk, lay, count, pack)
 	case 16:
 		return stridedWords[[2]uint64](m, pk, lay, count, pack)
+	case 24:
+		return stridedWords[[3]uint64](m, pk, lay, count, pack)
+	case 32:
+		return stridedWords[[4]uint64](m, pk, lay, count, pack)
+	case 40:
+		return stridedWords[[5]uint64](m, pk, lay, count, pack)
+	case 48:
+		return stridedWords[[6]uint64](m, pk, lay, count, pack)
+	case 56:
+		return stridedWords[[7]uint64](m, pk, lay, count, pack)
+	case 64:
+		return stridedWords[[8]uint64](m, pk, lay, count, pack)
 	}
 	k := 0
 	for i := range count {
 		base := i*m.extent + r.off
 		for t := range m.reps {
 			off := base + t*m.rstride
-			var n int
+			n := min(r.n, len(pk)-k)
 			if pack {
-				n = copy(pk[k:], lay[off:off+r.n])
+				move(pk[k:k+n], lay[off:off+n])
 			} else {
-				n = copy(lay[off:off+r.n], pk[k:])
+				move(lay[off:off+n], pk[k:k+n])
 			}
 			if k += n; k == len(pk) {
 				return k
@@ -39,9 +53,37 @@ func (m *Map) strided(pk, lay []byte, count int, pack bool) int {
 	return k
 }
 
+// move copies src into dst (of the same length) by size class: up to 16
+// bytes as two loads and two stores that may overlap, up to 64 as 8-byte
+// words and an overlapping last one, longer ones by copy.
+func move(dst, src []byte) {
+	n := len(src)
+	if n > 64 || len(dst) != n {
+		copy(dst, src)
+		return
+	}
+	d, s := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	switch {
+	case n >= 8:
+		last := *(*uint64)(unsafe.Add(s, n-8)) // loaded first: src and dst may overlap
+		for i := 0; i+8 < n; i += 8 {
+			*(*uint64)(unsafe.Add(d, i)) = *(*uint64)(unsafe.Add(s, i))
+		}
+		*(*uint64)(unsafe.Add(d, n-8)) = last
+	case n >= 4:
+		a, b := *(*uint32)(s), *(*uint32)(unsafe.Add(s, n-4))
+		*(*uint32)(d), *(*uint32)(unsafe.Add(d, n-4)) = a, b
+	case n >= 2:
+		a, b := *(*uint16)(s), *(*uint16)(unsafe.Add(s, n-2))
+		*(*uint16)(d), *(*uint16)(unsafe.Add(d, n-2)) = a, b
+	case n == 1:
+		*(*byte)(d) = *(*byte)(s)
+	}
+}
+
 // word is a moved element: its size in bytes is n.
 type word interface {
-	uint32 | uint64 | [2]uint64
+	uint32 | uint64 | [2]uint64 | [3]uint64 | [4]uint64 | [5]uint64 | [6]uint64 | [7]uint64 | [8]uint64
 }
 
 func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
@@ -81,7 +123,16 @@ func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
 					}
 				}
 			} else {
-				for t := range reps {
+				t := 0
+				for ; t+4 <= reps; t += 4 {
+					a, b := *(*W)(d), *(*W)(unsafe.Add(d, n))
+					c, e := *(*W)(unsafe.Add(d, 2*n)), *(*W)(unsafe.Add(d, 3*n))
+					*(*W)(s), *(*W)(unsafe.Add(s, stride)), *(*W)(unsafe.Add(s, 2*stride)), *(*W)(unsafe.Add(s, 3*stride)) = a, b, c, e
+					if t+4 < reps {
+						d, s = unsafe.Add(d, 4*n), unsafe.Add(s, 4*stride)
+					}
+				}
+				for ; t < reps; t++ {
 					*(*W)(s) = *(*W)(d)
 					if t+1 < reps {
 						d, s = unsafe.Add(d, n), unsafe.Add(s, stride)

@@ -35,11 +35,12 @@ func TestBasicMap(t *testing.T) {
 		assert.Equal(t, b, m.Basic())
 		assert.Equal(t, 1, m.Elems())
 		assert.Equal(t, b.Size(), m.Size(), "%v", b)
-		assert.Equal(t, b.Size(), m.Extent())
-		assert.Equal(t, 3*b.Size(), m.Span(3))
-		assert.Equal(t, 1, m.Pieces())
+		assert.Equal(t, b.Extent(), m.Extent())
+		assert.Equal(t, 2*b.Extent()+b.Span(), m.Span(3))
+		_, _, pair := b.Pair()
+		assert.Equal(t, b == BasicShortInt, m.Pieces() == 2, "%v", b) // padding between
 		assert.True(t, m.Predefined())
-		assert.True(t, m.Contiguous())
+		assert.Equal(t, !pair || b.Size() == b.Extent(), m.Contiguous(), "%v", b)
 		assert.False(t, m.Overlap())
 	}
 	var zero Map
@@ -100,6 +101,32 @@ func TestVectorOverlap(t *testing.T) {
 	// Overlapping copies keep type-map order, which is not offset order.
 	g := vec(t, 2, 1, 3, i8) // x..x
 	assert.Equal(t, [][2]int{{0, 1}, {3, 2}, {7, 1}, {4, 1}, {7, 2}, {11, 1}}, walk(vec(t, 2, 2, 1, g), 1, 8))
+}
+
+// TestTransposeNoOverlap: the columns of a 1000 x 1000 matrix of int, one
+// element apart, interleave without sharing a byte (a transpose's target
+// in a put), however many more pieces than the exact small-map check takes.
+func TestTransposeNoOverlap(t *testing.T) {
+	i32 := BasicMap(BasicInt32)
+	column := vec(t, 1000, 1, 1000, i32)
+	xpose, err := HVector(1000, 1, 4, &column)
+	require.NoError(t, err)
+	assert.False(t, xpose.Overlap())
+	assert.Equal(t, 4000000, xpose.Size())
+	// One column more is column 0 moved down a row: it meets rows 1...
+	over, err := HVector(1001, 1, 4, &column)
+	require.NoError(t, err)
+	assert.True(t, over.Overlap())
+	// ... as do columns a row apart, and copies that coincide.
+	down, err := HVector(2, 1, 4000, &column)
+	require.NoError(t, err)
+	assert.True(t, down.Overlap())
+	same, err := HVector(2, 1, 0, &column)
+	require.NoError(t, err)
+	assert.True(t, same.Overlap())
+	apart, err := HVector(2, 1, 4000*1000, &column)
+	require.NoError(t, err)
+	assert.False(t, apart.Overlap())
 }
 
 func TestVectorPieceLimit(t *testing.T) {

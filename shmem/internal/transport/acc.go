@@ -145,8 +145,8 @@ func accElem(tab *accops.Table, heap []byte, off uint64, a *Acc, src, res []byte
 			return op.Writes(), nil
 		}
 	}
-	var opnd [2]uint64 // an aligned copy of the operand
-	ob := unsafe.Slice((*byte)(unsafe.Pointer(&opnd)), 16)[:sz]
+	var opnd [4]uint64 // an aligned copy of the operand (up to a long double complex)
+	ob := unsafe.Slice((*byte)(unsafe.Pointer(&opnd)), 32)[:sz]
 	copy(ob, src)
 	word, width := uint64(0), uint64(0)
 	switch {
@@ -204,8 +204,8 @@ func lockedElem(tab *accops.Table, heap []byte, off uint64, a *Acc, src, res []b
 			return false, err
 		}
 	}
-	var cur [2]uint64
-	e := unsafe.Slice((*byte)(unsafe.Pointer(&cur)), 16)[:tab.Size(a.Type)]
+	var cur [4]uint64
+	e := unsafe.Slice((*byte)(unsafe.Pointer(&cur)), 32)[:tab.Size(a.Type)]
 	copy(e, heap[off:])
 	copy(res, e)
 	changed := combineElem(tab, a, e, src)
