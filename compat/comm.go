@@ -166,19 +166,13 @@ func (c *Comm) releaseTeam() error {
 }
 
 // newContext agrees on a fresh context id over c: one above every id any
-// member has used, so it is unique among the members.
+// member has used, so it is unique among the members (ctxalloc.go).
 func (c *Comm) newContext() (uint32, error) {
-	e := c.env
-	mine := []uint64{uint64(e.nextCtx)}
-	out := []uint64{0}
-	if err := Allreduce(c, mine, out, 1, Uint64, OpMax); err != nil {
-		return 0, err
-	}
-	if out[0] >= collBit-1 {
-		return 0, errorf(ClassOther, "out of communicator contexts")
-	}
-	e.nextCtx = uint32(out[0]) + 1
-	return uint32(out[0]), nil
+	return c.env.agreeContext(parentPrio(c), func(mine uint64) (uint64, error) {
+		out := []uint64{0}
+		err := Allreduce(c, []uint64{mine}, out, 1, Uint64, OpMax)
+		return out[0], err
+	})
 }
 
 func (c *Comm) derive(ctx uint32, g *Group, name string, t *shmem.Team) *Comm {

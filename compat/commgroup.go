@@ -76,11 +76,9 @@ func (c *Comm) groupComm(g *Group, tag int32, what string) (*Comm, error) {
 		return nil, errorf(ClassGroup, "%s: the calling PE is not a member of the group", what)
 	}
 	e := c.env
-	v, err := c.agreeMax(g, tag, uint64(e.nextCtx))
-	if err != nil {
-		return nil, err
-	}
-	id, err := e.takeContext(v)
+	id, err := e.agreeContext(ctxPrio{uint64(c.ctx), prioGroup, uint64(uint32(tag))}, func(mine uint64) (uint64, error) {
+		return c.agreeMax(g, tag, mine)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -95,8 +95,9 @@
 // (MPI_THREAD_MULTIPLE): the engine's state changes under one lock
 // (enginelock.go) that a blocked call lets go while it waits; an Env made
 // WithThreadMultiple runs collectives over point-to-point so that those on
-// different communicators may overlap too, and Comm.Mprobe/Improbe take
-// a probed message out of matching at once, the race-free probe.
+// different communicators may overlap too; communicators may be created
+// from different parents at once (ctxalloc.go); and Comm.Mprobe/Improbe
+// take a probed message out of matching at once, the race-free probe.
 //
 // # Intercommunicators and communicators from groups
 //

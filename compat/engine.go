@@ -128,7 +128,7 @@ func (e *Env) write(p int, kind uint8, tag int32, ctx uint32, aux uint64, payloa
 		if n := copy(ring[off+hdrSize:], payload); n < plen {
 			copy(ring, payload[n:])
 		}
-		pr.mem.StoreUint64(word(ring, off), pos+1)
+		pr.mem.StoreUint64NoYield(word(ring, off), pos+1)
 	} else if err := e.writeRemote(p, off, pos, payload, w1, w2, aux); err != nil {
 		e.w.Logger().Errorf("compat: writing to PE %d: %v", p, err)
 	}
@@ -214,7 +214,7 @@ func (e *Env) returnCredit(p int) {
 	rpos := pr.cur.Rpos
 	pr.cur.Returned = rpos
 	if c := pr.ctrl; c != nil {
-		pr.mem.StoreUint64(&c[creditBase+e.me], rpos)
+		pr.mem.StoreUint64NoYield(&c[creditBase+e.me], rpos)
 	} else if err := shmem.Store(e.ctrl.At(creditBase+e.me), rpos, p); err != nil {
 		e.w.Logger().Errorf("compat: returning credit to PE %d: %v", p, err)
 	}
@@ -342,10 +342,13 @@ func (e *Env) complete(r *Request) {
 	e.wake()
 }
 
-// wake tells this PE's waiting goroutines that something completed.
+// wake tells this PE's waiting goroutines that something completed. The
+// engine's rings (this one, and the stores into peers' rings and credit
+// words) are made with mu held, so they keep the thread's P
+// (enginelock.go says why).
 func (e *Env) wake() {
 	e.completions.Add(1)
-	e.mine.Wake()
+	e.mine.WakeNoYield()
 }
 
 // waitFor makes progress until cond, evaluated with mu held after each

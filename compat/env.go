@@ -84,9 +84,12 @@ type Env struct {
 	mine        shmem.Mapped // this PE's heap: wake wakes its idle goroutines
 
 	world, self *Comm
-	nextCtx     uint32
-	asyncCtx    atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
-	closed      atomic.Bool
+	// nextCtx is one above every context id this PE has taken; read and
+	// written only by the agreement holding ctxa (ctxalloc.go).
+	nextCtx  uint32
+	ctxa     ctxAlloc
+	asyncCtx atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
+	closed   atomic.Bool
 
 	dyn    dynState // other jobs' processes (dynlink.go)
 	parent *Comm    // MPI_Comm_get_parent's intercommunicator (spawn.go)

@@ -28,6 +28,11 @@ type FileOp struct {
 	Pos        Positioning
 	Write      bool
 	Collective bool
+	// Converted: the buffer is in the file's representation already (the
+	// C library ran a user data representation's conversion itself), so
+	// the access neither converts it nor asks the representation's extent
+	// function about the buffer's datatype.
+	Converted bool
 }
 
 func (op FileOp) String() string {
@@ -102,10 +107,12 @@ func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (
 	if op.Write {
 		data = packed(b, mm, count)
 		var err error
-		if data, err = toFile(v.datarep, data, dt, count, b, 0); err != nil {
-			return nil, err
+		if !op.Converted {
+			if data, err = toFile(v.datarep, data, dt, count, b, 0); err != nil {
+				return nil, err
+			}
 		}
-	} else if mm.Contiguous() && (v.datarep == "native" || v.datarep == "internal") {
+	} else if mm.Contiguous() && (op.Converted || v.datarep == "native" || v.datarep == "internal") {
 		data, direct = b[:size], true
 	} else {
 		data = make([]byte, size)
@@ -126,7 +133,10 @@ func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (
 			return Status{}, err
 		}
 		if !op.Write {
-			done, cerr := fromFile(v.datarep, data[:moved], dt, count, b, 0)
+			done, cerr := false, error(nil)
+			if !op.Converted {
+				done, cerr = fromFile(v.datarep, data[:moved], dt, count, b, 0)
+			}
 			if cerr != nil {
 				return Status{}, cerr
 			}

@@ -135,19 +135,23 @@ func bcastInts(l *Comm, vals []int64, root int) ([]int64, error) {
 }
 
 // interContext agrees on a context id over both groups of c: one above
-// every id any member of either has used.
+// every id any member of either has used (ctxalloc.go).
 func (c *Comm) interContext() (uint32, error) {
-	out := []uint64{0}
-	if err := Allreduce(c.local, []uint64{uint64(c.env.nextCtx)}, out, 1, Uint64, OpMax); err != nil {
-		return 0, err
-	}
-	got, err := c.share([]int64{int64(out[0])})
-	if err != nil {
-		return 0, err
-	}
-	return c.env.takeContext(max(out[0], uint64(got[0])))
+	return c.env.agreeContext(parentPrio(c), func(mine uint64) (uint64, error) {
+		out := []uint64{0}
+		if err := Allreduce(c.local, []uint64{mine}, out, 1, Uint64, OpMax); err != nil {
+			return 0, err
+		}
+		got, err := c.share([]int64{int64(out[0])})
+		if err != nil {
+			return 0, err
+		}
+		return max(out[0], uint64(got[0])), nil
+	})
 }
 
+// takeContext takes the agreed id v: called by the agreement holding
+// e.ctxa.
 func (e *Env) takeContext(v uint64) (uint32, error) {
 	if v >= collBit-1 {
 		return 0, errorf(ClassOther, "out of communicator contexts")
@@ -199,24 +203,21 @@ func (c *Comm) intercomm(leader int, what string, leaderArgs func() error, swap 
 	// Env's one scratch area, and the C ABI runs an intercommunicator's
 	// nonblocking collectives on goroutines beside the caller's own.
 	lc := c.derive(ctx, c.group, c.name+"/local", nil)
-	mx := []uint64{0}
-	if err := Allreduce(lc, []uint64{uint64(c.env.nextCtx)}, mx, 1, Uint64, OpMax); err != nil {
-		return nil, errorsOf(err, freeIf(lc))
-	}
-	// got is, at the leader: 1 (or 0 and the error), the context, then the
-	// remote group's PEs.
+	// got is, at the leader: 1 (or 0 and the error), the remote side's
+	// local context (which, with this side's, makes the agreement's
+	// priority, the same on both sides), then the remote group's PEs.
 	var got []int64
 	var lerr error
 	if c.rank == leader {
 		lerr = leaderArgs()
 		if lerr == nil {
-			mine := append([]int64{int64(mx[0])}, ints64(c.group.world)...)
+			mine := append([]int64{int64(lc.ctx)}, ints64(c.group.world)...)
 			var r []int64
 			if r, lerr = swap(mine); lerr == nil && len(r) < 1 {
 				lerr = errorf(ClassOther, "%s: the remote leader sent nothing", what)
 			}
 			if lerr == nil {
-				got = append([]int64{1, max(int64(mx[0]), r[0])}, r[1:]...)
+				got = append([]int64{1}, r...)
 			}
 		}
 		if lerr != nil {
@@ -239,7 +240,32 @@ func (c *Comm) intercomm(leader int, what string, leaderArgs func() error, swap 
 			return nil, errorsOf(errorf(ClassComm, "%s: the groups overlap (world PE %d) or the remote group is bad", what, v), freeIf(lc))
 		}
 	}
-	ictx, err := c.env.takeContext(uint64(got[1]))
+	a, b := uint64(lc.ctx), uint64(got[1])
+	prio := ctxPrio{min(a, b), prioInter, max(a, b)}
+	// Each round: the maximum over this side, the leaders' exchange, the
+	// larger of the two sides broadcast (-1: the leader's exchange failed).
+	ictx, err := c.env.agreeContext(prio, func(mine uint64) (uint64, error) {
+		mx := []uint64{0}
+		if err := Allreduce(lc, []uint64{mine}, mx, 1, Uint64, OpMax); err != nil {
+			return 0, err
+		}
+		var v []int64
+		if c.rank == leader {
+			v = []int64{-1}
+			r, err := swap([]int64{int64(mx[0])})
+			if lerr = err; err == nil && len(r) == 1 {
+				v[0] = max(int64(mx[0]), r[0])
+			}
+		}
+		v, err := bcastInts(lc, v, leader)
+		if err == nil && (len(v) != 1 || v[0] < 0) {
+			err = cmp.Or(lerr, errorf(ClassOther, "%s: the leaders' exchange of contexts failed", what))
+		}
+		if err != nil {
+			return 0, err
+		}
+		return uint64(v[0]), nil
+	})
 	if err != nil {
 		return nil, errorsOf(err, freeIf(lc))
 	}

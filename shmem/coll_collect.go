@@ -119,7 +119,7 @@ func Collect[T any](t *Team, dst, src Sym[T], n int) error {
 	// Every member sees the same counts and (the descriptors agreed) the
 	// same dst, so all return this error or none does.
 	if sz != 0 && total > uint64(dst.n)*sz {
-		return errf(ErrOutOfBounds, "Collect: the members contribute %d elements in all, dst holds %d", total/sz, dst.n)
+		return errf(ErrOutOfBounds, "Collect: the members contribute %d bytes in all, dst holds %d", total, uint64(dst.n)*sz)
 	}
 	// src is the same object everywhere, so every PE checks the same ranges.
 	var largest uint64

@@ -69,6 +69,21 @@ func (m Mapped) Wake() {
 	m.bell.RingUser()
 }
 
+// WakeNoYield is Wake for a caller that holds a lock other threads of its
+// process wait for (compat's engine lock): the wake-up is a raw system
+// call, which keeps the calling thread's P (FUTEX_WAKE never blocks), so
+// the holder does not queue for a P behind its own lock's waiters.
+func (m Mapped) WakeNoYield() {
+	doorbell.Fence()
+	m.bell.RingUserNoYield()
+}
+
+// StoreUint64NoYield is StoreUint64 with WakeNoYield's wake-up.
+func (m Mapped) StoreUint64NoYield(addr *uint64, v uint64) {
+	atomic.StoreUint64(addr, v)
+	m.bell.RingUserNoYield()
+}
+
 // StoreUint64 atomically stores v into *addr and wakes the heap's waiters.
 // The store is sequentially consistent: a waiter that sees v also sees
 // every store the caller made before it.

@@ -69,6 +69,8 @@ type Options struct {
 	// sizeFrom names where SymmetricSize came from, for errors about it:
 	// the variable and its value, or the Option.
 	sizeFrom string
+	// uid is WithUniqueID's job, which replaces the bootstrap.
+	uid *uidJoin
 }
 
 // Option changes Options.

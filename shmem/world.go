@@ -129,8 +129,16 @@ func Init(ctx context.Context, opts ...Option) (*World, error) {
 	secret := []byte(os.Getenv("GSHMEM_JOB_SECRET"))
 	tl := logrus.New()
 	tl.SetLevel(logrus.ErrorLevel)
-	boot, why, err := bootstrap.Open(setup, bootstrap.Config{Name: o.Bootstrap, Addr: o.BootstrapAddr, Secret: secret,
-		Logf: tl.WithField("pe", 0).Errorf}, os.Getenv) // only rank 0 of the env bootstrap logs
+	bc := bootstrap.Config{Name: o.Bootstrap, Addr: o.BootstrapAddr, Secret: secret,
+		Logf: tl.WithField("pe", 0).Errorf} // only rank 0 of the env bootstrap logs
+	getenv := os.Getenv
+	if o.uid != nil {
+		if bc, getenv, err = o.uid.config(bc, getenv); err != nil {
+			return nil, err
+		}
+		secret = bc.Secret
+	}
+	boot, why, err := bootstrap.Open(setup, bc, getenv)
 	if err != nil {
 		if errors.Is(err, bootstrap.ErrUnknown) {
 			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)

@@ -41,6 +41,7 @@ const (
 	AccessNone    = accNone     // no epoch open to the target
 	AccessOpen    = accOK       // an epoch is open: operations may go to the target
 	AccessLockAll = accLockAll  // LockAll epoch: the target's shared lock is taken on first use
+	AccessOpening = accOpening  // LockAll epoch: a thread is taking the target's shared lock (access.go)
 	LockNoCheck   = lockNoCheck // the lock was taken with ModeNoCheck (no lock word held)
 	FenceNone     = fenceNone   // no fence epoch
 )

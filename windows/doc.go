@@ -97,9 +97,14 @@
 // they fail with ErrOther wrapping shmem.ErrAborted when the World's
 // context is cancelled.
 //
-// A Win is used by one goroutine per PE at a time; different Wins may be
-// used by different goroutines at once (MPI_THREAD_MULTIPLE with a window
-// per thread: their epochs share no state).
+// Different Wins may be used by different goroutines at once
+// (MPI_THREAD_MULTIPLE with a window per thread: their epochs share no
+// state). One Win may be used by several goroutines at once inside a
+// LockAll epoch that one of them opened before the others start and
+// closes after they end, as MPI requires of threads sharing an epoch:
+// Put, Get, the accumulates and the flushes run together, and the first
+// operations to a target take its shared lock once (access.go). Its other
+// epoch calls (Lock, Unlock, Fence, PSCW) take one goroutine at a time.
 //
 // # GPU memory
 //

@@ -16,7 +16,7 @@ func (win *Win) enter(rank int) error {
 	if uint(rank) >= uint(win.n) {
 		return errorf(compat.ClassRank, "target rank %d of a window of %d ranks", rank, win.n)
 	}
-	if win.access[rank] == accOK && win.ctx.Err() == nil {
+	if loadAccess(&win.access[rank]) == accOK && win.ctx.Err() == nil {
 		return nil
 	}
 	return win.slowEnter(rank)
@@ -29,7 +29,7 @@ func (win *Win) slowEnter(rank int) error {
 	if win.ctx.Err() != nil {
 		return errAborted()
 	}
-	switch win.access[rank] {
+	switch loadAccess(&win.access[rank]) {
 	case accOK:
 		return nil
 	case accFence:
@@ -48,12 +48,8 @@ func (win *Win) slowEnter(rank int) error {
 		}
 		win.access[rank] = accOK
 		return nil
-	case accLockAll:
-		if err := win.acquire(rank, LockShared); err != nil {
-			return err
-		}
-		win.access[rank] = accOK
-		return nil
+	case accLockAll, accOpening:
+		return win.openLockAll(rank)
 	}
 	return errorf(compat.ClassRMASync, "no access epoch to rank %d is open (Fence, Start, Lock or LockAll first)", rank)
 }

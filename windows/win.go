@@ -46,6 +46,7 @@ const (
 	accFence          // a fence opened an epoch no RMA has used yet
 	accWaitPost       // in a Start epoch, the target's Post not yet seen
 	accLockAll        // in a LockAll epoch, the target's shared lock not yet taken
+	accOpening        // in a LockAll epoch, one thread is taking the target's shared lock (access.go)
 )
 
 const (
@@ -214,7 +215,7 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 		pes[r] = comm.WorldRank(r)
 	}
 	win := &Win{comm: comm, pes: pes, world: w, ctx: w.Context(), me: me, n: n, flavor: flavor, set: set, ctrl: ctrl,
-		access: make([]uint8, n), locks: make([]uint8, n), startsTo: make([]uint64, n),
+		access: wordBytes(n), locks: make([]uint8, n), startsTo: make([]uint64, n),
 		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local(), devWorld: w.HeapOnDevice()}
 	win.ep = &win.own
 	win.posted, win.completed = ctrl.At(win.postedIdx(me)), ctrl.At(win.completedIdx(me))
@@ -422,7 +423,7 @@ func (win *Win) Free() error {
 	win.dead.Store(true)
 	// Back to the Win's own memory: a binding's may go once Free returns.
 	win.own, win.ep = epoch{}, &win.own
-	win.access, win.locks = make([]uint8, win.n), make([]uint8, win.n)
+	win.access, win.locks = wordBytes(win.n), make([]uint8, win.n)
 	errPages := win.freeCreate()
 	if err := win.freeDynamic(); errPages == nil {
 		errPages = err

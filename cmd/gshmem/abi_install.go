@@ -35,7 +35,7 @@ in the same library) and gshmem.cuh (its device API, for kernels built with
 gshmem nvcc), DIR/lib/pkgconfig/mpi.pc, a copy of this gshmem binary as
 DIR/bin/gshmem, DIR/bin/mpicc, mpicxx and mpiexec (gshmem
 run), and OpenSHMEM's DIR/include/shmem.h, shmemx.h and pshmem.h with
-DIR/bin/oshcc, oshc++ (oshCC, oshcxx), oshrun and the shmemcc, shmemc++
+DIR/bin/oshcc, oshc++ (oshCC, oshcxx), oshrun, nvshmrun (NVSHMEM's launcher name, also nvshmrun.hydra) and the shmemcc, shmemc++
 and shmemrun aliases, so that PATH=DIR/bin:$PATH or make MPICC=DIR/bin/mpicc builds existing
 MPI projects. --src is the gshmem source tree (default: the module of the
 current directory).`,
@@ -244,7 +244,8 @@ func sameFile(a, b string) (bool, error) {
 // shmemcc compile C as mpicc does (shmem.h is in the same library and
 // include directory), oshc++, oshCC, oshcxx and shmemc++ compile C++ as
 // mpicxx does, and oshrun and shmemrun start jobs as mpiexec does (-np or
-// -n).
+// -n), as do nvshmrun and nvshmrun.hydra, the names NVSHMEM's install
+// gives its launcher (Hydra's mpiexec).
 func openshmemWrappers(scripts map[string]string, self, prefix string) {
 	for _, name := range []string{"oshcc", "shmemcc"} {
 		scripts[name] = `exec "` + self + `" mpicc --prefix "` + prefix + `" "$@"`
@@ -252,7 +253,7 @@ func openshmemWrappers(scripts map[string]string, self, prefix string) {
 	for _, name := range []string{"oshc++", "oshCC", "oshcxx", "shmemc++"} {
 		scripts[name] = `exec "` + self + `" mpicxx --prefix "` + prefix + `" "$@"`
 	}
-	for _, name := range []string{"oshrun", "shmemrun"} {
+	for _, name := range []string{"oshrun", "shmemrun", "nvshmrun", "nvshmrun.hydra"} {
 		scripts[name] = scripts["mpiexec"]
 	}
 }

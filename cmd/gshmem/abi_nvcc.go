@@ -75,7 +75,7 @@ make one with GOFLAGS=-tags=cuda gshmem abi install.`, []string{"--device-lib"},
 // installKernelHeaders installs the device API, gshmem.cuh, beside gshmem.h,
 // and the source of libgshmem_device.a beside them.
 func installKernelHeaders(root, prefix string) error {
-	for _, f := range []string{"gshmem.cuh", "gshmem_typed.cuh", deviceLibSource} {
+	for _, f := range []string{"gshmem.cuh", "gshmem_coll.cuh", "gshmem_typed.cuh", deviceLibSource} {
 		if err := copyFile(filepath.Join(root, "kernels", "cuda", f), filepath.Join(prefix, "include", f), 0o644); err != nil {
 			return err
 		}

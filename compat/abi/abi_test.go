@@ -338,7 +338,7 @@ func TestEpochConstants(t *testing.T) {
 		t.Skip(cgoAvailable())
 	}
 	want := map[string]int{
-		"AccessNone": int(windows.AccessNone), "AccessOpen": int(windows.AccessOpen), "AccessLockAll": int(windows.AccessLockAll),
+		"AccessNone": int(windows.AccessNone), "AccessOpen": int(windows.AccessOpen), "AccessLockAll": int(windows.AccessLockAll), "AccessOpening": int(windows.AccessOpening),
 		"LockExclusive": int(windows.LockExclusive), "LockShared": int(windows.LockShared), "LockNoCheck": int(windows.LockNoCheck),
 		"FenceNone": int(windows.FenceNone), "LockReaderInc": int(windows.LockReaderInc), "LockWriterBits": int(windows.LockWriterBits),
 		"EpochSize": windows.EpochSize,
@@ -564,4 +564,14 @@ func TestThreadMultiple(t *testing.T) {
 	exe := compile(t, "threads.c", "-pthread")
 	runOK(t, 2, exe, "threads ok")
 	runOK(t, 3, exe, "threads ok")
+}
+
+// TestThreadCommCreation runs testdata/commthreads.c: four threads per
+// rank create communicators at once, each from its own parent (dup,
+// split, create, create_group, an intercommunicator merged back), and
+// use each one.
+func TestThreadCommCreation(t *testing.T) {
+	exe := compile(t, "commthreads.c", "-pthread")
+	runOK(t, 2, exe, "commthreads ok")
+	runOK(t, 3, exe, "commthreads ok")
 }

@@ -307,7 +307,11 @@
 //
 //   - compat.Env's engine (queues, requests' matching, rings' cursors,
 //     rendezvous tables): one lock, compat's engineMutex, is the critical
-//     section of every change. A blocking call takes it for a round of
+//     section of every change. Its waiters spin briefly, then sleep on its
+//     word in the kernel (a futex mutex, enginelock.go): a caller's
+//     goroutine is locked to its C thread and a process PE has few Ps, so
+//     waiters that yielded passed the P among themselves while the holder
+//     queued for it. A blocking call takes it for a round of
 //     progress and lets it go while it polls and sleeps under the World's
 //     one wait policy (Env.waitFor, Env.recv), so a thread blocked in
 //     MPI_Recv or MPI_Wait never holds up another's MPI_Send, and threads
@@ -316,8 +320,10 @@
 //     waiter of the PE, so one thread may wait on a request another made.
 //   - The lock's word is in the published state (p2pstate.Engine.Lock,
 //     abi_p2p.lock), so at MULTIPLE p2p.c's eager MPI_Send and MPI_Recv
-//     take the same lock around each try (a compare-and-swap and a store;
-//     one uncontended pair per 8-byte message). A take from a ring under
+//     take the same lock around each try (a compare-and-swap and a swap;
+//     one uncontended pair per 8-byte message; they never sleep on it: a
+//     take that keeps failing goes to Go, and a receive's poll leaves for
+//     Go once a sleeper wants the lock). A take from a ring under
 //     the lock bumps abi_p2p.taken, which Go's idle waiters watch beside
 //     their own completions, since it moves the ring positions they poll.
 //     MPI_Barrier and the small MPI_Allreduce in C hold ring state across
@@ -326,6 +332,11 @@
 //     Env, so at MULTIPLE (compat.WithThreadMultiple) every communicator
 //     runs its collectives over point-to-point in its own collective
 //     context, and collectives on different communicators may overlap.
+//   - Communicator creation: a PE's agreements on new context ids take
+//     turns at its counter in rounds, the one over the parent of lowest
+//     context first (compat's ctxalloc.go), so threads may create
+//     communicators from different parents at once
+//     (testdata/commthreads.c).
 //   - The handle table (handles.go) has its own mutex for writers and a
 //     concurrent map for readers; attributes, error handlers and the
 //     datatype table have theirs.
@@ -333,18 +344,20 @@
 //     are plain or atomic memory operations on the window's own memory
 //     and read-only on its state, lock-free at every level; epochs on
 //     different windows share nothing. A lock_all epoch's shared lock on
-//     a rank is taken on first use: threads sharing one window under
-//     lock_all must open it (MPI_Win_lock_all) before they start, as MPI
-//     requires, and the first use per target is where they could race
-//     (see "Not yet").
+//     a rank is taken on first use: threads sharing one window open the
+//     epoch (MPI_Win_lock_all) before they start, as MPI requires, and
+//     their first operations to a target race for it by a compare-and-swap
+//     of its access byte, in rma.c and in windows alike (windows'
+//     access.go): one takes the lock, the others wait for it.
 //
 // At MPI_THREAD_SINGLE, FUNNELED and SERIALIZED nothing changes: the fast
 // paths test one word (abi_global.thread_level) and take no lock, and the
-// Go engine's lock is the uncontended compare-and-swap its mutex was.
+// Go engine's lock is one uncontended compare-and-swap.
 // Message order per pair of threads, MPI_ANY_SOURCE matching and
 // MPI_Mprobe/MPI_Mrecv (the thread-safe probe: the message leaves the
 // queue when matched) follow from matching under the one lock.
-// testdata/threads.c is the test (4 threads per rank).
+// testdata/threads.c is the test (4 threads per rank, per-thread windows
+// and one shared window).
 //
 // # Not yet
 //
@@ -352,10 +365,10 @@
 // collectives' _c forms take each count and displacement up to INT_MAX
 // (MPI_ERR_COUNT past it); user ops take contiguous datatypes only. Exclusive locks, fence and PSCW epochs and
 // derived datatypes are served by Go even to mapped ranks. At
-// MPI_THREAD_MULTIPLE, communicators must not be created at once from
-// several threads (context ids are agreed from one counter per process;
-// MPI allows it on different parents), and two threads' first use of one
-// target under one lock_all epoch may take its shared lock twice;
+// MPI_THREAD_MULTIPLE, MPI_Win_lock and MPI_Win_unlock on one window from
+// several threads at once (on different targets) race on the epoch's
+// count of locks, and two MPI_Comm_idup at once whose groups share a
+// process may pick one context (they agree from a counter of their own);
 // nonblocking
 // sends and receives, and the collectives other than MPI_Barrier and the
 // small MPI_Allreduce, cross into Go.

@@ -12,7 +12,9 @@
 #include "include/mpi-ext.h"
 
 const uint32_t abi_never_down = 0;
-abi_state abi_global = {.last_used_code = MPI_ERR_ABI, .down = &abi_never_down};
+/* MPI_LASTUSEDCODE is never below MPI_ERR_LASTCODE (MPI-4.1 section 9.5); added
+ * classes and codes come after it. */
+abi_state abi_global = {.last_used_code = MPI_ERR_LASTCODE, .down = &abi_never_down};
 
 int abic_Pcontrol(const int level)
 {

@@ -95,6 +95,13 @@ func convertedAccess(o *fileObj, op compat.FileOp, off int64, buf C.uintptr_t, c
 	if err != nil {
 		return st, true, err
 	}
+	// The extent function is asked about the program's datatype (the
+	// bytes below go through as already converted: MPI_BYTE is none of the
+	// program's business).
+	if _, err := o.f.TypeExtent(dt); err != nil {
+		return st, true, err
+	}
+	op.Converted = true
 	size := count * int64(dt.Size())
 	fb := make([]byte, size)
 	call := func() error {

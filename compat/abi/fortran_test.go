@@ -61,6 +61,34 @@ func TestFortranMpifH(t *testing.T) {
 	runOK(t, 2, exe, "f77 ok")
 }
 
+// TestFortranMpifHFlang builds the mpif.h program with LLVM's flang
+// (Debian's flang-16) where one is installed: mpif.h declares no
+// procedures, so it serves any compiler whose INTEGER is a C int and whose
+// hidden string lengths follow gfortran's (flang 16 cannot build the
+// modules: BIND(C) module variables and assumed-rank interfaces are "not
+// yet implemented" there).
+func TestFortranMpifHFlang(t *testing.T) {
+	var flang string
+	for _, n := range []string{"flang-new", "flang-new-19", "flang-new-18", "flang-new-17", "flang-new-16"} {
+		if p, err := exec.LookPath(n); err == nil {
+			flang = p
+			break
+		}
+	}
+	if flang == "" {
+		t.Skip("no flang-new on PATH (apt-get install flang-16)")
+	}
+	fortranSetup(t)
+	exe := filepath.Join(tool.bin, "f77flang")
+	cmd := exec.Command(filepath.Join(tool.prefix, "bin", "mpifort"), "-o", exe, filepath.Join("testdata", "fortran", "f77.f"))
+	// flang 16 writes executables only when asked to.
+	cmd.Env = append(os.Environ(), "GSHMEM_FC="+flang+" -flang-experimental-exec")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "mpifort with %s\n%s", flang, out)
+	require.Contains(t, string(out), "mpif.h works with any compiler", "mpifort says the modules are gfortran's")
+	runOK(t, 2, exe, "f77 ok")
+}
+
 func TestFortranUseMpi(t *testing.T) {
 	exe := compileFortran(t, "f90", []string{"f90.f90"}, "-Wall", "-Werror", "-Wno-unused-dummy-argument", "-Wno-unused-variable")
 	runOK(t, 1, exe, "mpi ok")
@@ -107,6 +135,48 @@ func TestFortranLinksOnlyTheABI(t *testing.T) {
 	out, err = exec.Command("readelf", "-d", filepath.Join(tool.prefix, "lib", "libgshmem_mpifort.so.1")).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "[libmpi_abi.so.1]", "the binding calls the C ABI")
+}
+
+// TestFortranInteropSymbols: the MPI-5.0 ABI has no MPI_Fint, so
+// libmpi_abi.so.1 exports the int conversions (MPI_X_toint/_fromint) and
+// the MPI_Abi_*fortran* calls but none of MPI_X_c2f/_f2c, the status
+// conversions or MPI_F_STATUS_IGNORE; the binding library exports those.
+func TestFortranInteropSymbols(t *testing.T) {
+	fortranSetup(t)
+	if _, err := exec.LookPath("nm"); err != nil {
+		t.Skip("no nm on PATH (binutils)")
+	}
+	defined := func(lib string) map[string]bool {
+		out, err := exec.Command("nm", "-D", "--defined-only", filepath.Join(tool.prefix, "lib", lib)).Output()
+		require.NoError(t, err)
+		m := map[string]bool{}
+		for _, l := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(l); len(f) == 3 {
+				m[f[2]] = true
+			}
+		}
+		return m
+	}
+	abi, bind := defined("libmpi_abi.so.1"), defined("libgshmem_mpifort.so.1")
+	var fortranOnly []string
+	for _, k := range []string{"Comm", "Errhandler", "File", "Group", "Info", "Message", "Op", "Request", "Session", "Type", "Win"} {
+		for _, p := range []string{"MPI_", "PMPI_"} {
+			require.True(t, abi[p+k+"_toint"] && abi[p+k+"_fromint"], "libmpi_abi.so.1 exports %s%s_toint/_fromint", p, k)
+			fortranOnly = append(fortranOnly, p+k+"_c2f", p+k+"_f2c")
+		}
+	}
+	for _, c := range []string{"c2f", "f2c", "c2f08", "f082c", "f2f08", "f082f"} {
+		fortranOnly = append(fortranOnly, "MPI_Status_"+c, "PMPI_Status_"+c)
+	}
+	fortranOnly = append(fortranOnly, "MPI_F_STATUS_IGNORE", "MPI_F_STATUSES_IGNORE", "MPI_F08_STATUS_IGNORE", "MPI_F08_STATUSES_IGNORE")
+	for _, n := range fortranOnly {
+		require.False(t, abi[n], "%s is outside the MPI-5.0 ABI: libmpi_abi.so.1 must not export it", n)
+		require.True(t, bind[n], "libgshmem_mpifort.so.1 exports %s", n)
+	}
+	for _, n := range []string{"MPI_Abi_get_fortran_info", "MPI_Abi_set_fortran_info", "MPI_Abi_get_fortran_booleans", "MPI_Abi_set_fortran_booleans"} {
+		require.True(t, abi[n], "libmpi_abi.so.1 exports %s", n)
+		require.False(t, bind[n], "%s is the C library's, not the binding's", n)
+	}
 }
 
 // TestFortranJacobi: the Fortran port of examples/jacobi's stage 1 prints

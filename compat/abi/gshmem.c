@@ -47,21 +47,6 @@ void gshmem_init(void)
         _exit(1); /* Go printed why */
 }
 
-int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr)
-{
-    if (flags & ~GSHMEMX_INIT_WITH_MPI_COMM) {
-        fprintf(stderr, "gshmem: gshmemx_init_attr: unknown flags 0x%x\n", flags);
-        return 1;
-    }
-    if (!(flags & GSHMEMX_INIT_WITH_MPI_COMM))
-        return abiint_shmem_init(0, 0);
-    if (attr == NULL || attr->mpi_comm == NULL) {
-        fprintf(stderr, "gshmem: gshmemx_init_attr: GSHMEMX_INIT_WITH_MPI_COMM needs attr->mpi_comm (an MPI_Comm *)\n");
-        return 1;
-    }
-    return abiint_shmem_init(1, (uintptr_t) * (MPI_Comm *)attr->mpi_comm);
-}
-
 int gshmem_init_thread(int requested, int *provided)
 {
     (void)requested;

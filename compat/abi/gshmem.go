@@ -170,6 +170,17 @@ func abiint_shmem_init(withComm C.int, comm C.uintptr_t) C.int {
 			}
 		}
 	}
+	return shmStart(call, mw, nil)
+}
+
+// shmStart makes the heap's World: mw (MPI_Init's) where there is one,
+// else a World of its own, joined with shmHeapOptions and extra. It
+// returns 0, or 1 after printing why.
+func shmStart(call string, mw *shmem.World, extra []shmem.Option) C.int {
+	refuse := func(format string, args ...any) C.int {
+		fmt.Fprintf(os.Stderr, "gshmem: %s: %s\n", call, fmt.Sprintf(format, args...))
+		return 1
+	}
 	shm.mu.Lock()
 	defer shm.mu.Unlock()
 	if shm.finalized {
@@ -181,7 +192,7 @@ func abiint_shmem_init(withComm C.int, comm C.uintptr_t) C.int {
 	w, own := mw, false
 	if w == nil {
 		var err error
-		if w, err = shmem.Init(context.Background(), shmHeapOptions()...); err != nil {
+		if w, err = shmem.Init(context.Background(), append(shmHeapOptions(), extra...)...); err != nil {
 			return refuse("%v", err)
 		}
 		own = true
@@ -190,6 +201,12 @@ func abiint_shmem_init(withComm C.int, comm C.uintptr_t) C.int {
 			return refuse("%v", err)
 		}
 		shmNoteHostHeap(call, w)
+	}
+	if err := shmNoteNVSHMEM(call, w.MyPE()); err != nil {
+		if own {
+			_ = w.Finalize()
+		}
+		return refuse("%v", err)
 	}
 	if err := shmSetup(w); err != nil {
 		if own {
@@ -210,26 +227,34 @@ func abiint_shmem_init(withComm C.int, comm C.uintptr_t) C.int {
 	return 0
 }
 
-// shmLateSize checks GSHMEM_SYMMETRIC_SIZE as C sees it against the heap
+// shmLateSize checks GSHMEM_SYMMETRIC_SIZE (or NVSHMEM's
+// NVSHMEM_SYMMETRIC_SIZE) as C sees it against the heap
 // MPI_Init made: NVSHMEM programs set it (setenv) between MPI_Init and
 // gshmemx_init_attr, NVIDIA's Jacobi among them, and Go's copy of the
 // environment, taken when the library loaded, never shows that. A size
 // the heap holds is met; a larger one is refused with the fix, since the
 // heap cannot grow.
 func shmLateSize(w *shmem.World) error {
-	name := C.CString("GSHMEM_SYMMETRIC_SIZE")
-	defer C.free(unsafe.Pointer(name))
-	v := C.getenv(name)
+	var v *C.char
+	var from string
+	for _, from = range []string{"GSHMEM_SYMMETRIC_SIZE", "NVSHMEM_SYMMETRIC_SIZE"} {
+		name := C.CString(from)
+		v = C.getenv(name)
+		C.free(unsafe.Pointer(name))
+		if v != nil {
+			break
+		}
+	}
 	if v == nil {
 		return nil
 	}
 	s := C.GoString(v)
 	n, err := shmem.ParseSize(s)
 	if err != nil {
-		return fmt.Errorf("GSHMEM_SYMMETRIC_SIZE=%q: %w", s, err)
+		return fmt.Errorf("%s=%q: %w", from, s, err)
 	}
 	if have := w.Options().SymmetricSize; n > have {
-		return fmt.Errorf("GSHMEM_SYMMETRIC_SIZE=%s asks for %d bytes of heap, but MPI_Init made it with %d: set the size in the job's environment, before MPI_Init", s, n, have)
+		return fmt.Errorf("%s=%s asks for %d bytes of heap, but MPI_Init made it with %d: set the size in the job's environment, before MPI_Init", from, s, n, have)
 	}
 	return nil
 }

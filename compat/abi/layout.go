@@ -123,7 +123,7 @@ func cLayout() map[string]cField {
 // words, for TestEpochConstants.
 func cEpochConstants() map[string]int {
 	return map[string]int{
-		"AccessNone": C.ABI_ACC_NONE, "AccessOpen": C.ABI_ACC_OPEN, "AccessLockAll": C.ABI_ACC_LOCKALL,
+		"AccessNone": C.ABI_ACC_NONE, "AccessOpen": C.ABI_ACC_OPEN, "AccessLockAll": C.ABI_ACC_LOCKALL, "AccessOpening": C.ABI_ACC_OPENING,
 		"LockExclusive": C.ABI_LOCK_EXCLUSIVE, "LockShared": C.ABI_LOCK_SHARED, "LockNoCheck": C.ABI_LOCK_NOCHECK,
 		"FenceNone": C.ABI_FENCE_NONE, "LockReaderInc": C.ABI_LOCK_READER, "LockWriterBits": C.ABI_LOCK_WRITER,
 		"EpochSize": C.sizeof_abi_epoch,

@@ -3,10 +3,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -24,4 +29,54 @@ func TestNVSHMEMHost(t *testing.T) {
 	require.NoError(t, err, "cc %s\n%s", strings.Join(args, " "), out)
 	runOK(t, 1, exe, "nvshmem ok")
 	runOK(t, 3, exe, "nvshmem ok")
+	// NVSHMEM's launcher name.
+	r := launcherRun(t, "nvshmrun", 2, nil, exe)
+	require.Equal(t, 0, r.code, "nvshmrun -np 2:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 2, strings.Count(r.stdout, "nvshmem ok"), r.stdout)
+
+	// NVSHMEM's variables: a twin's value is checked under its NVSHMEM
+	// name, the unused ones are named once (by PE 0).
+	t.Setenv("NVSHMEM_INFO", "1")
+	t.Setenv("NVSHMEM_SYMMETRIC_SIZE", "64m")
+	r = run(t, 2, exe)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 1, strings.Count(r.stderr, "not used here: NVSHMEM_INFO"), r.stderr)
+	t.Setenv("NVSHMEM_SYMMETRIC_SIZE", "lots")
+	r = run(t, 1, exe)
+	require.NotEqual(t, 0, r.code, "a bad NVSHMEM_SYMMETRIC_SIZE must fail nvshmem_init:\n%s", r.stdout)
+	require.Contains(t, r.stderr, `NVSHMEM_SYMMETRIC_SIZE="lots"`)
+}
+
+// TestNVSHMEMUniqueID builds testdata/nvshmem_uid.c as TestNVSHMEMHost
+// does and runs it both ways NVSHMEM's unique id is used: 3 processes no
+// launcher started, meeting through the id rank 0 writes to a file, and 2
+// under gshmem run that broadcast it with MPI_Bcast (NVIDIA's
+// uid-based-init); each also registers a buffer and puts from it.
+func TestNVSHMEMUniqueID(t *testing.T) {
+	setup(t)
+	exe := filepath.Join(tool.bin, "nvshmem_uid")
+	args := []string{"-Wall", "-Wextra", "-Werror", "-o", exe, filepath.Join("testdata", "nvshmem_uid.c"),
+		"-I" + filepath.Join(tool.prefix, "include"), "-L" + filepath.Join(tool.prefix, "lib"),
+		"-Wl,-rpath," + filepath.Join(tool.prefix, "lib"), "-lnvshmem_host"}
+	out, err := exec.Command("cc", args...).CombinedOutput()
+	require.NoError(t, err, "cc %s\n%s", strings.Join(args, " "), out)
+
+	const n = 3
+	idFile := filepath.Join(t.TempDir(), "id")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmds := make([]*exec.Cmd, n)
+	outs := make([]bytes.Buffer, n)
+	for r := range n {
+		c := exec.CommandContext(ctx, exe, idFile, fmt.Sprint(r), fmt.Sprint(n))
+		c.Env = append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1")
+		c.Stdout, c.Stderr = &outs[r], &outs[r]
+		require.NoError(t, c.Start())
+		cmds[r] = c
+	}
+	for r, c := range cmds {
+		require.NoError(t, c.Wait(), "rank %d:\n%s", r, outs[r].String())
+		require.Contains(t, outs[r].String(), fmt.Sprintf("uid ok %d/%d", r, n))
+	}
+	runOK(t, 2, exe, "uid ok")
 }

@@ -119,9 +119,12 @@ static inline void store_wake(uint64_t *word, uint64_t v, uint32_t *bell)
 
 /* MPI_THREAD_MULTIPLE: the fast paths may run beside compat's engine on
  * other threads, so they touch its state only while holding its lock
- * (abi_p2p.lock, the word of compat's engineMutex, the same protocol: a
- * compare-and-swap from 0 to 1, a store of 0). At the lower levels calls
- * never overlap and the fast paths take no lock: they pay nothing. */
+ * (abi_p2p.lock, the word of compat's engineMutex, the same futex-mutex
+ * protocol: 0 free, 1 held, 2 held with sleepers; a compare-and-swap from
+ * 0 to 1 takes it, a swap of 0 lets it go and wakes a sleeper when it took
+ * a 2). The fast paths never sleep on it: a take that keeps failing goes
+ * to Go, whose lock sleeps. At the lower levels calls never overlap and
+ * the fast paths take no lock: they pay nothing. */
 static inline int multiple(void)
 {
     return abi_global.thread_level == MPI_THREAD_MULTIPLE;
@@ -149,9 +152,15 @@ static inline int engine_lock(abi_p2p *e)
     return 0;
 }
 
-static inline void engine_unlock(abi_p2p *e)
+/* engine_unlock lets the lock go and reports whether a thread slept on it
+ * (then woken): a poller that retook the lock at once would keep that
+ * thread out. */
+static inline int engine_unlock(abi_p2p *e)
 {
-    __atomic_store_n(&e->lock, 0, __ATOMIC_RELEASE);
+    if (__atomic_exchange_n(&e->lock, 0, __ATOMIC_RELEASE) != 2)
+        return 0;
+    syscall(SYS_futex, &e->lock, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    return 1;
 }
 
 /* Writes an eager message into PE pe's ring when it goes there now: no
@@ -306,11 +315,11 @@ static int recv_locked(abi_comm *c, abi_p2p *e, void *buf, int64_t cap, int coun
             __atomic_store_n(&e->taken, e->taken + 1, __ATOMIC_RELEASE);
         if (r == EMPTY && source != MPI_ANY_SOURCE && (i & 63) == 63 && others_arrived(e, lo))
             r = OTHER;
-        engine_unlock(e);
+        int slept = engine_unlock(e);
         if (r == TAKEN)
             return MPI_SUCCESS;
-        if (r == OTHER)
-            break;
+        if (r == OTHER || slept)
+            break; /* Go's receive waits without holding the lock */
     }
     return abigo_Recv((uintptr_t)buf, count, (uintptr_t)datatype, source, tag, (uintptr_t)comm, status);
 }

@@ -83,6 +83,42 @@ static inline abi_win *fast_win(MPI_Win win, int64_t need)
 }
 
 static inline uint8_t *access_of(abi_win *w) { return (uint8_t *)(w->epoch + 1); }
+
+/* An access byte's atomic load, compare-and-swap and store, made on the
+ * aligned 4-byte word that holds it, as windows' access.go makes them
+ * (atomics of one size on both sides; little-endian). */
+static inline uint32_t *acc_word(uint8_t *p, unsigned *sh)
+{
+    *sh = (unsigned)((uintptr_t)p & 3) * 8;
+    return (uint32_t *)((uintptr_t)p & ~(uintptr_t)3);
+}
+
+static inline uint8_t acc_load(uint8_t *p)
+{
+    unsigned sh;
+    uint32_t *w = acc_word(p, &sh);
+    return (uint8_t)(__atomic_load_n(w, __ATOMIC_ACQUIRE) >> sh);
+}
+
+static inline int acc_cas(uint8_t *p, uint8_t old, uint8_t v)
+{
+    unsigned sh;
+    uint32_t *w = acc_word(p, &sh), cur = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    while ((uint8_t)(cur >> sh) == old)
+        if (__atomic_compare_exchange_n(w, &cur, (cur & ~(0xffu << sh)) | (uint32_t)v << sh, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
+            return 1;
+    return 0;
+}
+
+static inline void acc_store(uint8_t *p, uint8_t v)
+{
+    unsigned sh;
+    uint32_t *w = acc_word(p, &sh), cur = __atomic_load_n(w, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(w, &cur, (cur & ~(0xffu << sh)) | (uint32_t)v << sh, 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED))
+        ;
+}
 static inline uint8_t *locks_of(abi_win *w) { return access_of(w) + w->n; }
 
 /* shared_lock takes rank t's lock as a reader, as windows' acquire does:
@@ -117,15 +153,18 @@ static inline abi_target *target(abi_win *w, MPI_Win win, int t, MPI_Aint disp, 
     if (g->data == NULL || disp < 0 || bytes <= 0 || disp > g->size / g->unit || bytes > g->size - disp * g->unit)
         return NULL;
     uint8_t *acc = &access_of(w)[t];
-    if (*acc == ABI_ACC_OPEN)
+    uint8_t a = acc_load(acc);
+    if (a == ABI_ACC_OPEN)
         return g;
-    if (*acc != ABI_ACC_LOCKALL || !g->mapped || !(w->fast & ABI_WIN_FAST_LOCK))
+    /* Threads sharing the window may come here at once (windows'
+     * access.go): the one whose swap moves the byte to OPENING takes the
+     * lock; another finding OPENING goes to Go, which waits for it. */
+    if (a != ABI_ACC_LOCKALL || !g->mapped || !(w->fast & ABI_WIN_FAST_LOCK) ||
+        !acc_cas(acc, ABI_ACC_LOCKALL, ABI_ACC_OPENING))
         return NULL;
     *rc = shared_lock(w, win, t);
-    if (*rc != MPI_SUCCESS)
-        return NULL;
-    *acc = ABI_ACC_OPEN;
-    return g;
+    acc_store(acc, *rc == MPI_SUCCESS ? ABI_ACC_OPEN : ABI_ACC_LOCKALL);
+    return *rc == MPI_SUCCESS ? g : NULL;
 }
 
 /* xfer_target is target() for a put or get the fast path serves: the

@@ -122,9 +122,7 @@ static inline size_t shm_bytes(const char *call, size_t nelems, size_t size)
 static inline int shm_find(const void *addr, size_t n, uint64_t *obj, uint64_t *off)
 {
     uintptr_t a = (uintptr_t)addr, base = (uintptr_t)abi_shm.base;
-    uint64_t sl = __atomic_load_n(&shm_static.len, __ATOMIC_ACQUIRE);
-    if (sl != 0 && a - shm_static.lo < sl)
-        a = base + (uintptr_t)shm_static.off + (a - shm_static.lo); /* a global: its heap object */
+    a = shm_static_addr(a, base); /* a global: its heap object */
     if (a < base)
         return 0;
     uint64_t o = (uint64_t)(a - base);

@@ -6,51 +6,103 @@
  * Each routine is pshmem_X; zshmem.c makes shmem_X its weak alias. */
 
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "oshmem.h"
 
 struct shmemi_ctx shmemi_ctx_default = {SHMEM_TEAM_WORLD, 0, 0, NULL};
-shm_static_seg shm_static;
+shm_static_seg shm_static[SHM_STATIC_MAX];
+uint32_t shm_static_n;
 
 /* ------------------------------------------- symmetric data objects --- */
 
-/* exe_data finds the main program's writable data (.data and .bss, less
- * the part RELRO makes read-only after relocation), page-rounded. */
-static int exe_data(struct dl_phdr_info *info, size_t size, void *arg)
+/* The data segments shmem_init makes symmetric: the main program's
+ * writable data (.data and .bss, less the part RELRO makes read-only after
+ * relocation), page-rounded, and the same of every shared library the
+ * program was started with, except the system's (libc and the loader, whose
+ * data other threads use while it moves), gshmem's own libraries (the Go
+ * runtime's data) and the CUDA libraries. Libraries opened later (dlopen
+ * after shmem_init) are not symmetric. */
+struct oshi_segs {
+    uintptr_t *lo, *len;
+    int n, max, first;
+    uintptr_t self; /* the load address of this library */
+};
+
+static int system_lib(const char *path)
 {
-    (void)size;
-    uintptr_t *seg = arg, page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = 0, hi = 0, relro = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && hi == 0) {
-            lo = start & ~(page - 1);
-            hi = (start + ph->p_memsz + page - 1) & ~(page - 1);
-        }
-        if (ph->p_type == PT_GNU_RELRO)
-            relro = (start + ph->p_memsz) & ~(page - 1); /* the loader protects up to here */
-    }
-    if (relro > lo && relro <= hi)
-        lo = relro;
-    seg[0] = lo;
-    seg[1] = hi;
-    return 1; /* the first object is the main program */
+    static const char *const dirs[] = {"/lib/", "/lib32/", "/lib64/", "/libx32/", "/usr/lib/", "/usr/lib32/",
+                                       "/usr/lib64/", "/usr/libx32/", "/usr/local/cuda", NULL};
+    for (int i = 0; dirs[i]; i++)
+        if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+            return 1;
+    /* Wherever installed: gshmem's own, and the libraries its transports
+     * run threads in (UCX, CUDA's driver and runtime), which are live when
+     * shmem_init gets here. */
+    static const char *const names[] = {"libmpi_abi.so", "libgshmem_mpifort.so", "ld-linux", "linux-vdso",
+                                        "libucp.so", "libucs.so", "libuct.so", "libucm.so", "libcuda.so",
+                                        "libcudart.so", "libnvidia-", NULL};
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (int i = 0; names[i]; i++)
+        if (strncmp(base, names[i], strlen(names[i])) == 0)
+            return 1;
+    return 0;
 }
 
-/* oshi_data_segment is the executable's writable data: [*lo, *lo + *len). */
-void oshi_data_segment(uintptr_t *lo, size_t *len)
+static int data_segs(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    uintptr_t seg[2] = {0, 0};
-    dl_iterate_phdr(exe_data, seg);
-    *lo = seg[0];
-    *len = seg[1] > seg[0] ? seg[1] - seg[0] : 0;
+    (void)size;
+    struct oshi_segs *s = arg;
+    int main_prog = s->first;
+    s->first = 0;
+    if (!main_prog && (info->dlpi_addr == s->self || !info->dlpi_name || !info->dlpi_name[0] ||
+                       system_lib(info->dlpi_name)))
+        return 0;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), relro = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_GNU_RELRO)
+            relro = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz) & ~(page - 1); /* protected up to here */
+    }
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || ph->p_memsz == 0)
+            continue;
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        uintptr_t lo = start & ~(page - 1), hi = (start + ph->p_memsz + page - 1) & ~(page - 1);
+        if (relro > lo && relro <= hi)
+            lo = relro;
+        if (hi <= lo)
+            continue;
+        if (s->n == s->max)
+            return 1; /* more than SHM_STATIC_MAX: the rest stay private (shmem_static.go says so) */
+        s->lo[s->n] = lo;
+        s->len[s->n] = hi - lo;
+        s->n++;
+        if (main_prog)
+            break; /* the program's first writable segment, as before */
+    }
+    return 0;
+}
+
+/* oshi_data_segments fills lo and len with the symmetric data segments
+ * (at most max, the main program's first) and returns how many. */
+int oshi_data_segments(uintptr_t *lo, uintptr_t *len, int max)
+{
+    Dl_info self;
+    struct oshi_segs s = {lo, len, 0, max, 1, 0};
+    if (dladdr((void *)oshi_data_segments, &self) != 0)
+        s.self = (uintptr_t)self.dli_fbase;
+    dl_iterate_phdr(data_segs, &s);
+    return s.n;
 }
 
 /* oshi_data_alias moves the data at lo into the heap object at heap (len
@@ -70,10 +122,9 @@ int oshi_data_alias(void *heap, uintptr_t lo, size_t len)
 
 static void init_data(const char *call)
 {
-    uintptr_t lo;
-    size_t len;
-    oshi_data_segment(&lo, &len);
-    abiint_osh_static((char *)call, lo, len);
+    uintptr_t lo[SHM_STATIC_MAX], len[SHM_STATIC_MAX];
+    int n = oshi_data_segments(lo, len, SHM_STATIC_MAX);
+    abiint_osh_static((char *)call, lo, len, n);
 }
 
 void pshmem_init(void)

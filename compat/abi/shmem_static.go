@@ -21,40 +21,50 @@ import (
 
 // OpenSHMEM's symmetric data objects: a program's global and static
 // variables are remotely accessible, at the same name on every PE. At
-// shmem_init the executable's writable data segment (.data and .bss) moves
-// into a heap object of its size, allocated collectively (so at the same
-// offset on every PE), and that object's pages are mapped at the segment's
-// own address in its place (shmem.c: oshi_data_alias). A global then is
-// heap memory under its own address: shm_find (and shmStaticAddr here)
-// turn the address into the object's heap offset, and every transport
-// (shm, tcp, ucx) reaches it as it reaches the heap; loads and stores of
-// the program itself see the same pages.
+// shmem_init the executable's writable data segment (.data and .bss), and
+// that of every shared library the program was started with (except the
+// system's and gshmem's own: shmem.c's oshi_data_segments says which),
+// moves into a heap object of its size, allocated collectively (so at the
+// same offset on every PE, in the loader's order, the same on every PE of
+// one executable), and that object's pages are mapped at the segment's own
+// address in its place (shmem.c: oshi_data_alias). A global then is heap
+// memory under its own address: shm_find (and shmStaticAddr here) turn the
+// address into the object's heap offset, and every transport (shm, tcp,
+// ucx) reaches it as it reaches the heap; loads and stores of the program
+// itself see the same pages.
 
-// abiint_osh_static makes the data segment [lo, lo+n) symmetric
-// (collective). It does nothing on a device heap, where a global cannot
-// live; a segment the PEs disagree on (different executables) ends the
-// job.
+// abiint_osh_static makes the n data segments [lo[i], lo[i]+len[i])
+// symmetric (collective). It does nothing on a device heap, where a global
+// cannot live; segments the PEs disagree on (different executables or
+// libraries) end the job.
 //
 //export abiint_osh_static
-func abiint_osh_static(call *C.char, lo C.uintptr_t, n C.size_t) {
+func abiint_osh_static(call *C.char, lo, size *C.uintptr_t, n C.int) {
 	shm.mu.Lock()
 	w := shm.w
 	shm.mu.Unlock()
-	if w == nil || n == 0 || w.HeapOnDevice() || atomic.LoadUint64((*uint64)(unsafe.Pointer(&C.shm_static.len))) != 0 {
+	if w == nil || n <= 0 || w.HeapOnDevice() || atomic.LoadUint32((*uint32)(unsafe.Pointer(&C.shm_static_n))) != 0 {
 		return
 	}
 	name := C.GoString(call)
-	s, err := shmem.Align[byte](w, uint64(os.Getpagesize()), int(n))
-	if err != nil {
-		shmFatal(name, "making the program's %d bytes of global and static data symmetric: %v (raise SHMEM_SYMMETRIC_SIZE, or run one executable on every PE)", uint64(n), err)
+	los, lens := unsafe.Slice(lo, int(n)), unsafe.Slice(size, int(n))
+	for i := range los {
+		what := "the program's"
+		if i > 0 {
+			what = fmt.Sprintf("a shared library's (%#x)", uintptr(los[i]))
+		}
+		s, err := shmem.Align[byte](w, uint64(os.Getpagesize()), int(lens[i]))
+		if err != nil {
+			shmFatal(name, "making %s %d bytes of global and static data symmetric: %v (raise SHMEM_SYMMETRIC_SIZE, or run one executable, with the same libraries, on every PE)", what, uint64(lens[i]), err)
+		}
+		local := s.Local()
+		if rc := C.oshi_data_alias(unsafe.Pointer(&local[0]), los[i], C.size_t(lens[i])); rc != 0 {
+			shmFatal(name, "mapping %s data segment onto the heap: %v", what, syscall.Errno(rc))
+		}
+		shmHandOut(w, s)
+		C.shm_static[i] = C.shm_static_seg{lo: los[i], len: C.uint64_t(lens[i]), off: C.uint64_t(s.Offset())}
 	}
-	local := s.Local()
-	if rc := C.oshi_data_alias(unsafe.Pointer(&local[0]), lo, n); rc != 0 {
-		shmFatal(name, "mapping the program's data segment onto the heap: %v", syscall.Errno(rc))
-	}
-	shmHandOut(w, s)
-	C.shm_static.lo, C.shm_static.off = lo, C.uint64_t(s.Offset())
-	atomic.StoreUint64((*uint64)(unsafe.Pointer(&C.shm_static.len)), uint64(n))
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&C.shm_static_n)), uint32(n))
 	// No PE may write into another's globals before that one has moved
 	// them (its copy would undo the write).
 	if err := w.BarrierAll(); err != nil {
@@ -62,13 +72,15 @@ func abiint_osh_static(call *C.char, lo C.uintptr_t, n C.size_t) {
 	}
 }
 
-// shmStaticAddr is the heap address of addr when addr is in the program's
-// symmetric data segment, else addr.
+// shmStaticAddr is the heap address of addr when addr is in a symmetric
+// data segment, else addr.
 func shmStaticAddr(addr uintptr) uintptr {
-	n := uintptr(atomic.LoadUint64((*uint64)(unsafe.Pointer(&C.shm_static.len))))
-	lo := uintptr(C.shm_static.lo)
-	if n != 0 && addr-lo < n {
-		return shmC.Base + uintptr(C.shm_static.off) + (addr - lo)
+	n := atomic.LoadUint32((*uint32)(unsafe.Pointer(&C.shm_static_n)))
+	for i := range n {
+		g := &C.shm_static[i]
+		if lo := uintptr(g.lo); addr-lo < uintptr(g.len) {
+			return shmC.Base + uintptr(g.off) + (addr - lo)
+		}
 	}
 	return addr
 }
@@ -76,7 +88,7 @@ func shmStaticAddr(addr uintptr) uintptr {
 // shmStaticRelease stops translating globals (gshmem_finalize: the heap
 // goes). The globals stay mapped where they are, the program's own.
 func shmStaticRelease() {
-	atomic.StoreUint64((*uint64)(unsafe.Pointer(&C.shm_static.len)), 0)
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&C.shm_static_n)), 0)
 }
 
 // abiint_osh_env maps OpenSHMEM's environment variables onto gshmem's

@@ -67,6 +67,32 @@ func TestOpenSHMEM(t *testing.T) {
 	require.NotContains(t, r.stdout, "oshmem ok")
 }
 
+// TestOpenSHMEMSharedLibData: the static and global data of a shared
+// library the program is linked with are symmetric as the program's own
+// are (RMA, atomics, wait_until, a reduction, shmem_ptr), over shared
+// memory and over tcp.
+func TestOpenSHMEMSharedLibData(t *testing.T) {
+	setup(t)
+	oshcc := filepath.Join(tool.prefix, "bin", "oshcc")
+	dir := filepath.Join(tool.bin, "oshlib")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	lib := filepath.Join(dir, "liboshlib.so")
+	out, err := exec.Command(oshcc, "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, filepath.Join("testdata", "oshlib.c")).CombinedOutput()
+	require.NoError(t, err, "oshcc -shared\n%s", out)
+	exe := filepath.Join(tool.bin, "osh-oshlibmain")
+	out, err = exec.Command(oshcc, "-Wall", "-Wextra", "-Werror", "-o", exe, filepath.Join("testdata", "oshlibmain.c"),
+		"-L"+dir, "-Wl,-rpath,"+dir, "-loshlib").CombinedOutput()
+	require.NoError(t, err, "oshcc\n%s", out)
+	for _, n := range []int{1, 2, 3} {
+		r := oshRun(t, n, nil, exe, "shm")
+		require.Equal(t, 0, r.code, "%d PEs\nstdout:\n%s\nstderr:\n%s", n, r.stdout, r.stderr)
+		require.Equal(t, n, strings.Count(r.stdout, "oshlib ok"), r.stdout)
+	}
+	r := oshRun(t, 2, []string{"GSHMEM_NODE_ID=%r"}, exe, "tcp")
+	require.Equal(t, 0, r.code, "tcp\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Equal(t, 2, strings.Count(r.stdout, "oshlib ok"), r.stdout)
+}
+
 // TestOpenSHMEMFatal checks that bad arguments end the job with a message
 // naming the routine, never a write outside an object.
 func TestOpenSHMEMFatal(t *testing.T) {
@@ -135,9 +161,16 @@ func TestOpenSHMEMSymbols(t *testing.T) {
 // runArgs runs mpiexec.
 func oshRun(t *testing.T, n int, env []string, exe string, args ...string) result {
 	t.Helper()
+	return launcherRun(t, "oshrun", n, env, exe, args...)
+}
+
+// launcherRun runs exe under the installed launcher script (oshrun,
+// nvshmrun) -np n with env added.
+func launcherRun(t *testing.T, launcher string, n int, env []string, exe string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", "oshrun"), append([]string{"-np", fmt.Sprint(n), exe}, args...)...)
+	cmd := exec.CommandContext(ctx, filepath.Join(tool.prefix, "bin", launcher), append([]string{"-np", fmt.Sprint(n), exe}, args...)...)
 	cmd.Env = append(append(os.Environ(), "GSHMEM_TCP_ADDR=127.0.0.1"), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

@@ -176,6 +176,7 @@ enum {
     ABI_ACC_NONE = 0,       /* access[t]: no epoch open to t */
     ABI_ACC_OPEN = 1,       /* an epoch is open: operations may go to t */
     ABI_ACC_LOCKALL = 4,    /* lock_all: t's shared lock is taken on first use */
+    ABI_ACC_OPENING = 5,    /* lock_all: a thread is taking t's shared lock */
     ABI_LOCK_EXCLUSIVE = 1, /* locks[t] values */
     ABI_LOCK_SHARED = 2,
     ABI_LOCK_NOCHECK = 0x80,

@@ -1,6 +1,7 @@
 package main
 
 /*
+#include <stdlib.h>
 #include "abi.h"
 */
 import "C"

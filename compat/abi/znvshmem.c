@@ -10,6 +10,12 @@ void nvshmem_init(void) { gshmem_init(); }
 int nvshmem_init_thread(int requested, int *provided) { return gshmem_init_thread(requested, provided); }
 void nvshmem_query_thread(int *provided) { gshmem_query_thread(provided); }
 int nvshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) { return gshmemx_init_attr(flags, attr); }
+int nvshmemx_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t *attr) { return gshmemx_hostlib_init_attr(flags, attr); }
+void nvshmemx_hostlib_finalize(void) { gshmemx_hostlib_finalize(); }
+int nvshmemx_get_uniqueid(gshmemx_uniqueid_t *uniqueid) { return gshmemx_get_uniqueid(uniqueid); }
+int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks, const gshmemx_uniqueid_t *uniqueid, gshmemx_init_attr_t *attr) { return gshmemx_set_attr_uniqueid_args(myrank, nranks, uniqueid, attr); }
+int nvshmemx_set_attr_mpi_comm_args(void *mpi_comm, gshmemx_init_attr_t *attr) { return gshmemx_set_attr_mpi_comm_args(mpi_comm, attr); }
+int nvshmemx_init_status(void) { return gshmemx_init_status(); }
 void nvshmem_finalize(void) { gshmem_finalize(); }
 int nvshmem_my_pe(void) { return gshmem_my_pe(); }
 int nvshmem_n_pes(void) { return gshmem_n_pes(); }
@@ -25,6 +31,11 @@ void *nvshmem_calloc(size_t count, size_t size) { return gshmem_calloc(count, si
 void *nvshmem_align(size_t alignment, size_t size) { return gshmem_align(alignment, size); }
 void *nvshmem_realloc(void *ptr, size_t size) { return gshmem_realloc(ptr, size); }
 void nvshmem_free(void *ptr) { gshmem_free(ptr); }
+int nvshmemx_buffer_register(void *addr, size_t length) { return gshmemx_buffer_register(addr, length); }
+int nvshmemx_buffer_unregister(void *addr) { return gshmemx_buffer_unregister(addr); }
+void nvshmemx_buffer_unregister_all(void) { gshmemx_buffer_unregister_all(); }
+void *nvshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags) { return gshmemx_buffer_register_symmetric(buf_ptr, size, flags); }
+int nvshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size) { return gshmemx_buffer_unregister_symmetric(mmap_ptr, size); }
 void nvshmem_putmem(void *dest, const void *source, size_t nelems, int pe) { gshmem_putmem(dest, source, nelems, pe); }
 void nvshmem_getmem(void *dest, const void *source, size_t nelems, int pe) { gshmem_getmem(dest, source, nelems, pe); }
 void nvshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe) { gshmem_putmem_nbi(dest, source, nelems, pe); }

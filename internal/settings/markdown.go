@@ -11,7 +11,11 @@ func Markdown() string {
 	var b strings.Builder
 	b.WriteString("| Variable | Kind | Default | Accepts | Read by | Meaning |\n|---|---|---|---|---|---|\n")
 	for _, v := range table {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", v.Name, v.Kind, code(v.Default), v.accepts(), v.Reader, v.Help)
+		name := "`" + v.Name + "`"
+		if v.NVSHMEM != "" {
+			name += " (or NVSHMEM's `" + v.NVSHMEM + "`)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", name, v.Kind, code(v.Default), v.accepts(), v.Reader, v.Help)
 	}
 	return b.String()
 }

@@ -47,6 +47,12 @@ type Var struct {
 	// Reader is who reads it: shmem, compat, the C library, gshmem run, ...
 	Reader string
 	Help   string
+	// NVSHMEM is the NVSHMEM variable of the same meaning, which the C
+	// library reads when this one is unset (nvshmem.go); NVSHMEMValues
+	// maps its values (upper case) to this one's, nil taking them as
+	// they are.
+	NVSHMEM       string
+	NVSHMEMValues map[string]string
 }
 
 // Error is a value a variable does not accept.

@@ -101,3 +101,30 @@ func TestCheckEnv(t *testing.T) {
 	assert.Contains(t, bad[1].Error(), "GSHMEM_MPI_WTIME")
 	assert.Equal(t, []Unknown{{Name: "GSHMEM_PETEST_CHILD"}, {Name: "GSHMEM_SYMETRIC_SIZE", Closest: "GSHMEM_SYMMETRIC_SIZE"}}, unknown)
 }
+
+// TestNVSHMEMTwins: an NVSHMEM variable with a twin gives it its value
+// (translated), gshmem's own name wins, a value the twin does not take is
+// refused by the NVSHMEM name, and the others are named as ignored.
+func TestNVSHMEMTwins(t *testing.T) {
+	set, ignored, err := NVSHMEM([]string{"NVSHMEM_SYMMETRIC_SIZE=2G", "NVSHMEM_DEBUG=info", "NVSHMEM_INFO=1",
+		"NVSHMEM_DISABLE_NVLS=1", "PATH=/bin"})
+	require.NoError(t, err)
+	require.Equal(t, []Translation{{"GSHMEM_SYMMETRIC_SIZE", "2G", "NVSHMEM_SYMMETRIC_SIZE"}, {"GSHMEM_DEBUG", "info", "NVSHMEM_DEBUG"}}, set)
+	require.Len(t, ignored, 2)
+	require.Contains(t, ignored[0], "NVSHMEM_DISABLE_NVLS")
+	require.Contains(t, ignored[1], "NVSHMEM_INFO")
+
+	set, _, err = NVSHMEM([]string{"NVSHMEM_SYMMETRIC_SIZE=2G", "GSHMEM_SYMMETRIC_SIZE=1g"})
+	require.NoError(t, err)
+	require.Empty(t, set)
+
+	_, _, err = NVSHMEM([]string{"NVSHMEM_SYMMETRIC_SIZE=lots"})
+	require.ErrorContains(t, err, "NVSHMEM_SYMMETRIC_SIZE")
+	_, _, err = NVSHMEM([]string{"NVSHMEM_DEBUG=LOUD"})
+	require.ErrorContains(t, err, "NVSHMEM_DEBUG")
+
+	set, ignored, err = NVSHMEM([]string{"NVSHMEM_REMOTE_TRANSPORT=ibgda"})
+	require.NoError(t, err)
+	require.Empty(t, set)
+	require.Len(t, ignored, 1)
+}

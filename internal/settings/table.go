@@ -5,7 +5,7 @@ package settings
 // and the like); TestREADMETable keeps the README's table the rendering of
 // this one.
 var table = []Var{
-	{Name: "GSHMEM_SYMMETRIC_SIZE", Kind: Size, Default: "the machine's memory (1g for `GSHMEM_HEAP=device`)", Min: 64 << 10, Range: "at least 64k", Reader: "shmem",
+	{Name: "GSHMEM_SYMMETRIC_SIZE", Kind: Size, Default: "the machine's memory (1g for `GSHMEM_HEAP=device`)", Min: 64 << 10, Range: "at least 64k", Reader: "shmem", NVSHMEM: "NVSHMEM_SYMMETRIC_SIZE",
 		Help: "upper bound of the symmetric heap per PE: `4096`, `512m`, `512MiB`, `1g`, `1.5g`, `1GiB` (k, m, g, t are powers of 1024, with or without `b`/`ib`); address space, committed only when touched and handed back when freed"},
 	{Name: "GSHMEM_BOOTSTRAP", Kind: Text, Default: "auto", Range: "local, pmi, pmi2, env or singleton", Reader: "shmem",
 		Help: "`local` (`gshmem run`, which refuses any other value), `pmi` (PMI-1: Hydra, `srun --mpi=pmi2`), `pmi2` (PMI-2), `env` (launcher rank variables + `GSHMEM_BOOTSTRAP_ADDR`) or `singleton`; detected when unset (see [Launching](#launching))"},
@@ -16,6 +16,7 @@ var table = []Var{
 	{Name: "GSHMEM_TCP_ADDR", Kind: Text, Default: "auto", Range: "IP, IP:port or interface", Reader: "shmem",
 		Help: "where a PE listens for PEs of other nodes: an IP, `IP:port` or interface name (default: first non-loopback IPv4 of an interface that is up)"},
 	{Name: "GSHMEM_REMOTE_TRANSPORT", Kind: Choice, Default: "tcp", Choices: []string{"tcp", "ucx"}, Reader: "shmem",
+		NVSHMEM: "NVSHMEM_REMOTE_TRANSPORT", NVSHMEMValues: map[string]string{"UCX": "ucx", "NONE": "", "IBRC": "", "IBGDA": "", "IBDEVX": "", "LIBFABRIC": ""},
 		Help: "transport to PEs of other nodes: `tcp` (built in, pure Go) or `ucx` (UCX's UCP: InfiniBand, RoCE, ...; needs a `-tags ucx` build with cgo and `libucx-dev`; `UCX_TLS`, `UCX_NET_DEVICES` pick the fabric)"},
 	{Name: "GSHMEM_PEER_TIMEOUT", Kind: Duration, Default: "5s", Reader: "shmem",
 		Help: "a peer silent this long is lost: a remote one without a heartbeat on its connection, a node-local process stopped this long (SIGSTOP, a debugger; one only waiting for a CPU is never lost, and one that is gone is lost at once); also how long a wait goes on after a peer finalized (a collective the others did not call)"},
@@ -24,8 +25,9 @@ var table = []Var{
 	{Name: "GSHMEM_BOOTSTRAP_TIMEOUT", Kind: Duration, Default: "60s", Reader: "shmem",
 		Help: "bound on every setup wait (a Go duration, or seconds; above zero)"},
 	{Name: "GSHMEM_DEBUG", Kind: Text, Default: "(errors only)", Range: "warn, info, debug or trace", Reader: "shmem",
+		NVSHMEM: "NVSHMEM_DEBUG", NVSHMEMValues: map[string]string{"WARN": "warn", "INFO": "info", "TRACE": "trace", "VERSION": "warn", "ABORT": "warn"},
 		Help: "log level: `warn`, `info`, `debug`, `trace`; lines are tagged with the PE"},
-	{Name: "GSHMEM_DEBUG_FILE", Kind: Text, Default: "stderr", Range: "a path", Reader: "shmem",
+	{Name: "GSHMEM_DEBUG_FILE", Kind: Text, Default: "stderr", Range: "a path", Reader: "shmem", NVSHMEM: "NVSHMEM_DEBUG_FILE",
 		Help: "log file; `%p` pid, `%r` PE, `%h` host; created with mode 0600, appended to, never through a symbolic link"},
 	{Name: "GSHMEM_SPIN", Kind: Count, Default: "policy", Reader: "shmem",
 		Help: "polls before any wait (shmem, compat, windows, streams, kernels) sleeps on its futex; default by the one wait policy: 65536 in a process PE with a CPU of its own, 4096 in a goroutine PE, 64 with yields when a node's PEs outnumber its CPUs (waiting on shared CPUs: porting-guide/06-waiting.md)"},

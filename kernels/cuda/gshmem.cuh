@@ -1023,6 +1023,9 @@ static inline int gshmemx_collective_launch(const void *func, dim3 grid, dim3 bl
 }
 #endif
 
+// The team collectives in thread and warp scope, and reducescatter.
+#include "gshmem_coll.cuh"
+
 // NVSHMEM's typed families gshmem.h or NVSHMEM has beyond the above
 // (strided, typed put-with-signal in every scope, the vector, any and some
 // waits), generated.

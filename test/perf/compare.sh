@@ -3,7 +3,8 @@
 # measured side by side on this machine: one-sided RMA (issue 4, 2
 # processes), collectives (issue 3, 2 and 4 processes), MPI windows in every
 # sync mode (issue 5, 2 processes), MPI point-to-point (issue 6, 2
-# processes) and the C ABI (issue 17, 2 processes).
+# processes), the C ABI (issue 17, 2 processes) and OpenSHMEM's shmem.h
+# (issue 40, 2 PEs).
 #
 #   test/perf/compare.sh ~/src/osu-micro-benchmarks-7.4
 #
@@ -59,6 +60,22 @@
 # -w allocate figure (<= 1.5): what reaching the user's memory costs
 # beside the heap's.
 #
+# The shmem rows (issue 40) build OSU's c/openshmem benchmarks twice from
+# OSU_SRC_DIR, with gshmem's oshcc (WORK/gabi, as the abi rows install it)
+# and with Debian's Open MPI oshcc, and run them unmodified at 2 PEs under
+# `gshmem run` and under Open MPI's oshrun (UCX's memory hooks off, without
+# which its PEs crash in shmem_finalize; loopback UCX, posix and self),
+# each both with glibc's defaults and with rep movsb off: osu_oshm_put,
+# _get, _put_nb, _get_nb and _atomics in heap and global modes,
+# osu_oshm_barrier, _broadcast, _fcollect and _reduce. Their table
+# (compare_shmem.py) holds gshmem's figure, Open MPI's best, the ratio
+# against issue 40's target (8 B put/get/atomics and barrier at most
+# 0.5 x, 1 MiB put/get at most 1.0 x the latency) and, for the global
+# rows, gshmem's global / heap (at most 1.25 x). Open MPI 4.1's
+# osu_oshm_atomics ends in a stack smash inside liboshmem here after its
+# first int rows: compare_shmem.py keeps the rows a failed run printed, and
+# says "no anchor" where Open MPI has none.
+#
 # Timing. osu_latency and osu_bw read MPI_Wtime around their whole loop, as
 # gshmem perf does by default; osu_put/get/acc/fop/cas_latency, osu_put_bw,
 # osu_barrier and osu_allreduce also read it before and after every
@@ -80,12 +97,14 @@
 #   OSU_TIMEOUT=S  seconds before one OSU run is stopped and left out
 #                (default 300; MPICH's get_bw with fence or PSCW can take
 #                minutes on a loaded machine)
-#   COMPARE_ONLY="rma coll win pt2pt stream abi winmode"  the groups of rows
-#                to run (default all; commas or spaces): rma is the issue 4
-#                table, coll the collectives, win the window rows, pt2pt the
-#                MPI point-to-point rows, stream the stream/kernel rows, abi
-#                the C ABI's table, winmode the C ABI's window creation modes
-#   QUICK=1      fewer OSU iterations (a smoke test of the script); otherwise
+#   COMPARE_ONLY="rma coll win pt2pt stream abi winmode shmem"  the groups
+#                of rows to run (default all; commas or spaces): rma is the
+#                issue 4 table, coll the collectives, win the window rows,
+#                pt2pt the MPI point-to-point rows, stream the stream/kernel
+#                rows, abi the C ABI's table, winmode the C ABI's window
+#                creation modes, shmem the OpenSHMEM table
+#   QUICK=1      fewer OSU iterations (a smoke test of the script; OSU's
+#                OpenSHMEM point-to-point tests have fixed counts); otherwise
 #                OSU's defaults, except 1000 iterations for fence and pscw
 #                latency runs (an epoch per operation: never the best figure)
 set -euo pipefail
@@ -102,9 +121,9 @@ WORK=${WORK:-$(mktemp -d /tmp/gshmem-compare.XXXXXX)}
 REPEAT=${REPEAT:-3}
 MODES=${MODES:-flush lock fence pscw}
 NOREPMOVSB="glibc.cpu.x86_rep_movsb_threshold=1073741824"
-ONLY=" $(echo "${COMPARE_ONLY:-rma coll win pt2pt stream abi winmode}" | tr ',' ' ') "
+ONLY=" $(echo "${COMPARE_ONLY:-rma coll win pt2pt stream abi winmode shmem}" | tr ',' ' ') "
 for g in $ONLY; do
-	case $g in rma | coll | win | pt2pt | stream | abi | winmode) ;; *) echo "compare.sh: COMPARE_ONLY: unknown group $g (want rma, coll, win, pt2pt, stream, abi, winmode)" >&2; exit 2 ;; esac
+	case $g in rma | coll | win | pt2pt | stream | abi | winmode | shmem) ;; *) echo "compare.sh: COMPARE_ONLY: unknown group $g (want rma, coll, win, pt2pt, stream, abi, winmode, shmem)" >&2; exit 2 ;; esac
 done
 want() { [[ $ONLY == *" $1 "* ]]; }
 RAW="$WORK/raw"
@@ -152,20 +171,93 @@ build_osu() { # mpi [cc cxx bins]: OSU_BINS with mpicc.MPI by default
 			{ echo "compare.sh: building OSU $b against $mpi failed; see $dir/make.log" >&2; exit 1; }
 	done
 }
-build_osu openmpi
-build_osu mpich
+if want rma || want coll || want win || want pt2pt || want abi || want winmode; then # the MPI rows' OSU
+	build_osu openmpi
+	build_osu mpich
+fi
 log "building gshmem"
 (cd "$ROOT" && go build -o "$WORK/gshmem" ./cmd/gshmem)
-if want abi || want winmode; then
+if want abi || want winmode || want shmem; then
 	# Installed afresh every run (OSU links libmpi_abi.so.1 by its runpath,
 	# so a reused WORK's OSU build runs this checkout's library).
 	log "installing the C ABI into $WORK/gabi"
 	"$WORK/gshmem" abi install --prefix "$WORK/gabi" --src "$ROOT" >"$WORK/abi-install.log" 2>&1 ||
 		{ echo "compare.sh: gshmem abi install failed; see $WORK/abi-install.log" >&2; exit 1; }
-	build_osu gabi "$WORK/gabi/bin/mpicc" "$WORK/gabi/bin/mpicxx" "$ABI_BINS"
+	if want abi || want winmode; then
+		build_osu gabi "$WORK/gabi/bin/mpicc" "$WORK/gabi/bin/mpicxx" "$ABI_BINS"
+	fi
+fi
+# The shmem rows' OSU: c/openshmem with each OpenSHMEM's oshcc.
+OSHM_BINS="osu_oshm_put osu_oshm_get osu_oshm_put_nb osu_oshm_get_nb osu_oshm_atomics osu_oshm_barrier
+osu_oshm_broadcast osu_oshm_fcollect osu_oshm_reduce"
+build_oshm() { # who cc: OSHM_BINS into WORK/oshm-WHO
+	local who=$1 cc=$2 dir="$WORK/oshm-$1" b
+	if [ ! -f "$dir/c/openshmem/Makefile" ]; then
+		log "configuring OSU's OpenSHMEM tests against $who in $dir"
+		rm -rf "$dir" && mkdir -p "$dir"
+		cp -a "$OSU_SRC/." "$dir/"
+		(cd "$dir" && ./configure CC="$cc" >configure.log 2>&1) ||
+			{ echo "compare.sh: configuring OSU against $who's oshcc failed; see $dir/configure.log" >&2; exit 1; }
+	fi
+	for b in $OSHM_BINS; do
+		[ -x "$dir/c/openshmem/$b" ] && continue
+		log "building $b against $who"
+		make -C "$dir/c/openshmem" -j"$(nproc)" "$b" >>"$dir/make.log" 2>&1 ||
+			{ echo "compare.sh: building OSU $b against $who failed; see $dir/make.log" >&2; exit 1; }
+	done
+}
+if want shmem; then
+	command -v oshcc >/dev/null && command -v oshrun >/dev/null ||
+		{ echo "compare.sh: the shmem rows need Debian's Open MPI oshcc and oshrun (openmpi-bin, libopenmpi-dev)" >&2; exit 1; }
+	build_oshm gshm "$WORK/gabi/bin/oshcc"
+	build_oshm oshmem oshcc
 fi
 
 # --- runs -------------------------------------------------------------------
+# run_oshm who glibc bench mode rep: one OSU OpenSHMEM test at 2 PEs; mode
+# is heap or global for the point-to-point and atomic tests, "heap" (no
+# argument: their buffers are the heap's) for the collectives.
+run_oshm() {
+	local who=$1 glibc=$2 bench=$3 mode=$4 rep=$5 args=()
+	local out="$RAW/osu.$who.$glibc.oshm_$bench.$mode.$rep.txt" bin="$WORK/oshm-$who/c/openshmem/osu_oshm_$bench"
+	case $bench in
+	put | get | put_nb | get_nb | atomics) args=("$mode") ;;
+	*) [ "${QUICK:-}" = 1 ] && args=(-i 100 -x 10) ;;
+	esac
+	local env=() launch
+	[ "$glibc" = norepmovsb ] && env=(GLIBC_TUNABLES="$NOREPMOVSB")
+	if [ "$who" = gshm ]; then
+		env+=(GSHMEM_BIND="${GSHMEM_BIND:-$(gshmem_bind 2)}")
+		launch="$WORK/gshmem run -n 2"
+	else
+		local root=""
+		[ "$(id -u)" = 0 ] && root=--allow-run-as-root
+		env+=(OMPI_MCA_opal_common_ucx_opal_mem_hooks=0 UCX_NET_DEVICES=lo UCX_TLS=posix,self)
+		launch="oshrun $root --oversubscribe -np 2 --bind-to core -x OMPI_MCA_opal_common_ucx_opal_mem_hooks -x UCX_NET_DEVICES -x UCX_TLS"
+		[ "$glibc" = norepmovsb ] && launch="$launch -x GLIBC_TUNABLES"
+	fi
+	# shellcheck disable=SC2086
+	if ! env "${env[@]}" timeout "${OSU_TIMEOUT:-300}" $launch "$bin" "${args[@]}" >"$out" 2>&1; then
+		log "osu_oshm_$bench ($who, $mode, $glibc) failed; kept its output in $out"
+		mv "$out" "$out.failed"
+	fi
+}
+
+shmem_runs() { # rep: gshmem's shmem.h and Open MPI's OpenSHMEM, interleaved per test
+	local rep=$1 bench mode who glibc
+	for bench in put get put_nb get_nb atomics barrier broadcast fcollect reduce; do
+		for mode in heap global; do
+			case $bench/$mode in put*/* | get*/* | atomics/*) ;; */global) continue ;; esac
+			for who in gshm oshmem; do
+				for glibc in default norepmovsb; do
+					[ "$who/$glibc" = gshm/norepmovsb ] && continue # gshmem with glibc's defaults only
+					run_oshm "$who" "$glibc" "$bench" "$mode" "$rep"
+				done
+			done
+		done
+	done
+}
+
 mpirun_for() { # mpi glibc [np] -> the launcher command line: 2 ranks bound to the 2 cores; more oversubscribed, unbound
 	local extra=() np=${3:-2}
 	if [ "$2" = norepmovsb ]; then extra=(-x GLIBC_TUNABLES); fi
@@ -435,8 +527,13 @@ osu_runs() { # group mpi glibc rep
 }
 
 for rep in $(seq 1 "$REPEAT"); do
-	for group in rma win coll2 coll4 pt2pt stream abi winmode; do
+	for group in rma win coll2 coll4 pt2pt stream abi winmode shmem; do
 		want "${group%[24]}" || continue
+		if [ "$group" = shmem ]; then
+			log "repetition $rep of $REPEAT: shmem: gshmem and Open MPI's OpenSHMEM"
+			shmem_runs "$rep"
+			continue
+		fi
 		log "repetition $rep of $REPEAT: $group: gshmem"
 		gshmem_runs "$group" "$rep"
 		[ "$group" = stream ] && continue # gshmem only
@@ -454,7 +551,7 @@ for rep in $(seq 1 "$REPEAT"); do
 done
 
 # --- the table --------------------------------------------------------------
-OTHERS=$(for g in $ONLY; do [ "$g" = abi ] || [ "$g" = winmode ] || echo "$g"; done)
+OTHERS=$(for g in $ONLY; do [ "$g" = abi ] || [ "$g" = winmode ] || [ "$g" = shmem ] || echo "$g"; done)
 # shellcheck disable=SC2086
 {
 	[ -z "$OTHERS" ] || python3 "$HERE/compare.py" "$RAW" $OTHERS
@@ -465,6 +562,10 @@ OTHERS=$(for g in $ONLY; do [ "$g" = abi ] || [ "$g" = winmode ] || echo "$g"; d
 	if want winmode; then
 		echo
 		python3 "$HERE/compare_winmode.py" "$RAW"
+	fi
+	if want shmem; then
+		echo
+		python3 "$HERE/compare_shmem.py" "$RAW"
 	fi
 } | tee "$WORK/table.txt"
 echo

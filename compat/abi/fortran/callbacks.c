@@ -1,5 +1,6 @@
 /* callbacks.c: user functions written in Fortran (MPI_Op_create, the
- * MPI_X_create_errhandler calls, attribute copy and delete functions) and
+ * MPI_Op_create_c, the MPI_X_create_errhandler calls, attribute copy and
+ * delete functions) and
  * the predefined callbacks as Fortran procedures. The C ABI's user-op and
  * errhandler callbacks carry no user state, so each Fortran function gets
  * one of FB_SLOTS fixed C trampolines that knows its slot; keyvals carry
@@ -55,6 +56,31 @@ void pmpi_op_create_(fb_fn user_fn, const int *commute, int *op, int *ierror)
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_op_create_, pmpi_op_create_)
+
+/* MPI_Op_create_c (mpi_f08 only, as every large-count form): the user
+ * function's LEN is an INTEGER(KIND=MPI_COUNT_KIND), MPI_User_function_c. */
+typedef void (*fb_userop_c)(void *, void *, MPI_Count *, int *);
+static fb_fn op_c_tab[FB_SLOTS];
+#define FB_OPC(a, b)                                                               \
+    static void fb_opc_##a##b(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt) \
+    {                                                                              \
+        int f = FB_TO(Datatype, *dt);                                              \
+        ((fb_userop_c)op_c_tab[a * 8 + b])(in, inout, len, &f);                    \
+    }
+FB_REP64(FB_OPC)
+#define FB_OPCL(a, b) fb_opc_##a##b,
+static MPI_User_function_c *const op_c_tramp[FB_SLOTS] = {FB_REP64(FB_OPCL)};
+
+void pmpi_op_create_c_(fb_fn user_fn, const int *commute, int *op, int *ierror)
+{
+    int s = fb_slot(op_c_tab, user_fn);
+    if (s < 0) { fb_ret(ierror, MPI_ERR_NO_MEM); return; } /* FB_SLOTS distinct functions */
+    MPI_Op c = MPI_OP_NULL;
+    int rc = MPI_Op_create_c(op_c_tramp[s], fb_lin(*commute), &c);
+    *op = FB_TO(Op, c);
+    fb_ret(ierror, rc);
+}
+FB_ALIAS(mpi_op_create_c_, pmpi_op_create_c_)
 
 /* Error handlers: SUBROUTINE HANDLER(COMM, ERROR_CODE). */
 typedef void (*fb_errfn)(int *, int *);
@@ -145,6 +171,7 @@ void mpi_null_delete_fn_(int *o, int *k, int *v, int *e, int *ierr)
     (void)o; (void)k; (void)v; (void)e; *ierr = MPI_SUCCESS;
 }
 void mpi_conversion_fn_null_(void) {}
+void mpi_conversion_fn_null_c_(void) {}
 
 #define FB_KEYVAL(K, lower, Kfrom)                                                 \
     static int fb_copy_##lower(MPI_##Kfrom h, int keyval, void *extra, void *in,       \

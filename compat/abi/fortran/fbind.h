@@ -84,6 +84,15 @@ static inline char *fb_cstr(const char *s, size_t len)
     return c;
 }
 
+/* fb_cstr_info is fb_cstr less the leading blanks too: an info key or
+ * value from Fortran has its leading and trailing blanks stripped (MPI-4.1
+ * section 10, MPI_INFO_SET). */
+static inline char *fb_cstr_info(const char *s, size_t len)
+{
+    while (len > 0 && *s == ' ') s++, len--;
+    return fb_cstr(s, len);
+}
+
 /* fb_outbuf is room for any string MPI returns (MPI_MAX_* at most). */
 static inline char *fb_outbuf(size_t len)
 {

@@ -95,19 +95,21 @@ out:
 FB_ALIAS(mpi_comm_spawn_multiple_, pmpi_comm_spawn_multiple_)
 
 /* Generalized requests: QUERY_FN(EXTRA_STATE, STATUS, IERROR),
- * FREE_FN(EXTRA_STATE, IERROR), CANCEL_FN(EXTRA_STATE, COMPLETE, IERROR). */
+ * FREE_FN(EXTRA_STATE, IERROR), CANCEL_FN(EXTRA_STATE, COMPLETE, IERROR).
+ * EXTRA_STATE is the program's own variable, by reference, as MPICH and
+ * Open MPI pass it: what a callback stores there, the program reads. */
 struct fb_greq {
     void (*query)(MPI_Aint *, MPI_Status *, int *);
     void (*free)(MPI_Aint *, int *);
     void (*cancel)(MPI_Aint *, int *, int *);
-    MPI_Aint extra;
+    MPI_Aint *extra;
 };
 
 static int fb_greq_query(void *s, MPI_Status *st)
 {
     struct fb_greq *g = s;
     int ierr = MPI_SUCCESS;
-    g->query(&g->extra, st, &ierr);
+    g->query(g->extra, st, &ierr);
     return ierr;
 }
 
@@ -115,7 +117,7 @@ static int fb_greq_free(void *s)
 {
     struct fb_greq *g = s;
     int ierr = MPI_SUCCESS;
-    g->free(&g->extra, &ierr);
+    g->free(g->extra, &ierr);
     free(g);
     return ierr;
 }
@@ -124,7 +126,7 @@ static int fb_greq_cancel(void *s, int complete)
 {
     struct fb_greq *g = s;
     int ierr = MPI_SUCCESS, c = fb_lout(complete);
-    g->cancel(&g->extra, &c, &ierr);
+    g->cancel(g->extra, &c, &ierr);
     return ierr;
 }
 
@@ -134,7 +136,7 @@ void pmpi_grequest_start_(void (*query)(MPI_Aint *, MPI_Status *, int *), void (
 {
     struct fb_greq *g = malloc(sizeof *g);
     if (!g) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
-    *g = (struct fb_greq){query, freefn, cancel, *extra};
+    *g = (struct fb_greq){query, freefn, cancel, (MPI_Aint *)extra};
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = MPI_Grequest_start(fb_greq_query, fb_greq_free, fb_greq_cancel, g, &r);
     if (rc != MPI_SUCCESS) free(g);
@@ -196,3 +198,44 @@ void pmpi_register_datarep_(const char *datarep, fb_convfn rd, fb_convfn wr, fb_
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_register_datarep_, pmpi_register_datarep_)
+
+/* MPI_Register_datarep_c (mpi_f08 only): the conversion functions'
+ * COUNT is an INTEGER(KIND=MPI_COUNT_KIND) (MPI_Datarep_conversion_function_c),
+ * MPI_CONVERSION_FN_NULL_C for none; the extent function is the same. */
+typedef void (*fb_convfn_c)(void *, int *, MPI_Count *, void *, MPI_Offset *, MPI_Aint *, int *);
+void mpi_conversion_fn_null_c_(void);
+
+static int fb_conv_c(fb_fn f, void *user, MPI_Datatype dt, MPI_Count count, void *file, MPI_Offset pos,
+                     MPI_Aint extra)
+{
+    int t = FB_TO(Datatype, dt), ierr = MPI_SUCCESS;
+    ((fb_convfn_c)f)(user, &t, &count, file, &pos, &extra, &ierr);
+    return ierr;
+}
+static int fb_read_c(void *u, MPI_Datatype dt, MPI_Count n, void *f, MPI_Offset pos, void *s)
+{
+    struct fb_datarep *d = s;
+    return fb_conv_c((fb_fn)d->read, u, dt, n, f, pos, d->extra);
+}
+static int fb_write_c(void *u, MPI_Datatype dt, MPI_Count n, void *f, MPI_Offset pos, void *s)
+{
+    struct fb_datarep *d = s;
+    return fb_conv_c((fb_fn)d->write, u, dt, n, f, pos, d->extra);
+}
+
+void pmpi_register_datarep_c_(const char *datarep, fb_convfn_c rd, fb_convfn_c wr, fb_extfn ext,
+                              const MPI_Aint *extra, int *ierror, size_t datarep_len)
+{
+    char *name = fb_cstr(datarep, datarep_len);
+    struct fb_datarep *d = malloc(sizeof *d);
+    if (!name || !d) { free(name); free(d); fb_ret(ierror, MPI_ERR_NO_MEM); return; }
+    *d = (struct fb_datarep){(fb_convfn)rd, (fb_convfn)wr, ext, *extra};
+    fb_fn null = (fb_fn)mpi_conversion_fn_null_c_, null4 = (fb_fn)mpi_conversion_fn_null_;
+    int rc = MPI_Register_datarep_c(name, (fb_fn)rd == null || (fb_fn)rd == null4 ? MPI_CONVERSION_FN_NULL_C : fb_read_c,
+                                    (fb_fn)wr == null || (fb_fn)wr == null4 ? MPI_CONVERSION_FN_NULL_C : fb_write_c,
+                                    fb_extent, d);
+    if (rc != MPI_SUCCESS) free(d);
+    free(name);
+    fb_ret(ierror, rc);
+}
+FB_ALIAS(mpi_register_datarep_c_, pmpi_register_datarep_c_)

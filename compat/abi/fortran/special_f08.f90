@@ -289,6 +289,29 @@ interface MPI_Register_datarep
     integer, optional :: ierror
   end subroutine
 end interface
+! The large-count forms whose arguments are procedures: mpi_f08 only, by
+! their own names (a procedure argument's interface cannot select a
+! specific of a generic).
+interface MPI_Op_create_c
+  subroutine PMPI_Op_create_c(user_fn, commute, op, ierror)
+    import
+    external :: user_fn
+    logical :: commute
+    type(MPI_Op) :: op
+    integer, optional :: ierror
+  end subroutine
+end interface
+interface MPI_Register_datarep_c
+  subroutine PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, &
+      extra_state, ierror)
+    import
+    character(len=*) :: datarep
+    external :: read_conversion_fn, write_conversion_fn, dtype_file_extent_fn
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer, optional :: ierror
+  end subroutine
+end interface
+external :: MPI_CONVERSION_FN_NULL_C
 ! The callback interfaces of mpi_f08 (MPI-4.1 section 19.1.2 and A.4),
 ! for procedure(MPI_User_function) :: f declarations.
 abstract interface
@@ -297,6 +320,35 @@ abstract interface
     type(c_ptr), value :: invec, inoutvec
     integer :: len
     type(MPI_Datatype) :: datatype
+  end subroutine
+  subroutine MPI_User_function_c(invec, inoutvec, len, datatype)
+    import
+    type(c_ptr), value :: invec, inoutvec
+    integer(kind=MPI_COUNT_KIND) :: len
+    type(MPI_Datatype) :: datatype
+  end subroutine
+  subroutine MPI_Datarep_conversion_function(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+    import
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer :: count, ierror
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  end subroutine
+  subroutine MPI_Datarep_conversion_function_c(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+    import
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+  end subroutine
+  subroutine MPI_Datarep_extent_function(datatype, extent, extra_state, ierror)
+    import
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state
+    integer :: ierror
   end subroutine
   subroutine MPI_Comm_errhandler_function(comm, error_code)
     import

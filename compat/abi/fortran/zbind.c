@@ -3290,9 +3290,18 @@ void pmpi_info_create_(int *info, int *ierror)
 }
 FB_ALIAS(mpi_info_create_, pmpi_info_create_)
 
+void pmpi_info_create_env_(int *info, int *ierror)
+{
+    MPI_Info c_info = FB_FROM(Info, *info);
+    int rc = MPI_Info_create_env(0, NULL, &c_info);
+    *info = FB_TO(Info, c_info);
+    fb_ret(ierror, rc);
+}
+FB_ALIAS(mpi_info_create_env_, pmpi_info_create_env_)
+
 void pmpi_info_delete_(const int *info, const char *key, int *ierror, size_t key_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
     int rc = MPI_Info_delete(FB_FROM(Info, *info), c_key);
     free(c_key);
@@ -3324,13 +3333,14 @@ FB_ALIAS(mpi_info_free_, pmpi_info_free_)
 
 void pmpi_info_get_(const int *info, const char *key, const int *valuelen, char *value, int *flag, int *ierror, size_t key_len, size_t value_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
     char *c_value = fb_outbuf(value_len);
     if (!c_value) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
+    *flag = 0; /* as it reads when the call fails */
     int rc = MPI_Info_get(FB_FROM(Info, *info), c_key, *valuelen, c_value, flag);
     free(c_key);
-    fb_fstr(value, value_len, c_value); free(c_value);
+    if (*flag) fb_fstr(value, value_len, c_value); free(c_value);
     *flag = fb_lout(*flag);
     fb_ret(ierror, rc);
 }
@@ -3363,13 +3373,15 @@ void MPI_Info_get_nthkey_f08(const int *info, const int *n, CFI_cdesc_t *key, in
 
 void pmpi_info_get_string_(const int *info, const char *key, int *buflen, char *value, int *flag, int *ierror, size_t key_len, size_t value_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
-    char *c_value = fb_outbuf(value_len);
+    int c_buflen = *buflen < 0 ? 0 : *buflen + 1;
+    char *c_value = fb_outbuf((size_t)c_buflen > value_len ? (size_t)c_buflen : value_len);
     if (!c_value) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
-    int rc = MPI_Info_get_string(FB_FROM(Info, *info), c_key, buflen, c_value, flag);
+    *flag = 0; /* as it reads when the call fails */
+    int rc = MPI_Info_get_string(FB_FROM(Info, *info), c_key, &c_buflen, c_value, flag);
     free(c_key);
-    fb_fstr(value, value_len, c_value); free(c_value);
+    if (*flag) { if (*buflen > 0) fb_fstr(value, value_len, c_value); *buflen = c_buflen - 1; } free(c_value);
     *flag = fb_lout(*flag);
     fb_ret(ierror, rc);
 }
@@ -3381,7 +3393,7 @@ void MPI_Info_get_string_f08(const int *info, CFI_cdesc_t *key, int *buflen, CFI
 
 void pmpi_info_get_valuelen_(const int *info, const char *key, int *valuelen, int *flag, int *ierror, size_t key_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
     int rc = MPI_Info_get_valuelen(FB_FROM(Info, *info), c_key, valuelen, flag);
     free(c_key);
@@ -3396,9 +3408,9 @@ void MPI_Info_get_valuelen_f08(const int *info, CFI_cdesc_t *key, int *valuelen,
 
 void pmpi_info_set_(const int *info, const char *key, const char *value, int *ierror, size_t key_len, size_t value_len)
 {
-    char *c_key = fb_cstr(key, key_len);
+    char *c_key = fb_cstr_info(key, key_len);
     if (!c_key) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
-    char *c_value = fb_cstr(value, value_len);
+    char *c_value = fb_cstr_info(value, value_len);
     if (!c_value) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }
     int rc = MPI_Info_set(FB_FROM(Info, *info), c_key, c_value);
     free(c_key);
@@ -4794,6 +4806,7 @@ void pmpi_request_get_status_any_(const int *count, int *array_of_requests, int 
     for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = FB_FROM(Request, array_of_requests[i]);
     int rc = MPI_Request_get_status_any(*count, c_array_of_requests, indx, flag, fb_status(status));
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *indx >= 0) (*indx)++;
     *flag = fb_lout(*flag);
     fb_ret(ierror, rc);
 }
@@ -4806,6 +4819,7 @@ void pmpi_request_get_status_some_(const int *incount, int *array_of_requests, i
     for (int i = 0; i < n_array_of_requests; i++) c_array_of_requests[i] = FB_FROM(Request, array_of_requests[i]);
     int rc = MPI_Request_get_status_some(*incount, c_array_of_requests, outcount, array_of_indices, fb_status(array_of_statuses));
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount >= 0 && *outcount <= *incount) for (int i = 0; i < *outcount; i++) array_of_indices[i]++;
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_request_get_status_some_, pmpi_request_get_status_some_)
@@ -5551,6 +5565,7 @@ void pmpi_testany_(const int *count, int *array_of_requests, int *indx, int *fla
     int rc = MPI_Testany(*count, c_array_of_requests, indx, flag, fb_status(status));
     for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = FB_TO(Request, c_array_of_requests[i]);
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *indx >= 0) (*indx)++;
     *flag = fb_lout(*flag);
     fb_ret(ierror, rc);
 }
@@ -5564,6 +5579,7 @@ void pmpi_testsome_(const int *incount, int *array_of_requests, int *outcount, i
     int rc = MPI_Testsome(*incount, c_array_of_requests, outcount, array_of_indices, fb_status(array_of_statuses));
     for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = FB_TO(Request, c_array_of_requests[i]);
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount >= 0 && *outcount <= *incount) for (int i = 0; i < *outcount; i++) array_of_indices[i]++;
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_testsome_, pmpi_testsome_)
@@ -6100,6 +6116,7 @@ void pmpi_waitany_(const int *count, int *array_of_requests, int *indx, MPI_Stat
     int rc = MPI_Waitany(*count, c_array_of_requests, indx, fb_status(status));
     for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = FB_TO(Request, c_array_of_requests[i]);
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *indx >= 0) (*indx)++;
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_waitany_, pmpi_waitany_)
@@ -6112,6 +6129,7 @@ void pmpi_waitsome_(const int *incount, int *array_of_requests, int *outcount, i
     int rc = MPI_Waitsome(*incount, c_array_of_requests, outcount, array_of_indices, fb_status(array_of_statuses));
     for (int i = 0; i < n_array_of_requests; i++) array_of_requests[i] = FB_TO(Request, c_array_of_requests[i]);
     free(c_array_of_requests);
+    if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount >= 0 && *outcount <= *incount) for (int i = 0; i < *outcount; i++) array_of_indices[i]++;
     fb_ret(ierror, rc);
 }
 FB_ALIAS(mpi_waitsome_, pmpi_waitsome_)

@@ -2465,6 +2465,11 @@ subroutine MPI_Info_create(info, ierror)
   integer :: info
   integer :: ierror
 end subroutine
+subroutine MPI_Info_create_env(info, ierror)
+  import
+  integer :: info
+  integer :: ierror
+end subroutine
 subroutine MPI_Info_delete(info, key, ierror)
   import
   integer :: info

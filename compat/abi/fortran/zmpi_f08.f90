@@ -3542,6 +3542,13 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface MPI_Info_create_env
+    subroutine MPI_Info_create_env_f08(info, ierror) bind(C, name="pmpi_info_create_env_")
+      import
+      type(MPI_Info) :: info
+      integer, optional :: ierror
+    end subroutine
+  end interface
   interface MPI_Info_delete
     subroutine MPI_Info_delete_f08(info, key, ierror) bind(C, name="MPI_Info_delete_f08")
       import

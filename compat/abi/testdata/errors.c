@@ -113,6 +113,8 @@ int main(int argc, char **argv)
     CHECK(handled == 2 && handled_code == MPI_ERR_OTHER);
     /* User error classes, codes and strings. */
     int ecls, ecode, *last;
+    CHECK_RC(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &v));
+    CHECK(v == 1 && *last >= MPI_ERR_LASTCODE); /* MPI-4.1 section 9.5, before any is added */
     CHECK_RC(MPI_Add_error_class(&ecls));
     CHECK_RC(MPI_Add_error_code(ecls, &ecode));
     CHECK(ecls > MPI_ERR_LASTCODE && ecode > ecls);

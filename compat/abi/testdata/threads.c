@@ -3,7 +3,9 @@
  * per-thread tags (order and content), MPI_ANY_SOURCE receivers in every
  * thread, Mprobe/Mrecv and Iprobe races, collectives on per-thread
  * duplicated communicators, Put/Get/Accumulate/flush on per-thread
- * windows, requests made in one thread and completed in another. alarm()
+ * windows and on one window every thread shares under lock_all epochs
+ * (whose first operations to a target race to take its lock), requests
+ * made in one thread and completed in another. alarm()
  * bounds the whole run: a hang fails it. An argument runs that many
  * rounds (a stress run: `mpiexec -np 4 threads 100`). */
 #include <pthread.h>
@@ -15,7 +17,8 @@ enum { NT = 4, NPAIR = 400, NANY = 200, NPROBE = 100, NCOLL = 100, NRMA = 200, W
 
 static int rank, size;
 static MPI_Comm tcomm[NT];
-static MPI_Win twin[NT];
+static MPI_Win twin[NT], swin;
+static int *sbase;
 static pthread_barrier_t bar;
 static MPI_Request handoff[NT][8];
 static int handbuf[NT][8][64];
@@ -216,6 +219,45 @@ static void rma(int t)
     CHECK_RC(MPI_Win_unlock_all(w));
 }
 
+/* shared: every thread puts, gets, accumulates and flushes on the one
+ * window swin, in NEPOCH lock_all epochs per round that thread 0 opens
+ * and closes while the others wait at a barrier (MPI's rule: the epoch is
+ * the process's, opened before its threads use it); each epoch's first
+ * operations, every thread's at once, race to take a target's shared lock.
+ * Thread t of each rank owns one 16-int slot of every target and checks
+ * what it put there; every thread adds to one counter per target. */
+enum { NEPOCH = 20 };
+static void shared(int t)
+{
+    int v[16], g[16], off = 16 * (rank * NT + t);
+    CHECK(16 * size * NT < WINN);
+    for (int i = 0; i < NRMA; i++) {
+        if (i % (NRMA / NEPOCH) == 0) {
+            pthread_barrier_wait(&bar);
+            if (t == 0)
+                CHECK_RC(MPI_Win_lock_all(0, swin));
+            pthread_barrier_wait(&bar);
+        }
+        int target = (rank + 1 + i / (NRMA / NEPOCH)) % size;
+        for (int j = 0; j < 16; j++)
+            v[j] = rank * 100000 + t * 10000 + i * 16 + j;
+        CHECK_RC(MPI_Put(v, 16, MPI_INT, target, off, 16, MPI_INT, swin));
+        CHECK_RC(MPI_Win_flush(target, swin));
+        CHECK_RC(MPI_Get(g, 16, MPI_INT, target, off, 16, MPI_INT, swin));
+        CHECK_RC(MPI_Win_flush_local(target, swin));
+        CHECK(memcmp(v, g, sizeof v) == 0);
+        int one = 1;
+        CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT, target, WINN - 1, 1, MPI_INT, MPI_SUM, swin));
+        if (i % 4 == 3)
+            CHECK_RC(MPI_Win_flush_all(swin));
+        if (i % (NRMA / NEPOCH) == NRMA / NEPOCH - 1) {
+            pthread_barrier_wait(&bar);
+            if (t == 0)
+                CHECK_RC(MPI_Win_unlock_all(swin));
+        }
+    }
+}
+
 /* handoff: thread t makes receives and sends to its peer thread's
  * requests; thread t^1 completes them. */
 static void handoffs(int t)
@@ -268,6 +310,7 @@ static void *worker(void *arg)
     pthread_barrier_wait(&bar);
     colls(t);
     rma(t);
+    shared(t);
     handoffs(t);
     return NULL;
 }
@@ -291,6 +334,8 @@ int main(int argc, char **argv)
         CHECK_RC(MPI_Win_allocate(WINN * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL, tcomm[t], &bases[t], &twin[t]));
         memset(bases[t], 0, WINN * sizeof(int));
     }
+    CHECK_RC(MPI_Win_allocate(WINN * (MPI_Aint)sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &sbase, &swin));
+    memset(sbase, 0, WINN * sizeof(int));
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     pthread_barrier_init(&bar, NULL, NT);
     for (int round = 0; round < rounds; round++) {
@@ -314,8 +359,18 @@ int main(int argc, char **argv)
                 CHECK(bases[t][off + j] == left * 100000 + t * 10000 + i * 16 + j);
             CHECK(bases[t][WINN - 1] == NRMA * (round + 1));
         }
+        /* The shared window: each rank's threads added NT * NRMA per round
+         * to the counters, spread over the targets; the job's sum says so.
+         * An exclusive lock on this rank proves every shared lock on it
+         * was let go (a lock taken twice on first use never would be). */
+        CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, swin));
+        long mine = sbase[WINN - 1], all = 0;
+        CHECK_RC(MPI_Win_unlock(rank, swin));
+        CHECK_RC(MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(all == (long)size * NT * NRMA * (round + 1));
         CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     }
+    CHECK_RC(MPI_Win_free(&swin));
     for (int t = 0; t < NT; t++) {
         CHECK_RC(MPI_Win_free(&twin[t]));
         CHECK_RC(MPI_Comm_free(&tcomm[t]));

@@ -1,5 +1,7 @@
 /* User ops (a non-commutative one: 2x2 matrix products, which must come
- * out in rank order), MPI_Reduce_local, and a few environment queries. */
+ * out in rank order) in every reduction, MPI_Reduce_scatter(_block)
+ * included, MPI_Reduce_local, and a few environment queries. */
+#include <stdlib.h>
 #include <string.h>
 #include "check.h"
 
@@ -78,6 +80,39 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, r, 4, MPI_LONG, op, MPI_COMM_WORLD));
     ref(0, size - 1, want);
     CHECK(memcmp(r, want, sizeof r) == 0);
+
+    /* Reduce_scatter_block: block j of every rank's vector is mat(rank + j);
+     * rank j keeps the product of block j over the ranks. */
+    long *vec = malloc(sizeof(long) * 4 * size), *acc = malloc(sizeof(long) * 4 * size);
+    CHECK(vec && acc);
+    for (int j = 0; j < size; j++)
+        mat(rank + j, vec + 4 * j);
+    CHECK_RC(MPI_Reduce_scatter_block(vec, r, 4, MPI_LONG, op, MPI_COMM_WORLD));
+    long prod[4] = {1, 0, 0, 1};
+    for (int i = 0; i < size; i++) { /* the product of mat(i + rank), i = 0..size-1 */
+        long mi[4], t[4];
+        mat(i + rank, mi);
+        t[0] = prod[0] * mi[0] + prod[1] * mi[2]; t[1] = prod[0] * mi[1] + prod[1] * mi[3];
+        t[2] = prod[2] * mi[0] + prod[3] * mi[2]; t[3] = prod[2] * mi[1] + prod[3] * mi[3];
+        memcpy(prod, t, sizeof t);
+    }
+    CHECK(memcmp(r, prod, sizeof r) == 0);
+    /* Reduce_scatter, in place: rank 0 gets no element, the last rank
+     * gets two matrices (block j of the vector as above). */
+    int *counts = malloc(sizeof(int) * size);
+    CHECK(counts);
+    for (int j = 0; j < size; j++)
+        counts[j] = 4;
+    counts[0] = 0;
+    counts[size - 1] += 4;
+    memcpy(acc, vec, sizeof(long) * 4 * size);
+    CHECK_RC(MPI_Reduce_scatter(MPI_IN_PLACE, acc, counts, MPI_LONG, op, MPI_COMM_WORLD));
+    if (size > 1 && rank == size - 1) {
+        CHECK(memcmp(acc + 4, prod, sizeof prod) == 0); /* the second of its two */
+    }
+    free(vec);
+    free(acc);
+    free(counts);
 
     long a[4], b[4];
     mat(1, a);

@@ -46,7 +46,9 @@ type Engine struct {
 	// such a take moves the positions it polls (compat's Env.pending).
 	Taken uint64 `c:"taken"`
 	// Lock is the engine's one lock word (compat's engineMutex): 0 free,
-	// 1 held, taken by compare-and-swap.
+	// 1 held, 2 held with sleepers (futex(2), private); taken by
+	// compare-and-swap, released by a swap of 0 that wakes a sleeper when
+	// it took a 2.
 	Lock  uint32 `c:"lock"`
 	Spare uint32 `c:"spare"`
 	Me    int32  `c:"me"`

@@ -64,6 +64,24 @@ __global__ void every_family(int *ibuf, long *lbuf, float *fbuf, double *dbuf, u
   nvshmemx_size_broadcast_block(NVSHMEM_TEAM_WORLD, idx, idx + 8, 4, 0);
   nvshmemx_double_fcollect_block(NVSHMEM_TEAM_WORLD, dbuf, dbuf + 8, 1);
   nvshmemx_uint8_alltoall_block(NVSHMEM_TEAM_WORLD, (uint8_t *)mem, (uint8_t *)mem + 64, 1);
+  // thread and warp scope, reducescatter in every scope (gshmem_coll.cuh)
+  nvshmem_barrier(NVSHMEM_TEAM_WORLD);
+  nvshmem_team_sync(NVSHMEM_TEAM_WORLD);
+  nvshmemx_barrier_warp(NVSHMEM_TEAM_WORLD);
+  nvshmemx_team_sync_warp(NVSHMEM_TEAM_WORLD);
+  nvshmemx_sync_all_warp();
+  nvshmem_int_fcollect(NVSHMEM_TEAM_WORLD, ibuf, ibuf + 8, 1);
+  nvshmem_double_sum_reduce(NVSHMEM_TEAM_WORLD, dbuf, dbuf, 4);
+  nvshmem_uint64_xor_reduce(NVSHMEM_TEAM_WORLD, (uint64_t *)lbuf, (uint64_t *)lbuf + 8, 2);
+  nvshmem_float_broadcast(NVSHMEM_TEAM_WORLD, fbuf, fbuf + 8, 4, 0);
+  nvshmem_long_alltoall(NVSHMEM_TEAM_WORLD, lbuf, lbuf + 8, 1);
+  nvshmem_fcollectmem(NVSHMEM_TEAM_WORLD, mem, (char *)mem + 64, 8);
+  nvshmemx_int_max_reduce_warp(NVSHMEM_TEAM_WORLD, ibuf, ibuf + 8, 4);
+  nvshmemx_float_fcollect_warp(NVSHMEM_TEAM_WORLD, fbuf, fbuf + 8, 1);
+  nvshmemx_broadcastmem_warp(NVSHMEM_TEAM_WORLD, mem, (char *)mem + 64, 8, 0);
+  nvshmem_int_sum_reducescatter(NVSHMEM_TEAM_WORLD, ibuf, ibuf + 8, 1);
+  nvshmemx_double_min_reducescatter_warp(NVSHMEM_TEAM_WORLD, dbuf, dbuf + 8, 1);
+  nvshmemx_size_or_reducescatter_block(NVSHMEM_TEAM_WORLD, idx, idx + 8, 1);
   void *p = nvshmem_ptr(ibuf, pe);
   ibuf[0] = g + old + (int)l + (int)any + (int)some + all + (int)t + (int)s + (p != 0) + (int)z + c + (int)f;
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 
 	"github.com/gshmem/gshmem/internal/launchwire"
@@ -71,6 +72,10 @@ type Config struct {
 	Name   string // GSHMEM_BOOTSTRAP; "" detects
 	Addr   string // GSHMEM_BOOTSTRAP_ADDR
 	Secret []byte // GSHMEM_JOB_SECRET, raw
+	// Listener, when set, is rank 0's socket at Addr for the env
+	// bootstrap, opened before the job's address was handed out (a
+	// unique id): serve takes it instead of listening again.
+	Listener net.Listener
 	// Logf receives warnings, such as the env rendezvous' refusals.
 	Logf func(format string, args ...any)
 }

@@ -104,7 +104,7 @@ func Env(ctx context.Context, getenv func(string) string, c Config) (Bootstrap, 
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	b := &envBoot{r: r, addr: addr, key: c.Secret, logf: logf}
+	b := &envBoot{r: r, addr: addr, key: c.Secret, logf: logf, ln: c.Listener}
 	if r.Size == 1 {
 		return b, nil
 	}
@@ -184,12 +184,15 @@ func (b *envBoot) Via() string {
 // each with a short deadline for its hello, so that silent or slow
 // strangers cannot keep the ranks out.
 func (b *envBoot) serve(ctx context.Context) error {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", b.addr)
-	if err != nil {
-		return fmt.Errorf("bootstrap: env: rank 0 cannot listen on GSHMEM_BOOTSTRAP_ADDR=%s: %w (it must be an address of the node running rank 0, with a free port)", b.addr, err)
+	ln := b.ln
+	if ln == nil {
+		var lc net.ListenConfig
+		var err error
+		if ln, err = lc.Listen(ctx, "tcp", b.addr); err != nil {
+			return fmt.Errorf("bootstrap: env: rank 0 cannot listen on GSHMEM_BOOTSTRAP_ADDR=%s: %w (it must be an address of the node running rank 0, with a free port)", b.addr, err)
+		}
+		b.ln = ln
 	}
-	b.ln = ln
 	b.peers = make([]*rdvConn, b.r.Size)
 	tl := ln.(*net.TCPListener)
 	if dl, ok := ctx.Deadline(); ok {
@@ -550,4 +553,18 @@ func (b *envBoot) closeConns() {
 	if b.ln != nil {
 		_ = b.ln.Close()
 	}
+}
+
+// RankVariables names every launcher variable RanksFromEnv reads, for a
+// caller that sets the ranks itself and must hide the launcher's.
+func RankVariables() []string {
+	var out []string
+	for _, s := range rankSources {
+		for _, v := range []string{s.rank, s.size, s.lrank, s.lsize} {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }

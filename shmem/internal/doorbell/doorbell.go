@@ -91,6 +91,16 @@ func (b *Bell) RingUser() {
 	}
 }
 
+// RingUserNoYield is RingUser whose wake-up is a raw system call, which
+// keeps the caller's P: for a caller that holds a lock its process's other
+// threads wait for (shmem.Mapped.WakeNoYield).
+func (b *Bell) RingUserNoYield() {
+	if atomic.LoadUint32(&b.user) != 0 {
+		atomic.AddUint32(&b.seq, 1)
+		futexWakeRaw(&b.seq)
+	}
+}
+
 // RingLock wakes b's lock waiters only, after a lock word's release: the
 // heap's user waiters (a receive) and runtime waiters (a barrier), asleep
 // for something else, are not woken by every lock and unlock.

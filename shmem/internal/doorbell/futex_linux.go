@@ -25,6 +25,13 @@ func futexWake(addr *uint32) {
 		uintptr(1<<31-1), 0, 0, 0)
 }
 
+// futexWakeRaw is futexWake without telling Go's runtime: the thread
+// keeps its P through the call (FUTEX_WAKE does not block).
+func futexWakeRaw(addr *uint32) {
+	_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakeOp,
+		uintptr(1<<31-1), 0, 0, 0)
+}
+
 func yield() { runtime.Gosched() }
 
 // yieldOS gives the CPU to another process; every 8th call (the i-th of a

@@ -499,3 +499,15 @@ func osHostname() (string, error) {
 	}
 	return unix.ByteSliceToString(u.Nodename[:]), nil
 }
+
+// ListenHost is the host part of the address GSHMEM_TCP_ADDR (spec)
+// names, or of the default one: where a rendezvous that other nodes must
+// reach listens (a unique id's address).
+func ListenHost(spec string) (string, error) {
+	a, err := tcpBindAddr(spec)
+	if err != nil {
+		return "", err
+	}
+	h, _, err := net.SplitHostPort(a)
+	return h, err
+}

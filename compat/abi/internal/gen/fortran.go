@@ -15,7 +15,7 @@ import (
 // and, where the type alone does not say it, from its name (fclass); the
 // few routines whose arguments no rule covers (callbacks, attributes,
 // MPI_Init's argv) are written by hand in fortran/special.c and listed in
-// fortranHand, and those without a Fortran binding in fortranExcluded.
+// fortranHand; fortranOmit names the C parameters a Fortran binding lacks.
 
 // fortranHand: routines whose Fortran binding is hand-written in
 // fortran/special.c, callbacks.c, spawn.c (C) and fortran/special_mpi.f90 / special_f08.f90
@@ -30,24 +30,22 @@ var fortranHand = map[string]bool{
 	"Comm_create_keyval": true, "Type_create_keyval": true, "Win_create_keyval": true,
 	"Keyval_create": true,
 	"Comm_spawn":    true, "Comm_spawn_multiple": true, "Grequest_start": true, "Register_datarep": true,
+	"Op_create_c": true, "Register_datarep_c": true,
 }
 
-// fortranExcluded: C entry points without a Fortran binding here, with the
-// reason (the tools interface and the int conversions are C-only in the
-// standard; the rest are not bound yet and say so in the porting guide).
-var fortranExcluded = map[string]string{
-	"Register_datarep_c": "large-count Fortran datarep conversion callbacks are not bound yet",
-	"Op_create_c":        "large-count Fortran user ops are not bound yet",
-	"Info_create_env":    "C only: its arguments are main's argc and argv",
-}
-
-// fortranSkip reports whether C entry point f has no Fortran binding.
+// fortranSkip reports whether C entry point f has no Fortran binding: the
+// tools interface and the int conversions are C-only in the standard.
 func fortranSkip(f *function) bool {
-	if strings.HasPrefix(f.name, "T_") || strings.HasSuffix(f.name, "_toint") || strings.HasSuffix(f.name, "_fromint") {
-		return true
-	}
-	_, ex := fortranExcluded[f.name]
-	return ex
+	return strings.HasPrefix(f.name, "T_") || strings.HasSuffix(f.name, "_toint") || strings.HasSuffix(f.name, "_fromint")
+}
+
+// fortranOmit: C parameters that the routine's Fortran binding does not
+// have, with the value the binding passes in their place. MPI_INFO_CREATE_ENV
+// (MPI-4.1 section 11.2.5) takes only INFO: a Fortran program has no argc
+// and argv, and the C library reads the process's own command line when
+// they are 0 and NULL.
+var fortranOmit = map[string]map[string]string{
+	"Info_create_env": {"argc": "0", "argv": "NULL"},
 }
 
 // fortranLogical: parameters that are Fortran LOGICALs (C ints).
@@ -72,12 +70,19 @@ var fortranLogical = map[string]bool{
 //	lout  a LOGICAL output
 //	lptr  a LOGICAL array or LOGICAL by pointer, passed through
 //	spec  an int array with special addresses (errcodes, weights)
+//	omit  not in the Fortran binding (fortranOmit): n is the C value passed
+//	index the index of a completed request (MPI_WAITANY, _TESTANY,
+//	      _REQUEST_GET_STATUS_ANY): 1-based in Fortran, MPI_UNDEFINED kept
+//	indices the same for the array_of_indices of the _SOME calls
+//	sinfo an info key or value: sin with the leading blanks stripped too
+//	buflen MPI_INFO_GET_STRING's BUFLEN: in Fortran the characters the
+//	      value holds, and on return the value's length (C counts its NUL)
 type farg struct {
 	p      param
 	class  string
 	handle string // h, hp, ha: the handle type without MPI_ ("Comm")
 	array  bool
-	n      string // ha: the C expression of the array's length
+	n      string // ha: the C expression of the array's length; omit: the value
 }
 
 // fbinding is one routine's Fortran binding.
@@ -88,6 +93,26 @@ type fbinding struct {
 	hasStr  bool
 	noblock bool // the buffer outlives the call (nonblocking, persistent, attach)
 	addr    bool // only the buffer's address is used (MPI_Get_address): never a copy
+}
+
+// has reports whether one of b's arguments is of class c.
+func (b *fbinding) has(c string) bool {
+	for _, a := range b.args {
+		if a.class == c {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFlag reports whether b returns a LOGICAL named flag.
+func (b *fbinding) hasFlag() bool {
+	for _, a := range b.args {
+		if a.class == "lout" && a.p.name == "flag" {
+			return true
+		}
+	}
+	return false
 }
 
 func fortranBindings(t *tables) ([]*fbinding, error) {
@@ -107,13 +132,16 @@ func fortranBindings(t *tables) ([]*fbinding, error) {
 
 func fortranBinding(f *function, t *tables) (*fbinding, error) {
 	if f.ret != "int" || f.variadic {
-		return nil, fmt.Errorf("Fortran binding of MPI_%s: returns %s: add it to fortranHand or fortranExcluded", f.name, f.ret)
+		return nil, fmt.Errorf("Fortran binding of MPI_%s: returns %s: add it to fortranHand or fortranOmit", f.name, f.ret)
 	}
 	b := &fbinding{f: f}
 	for _, p := range f.params {
 		a := farg{p: p, array: strings.Contains(p.text, "[]")}
 		handle := t.handles[p.base] && !strings.HasPrefix(p.base, "MPI_T_")
+		omit, omitted := fortranOmit[f.name][p.name]
 		switch {
+		case omitted:
+			a.class, a.n = "omit", omit
 		case p.stars == 0 && p.base == "int":
 			a.class = "ival"
 			if fortranLogical[p.name] {
@@ -133,6 +161,10 @@ func fortranBinding(f *function, t *tables) (*fbinding, error) {
 			a.class = "sout"
 			if strings.HasPrefix(p.text, "const ") {
 				a.class = "sin"
+				// An info key or value loses its leading blanks too.
+				if strings.HasPrefix(f.name, "Info_") && (p.name == "key" || p.name == "value") {
+					a.class = "sinfo"
+				}
 			}
 			b.hasStr = true
 		case p.stars == 1 && p.base == "MPI_Status":
@@ -150,6 +182,12 @@ func fortranBinding(f *function, t *tables) (*fbinding, error) {
 			}
 		case p.stars == 1 && p.base == "int":
 			switch {
+			case p.name == "buflen" && f.name == "Info_get_string":
+				a.class = "buflen"
+			case p.name == "indx" && !a.array:
+				a.class = "index"
+			case p.name == "array_of_indices":
+				a.class = "indices"
 			case p.name == "array_of_errcodes" || strings.HasSuffix(p.name, "weights"):
 				a.class = "spec"
 			case fortranLogical[p.name] && !a.array:
@@ -162,7 +200,7 @@ func fortranBinding(f *function, t *tables) (*fbinding, error) {
 		case p.stars == 1 && (p.base == "MPI_Aint" || p.base == "MPI_Offset" || p.base == "MPI_Count"):
 			a.class = "ptr"
 		default:
-			return nil, fmt.Errorf("Fortran binding of MPI_%s: no rule for parameter %q: add it to fortranHand or fortranExcluded", f.name, p.text)
+			return nil, fmt.Errorf("Fortran binding of MPI_%s: no rule for parameter %q: add it to fortranHand or fortranOmit", f.name, p.text)
 		}
 		b.args = append(b.args, a)
 	}
@@ -221,9 +259,13 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 	p := func(f string, a ...any) { fmt.Fprintf(w, f, a...) }
 	f := b.f
 	var params, hidden, call, pre, post []string
-	for _, a := range b.args {
+	argParam := make([]string, len(b.args)) // each argument's C parameter ("" for omit)
+	for i, a := range b.args {
 		n := a.p.name
+		before := len(params)
 		switch a.class {
+		case "omit":
+			call = append(call, a.n)
 		case "ival", "lin", "sval", "h":
 			ctype := map[string]string{"ival": "int", "lin": "int", "sval": a.p.base, "h": "int"}[a.class]
 			params = append(params, "const "+ctype+" *"+n)
@@ -264,26 +306,58 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 			params = append(params, "int *"+n)
 			call = append(call, n)
 			post = append(post, fmt.Sprintf("*%s = fb_lout(*%s);", n, n))
+		case "index":
+			params = append(params, "int *"+n)
+			call = append(call, n)
+			post = append(post, fmt.Sprintf("if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *%s >= 0) (*%s)++;", n, n))
+		case "indices":
+			params = append(params, "int *"+n)
+			call = append(call, n)
+			post = append(post, fmt.Sprintf("if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount >= 0 && *outcount <= *incount) for (int i = 0; i < *outcount; i++) %s[i]++;", n))
 		case "spec":
 			params = append(params, "int *"+n)
 			call = append(call, "fb_ints("+n+")")
 		case "st":
 			params = append(params, "MPI_Status *"+n)
 			call = append(call, "fb_status("+n+")")
-		case "sin":
+		case "buflen":
+			params = append(params, "int *"+n)
+			pre = append(pre, fmt.Sprintf("int c_%s = *%s < 0 ? 0 : *%s + 1;", n, n, n))
+			call = append(call, "&c_"+n)
+		case "sin", "sinfo":
+			conv := map[string]string{"sin": "fb_cstr", "sinfo": "fb_cstr_info"}[a.class]
 			params = append(params, "const char *"+n)
 			hidden = append(hidden, "size_t "+n+"_len")
-			pre = append(pre, fmt.Sprintf("char *c_%s = fb_cstr(%s, %s_len);", n, n, n),
+			pre = append(pre, fmt.Sprintf("char *c_%s = %s(%s, %s_len);", n, conv, n, n),
 				fmt.Sprintf("if (!c_%s) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }", n))
 			call = append(call, "c_"+n)
 			post = append(post, fmt.Sprintf("free(c_%s);", n))
 		case "sout":
 			params = append(params, "char *"+n)
 			hidden = append(hidden, "size_t "+n+"_len")
-			pre = append(pre, fmt.Sprintf("char *c_%s = fb_outbuf(%s_len);", n, n),
+			room := n + "_len"
+			if b.has("buflen") {
+				room = "(size_t)c_buflen > " + n + "_len ? (size_t)c_buflen : " + n + "_len"
+			}
+			pre = append(pre, fmt.Sprintf("char *c_%s = fb_outbuf(%s);", n, room),
 				fmt.Sprintf("if (!c_%s) { fb_ret(ierror, MPI_ERR_NO_MEM); return; }", n))
 			call = append(call, "c_"+n)
-			post = append(post, fmt.Sprintf("fb_fstr(%s, %s_len, c_%s); free(c_%s);", n, n, n, n))
+			// A value that was not found leaves the program's string as
+			// it was (MPI_INFO_GET, _GET_STRING); so does a BUFLEN of 0.
+			out := fmt.Sprintf("fb_fstr(%s, %s_len, c_%s);", n, n, n)
+			if b.hasFlag() {
+				pre = append(pre, "*flag = 0; /* as it reads when the call fails */")
+			}
+			switch {
+			case b.has("buflen"):
+				out = fmt.Sprintf("if (*flag) { if (*buflen > 0) %s *buflen = c_buflen - 1; }", out)
+			case b.hasFlag():
+				out = fmt.Sprintf("if (*flag) %s", out)
+			}
+			post = append(post, out+fmt.Sprintf(" free(c_%s);", n))
+		}
+		if len(params) > before {
+			argParam[i] = params[before]
 		}
 	}
 	params = append(params, "int *ierror")
@@ -321,18 +395,19 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 			fparams = append(fparams, "CFI_cdesc_t *"+n)
 			fcall = append(fcall, "b_"+n)
 			fpre = append(fpre, fmt.Sprintf("void *b_%s = fb_cfi(%s, %d, ierror, %s); if (b_%s == FB_BAD) return;", n, n, map[bool]int{true: 1, false: 0}[b.noblock], errOn, n))
-		case "sin", "sout":
+		case "sin", "sinfo", "sout":
 			fparams = append(fparams, "CFI_cdesc_t *"+n)
 			fcall = append(fcall, "(char *)"+n+"->base_addr")
+		case "omit":
 		default:
-			fparams = append(fparams, params[i])
+			fparams = append(fparams, argParam[i])
 			fcall = append(fcall, n)
 		}
 	}
 	fparams = append(fparams, "int *ierror")
 	fcall = append(fcall, "ierror")
 	for _, a := range b.args {
-		if a.class == "sin" || a.class == "sout" {
+		if a.class == "sin" || a.class == "sinfo" || a.class == "sout" {
 			fcall = append(fcall, a.p.name+"->elem_len")
 		}
 	}

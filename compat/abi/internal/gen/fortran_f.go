@@ -127,8 +127,12 @@ func ftype(a farg, f08 bool) (decl string, noArgCheck bool) {
 			return "type(*), dimension(..) :: " + n, false
 		}
 		return "type(*), dimension(*) :: " + n, true
-	case "sin", "sout":
+	case "sin", "sinfo", "sout":
 		return "character(len=*) :: " + n, false
+	case "buflen", "index":
+		return "integer :: " + n, false
+	case "indices":
+		return "integer :: " + n + "(*)", false
 	case "st":
 		many := strings.Contains(n, "statuses")
 		if f08 {
@@ -171,6 +175,9 @@ func fline(w *strings.Builder, indent, s string) {
 func argNames(b *fbinding) string {
 	var ns []string
 	for _, a := range b.args {
+		if a.class == "omit" {
+			continue
+		}
 		ns = append(ns, a.p.name)
 	}
 	return strings.Join(append(ns, "ierror"), ", ")
@@ -195,6 +202,9 @@ func mpiModule(cs []fconst, bs []*fbinding) ([]byte, error) {
 		fline(&w, "", "subroutine MPI_"+b.f.name+"("+argNames(b)+")")
 		w.WriteString("  import\n")
 		for _, a := range b.args {
+			if a.class == "omit" {
+				continue
+			}
 			decl, nac := ftype(a, false)
 			if nac {
 				w.WriteString("!GCC$ ATTRIBUTES NO_ARG_CHECK :: " + a.p.name + "\n")
@@ -212,7 +222,7 @@ func mpiModule(cs []fconst, bs []*fbinding) ([]byte, error) {
 func f08sig(b *fbinding) string {
 	var s []string
 	for _, a := range b.args {
-		if a.class == "buf" {
+		if a.class == "buf" || a.class == "omit" {
 			continue
 		}
 		d, _ := ftype(a, true)
@@ -295,6 +305,9 @@ func mpiF08Module(t *tables, cs []fconst, bs []*fbinding) []byte {
 			fline(&w, "    ", "subroutine MPI_"+b.f.name+"_f08("+argNames(b)+") bind(C, name=\""+link+"\")")
 			p("      import\n")
 			for _, a := range b.args {
+				if a.class == "omit" {
+					continue
+				}
 				d, _ := ftype(a, true)
 				switch {
 				case a.class != "buf":

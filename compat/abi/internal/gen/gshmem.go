@@ -368,17 +368,56 @@ typedef struct gshmem_team_config {
 } gshmem_team_config_t;
 #define GSHMEM_TEAM_NUM_CONTEXTS (1L << 0)
 
-/* gshmemx_init_attr: GSHMEMX_INIT_WITH_MPI_COMM runs the heap on the
- * processes of *(MPI_Comm *)attr->mpi_comm, which must be MPI_COMM_WORLD
- * (or a communicator of the same processes in the same order), after
- * MPI_Init. */
-#define GSHMEMX_INIT_WITH_MPI_COMM (1u << 0)
+/* gshmemx_init_attr's flags, NVSHMEM 3.x's values, and its attributes, in
+ * NVSHMEM's layout (144 bytes; the initializer is NVSHMEM's version 2).
+ * No flag: the job the process was started in (gshmem_init).
+ * GSHMEMX_INIT_WITH_MPI_COMM: the processes of *(MPI_Comm *)attr->mpi_comm,
+ *   which must be MPI_COMM_WORLD (or a communicator of the same processes
+ *   in the same order), after MPI_Init.
+ * GSHMEMX_INIT_WITH_UNIQUEID: attr->args.uid_args (set by
+ *   gshmemx_set_attr_uniqueid_args): rank myrank of nranks, meeting the
+ *   others through the id rank 0 made with gshmemx_get_uniqueid and the
+ *   application handed round itself; no launcher is needed. Where MPI_Init
+ *   has made this library's MPI job, the id names that job and the ranks
+ *   must be its own.
+ * GSHMEMX_INIT_WITH_SHMEM: the job shmem_init (shmem.h, this library)
+ *   started, which is the same heap.
+ * GSHMEMX_INIT_THREAD_PES is refused (NVSHMEM's PEs as threads). */
+#define GSHMEMX_INIT_THREAD_PES (1u << 0)
+#define GSHMEMX_INIT_WITH_MPI_COMM (1u << 1)
+#define GSHMEMX_INIT_WITH_SHMEM (1u << 2)
+#define GSHMEMX_INIT_WITH_UNIQUEID (1u << 3)
+typedef struct gshmemx_uniqueid {
+    int version;
+    char internal[124];
+} gshmemx_uniqueid_t;
+#define GSHMEMX_UNIQUEID_INITIALIZER {(1 << 16) + (int)sizeof(gshmemx_uniqueid_t), {0}}
+typedef struct gshmemx_uniqueid_args {
+    int version;
+    gshmemx_uniqueid_t *id;
+    int myrank;
+    int nranks;
+} gshmemx_uniqueid_args_t;
+#define GSHMEMX_UNIQUEID_ARGS_INITIALIZER {(1 << 16) + (int)sizeof(gshmemx_uniqueid_args_t), NULL, -1, -1}
+typedef struct gshmemx_init_args {
+    int version;
+    gshmemx_uniqueid_args_t uid_args;
+    int cuda_device_id;
+    char content[92];
+} gshmemx_init_args_t;
 typedef struct gshmemx_init_attr {
     int version;
     void *mpi_comm;
-    char reserved[48];
+    gshmemx_init_args_t args;
 } gshmemx_init_attr_t;
-#define GSHMEMX_INIT_ATTR_INITIALIZER {1, 0, {0}}
+#define GSHMEMX_INIT_ATTR_INITIALIZER                                                             \
+    {(2 << 16) + (int)sizeof(gshmemx_init_attr_t), NULL,                                          \
+     {(2 << 16) + (int)sizeof(gshmemx_init_args_t), GSHMEMX_UNIQUEID_ARGS_INITIALIZER, -1, {0}}}
+
+/* gshmemx_init_status: how far initialization has come. */
+#define GSHMEM_STATUS_NOT_INITIALIZED 0
+#define GSHMEM_STATUS_IS_BOOTSTRAPPED 1
+#define GSHMEM_STATUS_IS_INITIALIZED 2
 
 /* Thread levels: every call may come from any thread at any time. */
 #define GSHMEM_THREAD_SINGLE 0
@@ -391,6 +430,12 @@ void gshmem_init(void);
 int gshmem_init_thread(int requested, int *provided);
 void gshmem_query_thread(int *provided);
 int gshmemx_init_attr(unsigned int flags, gshmemx_init_attr_t *attr);
+int gshmemx_hostlib_init_attr(unsigned int flags, gshmemx_init_attr_t *attr);
+void gshmemx_hostlib_finalize(void);
+int gshmemx_get_uniqueid(gshmemx_uniqueid_t *uniqueid);
+int gshmemx_set_attr_uniqueid_args(const int myrank, const int nranks, const gshmemx_uniqueid_t *uniqueid, gshmemx_init_attr_t *attr);
+int gshmemx_set_attr_mpi_comm_args(void *mpi_comm, gshmemx_init_attr_t *attr);
+int gshmemx_init_status(void);
 void gshmem_finalize(void);
 int gshmem_my_pe(void);
 int gshmem_n_pes(void);
@@ -409,6 +454,16 @@ void *gshmem_calloc(size_t count, size_t size);
 void *gshmem_align(size_t alignment, size_t size);
 void *gshmem_realloc(void *ptr, size_t size);
 void gshmem_free(void *ptr);
+
+/* Local buffers registered for RMA (NVSHMEM's buffer registration). Any
+ * local memory may be an RMA source or destination here, so registration
+ * checks and records the range; the symmetric form (a cuMemCreate buffer
+ * mapped into every PE's heap) is refused: NULL, with a message. */
+int gshmemx_buffer_register(void *addr, size_t length);
+int gshmemx_buffer_unregister(void *addr);
+void gshmemx_buffer_unregister_all(void);
+void *gshmemx_buffer_register_symmetric(void *buf_ptr, size_t size, int flags);
+int gshmemx_buffer_unregister_symmetric(void *mmap_ptr, size_t size);
 
 /* Untyped remote memory access. */
 void gshmem_putmem(void *dest, const void *source, size_t nelems, int pe);

@@ -140,9 +140,18 @@ func deviceNames(cuh []byte) []string {
 	return out
 }
 
-// readCuh is kernels/cuda/gshmem.cuh, from compat/abi (dir).
+// readCuh is kernels/cuda/gshmem.cuh and gshmem_coll.cuh (which it
+// includes), from compat/abi (dir).
 func readCuh(dir string) ([]byte, error) {
-	return os.ReadFile(filepath.Join(dir, "..", "..", "kernels", "cuda", "gshmem.cuh"))
+	var all []byte
+	for _, f := range []string{"gshmem.cuh", "gshmem_coll.cuh"} {
+		b, err := os.ReadFile(filepath.Join(dir, "..", "..", "kernels", "cuda", f))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, b...)
+	}
+	return all, nil
 }
 
 // nvshmemNames is the table: every gshmem host and device name, sorted.

@@ -193,7 +193,7 @@ func generate(dir string) (map[string][]byte, error) {
 		"include/nvshmem.h":                nvshmemHeader(append(cuh, typed...)),
 		"include/nvshmemx.h":               []byte(nvshmemxHeader),
 		"include/nvshmemx_error.h":         []byte(nvshmemxErrorHeader),
-		"include/non_abi/nvshmemx_error.h": []byte(nvshmemxErrorHeader),
+		"include/non_abi/nvshmemx_error.h": []byte(nvshmemxErrorNonABI),
 		"znvshmem.c":                       nvshmemSymbols(),
 		"include/mpi.h":                    header(t),
 		"zprotos.h":                        protos(t, where),

@@ -1,8 +1,10 @@
 ! f08.f90: MPI through use mpi_f08. Handle types with == and /=, the
 ! status's components, ierror left out, array sections (noncontiguous)
 ! as blocking buffers, the large-count (_c) overloads, MPI_IN_PLACE,
-! MPI_Win_allocate with C_F_POINTER, a user op with C_PTR arguments,
-! errors in ierror, and status conversion. Prints "f08 ok" on every rank.
+! MPI_Win_allocate with C_F_POINTER, user ops with C_PTR arguments (and
+! the large-count MPI_Op_create_c), a data representation with
+! large-count conversion functions (MPI_Register_datarep_c),
+! MPI_Info_create_env, errors in ierror, and status conversion. Prints "f08 ok" on every rank.
 program f08
   use mpi_f08
   use, intrinsic :: iso_c_binding
@@ -12,6 +14,9 @@ program f08
   type(MPI_Request) :: req
   type(MPI_Win) :: win
   type(MPI_Op) :: op
+  type(MPI_Info) :: info
+  type(MPI_File) :: fh
+  character(len=64) :: fname
   type(MPI_Datatype) :: dt
   integer :: rank, np, right, left, ierr, cls, n, i, fst(MPI_STATUS_SIZE)
   integer :: m(4, 3), col(4), isum
@@ -21,8 +26,12 @@ program f08
   type(c_ptr) :: base
   integer, pointer :: wmem(:)
   character(len=MPI_MAX_OBJECT_NAME) :: name
+  character(len=MPI_MAX_INFO_VAL) :: val
   logical :: flag
   procedure(MPI_User_function) :: maxop
+  procedure(MPI_User_function_c) :: minop_c
+  procedure(MPI_Datarep_conversion_function_c) :: addk_c
+  procedure(MPI_Datarep_extent_function) :: extent4
 
   call MPI_Init()
   call MPI_Comm_dup(MPI_COMM_WORLD, comm)
@@ -62,6 +71,39 @@ program f08
   call check(isum == np - 1, 'f08 user op')
   call MPI_Op_free(op)
   call check(op == MPI_OP_NULL, 'op freed')
+  ! The large-count user op: its LEN is an INTEGER(KIND=MPI_COUNT_KIND).
+  call MPI_Op_create_c(minop_c, .false., op)
+  m(:, 1) = (/(rank + 10 * i, i = 1, 4)/)
+  cnt = 4
+  call MPI_Allreduce(MPI_IN_PLACE, m(:, 1), cnt, MPI_INTEGER, op, comm)
+  call check(all(m(:, 1) == (/(10 * i, i = 1, 4)/)), 'f08 large-count user op')
+  call MPI_Op_free(op)
+
+  ! A data representation whose write conversion (a large-count one)
+  ! adds 1000 to each INTEGER: written through it, read back natively.
+  call MPI_Register_datarep_c('gshmem_f08_c', MPI_CONVERSION_FN_NULL_C, addk_c, extent4, 7_MPI_ADDRESS_KIND)
+  write (fname, '(a,i0,a,i0)') '/tmp/gshmem-f08-datarep-', getpid(), '-', rank
+  call MPI_File_open(MPI_COMM_SELF, fname, MPI_MODE_CREATE + MPI_MODE_RDWR + MPI_MODE_DELETE_ON_CLOSE, &
+    MPI_INFO_NULL, fh)
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'gshmem_f08_c', MPI_INFO_NULL)
+  col = (/1, 2, 3, 4/)
+  call MPI_File_write_at(fh, 0_MPI_OFFSET_KIND, col, 4, MPI_INTEGER, MPI_STATUS_IGNORE)
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'native', MPI_INFO_NULL)
+  col = 0
+  call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, col, 4, MPI_INTEGER, MPI_STATUS_IGNORE)
+  call check(all(col == (/1001, 1002, 1003, 1004/)), 'register_datarep_c write conversion')
+  call MPI_File_close(fh)
+
+  ! The environment's info: the Fortran binding has no argc and argv; the
+  ! command is the program's own.
+  call MPI_Info_create_env(info)
+  n = len(val)
+  call MPI_Info_get_string(info, 'command', n, val, flag)
+  call check(flag .and. index(val, 'f08') > 0, 'info_create_env command')
+  n = len(val)
+  call MPI_Info_get_string(info, 'maxprocs', n, val, flag)
+  call check(flag .and. val(1:1) == char(iachar('0') + np) .and. val(2:2) == ' ', 'info_create_env maxprocs')
+  call MPI_Info_free(info)
 
   ! Stage 2: an allocated window, reached through C_F_POINTER.
   wsize = 4 * np
@@ -130,4 +172,46 @@ subroutine maxop(invec, inoutvec, len, datatype)
   call c_f_pointer(invec, a, (/len/))
   call c_f_pointer(inoutvec, b, (/len/))
   if (datatype == MPI_INTEGER) b = max(a, b)
+end subroutine
+
+subroutine minop_c(invec, inoutvec, len, datatype)
+  use mpi_f08
+  use, intrinsic :: iso_c_binding
+  type(c_ptr), value :: invec, inoutvec
+  integer(kind=MPI_COUNT_KIND) :: len
+  type(MPI_Datatype) :: datatype
+  integer, pointer :: a(:), b(:)
+  call c_f_pointer(invec, a, (/len/))
+  call c_f_pointer(inoutvec, b, (/len/))
+  if (datatype == MPI_INTEGER) b = min(a, b)
+end subroutine
+
+! addk_c: a large-count write conversion: file = user + 1000, count items
+! from the user buffer's item position on.
+subroutine addk_c(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+  use mpi_f08
+  use, intrinsic :: iso_c_binding
+  type(c_ptr), value :: userbuf, filebuf
+  type(MPI_Datatype) :: datatype
+  integer(kind=MPI_COUNT_KIND) :: count
+  integer(kind=MPI_OFFSET_KIND) :: position
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  integer :: ierror
+  integer, pointer :: u(:), f(:)
+  call c_f_pointer(userbuf, u, (/position + count/))
+  call c_f_pointer(filebuf, f, (/count/))
+  f = u(position + 1:position + count) + 1000
+  ierror = MPI_SUCCESS
+  if (datatype /= MPI_INTEGER .or. extra_state /= 7) ierror = MPI_ERR_TYPE
+end subroutine
+
+subroutine extent4(datatype, extent, extra_state, ierror)
+  use mpi_f08
+  type(MPI_Datatype) :: datatype
+  integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state
+  integer :: ierror
+  extent = 4
+  ierror = MPI_SUCCESS
+  if (extra_state /= 7) ierror = MPI_ERR_ARG
+  if (datatype == MPI_DATATYPE_NULL) ierror = MPI_ERR_TYPE
 end subroutine

@@ -2,7 +2,8 @@
 ! arrays (a column block of a 2-D array, a subarray of a 3-D array), RMA
 ! with fence and with lock, nonblocking requests with Waitall, attribute
 ! copy functions written in Fortran, an error handler written in Fortran,
-! a Cartesian topology (LOGICAL arrays). Prints "mpi ok" on every rank.
+! a Cartesian topology (LOGICAL arrays), MPI_INFO_CREATE_ENV. Prints
+! "mpi ok" on every rank.
 program f90
   use mpi
   use, intrinsic :: iso_c_binding, only: c_f_pointer, c_null_ptr
@@ -15,7 +16,8 @@ program f90
   integer(kind=MPI_ADDRESS_KIND) :: winsize, val
   integer :: winbuf(4)
   integer, pointer :: wmem(:)
-  integer :: ehcalls
+  integer :: ehcalls, info, idx(2)
+  character(len=MPI_MAX_INFO_VAL) :: ival
   external :: copyfn, delfn, myhandler
   common /f90cnt/ ehcalls
 
@@ -144,6 +146,38 @@ program f90
   call check(i == 8 .and. comb == MPI_COMBINER_F90_COMPLEX, 'f90 complex(6, 30)')
   call MPI_Sizeof(winsize, i, ierr)
   call check(i == 8 .and. ierr == MPI_SUCCESS, 'sizeof')
+  ! MPI_WAITANY and MPI_WAITSOME give Fortran's (1-based) indices, and
+  ! MPI_UNDEFINED when no request was active.
+  reqs(1) = MPI_REQUEST_NULL
+  call MPI_Irecv(i, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitany(2, reqs, j, MPI_STATUS_IGNORE, ierr)
+  call check(j == 2 .and. reqs(2) == MPI_REQUEST_NULL, 'waitany index is 1-based')
+  call MPI_Waitany(2, reqs, j, MPI_STATUS_IGNORE, ierr)
+  call check(j == MPI_UNDEFINED, 'waitany of no active request')
+  call MPI_Irecv(i, 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitsome(2, reqs, k, idx, MPI_STATUSES_IGNORE, ierr)
+  call check(k == 1 .and. idx(1) == 2, 'waitsome indices are 1-based')
+  call MPI_Info_create_env(info, ierr)
+  call MPI_Info_get(info, 'command', MPI_MAX_INFO_VAL, ival, flag, ierr)
+  call check(flag .and. index(ival, 'f90') > 0 .and. ierr == MPI_SUCCESS, 'info_create_env')
+  call MPI_Info_free(info, ierr)
+  ! Info strings: a key's and a value's leading and trailing blanks go; a
+  ! key not found leaves the value string as it was; MPI_INFO_GET_STRING's
+  ! BUFLEN counts characters (0 asks for the length only).
+  call MPI_Info_create(info, ierr)
+  call MPI_Info_set(info, '  padded key ', ' v1 ', ierr)
+  ival = 'canary'
+  call MPI_Info_get(info, 'nokey', MPI_MAX_INFO_VAL, ival, flag, ierr)
+  call check(.not. flag .and. ival == 'canary', 'info_get of a missing key')
+  i = 0
+  call MPI_Info_get_string(info, 'padded key', i, ival, flag, ierr)
+  call check(flag .and. i == 2 .and. ival == 'canary', 'info_get_string length only')
+  i = 1
+  call MPI_Info_get_string(info, 'padded key', i, ival, flag, ierr)
+  call check(flag .and. i == 2 .and. ival == 'v', 'info_get_string truncated')
+  call MPI_Info_get(info, 'padded key', MPI_MAX_INFO_VAL, ival, flag, ierr)
+  call check(flag .and. ival == 'v1', 'info_get of a blank-padded key')
+  call MPI_Info_free(info, ierr)
   print '(a)', 'mpi ok'
   call MPI_Finalize(ierr)
 contains
