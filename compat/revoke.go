@@ -87,9 +87,14 @@ func (e *Env) revoke(c *Comm, from int) {
 	}
 	cc := c.cctx()
 	mine := func(ctx uint32) bool { return ctx == c.ctx || ctx == cc }
+	// The agreements that work on a revoked communicator (Agree, Shrink,
+	// Finalize's) may be under way here when the first kRevoke comes:
+	// their messages, in the collective context with tags of their own,
+	// are left alone.
+	agreeing := func(ctx uint32, tag int) bool { return ctx == cc && tag >= tagFinalize && tag < 2*tagAgree }
 	for i := 0; i < len(e.posted); {
 		r := e.posted[i]
-		if !mine(r.ctx) {
+		if !mine(r.ctx) || agreeing(r.ctx, r.tag) {
 			i++
 			continue
 		}
@@ -109,7 +114,7 @@ func (e *Env) revoke(c *Comm, from int) {
 		pr := &e.peers[p]
 		for i := 0; i < len(pr.outq); {
 			m := pr.outq[i]
-			if m.kind != kEager || m.req == nil || !mine(m.ctx) {
+			if m.kind != kEager || m.req == nil || !mine(m.ctx) || agreeing(m.ctx, int(m.tag)) {
 				i++
 				continue
 			}

@@ -1,6 +1,6 @@
 package test
 
-// The C ABI's fault cases: testdata/faultyc/faultyc.c through
+// The C ABI's and UCX's fault cases. The C ABI: testdata/faultyc/faultyc.c through
 // libmpi_abi.so.1 (built once per test binary by gshmem abi install), run
 // under gshmem run --disable-auto-cleanup, so that the launcher leaves the
 // survivors running and each of them must find the loss itself. Rank 1
@@ -84,22 +84,61 @@ func TestFaultsCABI(t *testing.T) {
 		}
 	}
 	for _, c := range cases {
-		t.Run(c.name(), func(t *testing.T) {
-			for try := 1; ; try++ {
-				out, why := tryABIFault(t, gshmem, faultyc, c, try == faultTries)
-				if why == "" || try == faultTries {
-					return
-				}
-				t.Logf("try %d of %s disturbed (%s); again. Output:\n%s", try, c.name(), why, out)
-			}
-		})
+		t.Run(c.name(), func(t *testing.T) { runSurvivorFault(t, gshmem, faultyc, c, true) })
 	}
 }
 
-func tryABIFault(t *testing.T, gshmem, faultyc string, c faultCase, last bool) (string, string) {
+var faultyUCX struct {
+	once sync.Once
+	path string
+	skip string
+}
+
+// TestFaultsUCX runs testdata/faulty built with -tags ucx over UCX
+// (GSHMEM_REMOTE_TRANSPORT=ucx, UCX_TLS=tcp on lo, a node per PE) under
+// gshmem run --disable-auto-cleanup: UCX's endpoint errors and the
+// heartbeat must report a killed or stopped PE to every survivor, whatever
+// it targets, within GSHMEM_PEER_TIMEOUT + 1 s, as over tcp. Skipped where
+// the ucx build cannot be made (no libucx-dev).
+func TestFaultsUCX(t *testing.T) {
+	gshmem, _ := jobBins(t)
+	faultyUCX.once.Do(func() {
+		faultyUCX.path = filepath.Join(filepath.Dir(gshmem), "faulty-ucx")
+		if b, err := exec.Command("go", "build", "-tags", "ucx", "-o", faultyUCX.path, "./testdata/faulty").CombinedOutput(); err != nil {
+			faultyUCX.skip = fmt.Sprintf("no ucx build here (libucx-dev): %v: %s", err, b)
+		}
+	})
+	if faultyUCX.skip != "" {
+		t.Skip(faultyUCX.skip)
+	}
+	for _, at := range []string{"put", "atomic", "atomic-live", "quiet", "barrier"} {
+		for _, how := range []string{"kill", "stop"} {
+			c := faultCase{at, how, true}
+			t.Run(at+"/"+how+"/ucx", func(t *testing.T) { runSurvivorFault(t, gshmem, faultyUCX.path, c, false) })
+		}
+	}
+}
+
+// runSurvivorFault runs case c of exe (faultyc when cabi, else faulty)
+// under gshmem run --disable-auto-cleanup, again when the machine's load
+// disturbed a try.
+func runSurvivorFault(t *testing.T, gshmem, exe string, c faultCase, cabi bool) {
+	for try := 1; ; try++ {
+		out, why := trySurvivorFault(t, gshmem, exe, c, cabi, try == faultTries)
+		if why == "" || try == faultTries {
+			return
+		}
+		t.Logf("try %d of %s disturbed (%s); again. Output:\n%s", try, c.name(), why, out)
+	}
+}
+
+func trySurvivorFault(t *testing.T, gshmem, exe string, c faultCase, cabi, last bool) (string, string) {
 	var out lockedBuffer
-	cmd := exec.Command(gshmem, "run", "--disable-auto-cleanup", "-n", strconv.Itoa(faultPEs), faultyc, "-at", c.at, "-how", c.how, "-victim", strconv.Itoa(faultVictim))
+	cmd := exec.Command(gshmem, "run", "--disable-auto-cleanup", "-n", strconv.Itoa(faultPEs), exe, "-at", c.at, "-how", c.how, "-victim", strconv.Itoa(faultVictim))
 	cmd.Env = c.env()
+	if !cabi {
+		cmd.Env = append(cmd.Env, "GSHMEM_REMOTE_TRANSPORT=ucx", "UCX_TLS=tcp", "UCX_NET_DEVICES=lo")
+	}
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(t, cmd.Start())
@@ -156,11 +195,13 @@ wait:
 			took := time.Duration(at - struck)
 			t.Logf("detected %s PE %d after %v: %s", c.name(), r, took.Round(time.Millisecond), l[2])
 			assert.Regexp(t, victim, l[2], "PE %d's error must name the victim", r)
-			assert.Regexp(t, `^(MPI_ERR_PROC_ABORTED|MPIX_ERR_PROC_FAILED): `, l[2], "PE %d's error string names its class", r)
 			if took >= abiFaultBound {
 				late = fmt.Sprintf("PE %d noticed the loss after %v", r, took)
 			}
-			assert.Contains(t, finalizedPEs(s), r, "PE %d's MPI_Finalize did not return; output:\n%s", r, s)
+			if cabi {
+				assert.Regexp(t, `^(MPI_ERR_PROC_ABORTED|MPIX_ERR_PROC_FAILED): `, l[2], "PE %d's error string names its class", r)
+				assert.Contains(t, finalizedPEs(s), r, "PE %d's MPI_Finalize did not return; output:\n%s", r, s)
+			}
 		}
 		if late != "" && !last {
 			return s, late + " (the machine's load; the bound is GSHMEM_PEER_TIMEOUT + 1 s)"

@@ -91,6 +91,19 @@ func childMain(mode string) int {
 		return 0
 	case mode == "sigkill1" && e.Rank == 1:
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	case mode == "survive" && e.Rank == 1: // the others outlive it and exit 0
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	case mode == "stop1" && e.Rank == 1:
+		// Stopped again whenever continued: the kernel continues a
+		// stopped process whose process group its keeper's exit orphans.
+		for {
+			syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		}
+	case mode == "survive", mode == "stop1":
+		time.Sleep(500 * time.Millisecond)
+		fmt.Printf("pe %d survived\n", e.Rank)
+		c.Close()
+		return 0
 	case mode == "abort" && e.Rank == 0:
 		c.Abort(7, "boom")
 		time.Sleep(time.Minute) // the launcher must stop it

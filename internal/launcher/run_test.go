@@ -100,6 +100,30 @@ func TestRunSigkilledPE(t *testing.T) {
 	assert.Less(t, r.took, 5*time.Second)
 }
 
+// TestRunKeepGoing: with KeepGoing (gshmem run --disable-auto-cleanup) a
+// PE's death leaves the others running to their own exit, said once, and
+// the job's status is the dead PE's.
+func TestRunKeepGoing(t *testing.T) {
+	t.Parallel()
+	r := runMode(t, "survive", 3, Config{KeepGoing: true})
+	assert.NoError(t, r.err)
+	assert.Equal(t, 128+int(syscall.SIGKILL), r.code)
+	assert.Regexp(t, `^gshmem run: PE 1 \(pid \d+\) was killed by signal: killed; the other 2 PEs go on \(--disable-auto-cleanup\)\n$`, r.log)
+	assert.Contains(t, r.stdout, "pe 0 survived")
+	assert.Contains(t, r.stdout, "pe 2 survived")
+}
+
+// TestRunKeepGoingStopped: a KeepGoing job whose survivors have exited
+// kills the PE they left stopped, and says so.
+func TestRunKeepGoingStopped(t *testing.T) {
+	t.Parallel()
+	r := runMode(t, "stop1", 3, Config{KeepGoing: true})
+	assert.NoError(t, r.err)
+	assert.Equal(t, 128+int(syscall.SIGKILL), r.code)
+	assert.Regexp(t, `PE 1 \(pid \d+\) is stopped and every other PE has exited; killing it`, r.log)
+	assert.Less(t, r.took, 10*time.Second)
+}
+
 func TestRunKillsAfterGrace(t *testing.T) {
 	t.Parallel()
 	// The PEs ignore SIGTERM, so only SIGKILL after the grace ends them.
