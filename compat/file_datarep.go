@@ -160,7 +160,7 @@ func fromFile(rep string, data []byte, dt Datatype, count int, mem []byte, pos i
 }
 
 // sameExternalSize refuses a datatype whose external32 size differs from
-// its size in memory (a C long, 4 bytes in external32; MPI_DOUBLE_INT, 12):
+// its size (a C long, 4 bytes in external32; MPI_LONG_INT, 8 there and 12 here):
 // the file's layout follows the view's displacements in memory's sizes.
 func sameExternalSize(m *mpitype.Map) error {
 	if m.ExternalSize(1) != m.Size() {
