@@ -237,7 +237,7 @@ func reduceArgs[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, 
 		}
 		src = rbuf
 	}
-	b, _, err := view(src, count, dt, what)
+	b, _, err := srcView(src, count, dt, what)
 	if err != nil {
 		return nil, err
 	}

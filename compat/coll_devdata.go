@@ -84,7 +84,7 @@ func devGatherArgs[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf 
 	if inPlace {
 		return out, out, m, true, nil
 	}
-	sb, ssize, err := view(sbuf, scount*blocks, sdt, what+" send")
+	sb, ssize, err := srcView(sbuf, scount*blocks, sdt, what+" send")
 	if err != nil {
 		return in, out, m, true, err
 	}

@@ -220,7 +220,7 @@ func devReduce[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, op Op, r
 		}
 		src, srcDev = rbuf, rdev
 	}
-	sb, size, err := view(src, count, dt, "reduction send")
+	sb, size, err := srcView(src, count, dt, "reduction send")
 	if err != nil {
 		return true, err
 	}

@@ -320,7 +320,7 @@ func devGatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf []R
 	send, recv := newVside(n), newVside(n)
 	var fin func([]int) error
 	if !inPlace {
-		sb, _, err := view(sbuf, scount, sdt, "Gatherv send")
+		sb, _, err := srcView(sbuf, scount, sdt, "Gatherv send")
 		bad = err
 		at, counts := oneBlock(n, scount, root, -1)
 		send, _ = e.sideOrBad(&bad, sb, sdev, mapOf(sdt), at, counts, false)
@@ -414,7 +414,7 @@ func devAllgatherv[S, R Elem](c *Comm, sbuf []S, scount int, sdt Datatype, rbuf 
 			}
 			send, _ = e.sideOrBad(&bad, rl.b, rdev, rl.d, at, cs, false)
 		} else {
-			sb, _, err := view(sbuf, scount, sdt, "Allgatherv send")
+			sb, _, err := srcView(sbuf, scount, sdt, "Allgatherv send")
 			bad = err
 			at, cs := oneBlock(n, scount, -1, -1)
 			send, _ = e.sideOrBad(&bad, sb, sdev, mapOf(sdt), at, cs, false)
@@ -499,7 +499,7 @@ func devReduceScatter[T Elem](c *Comm, sbuf, rbuf []T, rcounts []int, dt Datatyp
 	if isInPlace(sbuf) {
 		src, srcDev = rbuf, rdev
 	}
-	sb, size, err := view(src, n, dt, what+" send")
+	sb, size, err := srcView(src, n, dt, what+" send")
 	if err != nil {
 		return true, err
 	}

@@ -233,7 +233,7 @@ func teamReduceDirect[T Elem](c *Comm, sbuf, rbuf []T, count int, dt Datatype, o
 		}
 		src = rbuf
 	}
-	sb, size, err := view(src, count, dt, "reduction send")
+	sb, size, err := srcView(src, count, dt, "reduction send")
 	if err != nil {
 		return true, err
 	}

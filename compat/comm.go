@@ -30,15 +30,19 @@ type Comm struct {
 	fromPE []int32 // world rank -> rank in peers, -1 if not there
 	remote *Group  // an intercommunicator's remote group, or nil
 	local  *Comm   // an intercommunicator's private intracommunicator over its local group
-	freed  atomic.Bool
-	coll   collState
-	topo   topology // a virtual topology (topo.go)
-	ft     ftState  // revocation and acknowledged losses (ulfm.go)
+	// side is, on an intercommunicator across jobs (dynproc.go), 1 for
+	// the accepting group and -1 for the connecting one: Merge's order
+	// when both pass the same high. 0 within one World.
+	side  int8
+	freed atomic.Bool
+	coll  collState
+	topo  topology // a virtual topology (topo.go)
+	ft    ftState  // revocation and acknowledged losses (ulfm.go)
 }
 
 func (c *Comm) init() {
 	c.rank = c.group.Rank()
-	c.toRank = make([]int32, c.env.n)
+	c.toRank = make([]int32, c.env.npe())
 	for i := range c.toRank {
 		c.toRank[i] = -1
 	}

@@ -117,6 +117,20 @@
 // (MPI-4's MPI_Comm_create_from_group and
 // MPI_Intercomm_create_from_groups, by string tag).
 //
+// # Other jobs: ports, join, spawn
+//
+// Two jobs make an intercommunicator between their groups through a port
+// (Env.OpenPort, Comm.Accept on one side, Comm.Connect with the port's
+// name on the other), two processes through a connected socket
+// (Env.Join), and a job through the children it starts (Comm.Spawn, under
+// gshmem run; the children find theirs as Env.Parent). The other job's
+// processes are reached over TCP connections of their own, authenticated
+// by secrets (dynlink.go), and such an intercommunicator, and what Merge
+// makes of it, works as one within the World, but for symmetric memory
+// (no windows across jobs). Every wait of the meeting is bounded by
+// GSHMEM_DYNPROC_TIMEOUT; a bad or closed port name is ErrPort, a spawn
+// that cannot start is ErrSpawn.
+//
 // # Transport
 //
 // Each PE holds, in its symmetric heap, one mailbox ring per peer. A

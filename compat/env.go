@@ -86,6 +86,9 @@ type Env struct {
 	nextCtx     uint32
 	asyncCtx    atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
 	closed      atomic.Bool
+
+	dyn    dynState // other jobs' processes (dynlink.go)
+	parent *Comm    // MPI_Comm_get_parent's intercommunicator (spawn.go)
 }
 
 type config struct {
@@ -285,6 +288,9 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if !e.multiple {
 		e.world.coll.team = w.TeamWorld()
 	}
+	if err := e.connectParent(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -430,6 +436,7 @@ func (e *Env) Finalize() error {
 		err = c.releaseTeam()
 	}
 	e.closed.Store(true)
+	e.closeLinks()
 	if e.dev {
 		e.w.ReleaseDeviceImports() // peers' device buffers mapped by CUDA IPC (p2p_ipc.go)
 	}

@@ -50,6 +50,9 @@ const (
 	ClassProcFailed        = mpierr.ClassProcFailed
 	ClassProcFailedPending = mpierr.ClassProcFailedPending
 	ClassRevoked           = mpierr.ClassRevoked
+
+	ClassPort  = mpierr.ClassPort
+	ClassSpawn = mpierr.ClassSpawn
 )
 
 // Sentinels, one per class: errors.Is(err, ErrTag) tests the class.
@@ -132,6 +135,12 @@ var (
 	ErrProcFailedPending = mpierr.ErrProcFailedPending
 	// ErrRevoked: a call on a revoked communicator (Comm.Revoke).
 	ErrRevoked = mpierr.ErrRevoked
+	// ErrPort: a port name that is malformed, or names no open port
+	// (Connect), or a port that is not this process's (Accept).
+	ErrPort = mpierr.ErrPort
+	// ErrSpawn: processes that could not be spawned, or a job whose
+	// launcher cannot spawn (only gshmem run can).
+	ErrSpawn = mpierr.ErrSpawn
 )
 
 func errorf(c Class, format string, args ...any) error { return mpierr.Errorf(c, format, args...) }

@@ -50,7 +50,11 @@ func FileAccess[T Elem](f *File, op FileOp, off int64, buf []T, count int, dt Da
 	if err := f.check(op.String()); err != nil {
 		return Status{}, err
 	}
-	b, _, err := view(buf, count, dt, op.String())
+	vw := view[T]
+	if op.Write { // a write only reads the buffer, whose type may overlap
+		vw = srcView[T]
+	}
+	b, _, err := vw(buf, count, dt, op.String())
 	if err != nil {
 		return Status{}, err
 	}
@@ -87,7 +91,7 @@ func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (
 	if em.Basic() != BasicByte && mm.Basic() != BasicByte && mm.Size() > 0 && em.Basic() != mm.Basic() {
 		return nil, errorf(ClassType, "%s: datatype %v does not match the view's etype %v", what, dt, v.etype)
 	}
-	size := int64(count) * int64(mm.Size())
+	size := int64(count) * v.unit(mm) // the access's bytes in the file's representation
 	if size%v.esize != 0 {
 		return nil, errorf(ClassType, "%s: %d x %v is not a whole number of etypes %v", what, count, dt, v.etype)
 	}
@@ -129,6 +133,9 @@ func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (
 			if !done && !direct {
 				place(b, mm, count, data[:moved])
 			}
+		}
+		if v.datarep == "external32" { // the status counts memory's bytes
+			moved = nativeOfExternal(mm, moved)
 		}
 		return Status{Source: ProcNull, Tag: AnyTag, bytes: int(moved)}, nil
 	}, nil

@@ -90,7 +90,11 @@ func FileStart[T Elem](f *File, op FileOp, off int64, buf []T, count int, dt Dat
 	if err := f.check("I" + op.String()); err != nil {
 		return nil, err
 	}
-	b, _, err := view(buf, count, dt, "I"+op.String())
+	vw := view[T]
+	if op.Write {
+		vw = srcView[T]
+	}
+	b, _, err := vw(buf, count, dt, "I"+op.String())
 	if err != nil {
 		return nil, err
 	}

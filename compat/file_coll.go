@@ -76,18 +76,26 @@ func (f *File) collective(write bool, v *fileView, h fileHints, atomic bool, s i
 	if len(ps) == 0 {
 		lo, hi = -1, -1
 	}
-	mine := []int64{lo, hi, int64(len(ps))}
-	all := make([]int64, 3*c.Size())
-	if err := Allgather(c, mine, 3, Int64, all, 3, Int64); err != nil {
+	// The fourth word: pieces that overlap (a read-only view with
+	// overlapping entries), which the rounds, made for monotone views,
+	// leave to independent access on every member.
+	mono := int64(1)
+	if !monotone(ps) {
+		mono = 0
+	}
+	mine := []int64{lo, hi, int64(len(ps)), mono}
+	all := make([]int64, 4*c.Size())
+	if err := Allgather(c, mine, 4, Int64, all, 4, Int64); err != nil {
 		return 0, err
 	}
 	mode := h.cbRead
 	if write {
 		mode = h.cbWrite
 	}
-	glo, ghi, many := int64(-1), int64(-1), false
+	glo, ghi, many, overlaps := int64(-1), int64(-1), false, false
 	for r := 0; r < c.Size(); r++ {
-		l, u, k := all[3*r], all[3*r+1], all[3*r+2]
+		l, u, k := all[4*r], all[4*r+1], all[4*r+2]
+		overlaps = overlaps || all[4*r+3] == 0
 		if k == 0 {
 			continue
 		}
@@ -97,7 +105,7 @@ func (f *File) collective(write bool, v *fileView, h fileHints, atomic bool, s i
 		}
 		ghi = max(ghi, u)
 	}
-	if mode == "disable" || glo < 0 || (mode == "automatic" && !many) {
+	if mode == "disable" || glo < 0 || overlaps || (mode == "automatic" && !many) {
 		n, err := f.access(write, v, h, atomic, s, data)
 		return n, err
 	}

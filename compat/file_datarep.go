@@ -94,6 +94,12 @@ func datarepExtent(rep string, dt Datatype) (int64, error) {
 			return 0, errorf(ClassUnsupportedDatarep, "datarep %q: %v is %d bytes in the file and %d in memory", rep, m.Basic(), e, m.Basic().Size())
 		}
 	}
+	if rep == "external32" && !sameExternalLayout(m) {
+		if !m.Predefined() {
+			return 0, errorf(ClassUnsupportedDatarep, "TypeExtent: %v is laid out otherwise in external32 than in memory", dt)
+		}
+		return int64(m.ExternalSize(1)), nil
+	}
 	return int64(m.Extent()), nil
 }
 
@@ -107,9 +113,6 @@ func toFile(rep string, stream []byte, dt Datatype, count int, mem []byte, pos i
 		return stream, nil
 	case "external32":
 		m := mapOf(dt)
-		if err := sameExternalSize(m); err != nil {
-			return nil, err
-		}
 		out := make([]byte, m.ExternalSize(count))
 		m.PackExternal(out, mem, count)
 		return out, nil
@@ -137,12 +140,9 @@ func fromFile(rep string, data []byte, dt Datatype, count int, mem []byte, pos i
 		return false, nil
 	case "external32":
 		m := mapOf(dt)
-		if err := sameExternalSize(m); err != nil {
-			return false, err
-		}
-		if m.Size() > 0 {
-			whole := len(data) / m.Size()
-			m.UnpackExternal(mem, data[:whole*m.Size()], whole)
+		if ext := m.ExternalSize(1); ext > 0 {
+			whole := len(data) / ext
+			m.UnpackExternal(mem, data[:whole*ext], whole)
 		}
 		return true, nil
 	}
@@ -159,12 +159,38 @@ func fromFile(rep string, data []byte, dt Datatype, count int, mem []byte, pos i
 	return true, nil
 }
 
-// sameExternalSize refuses a datatype whose external32 size differs from
-// its size (a C long, 4 bytes in external32; MPI_LONG_INT, 8 there and 12 here):
-// the file's layout follows the view's displacements in memory's sizes.
-func sameExternalSize(m *mpitype.Map) error {
-	if m.ExternalSize(1) != m.Size() {
-		return errorf(ClassUnsupportedDatarep, "external32: %v takes %d bytes in external32 and %d in memory, which views here do not convert", m, m.ExternalSize(1), m.Size())
+// sameExternalLayout reports whether m's data lies in external32 as in
+// memory: every basic element takes its memory extent (not a C long, 4
+// bytes in external32; not a pair type, whose padding external32 drops).
+func sameExternalLayout(m *mpitype.Map) bool {
+	same := true
+	m.EachSeg(1, func(s mpitype.Seg) bool {
+		bm := mpitype.BasicMap(s.B)
+		same = int(s.Ext) == bm.Extent()
+		return same
+	})
+	return same
+}
+
+// nativeOfExternal is the bytes in memory of the basic elements wholly in
+// the first n bytes of instances of m in external32: a read's data in the
+// status's terms.
+func nativeOfExternal(m *mpitype.Map, n int64) int64 {
+	ext := int64(m.ExternalSize(1))
+	if ext == 0 {
+		return 0
 	}
-	return nil
+	whole, rest := n/ext, n%ext
+	out := whole * int64(m.Size())
+	m.EachSeg(1, func(s mpitype.Seg) bool {
+		for range s.N {
+			if rest < int64(s.Ext) {
+				return false
+			}
+			rest -= int64(s.Ext)
+			out += int64(s.B.Size())
+		}
+		return true
+	})
+	return out
 }

@@ -21,13 +21,18 @@ func (v *fileView) pieces(s, n int64) []piece {
 	return ps
 }
 
-// piecesSpan is the file range pieces cover, first byte to last.
+// piecesSpan is the file range pieces cover, first byte to last (the
+// pieces of a read-only view with overlapping entries may end before the
+// span does).
 func piecesSpan(ps []piece) (lo, hi int64) {
 	if len(ps) == 0 {
 		return 0, 0
 	}
-	last := ps[len(ps)-1]
-	return ps[0].off, last.off + last.n
+	lo = ps[0].off
+	for _, p := range ps {
+		lo, hi = min(lo, p.off), max(hi, p.off+p.n)
+	}
+	return lo, hi
 }
 
 // sieve reports whether pieces are better moved through one window over
@@ -91,11 +96,11 @@ func (f *File) sieveRead(ps []piece, data []byte, window int64) (int64, error) {
 			i++
 			continue
 		}
-		j := i
-		for j < len(ps) && ps[j].off+ps[j].n <= hi {
+		j, end := i, lo
+		for j < len(ps) && ps[j].off >= lo && ps[j].off+ps[j].n <= hi {
+			end = max(end, ps[j].off+ps[j].n) // not the last piece's end where pieces overlap
 			j++
 		}
-		end := ps[j-1].off + ps[j-1].n
 		n, err := f.fd.ReadAt(buf[:end-lo], lo)
 		for _, p := range ps[i:j] {
 			avail := min(max(int64(n)-(p.off-lo), 0), p.n)

@@ -55,9 +55,12 @@ func TestFileOpenErrors(t *testing.T) {
 		require.NoError(t, err)
 		_, err = compat.FileWriteAt(f, 0, []int32{1}, 1, compat.Int32)
 		require.ErrorIs(t, err, compat.ErrReadOnly)
-		// A filetype whose tiles would overlap: decreasing displacements.
-		bad := mpitype.ResizedOf(compat.Contiguous(4, compat.Int32), 0, 8)
-		require.ErrorIs(t, f.SetView(0, compat.Int32, bad, "native", nil), compat.ErrType)
+		// A filetype whose tiles overlap reads bytes twice from a
+		// read-only file; decreasing displacements are ErrIO anywhere.
+		twice := mpitype.ResizedOf(compat.Contiguous(4, compat.Int32), 0, 8)
+		require.NoError(t, f.SetView(0, compat.Int32, twice, "native", nil))
+		bad := compat.Indexed([]compat.Block{{Count: 1, Disp: 4, Old: compat.Int32}, {Count: 1, Disp: 0, Old: compat.Int32}})
+		require.ErrorIs(t, f.SetView(0, compat.Int32, bad, "native", nil), compat.ErrIO)
 		require.ErrorIs(t, f.SetView(0, compat.Int32, compat.Int32, "xdr", nil), compat.ErrUnsupportedDatarep)
 		require.NoError(t, f.Close())
 		_, err = compat.FileReadAt(f, 0, make([]byte, 1), 1, compat.Byte)
@@ -222,6 +225,49 @@ func TestFileAtomicExternal32Nonblocking(t *testing.T) {
 		require.Equal(t, []int32{7, 8}, back)
 		_, err = compat.FileEnd(f, compat.FileOp{Pos: compat.AtOffset, Collective: true})
 		require.Error(t, err)
+		require.NoError(t, f.Close())
+	})
+}
+
+// TestFileOverlappingTypes writes from a memory type that names one int
+// three times (MPI lets a buffer that is only read overlap itself) and
+// reads through a filetype with overlapping entries on a read-only file.
+func TestFileOverlappingTypes(t *testing.T) {
+	run(t, 2, func(t *petest.T, e *compat.Env, c *compat.Comm) {
+		dir, done := sharedDir(t, c)
+		defer done()
+		p := filepath.Join(dir, "f")
+		f, err := compat.OpenFile(c, p, compat.ModeRdwr|compat.ModeCreate, nil)
+		require.NoError(t, err)
+		thrice := compat.HVector(3, 1, 0, compat.Int32)
+		ftype := compat.Indexed([]compat.Block{{Count: 3, Disp: 0, Old: compat.Int32}, {Count: 1, Disp: 4, Old: compat.Int32}})
+		require.ErrorIs(t, f.SetView(0, compat.Int32, ftype, "native", nil), compat.ErrIO)
+		if c.Rank() == 0 {
+			_, err = compat.FileWriteAt(f, 0, []int32{10, 11, 12, 13, 14, 15, 16, 17}, 8, compat.Int32)
+			require.NoError(t, err)
+			_, err = compat.FileWriteAt(f, 32, []int32{7}, 1, thrice)
+			require.NoError(t, err)
+		}
+		require.NoError(t, f.Close())
+		raw, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.Len(t, raw, 44)
+		for i := 0; i < 3; i++ {
+			require.EqualValues(t, 7, binary.LittleEndian.Uint32(raw[32+4*i:]))
+		}
+		f, err = compat.OpenFile(c, p, compat.ModeRdonly, nil)
+		require.NoError(t, err)
+		require.NoError(t, f.SetView(0, compat.Int32, ftype, "native", nil))
+		want := []int32{10, 11, 12, 11, 13, 14, 15, 14}
+		got := make([]int32, 8)
+		st, err := compat.FileReadAt(f, 0, got, 8, compat.Int32)
+		require.NoError(t, err)
+		require.Equal(t, 32, st.Bytes())
+		require.Equal(t, want, got)
+		all := make([]int32, 8)
+		_, err = compat.FileReadAtAll(f, 0, all, 8, compat.Int32)
+		require.NoError(t, err)
+		require.Equal(t, want, all)
 		require.NoError(t, f.Close())
 	})
 }

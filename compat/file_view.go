@@ -18,7 +18,8 @@ type fileView struct {
 	etype   Datatype
 	ftype   Datatype
 	datarep string
-	esize   int64  // bytes of one etype
+	unit    func(m *mpitype.Map) int64 // bytes one instance of a memory type takes in the file
+	esize   int64                       // bytes of one etype in the file
 	tsize   int64  // data bytes of one filetype instance
 	textent int64  // bytes from one filetype instance to the next
 	runs    []frun // the filetype's data, in type-map order
@@ -30,7 +31,7 @@ type frun struct{ off, n, start int64 }
 
 // nativeView is the view a file opens with: bytes from offset 0.
 func nativeView() fileView {
-	return fileView{etype: Byte, ftype: Byte, datarep: "native", esize: 1, tsize: 1, textent: 1, runs: []frun{{0, 1, 0}}}
+	return fileView{etype: Byte, ftype: Byte, datarep: "native", unit: nativeUnit, esize: 1, tsize: 1, textent: 1, runs: []frun{{0, 1, 0}}}
 }
 
 // contiguous reports whether the view's stream is the file's bytes from
@@ -39,9 +40,19 @@ func (v *fileView) contiguous() bool {
 	return len(v.runs) == 1 && v.runs[0].off == 0 && v.runs[0].n == v.textent
 }
 
-// newView checks and builds a view.
-func newView(disp int64, etype, ftype Datatype, datarep string) (fileView, error) {
-	for _, t := range []Datatype{etype, ftype} {
+// newView checks and builds a view; writable tells whether the file was
+// opened for writing, where MPI forbids overlapping etypes and filetypes
+// (MPI-4.1 14.3; a read-only file may read a byte twice). fe and ff are
+// the etype and filetype as the file lays them out: etype and ftype
+// themselves, except for an external32 view of basic types whose
+// external32 sizes differ from memory's (SetViewExternal).
+//
+// A filetype's (and an etype's) blocks must start at non-negative,
+// nondecreasing displacements. Those layout errors are MPI_ERR_IO, as
+// ROMIO (MPICH's and most codes' reference) reports them; a filetype that
+// is not made of the etype is MPI_ERR_TYPE.
+func newView(disp int64, etype, ftype, fe, ff Datatype, datarep string, writable bool) (fileView, error) {
+	for _, t := range []Datatype{etype, ftype, fe, ff} {
 		if err := t.Err(); err != nil {
 			return fileView{}, err
 		}
@@ -54,7 +65,22 @@ func newView(disp int64, etype, ftype Datatype, datarep string) (fileView, error
 		return fileView{}, err
 	}
 	em, fm := mapOf(etype), mapOf(ftype)
-	v := fileView{disp: disp, etype: etype, ftype: ftype, datarep: rep, esize: int64(em.Size()), tsize: int64(fm.Size()), textent: int64(fm.Extent())}
+	fem, ffm := mapOf(fe), mapOf(ff)
+	v := fileView{disp: disp, etype: etype, ftype: ftype, datarep: rep, unit: nativeUnit, esize: int64(fem.Size()), tsize: int64(ffm.Size()), textent: int64(ffm.Extent())}
+	if rep == "external32" {
+		v.unit = externalUnit
+		for _, p := range [][2]Datatype{{etype, fe}, {ftype, ff}} {
+			m, fl := mapOf(p[0]), mapOf(p[1])
+			switch {
+			case p[0] == p[1] && !sameExternalLayout(m):
+				return fileView{}, errorf(ClassUnsupportedDatarep, "SetView: %v is laid out otherwise in external32 than in memory: SetViewExternal takes its layout in the file", p[0])
+			case m.ExternalSize(1) != fl.Size():
+				return fileView{}, errorf(ClassArg, "SetView: %v takes %d bytes in external32, and its layout in the file %d", p[0], m.ExternalSize(1), fl.Size())
+			}
+		}
+	} else if fe != etype || ff != ftype {
+		return fileView{}, errorf(ClassArg, "SetView: file layouts of other types are for external32 views")
+	}
 	switch {
 	case v.esize == 0:
 		return fileView{}, errorf(ClassType, "SetView: etype %v has no data", etype)
@@ -62,43 +88,66 @@ func newView(disp int64, etype, ftype Datatype, datarep string) (fileView, error
 		return fileView{}, errorf(ClassType, "SetView: filetype %v is not made of whole etypes %v", ftype, etype)
 	case em.Basic() != BasicByte && fm.Basic() != BasicByte && fm.Size() > 0 && em.Basic() != fm.Basic():
 		return fileView{}, errorf(ClassType, "SetView: filetype %v is not made of etype %v", ftype, etype)
-	case fm.Overlap():
-		return fileView{}, errorf(ClassType, "SetView: filetype %v has overlapping entries", ftype)
 	}
-	if rep == "external32" {
-		for _, m := range []*mpitype.Map{em, fm} {
-			if err := sameExternalSize(m); err != nil {
-				return fileView{}, err
-			}
-		}
+	if _, err := layoutRuns(fem, etype, "etype", writable); err != nil {
+		return fileView{}, err
 	}
-	// The runs, which MPI requires at non-negative, nondecreasing
-	// displacements within a tile and from one tile to the next.
-	cur := fm.Cursor(1)
-	var start int64
+	if v.runs, err = layoutRuns(ffm, ftype, "filetype", writable); err != nil {
+		return fileView{}, err
+	}
+	if len(v.runs) == 0 {
+		return fileView{}, errorf(ClassType, "SetView: filetype %v has no data", ftype)
+	}
+	hi := int64(0)
+	for _, r := range v.runs {
+		hi = max(hi, r.off+r.n)
+	}
+	if writable && hi-v.runs[0].off > v.textent {
+		return fileView{}, errorf(ClassIO, "SetView: filetype %v's extent %d is shorter than its data's span: its tiles would overlap", ftype, v.textent)
+	}
+	return v, nil
+}
+
+func nativeUnit(m *mpitype.Map) int64   { return int64(m.Size()) }
+func externalUnit(m *mpitype.Map) int64 { return int64(m.ExternalSize(1)) }
+
+// layoutRuns lists a view type's data runs, in type-map order, checking
+// MPI's rules: blocks at non-negative, nondecreasing displacements, and no
+// overlap when the file is writable.
+func layoutRuns(m *mpitype.Map, t Datatype, what string, writable bool) ([]frun, error) {
+	var runs []frun
+	cur := m.Cursor(1)
+	var start, end int64
 	for {
 		off, n := cur.Next(math.MaxInt)
 		if n == 0 {
 			break
 		}
-		r := frun{int64(off + fm.TrueLB()), int64(n), start}
-		if k := len(v.runs); k > 0 {
-			if last := v.runs[k-1]; r.off < last.off+last.n {
-				return fileView{}, errorf(ClassType, "SetView: filetype %v has decreasing displacements (%d after %d)", ftype, r.off, last.off+last.n)
-			}
-		} else if r.off < 0 {
-			return fileView{}, errorf(ClassType, "SetView: filetype %v has a negative displacement", ftype)
+		r := frun{int64(off + m.TrueLB()), int64(n), start}
+		switch k := len(runs); {
+		case r.off < 0:
+			return nil, errorf(ClassIO, "SetView: %s %v has a negative displacement (%d)", what, t, r.off)
+		case k > 0 && r.off < runs[k-1].off:
+			return nil, errorf(ClassIO, "SetView: %s %v has decreasing displacements (%d after %d)", what, t, r.off, runs[k-1].off)
+		case k > 0 && r.off < end && writable:
+			return nil, errorf(ClassIO, "SetView: %s %v has overlapping entries, which a file opened for writing cannot take", what, t)
 		}
-		v.runs = append(v.runs, r)
+		runs = append(runs, r)
 		start += r.n
+		end = max(end, r.off+r.n)
 	}
-	if len(v.runs) == 0 {
-		return fileView{}, errorf(ClassType, "SetView: filetype %v has no data", ftype)
+	return runs, nil
+}
+
+// monotone reports whether pieces lie at increasing file offsets without
+// overlap (a view without overlapping entries gives such pieces).
+func monotone(ps []piece) bool {
+	for i := 1; i < len(ps); i++ {
+		if ps[i].off < ps[i-1].off+ps[i-1].n {
+			return false
+		}
 	}
-	if last := v.runs[len(v.runs)-1]; last.off+last.n-v.runs[0].off > v.textent {
-		return fileView{}, errorf(ClassType, "SetView: filetype %v's extent %d is shorter than its data's span: its tiles would overlap", ftype, v.textent)
-	}
-	return v, nil
+	return true
 }
 
 // extents calls fn for the file byte ranges of the stream's bytes [s,
@@ -155,10 +204,23 @@ func (v *fileView) byteOffset(s int64) int64 {
 // same datarep and etype size on every member. disp is in bytes
 // (DisplacementCurrent on a ModeSequential file: the shared pointer's
 // position); both file pointers go back to 0. The filetype must be made of
-// etypes at nondecreasing displacements: ErrType otherwise; datarep is
+// etypes at nondecreasing displacements: ErrIO otherwise (and for
+// overlapping entries in a file opened for writing); datarep is
 // "native", "internal", "external32" or one RegisterDatarep made:
 // ErrUnsupportedDatarep otherwise.
 func (f *File) SetView(disp int64, etype, ftype Datatype, datarep string, info Info) error {
+	return f.SetViewExternal(disp, etype, ftype, etype, ftype, datarep, info)
+}
+
+// SetViewExternal is SetView with the etype and filetype as the file
+// lays them out, fe and ff, for an external32 view of basic types whose
+// external32 size is not their size in memory (a C long: 8 bytes in
+// memory, 4 in the file). fe and ff are the same constructions as etype
+// and ftype over basic types of the external32 sizes, with byte
+// displacements as given and the displacements of portable types scaled
+// (MPI-4.1 14.5.2); the C library builds them from the types' envelopes.
+// With fe == etype and ff == ftype it is SetView.
+func (f *File) SetViewExternal(disp int64, etype, ftype, fe, ff Datatype, datarep string, info Info) error {
 	if err := f.check("SetView"); err != nil {
 		return err
 	}
@@ -175,7 +237,7 @@ func (f *File) SetView(disp int64, etype, ftype Datatype, datarep string, info I
 		}
 		disp = old.byteOffset(p * old.esize)
 	}
-	v, verr := newView(disp, etype, ftype, strings.ToLower(datarep))
+	v, verr := newView(disp, etype, ftype, fe, ff, strings.ToLower(datarep), f.amode&ModeRdonly == 0)
 	// The same datarep and etype size everywhere (MPI's rule), and one
 	// outcome: a member whose view was refused fails every member.
 	h := int64(0)

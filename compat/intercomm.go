@@ -72,7 +72,7 @@ func (e *Env) newInter(ctx uint32, local *Comm, remote []int, name string) *Comm
 	n := &Comm{env: e, ctx: ctx, group: local.group, name: name, local: local, remote: newGroup(remote, e.me)}
 	n.init()
 	n.peers = n.remote.world
-	n.fromPE = make([]int32, e.n)
+	n.fromPE = make([]int32, e.npe())
 	for i := range n.fromPE {
 		n.fromPE[i] = -1
 	}
@@ -234,7 +234,7 @@ func (c *Comm) intercomm(leader int, what string, leaderArgs func() error, swap 
 	remote := make([]int, len(got)-2)
 	for i, v := range got[2:] {
 		remote[i] = int(v)
-		if v < 0 || int(v) >= c.env.n || c.toRank[v] >= 0 {
+		if v < 0 || int(v) >= c.env.npe() || c.toRank[v] >= 0 {
 			return nil, errorsOf(errorf(ClassComm, "%s: the groups overlap (world PE %d) or the remote group is bad", what, v), freeIf(lc))
 		}
 	}
@@ -277,12 +277,31 @@ func (c *Comm) Merge(high bool) (*Comm, error) {
 	if err != nil {
 		return nil, err
 	}
-	first := h < got[0] || h == got[0] && c.group.world[0] < c.remote.world[0]
+	first := h < got[0] || h == got[0] && c.lowFirst()
 	w := slices.Concat(c.group.world, c.remote.world)
 	if !first {
 		w = slices.Concat(c.remote.world, c.group.world)
 	}
 	return c.derive(ctx, newGroup(w, c.env.me), c.name+"/merged", nil), nil
+}
+
+// lowFirst says whether c's local group comes first in Merge when both
+// groups pass the same high: the one whose rank 0 has the lower world
+// rank, or across jobs, where world ranks are this process's own, the
+// accepting side (side).
+func (c *Comm) lowFirst() bool {
+	if c.side != 0 {
+		return c.side > 0
+	}
+	return c.group.world[0] < c.remote.world[0]
+}
+
+// sameSide gives n, made from the intercommunicator c, c's side.
+func (c *Comm) sameSide(n *Comm) *Comm {
+	if n != nil {
+		n.side = c.side
+	}
+	return n
 }
 
 func (c *Comm) interDup() (*Comm, error) {
@@ -294,7 +313,7 @@ func (c *Comm) interDup() (*Comm, error) {
 	if err != nil {
 		return nil, errorsOf(err, freeIf(lc))
 	}
-	return c.env.newInter(ctx, lc, c.remote.world, c.name+"'"), nil
+	return c.sameSide(c.env.newInter(ctx, lc, c.remote.world, c.name+"'")), nil
 }
 
 // interSplit is Split on an intercommunicator: the new one joins the
@@ -336,7 +355,7 @@ func (c *Comm) interSplit(color, key int) (*Comm, error) {
 	for i, m := range ms {
 		remote[i] = c.remote.world[m.rank]
 	}
-	return c.env.newInter(ctx, lc, remote, c.name+"/split"), nil
+	return c.sameSide(c.env.newInter(ctx, lc, remote, c.name+"/split")), nil
 }
 
 // interCreate is Create on an intercommunicator: g is a subgroup of the
@@ -348,7 +367,11 @@ func (c *Comm) interCreate(g *Group) (*Comm, error) {
 			return nil, errorf(ClassGroup, "Create: world PE %d is not in the local group of %s", pe, c.name)
 		}
 	}
-	theirs, err := c.share(ints64(g.world))
+	mine := make([]int64, len(g.world))
+	for i, pe := range g.world {
+		mine[i] = int64(c.toRank[pe])
+	}
+	theirs, err := c.share(mine)
 	if err != nil {
 		return nil, err
 	}
@@ -365,12 +388,12 @@ func (c *Comm) interCreate(g *Group) (*Comm, error) {
 	}
 	remote := make([]int, len(theirs))
 	for i, v := range theirs {
-		if v < 0 || int(v) >= c.env.n || c.fromPE[v] < 0 {
-			return nil, errorsOf(errorf(ClassGroup, "Create: the remote group names world PE %d outside it", v), freeIf(lc))
+		if v < 0 || int(v) >= len(c.remote.world) {
+			return nil, errorsOf(errorf(ClassGroup, "Create: the remote group names rank %d outside it", v), freeIf(lc))
 		}
-		remote[i] = int(v)
+		remote[i] = c.remote.world[v]
 	}
-	return c.env.newInter(ctx, lc, remote, c.name+"/create"), nil
+	return c.sameSide(c.env.newInter(ctx, lc, remote, c.name+"/create")), nil
 }
 
 // interCompare is Compare where either is an intercommunicator: Congruent

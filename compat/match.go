@@ -15,6 +15,7 @@ type inMsg struct {
 	ctx  uint32
 	size int
 	data []byte // eager payload
+	ack  func() // a foreign PE's synchronous send: answer it when matched (dynlink.go)
 	rdv  bool
 	rts  rtsInfo
 }
@@ -88,6 +89,9 @@ func (e *Env) postRecv(r *Request) {
 		m := e.unexpected[i]
 		e.unexpected = remove(e.unexpected, i)
 		e.pub.Unexpected = uint64(len(e.unexpected))
+		if m.ack != nil {
+			m.ack()
+		}
 		if m.rdv {
 			e.recvRdv(r, m.src, m.tag, m.rts)
 		} else {

@@ -52,7 +52,7 @@ func applyOp(o Op, b Basic, in, inout []byte) { mpitype.Reduce(b, o, inout, in) 
 // ReduceLocal computes inout = in op inout elementwise over count
 // instances of dt (MPI_Reduce_local).
 func ReduceLocal[T Elem](in, inout []T, count int, dt Datatype, op Op) error {
-	ib, size, err := view(in, count, dt, "input")
+	ib, size, err := srcView(in, count, dt, "input")
 	if err != nil {
 		return err
 	}

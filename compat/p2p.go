@@ -23,7 +23,7 @@ func sendArgs[T Elem](c *Comm, buf []T, count int, dt Datatype, dest, tag int, w
 	if err = tagArg(tag, false, what); err != nil {
 		return
 	}
-	b, size, err := view(buf, count, dt, what)
+	b, size, err := srcView(buf, count, dt, what)
 	if err != nil {
 		return
 	}
@@ -105,6 +105,9 @@ func (e *Env) isend(data []byte, pe int, tag int32, ctx uint32, sync bool, poolO
 // larger than the eager limit (deviceSend copies smaller messages to the
 // host) and goes by rendezvous.
 func (e *Env) isendx(data []byte, pe int, tag int32, ctx uint32, sync bool, poolOff int, dev bool) *Request {
+	if pe >= e.n {
+		return e.linkSend(data, pe, tag, ctx, sync, poolOff)
+	}
 	e.mu.Lock()
 	e.count.sent(len(data))
 	if !sync && !dev && len(data) <= e.cfg.eagerLimit {
@@ -133,6 +136,9 @@ func (e *Env) irecvx(c *Comm, dst []byte, unpack func([]byte), pe, tag int, ctx 
 	r := &Request{env: e, comm: c, ctx: ctx, src: pe, tag: tag, buf: dst, unpack: unpack, poolOff: -1, devBuf: dr.dev, fin: dr.fin}
 	e.mu.Lock()
 	e.postRecv(r)
+	if pe >= e.n {
+		e.failLost(r)
+	}
 	e.mu.Unlock()
 	return r
 }
@@ -253,6 +259,9 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 	}
 	r.comm, r.ctx, r.src, r.tag, r.buf, r.unpack = c, c.ctx, pe, tag, dst, unpack
 	e.postRecv(r)
+	if pe >= e.n {
+		e.failLost(r)
+	}
 	var buf [8]uint64
 	next := buf[:0]
 	for !r.finished {
@@ -273,7 +282,7 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 		// The ring r waits on first: when its message is what woke us, the
 		// receive completes without a round over every ring and queue
 		// (postRecv made one in this call already).
-		if pe >= 0 && e.drain(pe) && e.parked > 0 {
+		if pe >= 0 && pe < e.n && e.drain(pe) && e.parked > 0 {
 			e.wake() // as progress does
 		}
 		if !r.finished {

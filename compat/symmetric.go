@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gshmem/gshmem/internal/mpierr"
 	"github.com/gshmem/gshmem/shmem"
 )
 
@@ -28,6 +29,9 @@ func (c *Comm) AllocSymmetric(n int) (shmem.Sym[byte], error) {
 	e := c.env
 	if n < 0 {
 		return shmem.Sym[byte]{}, errorf(ClassArg, "AllocSymmetric of %d bytes", n)
+	}
+	if c.Spans() {
+		return shmem.Sym[byte]{}, errorf(mpierr.ClassUnsupportedOperation, "AllocSymmetric: %s has members in another job, whose heaps are not this World's (no windows or symmetric memory across jobs)", c.name)
 	}
 	if c.Size() == e.n {
 		s, err := shmem.Calloc[byte](e.w, n)

@@ -154,7 +154,20 @@ func mapOf(t Datatype) *mpitype.Map { return mpitype.MapOf(t) }
 // datatype's true lower bound (its first data byte): at its origin for
 // the maps whose data starts at displacement 0, and where the C library
 // puts the user's pointer plus the true lower bound.
+//
+// view is for buffers MPI writes into (a receive buffer, which MPI
+// forbids to overlap itself); srcView for those it only reads (a send
+// buffer, whose type may name a byte twice).
 func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, error) {
+	return checkedView(buf, count, dt, what, true)
+}
+
+// srcView is view for a buffer that is only read.
+func srcView[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, error) {
+	return checkedView(buf, count, dt, what, false)
+}
+
+func checkedView[T Elem](buf []T, count int, dt Datatype, what string, dst bool) ([]byte, int, error) {
 	if err := dt.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -165,7 +178,7 @@ func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, er
 	if count > 1 && d.Extent() < 0 {
 		return nil, 0, errorf(ClassType, "%s: %d instances of datatype %v of negative extent", what, count, dt)
 	}
-	if d.Overlap() {
+	if dst && d.Overlap() {
 		return nil, 0, errorf(ClassType, "%s: datatype %v has overlapping entries", what, dt)
 	}
 	if d.Basic() != BasicByte { // Byte fits any buffer
@@ -177,7 +190,9 @@ func view[T Elem](buf []T, count int, dt Datatype, what string) ([]byte, int, er
 	sz := d.Size()
 	// Products checked for overflow instead of quotients: a division costs
 	// more than the rest of a small message's checks.
-	if sz > 0 && !mpitype.Fits(count, sz, len(bytes)) {
+	// (An overlapping map's data may outnumber the bytes it spans: the
+	// span check below is then the one that holds.)
+	if sz > 0 && !d.Overlap() && !mpitype.Fits(count, sz, len(bytes)) {
 		return nil, 0, errorf(ClassBuffer, "%s buffer of %d bytes is too short for %d x %v", what, len(bytes), count, dt)
 	}
 	if d.Predefined() { // its extent and span are its size's: checked

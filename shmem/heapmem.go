@@ -154,7 +154,8 @@ func (w *World) CanAdopt() bool { return w.heapShared && w.dev == nil }
 
 // AdoptPages moves the pages at address at of this process (page-aligned,
 // outside the heap, s.Len() bytes) onto the pages of s (this PE's copy,
-// page-aligned and as long): their contents are copied there once, and
+// page-aligned and as long): their contents are copied there once (only
+// the pages that hold data: dataRuns), and
 // then the same virtual addresses are a second mapping of those heap
 // pages, so that stores through either reach the other and every PE that
 // reaches s (mapped node-local peers, remote peers through this PE's heap
@@ -167,10 +168,24 @@ func (w *World) AdoptPages(s Sym[byte], at uintptr) error {
 	if !w.CanAdopt() || len(h) == 0 || !pageAligned(h) || uint64(at)%osPage != 0 {
 		return errf(ErrInvalid, "AdoptPages of %d bytes at %#x (page-aligned ranges of a memfd heap only)", len(h), at)
 	}
-	if err := populate(h); err != nil {
-		return fmt.Errorf("%w: %d bytes of heap for pages to adopt: %v", ErrHeapExhausted, len(h), err)
+	// Only pages that hold data are copied: the rest read zero, as s's
+	// pages (zeroed, never touched) do already.
+	fd := -1
+	if len(h) >= 16*int(osPage) { // small ranges: the search costs more than it saves
+		fd = w.heapFile()
 	}
-	if err := copyFromAddr(h, at); err != nil {
+	hoff := int64(uintptr(unsafe.Pointer(&h[0])) - uintptr(unsafe.Pointer(&w.heap[0])))
+	err := inParallel(dataRuns(at, len(h)), func(r span) error {
+		if fd >= 0 {
+			return writeFile(fd, at+uintptr(r.at), r.n, hoff+int64(r.at))
+		}
+		d := h[r.at : r.at+r.n]
+		if err := populate(d); err != nil {
+			return fmt.Errorf("%w: %d bytes of heap for pages to adopt: %v", ErrHeapExhausted, len(d), err)
+		}
+		return copyFromAddr(d, at+uintptr(r.at))
+	})
+	if err != nil {
 		return err
 	}
 	// old_size 0 on a shared mapping makes a second mapping of the same pages.
@@ -236,17 +251,33 @@ func (w *World) ReturnPages(s Sym[byte], at uintptr) error {
 	if err != nil {
 		return err
 	}
+	fd := -1
+	if len(h) >= 16*int(osPage) {
+		fd = w.heapFile()
+	}
+	hoff := int64(uintptr(unsafe.Pointer(&h[0])) - uintptr(unsafe.Pointer(&w.heap[0])))
 	for _, sp := range spans {
 		fresh, err := unix.Mmap(-1, 0, sp.n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 		if err != nil {
 			return fmt.Errorf("shmem: %d bytes to give pages back: %w", sp.n, err)
 		}
 		dst := at + uintptr(sp.at)
-		if err := populate(fresh); err != nil {
-			_ = unix.Munmap(fresh)
-			return fmt.Errorf("shmem: %d bytes to give pages back: %w", sp.n, err)
+		// Only what the heap file holds is copied back: its holes read
+		// zero, as the fresh pages do.
+		runs, ok := []span{{0, sp.n}}, false
+		if fd >= 0 {
+			runs, ok = fileData(fd, hoff+int64(sp.at), sp.n)
+			if !ok {
+				runs = []span{{0, sp.n}}
+			}
 		}
-		if err := copyFromAddr(fresh, dst); err != nil {
+		err = inParallel(runs, func(r span) error {
+			if err := populate(fresh[r.at : r.at+r.n]); err != nil {
+				return fmt.Errorf("shmem: %d bytes to give pages back: %w", r.n, err)
+			}
+			return copyFromAddr(fresh[r.at:r.at+r.n], dst+uintptr(r.at))
+		})
+		if err != nil {
 			_ = unix.Munmap(fresh)
 			return err
 		}

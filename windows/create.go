@@ -20,7 +20,9 @@ import (
 //     every node-local process, or every goroutine PE of this process,
 //     maps) moves the pages holding the buffer onto pages of a symmetric
 //     allocation (shmem.World.AdoptPages): the buffer's addresses stay,
-//     its contents are copied once, and from then on they are heap pages.
+//     its contents are copied once (the pages that hold data only: pages
+//     never written read zero in the heap too), and from then on they are
+//     heap pages.
 //     Node-local peers load and store them through their mapping of this
 //     PE's heap, remote peers reach them through this PE's heap server
 //     (tcp, UCX), and the C fast paths find them as they find an allocate

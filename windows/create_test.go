@@ -112,3 +112,42 @@ func TestCreateLarge(t *testing.T) {
 		require.NoError(t, compat.FreeMem(e, mem))
 	})
 }
+
+// A Create window over a buffer only some of whose pages hold data (the
+// others never touched): the move copies only those, through the heap
+// file on process PEs, and every byte reads as it did, at the owner and at
+// a peer, while the window lives and after Free gives the pages back.
+func TestCreatePartlyTouched(t *testing.T) {
+	petest.RunConfig(t, petest.Config{N: 2, Modes: []string{"inproc", "procs"}, HeapSize: 256 << 20}, func(t *petest.T, w *shmem.World) {
+		const page, pages = 4096, 2048
+		buf := make([]byte, pages*page)
+		for p := 0; p < pages; p += 3 {
+			buf[p*page+p%page] = byte(p%250 + 1)
+		}
+		win, err := windows.Create(commOf(t, w), buf, 1, nil)
+		require.NoError(t, err)
+		peer := 1 - w.MyPE()
+		require.NoError(t, win.LockAll(0))
+		got := make([]byte, page)
+		for p := 0; p < pages; p += 7 {
+			require.NoError(t, windows.Get(win, got, peer, p*page))
+			want := make([]byte, page)
+			if p%3 == 0 {
+				want[p%page] = byte(p%250 + 1)
+			}
+			require.Equal(t, want, got, "page %d", p)
+		}
+		require.NoError(t, windows.Put(win, []byte{0xee}, peer, 1*page+5)) // a page never touched
+		require.NoError(t, win.UnlockAll())
+		require.NoError(t, w.BarrierAll())
+		require.NoError(t, win.Free())
+		for p := range pages {
+			want := byte(0)
+			if p%3 == 0 {
+				want = byte(p%250 + 1)
+			}
+			require.Equal(t, want, buf[p*page+p%page], "page %d", p)
+		}
+		require.Equal(t, byte(0xee), buf[1*page+5])
+	})
+}

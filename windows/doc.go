@@ -77,11 +77,14 @@
 // Allocate and shared windows live in the symmetric heap and use the
 // unified memory model, and so do Create windows: the caller's buffer is
 // reached in place (heap memory at its offset; otherwise its pages
-// are moved onto heap pages for the window's life), see create.go. Dynamic windows, and Create windows that ask
-// for it (info gshmem_model=separate), keep a public copy in the heap and
-// use the separate model: RMA updates reach the caller's memory, and its
-// local stores reach peers, at Fence, Post, Wait/Test, Lock and Unlock of
-// this PE itself, LockAll, UnlockAll, Sync, Detach and Free.
+// are moved onto heap pages for the window's life), see create.go, and so
+// do dynamic windows (attached pages move onto the window's pool while
+// attached), see dynamic.go. Create windows that ask for it (info
+// gshmem_model=separate), or whose buffer cannot be reached in place, keep
+// a public copy in the heap and use the separate model: RMA updates reach
+// the caller's memory, and its local stores reach peers, at Fence, Post,
+// Wait/Test, Lock and Unlock of this PE itself, LockAll, UnlockAll, Sync
+// and Free.
 // Reconciliation is per byte against a snapshot, so local stores and
 // remote updates to different locations in one epoch both survive.
 //

@@ -113,8 +113,9 @@ func (l LockType) String() string {
 // creation calls and Win.SetInfo take them in a compat.Info. no_locks,
 // accumulate_ordering and accumulate_ops may change after creation; the
 // others only at creation. gshmem_dynamic_pool is the bytes of symmetric
-// memory a dynamic window reserves for attached memory on every PE
-// (default 1 MiB). gshmem_memory (device or host) says where an allocate
+// address space a dynamic window reserves on every PE for the pages of
+// attached memory (default a sixteenth of the heap; only attached pages
+// are ever committed, and they are the caller's own memory). gshmem_memory (device or host) says where an allocate
 // window's memory lives on a World whose heap is GPU memory: device (the
 // default there, as NVSHMEM-backed windows are) or the heap's host area
 // (device.go); a host World has only host memory and ignores it. Unknown
@@ -135,7 +136,8 @@ const (
 	InfoModel = "gshmem_model"
 )
 
-const defaultPool = 1 << 20
+// defaultPool (0) lets dynPool size a dynamic window's pool.
+const defaultPool = 0
 
 type settings struct {
 	noLocks, sameSize, sameDisp, noncontig bool

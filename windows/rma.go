@@ -66,8 +66,7 @@ func rangeErr(rank, disp, span, size int) error {
 // rank's window, or ErrRMARange.
 func (win *Win) locate(rank, disp, span int) (*rmem, int, error) {
 	if win.flavor == FlavorDynamic {
-		off, err := win.lookup(rank, disp, span)
-		return &win.dataMem[rank], off, err
+		return win.lookup(rank, disp, span)
 	}
 	s := &win.segs[rank]
 	if disp < 0 || disp > s.maxDisp {
@@ -89,8 +88,7 @@ func (win *Win) locateType(rank, disp int, tt *mpitype.Map, count int) (*rmem, i
 		return win.locate(rank, disp, span)
 	}
 	if win.flavor == FlavorDynamic {
-		off, err := win.lookup(rank, disp+lo, span)
-		return &win.dataMem[rank], off, err
+		return win.lookup(rank, disp+lo, span)
 	}
 	s := &win.segs[rank]
 	if disp < 0 || disp > s.maxDisp {

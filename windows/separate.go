@@ -2,8 +2,9 @@ package windows
 
 import "encoding/binary"
 
-// The separate memory model (Create and dynamic windows). The caller's
-// buffer is the private copy; the symmetric heap holds the public copy
+// The separate memory model (Create windows that ask for it, or whose
+// memory cannot be reached in place). The caller's buffer is the private
+// copy; the symmetric heap holds the public copy
 // that RMA reaches; a shadow holds what both contained at the last
 // reconciliation. Reconciling compares the three: a byte the caller
 // changed since (private != shadow) goes to the public copy, a byte RMA
@@ -52,15 +53,9 @@ func (win *Win) syncAll(push, pull bool) {
 	if win.model != Separate || (!push && !pull) {
 		return
 	}
-	if win.flavor == FlavorCreate {
-		if win.devWorld {
-			win.reconcileDevice(push, pull)
-			return
-		}
-		reconcile(win.base, win.public, win.shadow, push, pull)
+	if win.devWorld {
+		win.reconcileDevice(push, pull)
 		return
 	}
-	for _, r := range win.dyn.regions {
-		reconcile(r.buf, win.dyn.mem[r.off:r.off+len(r.buf)], r.shadow, push, pull)
-	}
+	reconcile(win.base, win.public, win.shadow, push, pull)
 }

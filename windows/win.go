@@ -2,6 +2,7 @@ package windows
 
 import (
 	"context"
+	"os"
 	"slices"
 	"sync/atomic"
 	"unsafe"
@@ -170,8 +171,10 @@ func Create[T compat.Elem](comm *compat.Comm, buf []T, dispUnit int, info compat
 
 // CreateDynamic makes a window with no memory (MPI_Win_create_dynamic);
 // Attach adds some. Displacements are addresses as Address returns them,
-// with unit 1. Every PE reserves gshmem_dynamic_pool bytes of heap (info
-// key, default 1 MiB; the largest any PE asks for) for attached memory.
+// with unit 1. The model is unified, as Create's: RMA reaches attached
+// memory itself (dynamic.go says how). Every PE reserves
+// gshmem_dynamic_pool bytes of heap address space (info key, default a
+// sixteenth of the heap; the largest any PE asks for) for attached pages.
 // Collective over comm.
 func CreateDynamic(comm *compat.Comm, info compat.Info) (*Win, error) {
 	return create(comm, FlavorDynamic, 0, 1, info, nil)
@@ -215,9 +218,6 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local(), devWorld: w.HeapOnDevice()}
 	win.ep = &win.own
 	win.posted, win.completed = ctrl.At(win.postedIdx(me)), ctrl.At(win.completedIdx(me))
-	if flavor == FlavorDynamic {
-		win.model = Separate
-	}
 	span, unified := 0, true
 	if flavor == FlavorCreate && localErr == nil {
 		span, unified = createSpan(w, buf)
@@ -309,8 +309,8 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 			return nil, err
 		}
 	} else {
-		if flavor != FlavorCreate {
-			win.set.pool = maxPool
+		if flavor == FlavorDynamic {
+			win.set.pool, _ = dynPool(w, maxPool)
 		}
 		if err := win.setupData(sizes, units, buf, any&flagDevice != 0); err != nil {
 			_ = comm.FreeSymmetric(cb)
@@ -339,7 +339,8 @@ func (win *Win) setupData(sizes, units []int, buf []byte, device bool) error {
 	case contig:
 		alloc = total
 	case win.flavor == FlavorDynamic:
-		alloc = dynTableBytes + win.set.pool
+		// The pool starts at a page boundary (dynamic.go).
+		alloc = dynTableBytes + os.Getpagesize() + win.set.pool
 	}
 	alloc8 := roundUp(alloc, 8)
 	var data shmem.Sym[byte]
@@ -387,7 +388,7 @@ func (win *Win) setupData(sizes, units []int, buf []byte, device bool) error {
 		copy(win.public, buf)
 		win.shadow = slices.Clone(buf)
 	case FlavorDynamic:
-		win.dyn = newDynamic(local, n)
+		win.dyn = newDynamic(win, local)
 	}
 	return nil
 }
@@ -423,6 +424,9 @@ func (win *Win) Free() error {
 	win.own, win.ep = epoch{}, &win.own
 	win.access, win.locks = make([]uint8, win.n), make([]uint8, win.n)
 	errPages := win.freeCreate()
+	if err := win.freeDynamic(); errPages == nil {
+		errPages = err
+	}
 	err1 := win.comm.FreeSymmetric(win.data)
 	err2 := win.comm.FreeSymmetric(win.ctrl.Bytes())
 	if err1 != nil {

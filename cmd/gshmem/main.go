@@ -19,7 +19,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(), infoCmd(), perfCmd())
+	root.AddCommand(runCmd(), infoCmd(), perfCmd(), spawnExecCmd())
 	root.AddCommand(mpiccCmd(), mpicxxCmd(), mpifortCmd(), nvccCmd(), abiCmd())
 	if err := root.Execute(); err != nil {
 		var code exitCode

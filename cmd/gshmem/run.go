@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/launcher"
 	"github.com/gshmem/gshmem/internal/settings"
 )
@@ -42,8 +43,18 @@ is stopped with one line that says so, and exit status 124.`,
 			if err := checkJobEnv(os.Environ(), cmd.ErrOrStderr()); err != nil {
 				return err
 			}
+			// MPI_Comm_spawn runs this executable again for the children.
+			var env []string
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, compat.EnvLauncher+"=") {
+					env = append(env, kv)
+				}
+			}
+			if exe, err := os.Executable(); err == nil {
+				env = append(env, compat.EnvLauncher+"="+exe)
+			}
 			code, err := launcher.Run(context.Background(), launcher.Config{
-				N: n, Argv: args, TagOutput: tag, Stdout: os.Stdout, Stderr: os.Stderr,
+				N: n, Argv: args, TagOutput: tag, Stdout: os.Stdout, Stderr: os.Stderr, Env: env,
 			})
 			if err != nil {
 				return err

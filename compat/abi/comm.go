@@ -219,9 +219,26 @@ func abigo_Comm_dup(comm C.uintptr_t, out *C.uintptr_t) C.int {
 	dup := n.val.(*commObj)
 	dup.cart, dup.graph = o.cart, o.graph // a duplicate keeps the topology and copies attributes
 	if rc := copyAttrs(comm, o, dup); rc != C.MPI_SUCCESS {
+		discardComm(*out, dup)
+		*out = 0x100
 		return failCode(comm, "MPI_Comm_dup", rc, "an attribute copy function failed")
 	}
 	return C.MPI_SUCCESS
+}
+
+// discardComm frees a communicator a failed call made (MPI_Comm_dup whose
+// attribute copy function failed): the call returns MPI_COMM_NULL, as
+// MPICH and Open MPI do, rather than a handle the caller would leak. The
+// attributes copied so far are deleted; their errors cannot be reported
+// beside the copy's own.
+func discardComm(h C.uintptr_t, o *commObj) {
+	deleteAttrs(h, o)
+	if o.nbc != nil {
+		o.nbc.Free()
+	}
+	o.c.Free()
+	unpublishP2P(o.cs)
+	release(uintptr(h))
 }
 
 //export abigo_Comm_split

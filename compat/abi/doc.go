@@ -205,6 +205,9 @@
 //	reqstatus.go                          MPI_Cancel, MPI_Request_free, MPI_Request_get_status(_all/_any/_some)
 //	grequest.go, grequest.c               generalized requests and the calls into their user functions
 //	partitioned.go                        partitioned communication over compat's Prequest
+//	intercomm.go, intercoll.go            intercommunicators and their collectives
+//	dynproc.go, names.go, disconnect.go   ports, accept/connect, join, spawn, the parent; the name service; disconnect
+//	hwinfo.go                             MPI_Get_hw_resource_info
 //	p2p.c                                 the eager fast path: MPI_Send, MPI_Recv, MPI_Barrier, small MPI_Allreduce (below)
 //	mprobe.go                             matched probes, MPI_Isendrecv(_replace)
 //	nbc.go, nbcv.go, pcoll.go             nonblocking and persistent collectives as schedules of point-to-point rounds

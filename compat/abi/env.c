@@ -5,6 +5,8 @@
  * MPI_Pcontrol, calls returning a handle or an address). */
 
 #include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include "abi.h"
 #include "_cgo_export.h"
 #include "include/mpi-ext.h"
@@ -157,6 +159,7 @@ static int attr_host = MPI_PROC_NULL;
 static int attr_io = MPI_ANY_SOURCE; /* every process can do I/O */
 static int attr_wtime_is_global = 0;
 static int attr_universe_size;
+static int attr_appnum;
 
 static int comm_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, const char *call)
 {
@@ -171,13 +174,33 @@ static int comm_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag, 
     case MPI_IO: v = &attr_io; break;
     case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_is_global; break;
     case MPI_UNIVERSE_SIZE:
+        /* Under gshmem run, which can spawn (MPI_Comm_spawn), the
+         * processes this machine runs at one a CPU, or the job if it is
+         * larger; elsewhere the job. */
         attr_universe_size = abi_global.comm_world->size;
+        if (getenv("GSHMEM_LAUNCHER") != NULL && getenv("GSHMEM_LOCAL_ADDR") != NULL) {
+            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+            if (cpus > attr_universe_size && cpus < 1 << 20)
+                attr_universe_size = (int)cpus;
+        }
         v = &attr_universe_size;
         break;
     case MPI_LASTUSEDCODE: v = &abi_global.last_used_code; break;
-    case MPI_APPNUM: /* not started by MPI_Comm_spawn_multiple: unset */
-        *flag = 0;
-        return MPI_SUCCESS;
+    case MPI_APPNUM: {
+        /* The command's index in MPI_Comm_spawn_multiple (0 for
+         * MPI_Comm_spawn), which gshmem spawn-exec sets; unset in a
+         * process no spawn started. */
+        const char *s = getenv("GSHMEM_APPNUM");
+        char *end;
+        long n = s ? strtol(s, &end, 10) : -1;
+        if (s == NULL || *s == 0 || *end != 0 || n < 0 || n > 1 << 20) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        attr_appnum = (int)n;
+        v = &attr_appnum;
+        break;
+    }
     default: /* a user keyval: attr.go */
         return abigo_Comm_get_attr((uintptr_t)comm, keyval, (uintptr_t)attribute_val, flag);
     }
@@ -219,13 +242,5 @@ int abic_Is_thread_main(int *flag)
     if (!abi_global.initialized)
         return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_OTHER, (char *)"MPI_Is_thread_main");
     *flag = pthread_equal(main_thread, pthread_self()) != 0;
-    return MPI_SUCCESS;
-}
-
-int abic_Comm_get_parent(MPI_Comm *parent)
-{
-    if (parent == NULL)
-        return abiint_raise(ABI_KIND_NONE, 0, MPI_ERR_ARG, (char *)"MPI_Comm_get_parent");
-    *parent = MPI_COMM_NULL; /* never spawned: MPI_Comm_spawn is a stub */
     return MPI_SUCCESS;
 }

@@ -58,6 +58,8 @@ var abiClass = map[compat.Class]C.int{
 	compat.ClassRMAAttach:   C.MPI_ERR_RMA_ATTACH,
 	compat.ClassRMAShared:   C.MPI_ERR_RMA_SHARED,
 	compat.ClassRMAFlavor:   C.MPI_ERR_RMA_FLAVOR,
+	compat.ClassPort:        C.MPI_ERR_PORT,
+	compat.ClassSpawn:       C.MPI_ERR_SPAWN,
 }
 
 // classText is MPI_Error_string's text for each class the ABI defines.

@@ -8,6 +8,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpierr"
@@ -276,7 +277,21 @@ func abigo_File_set_view(fh C.uintptr_t, disp C.MPI_Offset, etype, ftype C.uintp
 		if !ok {
 			return argErr("invalid info")
 		}
-		if err := o.f.SetView(int64(disp), et, ft, C.GoString(datarep), in); err != nil {
+		rep := C.GoString(datarep)
+		fe, ff := et, ft
+		if strings.EqualFold(rep, "external32") { // the types as the file lays them out
+			var made, more []C.uintptr_t
+			var err error
+			if fe, made, err = externalTwin(etype); err != nil {
+				return err
+			}
+			defer releaseAll(made)
+			if ff, more, err = externalTwin(ftype); err != nil {
+				return err
+			}
+			defer releaseAll(more)
+		}
+		if err := o.f.SetViewExternal(int64(disp), et, ft, fe, ff, rep, in); err != nil {
 			return err
 		}
 		o.etype, o.ftype = etype, ftype
@@ -331,6 +346,14 @@ func typeExtent(fh, dtype C.uintptr_t, call string, set func(int64)) C.int {
 		dt, ok := typeOf(dtype, false)
 		if !ok {
 			return mpierr.Errorf(mpierr.ClassType, "invalid datatype")
+		}
+		if _, _, _, rep, err := o.f.View(); err == nil && rep == "external32" {
+			twin, made, err := externalTwin(dtype)
+			if err != nil {
+				return err
+			}
+			defer releaseAll(made)
+			dt = twin // its extent is the datatype's in the file
 		}
 		e, err := o.f.TypeExtent(dt)
 		if err == nil {

@@ -6,7 +6,9 @@ package main
 import "C"
 
 import (
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/gshmem/gshmem/compat"
 )
@@ -18,7 +20,53 @@ func init() { definePredef(0x131, C.ABI_KIND_INFO, compat.Info{}, nil) }
 
 func newInfo(i compat.Info) uintptr {
 	h, _ := newHandle(C.ABI_KIND_INFO, i)
+	setInfoOrder(h, nil)
 	return h
+}
+
+// infoOrder keeps the keys of each user info in the order MPI_Info_set
+// first stored them, which MPI_Info_get_nthkey numbers by: the standard
+// only asks that numbers stay put while the info is unchanged, but codes
+// (and MPICH's and Open MPI's infos) expect the order they set. Keys of
+// an info the library filled (MPI_Comm_get_info and the like) follow in
+// sorted order.
+var infoOrder = struct {
+	sync.Mutex
+	keys map[uintptr][]string
+}{keys: map[uintptr][]string{}}
+
+func setInfoOrder(h uintptr, keys []string) {
+	infoOrder.Lock()
+	defer infoOrder.Unlock()
+	if keys == nil {
+		delete(infoOrder.keys, h)
+		return
+	}
+	infoOrder.keys[h] = keys
+}
+
+// orderedKeys is i's keys as MPI_Info_get_nthkey numbers them.
+func orderedKeys(h uintptr, i compat.Info) []string {
+	infoOrder.Lock()
+	known := infoOrder.keys[h]
+	infoOrder.Unlock()
+	ks := make([]string, 0, len(i))
+	for _, k := range known {
+		if _, ok := i[k]; ok {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == len(i) {
+		return ks
+	}
+	var rest []string
+	for k := range i {
+		if !slices.Contains(ks, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(ks, rest...)
 }
 
 // infoOf returns the info behind h; MPI_INFO_NULL gives an empty one.
@@ -69,6 +117,9 @@ func abigo_Info_set(info C.uintptr_t, key, value *C.char) C.int {
 	if len(v) == 0 || len(v) >= C.MPI_MAX_INFO_VAL {
 		return failCode(0, "MPI_Info_set", C.MPI_ERR_INFO_VALUE, "value of %d bytes", len(v))
 	}
+	if _, old := i[k]; !old {
+		setInfoOrder(uintptr(info), append(orderedKeys(uintptr(info), i), k))
+	}
 	i[k] = v
 	return C.MPI_SUCCESS
 }
@@ -87,6 +138,7 @@ func abigo_Info_delete(info C.uintptr_t, key *C.char) C.int {
 		return failCode(0, "MPI_Info_delete", C.MPI_ERR_INFO_NOKEY, "no key %q", k)
 	}
 	delete(i, k)
+	setInfoOrder(uintptr(info), orderedKeys(uintptr(info), i))
 	return C.MPI_SUCCESS
 }
 
@@ -112,15 +164,6 @@ func abigo_Info_get_string(info C.uintptr_t, key *C.char, buflen *C.int, value *
 	return C.MPI_SUCCESS
 }
 
-func sortedKeys(i compat.Info) []string {
-	ks := make([]string, 0, len(i))
-	for k := range i {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 //export abigo_Info_get_nkeys
 func abigo_Info_get_nkeys(info C.uintptr_t, n *C.int) C.int {
 	i, ok := infoOf(info)
@@ -137,7 +180,7 @@ func abigo_Info_get_nthkey(info C.uintptr_t, n C.int, key *C.char) C.int {
 	if !ok || info == 0x130 || key == nil {
 		return failCode(0, "MPI_Info_get_nthkey", C.MPI_ERR_INFO, "invalid info or NULL key")
 	}
-	ks := sortedKeys(i)
+	ks := orderedKeys(uintptr(info), i)
 	if n < 0 || int(n) >= len(ks) {
 		return failCode(0, "MPI_Info_get_nthkey", C.MPI_ERR_ARG, "key %d of %d", int(n), len(ks))
 	}
@@ -158,7 +201,9 @@ func abigo_Info_dup(info C.uintptr_t, out *C.uintptr_t) C.int {
 	for k, v := range i {
 		d[k] = v
 	}
-	*out = C.uintptr_t(newInfo(d))
+	h := newInfo(d)
+	setInfoOrder(h, orderedKeys(uintptr(info), i))
+	*out = C.uintptr_t(h)
 	return C.MPI_SUCCESS
 }
 
@@ -174,6 +219,7 @@ func abigo_Info_free(info *C.uintptr_t) C.int {
 		return failCode(0, "MPI_Info_free", C.MPI_ERR_INFO, "MPI_INFO_ENV cannot be freed")
 	}
 	release(uintptr(*info))
+	setInfoOrder(uintptr(*info), nil)
 	*info = 0x130
 	return C.MPI_SUCCESS
 }

@@ -70,7 +70,9 @@ static inline abi_basic basic_of(MPI_Datatype dt)
  * GSHMEM_PEER_TIMEOUT), can report it. */
 static inline abi_win *fast_win(MPI_Win win, int64_t need)
 {
-    if ((uintptr_t)win < ABI_ID_BASE)
+    /* Only a live handle is read (live.h): a garbage or freed one goes to
+     * Go, whose table reports MPI_ERR_WIN. */
+    if ((uintptr_t)win < ABI_ID_BASE || !abi_live((uintptr_t)win))
         return NULL;
     abi_win *w = (abi_win *)win;
     if (w->hdr.magic != ABI_MAGIC || w->hdr.kind != ABI_KIND_WIN || (w->fast & need) != need ||

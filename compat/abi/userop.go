@@ -141,8 +141,8 @@ func contribution(buf C.uintptr_t, dt compat.Datatype, count int) ([]byte, bool,
 	return mine, true, nil
 }
 
-// result writes acc (count instances of dt, packed) into the buffer at buf.
-func result(buf C.uintptr_t, dt compat.Datatype, count int, acc []byte) (bool, error) {
+// writeResult writes acc (count instances of dt, packed) into the buffer at buf.
+func writeResult(buf C.uintptr_t, dt compat.Datatype, count int, acc []byte) (bool, error) {
 	out, ok := tbuf(buf, dt, count)
 	if !ok {
 		return false, nil
@@ -224,7 +224,7 @@ func userReduce(comm C.uintptr_t, call string, c *compat.Comm, u *userOp, sbuf, 
 	for i := range parts {
 		parts[i] = all[i*bytes : (i+1)*bytes]
 	}
-	ok, err = result(rbuf, dt, int(count), u.fold(parts, int(count), dtype, dt))
+	ok, err = writeResult(rbuf, dt, int(count), u.fold(parts, int(count), dtype, dt))
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
 	}
@@ -272,7 +272,7 @@ func userReduceScatter(comm C.uintptr_t, call string, c *compat.Comm, u *userOp,
 	for i := range parts {
 		parts[i] = got[i*blk : (i+1)*blk]
 	}
-	ok, err = result(rbuf, dt, counts[me], u.fold(parts, counts[me], dtype, dt))
+	ok, err = writeResult(rbuf, dt, counts[me], u.fold(parts, counts[me], dtype, dt))
 	if !ok {
 		return failCode(comm, call, C.MPI_ERR_BUFFER, "receive buffer")
 	}

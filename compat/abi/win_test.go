@@ -44,6 +44,26 @@ func TestWinCreateUnified(t *testing.T) {
 	})
 }
 
+// TestDynamicUnified runs dynwin.c: dynamic windows in the unified model
+// (attached memory of every kind reached in place by every RMA call,
+// MPI_ERR_RMA_RANGE outside it, detach and free), over shared memory and
+// over tcp.
+func TestDynamicUnified(t *testing.T) {
+	exe := compile(t, "dynwin.c")
+	runOK(t, 3, exe, "dynwin ok")
+	t.Run("node per rank", func(t *testing.T) {
+		t.Setenv("GSHMEM_NODE_ID", "%r")
+		runOK(t, 2, exe, "dynwin ok")
+	})
+}
+
+// TestWinHandles runs winhandle.c: a garbage, a freed and a forged window
+// handle give MPI_ERR_WIN at every window entry point, the C fast paths
+// included.
+func TestWinHandles(t *testing.T) {
+	runOK(t, 2, compile(t, "winhandle.c"), "winhandle ok")
+}
+
 // TestRMAPeerLost runs rmafault.c: the C fast path's put, get, accumulate
 // and fetch-and-op plus flush, to a victim that is killed or stopped,
 // under gshmem run, over shared memory and tcp. A survivor that ignores

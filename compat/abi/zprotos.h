@@ -9,7 +9,6 @@ int abic_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int abic_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int abic_Barrier(MPI_Comm comm);
 int abic_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
-int abic_Comm_get_parent(MPI_Comm *parent);
 int abic_Comm_rank(MPI_Comm comm, int *rank);
 int abic_Comm_size(MPI_Comm comm, int *size);
 int abic_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);

@@ -658,19 +658,13 @@ int MPI_Cartdim_get(MPI_Comm comm, int *ndims) __attribute__((weak, alias("PMPI_
 
 int PMPI_Close_port(const char *port_name)
 {
-    (void)port_name;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Close_port");
+    return abigo_Close_port((char*)port_name);
 }
 int MPI_Close_port(const char *port_name) __attribute__((weak, alias("PMPI_Close_port")));
 
 int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    (void)port_name;
-    (void)info;
-    (void)root;
-    (void)comm;
-    (void)newcomm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_accept");
+    return abigo_Comm_accept((char*)port_name, (uintptr_t)info, (int)root, (uintptr_t)comm, (uintptr_t*)newcomm);
 }
 int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_accept")));
 
@@ -703,12 +697,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) __attribute__(
 
 int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    (void)port_name;
-    (void)info;
-    (void)root;
-    (void)comm;
-    (void)newcomm;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_connect");
+    return abigo_Comm_connect((char*)port_name, (uintptr_t)info, (int)root, (uintptr_t)comm, (uintptr_t*)newcomm);
 }
 int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_connect")));
 
@@ -826,7 +815,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) __attribut
 
 int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
-    return abic_Comm_get_parent(parent);
+    return abigo_Comm_get_parent((uintptr_t*)parent);
 }
 int MPI_Comm_get_parent(MPI_Comm *parent) __attribute__((weak, alias("PMPI_Comm_get_parent")));
 
@@ -856,9 +845,7 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) __attribute__((w
 
 int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
-    (void)fd;
-    (void)intercomm;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_join");
+    return abigo_Comm_join((int)fd, (uintptr_t*)intercomm);
 }
 int MPI_Comm_join(int fd, MPI_Comm *intercomm) __attribute__((weak, alias("PMPI_Comm_join")));
 
@@ -912,30 +899,13 @@ int MPI_Comm_size(MPI_Comm comm, int *size) __attribute__((weak, alias("PMPI_Com
 
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    (void)command;
-    (void)argv;
-    (void)maxprocs;
-    (void)info;
-    (void)root;
-    (void)comm;
-    (void)intercomm;
-    (void)array_of_errcodes;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_spawn");
+    return abigo_Comm_spawn((char*)command, (char**)argv, (int)maxprocs, (uintptr_t)info, (int)root, (uintptr_t)comm, (uintptr_t*)intercomm, (int*)array_of_errcodes);
 }
 int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) __attribute__((weak, alias("PMPI_Comm_spawn")));
 
 int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    (void)count;
-    (void)array_of_commands;
-    (void)array_of_argv;
-    (void)array_of_maxprocs;
-    (void)array_of_info;
-    (void)root;
-    (void)comm;
-    (void)intercomm;
-    (void)array_of_errcodes;
-    return abiint_raise(ABI_KIND_COMM, (uintptr_t)comm, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Comm_spawn_multiple");
+    return abigo_Comm_spawn_multiple((int)count, (char**)array_of_commands, (char***)array_of_argv, (int*)array_of_maxprocs, (uintptr_t*)array_of_info, (int)root, (uintptr_t)comm, (uintptr_t*)intercomm, (int*)array_of_errcodes);
 }
 int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) __attribute__((weak, alias("PMPI_Comm_spawn_multiple")));
 
@@ -1868,8 +1838,7 @@ int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Coun
 
 int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
 {
-    (void)hw_info;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Get_hw_resource_info");
+    return abigo_Get_hw_resource_info((uintptr_t*)hw_info);
 }
 int MPI_Get_hw_resource_info(MPI_Info *hw_info) __attribute__((weak, alias("PMPI_Get_hw_resource_info")));
 
@@ -3238,9 +3207,7 @@ int MPI_Op_free(MPI_Op *op) __attribute__((weak, alias("PMPI_Op_free")));
 
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
-    (void)info;
-    (void)port_name;
-    return abiint_raise(ABI_KIND_NONE, (uintptr_t)0, MPI_ERR_UNSUPPORTED_OPERATION, (char *)"MPI_Open_port");
+    return abigo_Open_port((uintptr_t)info, (char*)port_name);
 }
 int MPI_Open_port(MPI_Info info, char *port_name) __attribute__((weak, alias("PMPI_Open_port")));
 

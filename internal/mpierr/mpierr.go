@@ -68,6 +68,10 @@ const (
 	ClassProcFailed        // MPIX_ERR_PROC_FAILED
 	ClassProcFailedPending // MPIX_ERR_PROC_FAILED_PENDING
 	ClassRevoked           // MPIX_ERR_REVOKED
+	// The dynamic process chapter's (MPI-4.1 section 11): a bad or
+	// closed port name, and processes that could not be spawned.
+	ClassPort  // MPI_ERR_PORT
+	ClassSpawn // MPI_ERR_SPAWN
 	numClasses
 )
 
@@ -85,6 +89,7 @@ var classNames = [numClasses]string{
 	"MPI_ERR_READ_ONLY", "MPI_ERR_FILE_IN_USE", "MPI_ERR_DUP_DATAREP", "MPI_ERR_CONVERSION",
 	"MPI_ERR_IO",
 	"MPIX_ERR_PROC_FAILED", "MPIX_ERR_PROC_FAILED_PENDING", "MPIX_ERR_REVOKED",
+	"MPI_ERR_PORT", "MPI_ERR_SPAWN",
 }
 
 // String returns the MPI name of the class, e.g. "MPI_ERR_TRUNCATE".
@@ -180,6 +185,9 @@ var (
 	ErrProcFailed        = sentinel(ClassProcFailed)
 	ErrProcFailedPending = sentinel(ClassProcFailedPending)
 	ErrRevoked           = sentinel(ClassRevoked)
+
+	ErrPort  = sentinel(ClassPort)
+	ErrSpawn = sentinel(ClassSpawn)
 )
 
 // Errorf returns an error of class c.

@@ -286,31 +286,59 @@ func shifted(m *Map, rs []run, shift int) {
 	}
 }
 
-// tilesOverlap reports whether two tiles of m share a byte: exactly while
-// the whole map is small, else by whether tiles are closer than a tile's
-// span (which may also flag tiles that interleave without touching).
+// tilesOverlap reports whether two tiles of m share a byte. Tiles d apart
+// can only meet while d*|rstride| is shorter than a tile's span, so each
+// such distance is one merge of the sorted tile against itself shifted:
+// exact for interleaved tiles (the columns of a transpose, one element
+// apart, each a thousand rows long) up to overlapWork run comparisons,
+// and true (as if they met) past that.
 func tilesOverlap(m *Map) bool {
 	if m.reps < 2 {
 		return false
-	}
-	if Fits(m.reps, len(m.runs), 1<<16) {
-		all := make([]run, 0, m.reps*len(m.runs))
-		for t := range m.reps {
-			for _, r := range m.runs {
-				all = append(all, run{t*m.rstride + r.off, r.n})
-			}
-		}
-		return overlapping(all)
 	}
 	lo, hi := m.runs[0].off, 0
 	for _, r := range m.runs {
 		lo, hi = min(lo, r.off), max(hi, r.off+r.n)
 	}
-	s := m.rstride
-	if s < 0 {
-		s = -s
+	s := max(m.rstride, -m.rstride)
+	if s >= hi-lo {
+		return false
 	}
-	return s < hi-lo
+	if s == 0 {
+		return true
+	}
+	near := min(m.reps-1, (hi-lo-1)/s) // the farthest tiles that can meet
+	if !Fits(near, len(m.runs), overlapWork) {
+		return true
+	}
+	tile := append([]run(nil), m.runs...)
+	sort.Slice(tile, func(i, j int) bool { return tile[i].off < tile[j].off })
+	for d := 1; d <= near; d++ {
+		if shiftedMeet(tile, d*s) {
+			return true
+		}
+	}
+	return false
+}
+
+// overlapWork bounds the run comparisons of tilesOverlap.
+const overlapWork = 1 << 26
+
+// shiftedMeet reports whether the sorted, disjoint runs rs share a byte
+// with themselves moved shift bytes up.
+func shiftedMeet(rs []run, shift int) bool {
+	for i, j := 0, 0; i < len(rs) && j < len(rs); {
+		a, b := rs[i], run{rs[j].off + shift, rs[j].n}
+		switch {
+		case a.off+a.n <= b.off:
+			i++
+		case b.off+b.n <= a.off:
+			j++
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // Vector is count blocks of blocklen copies of old, the origins of

@@ -103,6 +103,32 @@ func TestVectorOverlap(t *testing.T) {
 	assert.Equal(t, [][2]int{{0, 1}, {3, 2}, {7, 1}, {4, 1}, {7, 2}, {11, 1}}, walk(vec(t, 2, 2, 1, g), 1, 8))
 }
 
+// TestTransposeNoOverlap: the columns of a 1000 x 1000 matrix of int, one
+// element apart, interleave without sharing a byte (a transpose's target
+// in a put), however many more pieces than the exact small-map check takes.
+func TestTransposeNoOverlap(t *testing.T) {
+	i32 := BasicMap(BasicInt32)
+	column := vec(t, 1000, 1, 1000, i32)
+	xpose, err := HVector(1000, 1, 4, &column)
+	require.NoError(t, err)
+	assert.False(t, xpose.Overlap())
+	assert.Equal(t, 4000000, xpose.Size())
+	// One column more is column 0 moved down a row: it meets rows 1...
+	over, err := HVector(1001, 1, 4, &column)
+	require.NoError(t, err)
+	assert.True(t, over.Overlap())
+	// ... as do columns a row apart, and copies that coincide.
+	down, err := HVector(2, 1, 4000, &column)
+	require.NoError(t, err)
+	assert.True(t, down.Overlap())
+	same, err := HVector(2, 1, 0, &column)
+	require.NoError(t, err)
+	assert.True(t, same.Overlap())
+	apart, err := HVector(2, 1, 4000*1000, &column)
+	require.NoError(t, err)
+	assert.False(t, apart.Overlap())
+}
+
 func TestVectorPieceLimit(t *testing.T) {
 	i8 := BasicMap(BasicInt8)
 	many := vec(t, 1<<21, 1, 2, i8)

@@ -98,12 +98,12 @@ def osu_figures(raw):
 
 
 def osu_results(raw):
-    """{(bench, size): [(value, label, mode)]} of the MPIs, but the abi
-    group's runs (compare_abi.py's: the ABI's own, and the MPIs' with
-    tags abi-*)."""
+    """{(bench, size): [(value, label, mode)]} of the MPIs, but the abi and
+    winmode groups' runs (compare_abi.py's and compare_winmode.py's: the
+    ABI's own, and the MPIs' with tags abi-* and winmode-*)."""
     res = {}
     for mpi, glibc, bench, mode, size, v in osu_figures(raw):
-        if mpi == "gabi" or mode.startswith("abi"):
+        if mpi == "gabi" or mode.startswith("abi") or mode.startswith("winmode"):
             continue
         label = "%s %s%s" % (MPI_NAMES.get(mpi, mpi), mode, ", rep movsb off" if glibc == "norepmovsb" else "")
         res.setdefault((bench, size), []).append((v, label, mode))

@@ -49,6 +49,16 @@
 # mode, their ratio against issue 17's target, the Go API's figure and the
 # ratio ABI / Go API (latency <= 1.25, bandwidth >= 1 / 1.25).
 #
+# The winmode rows (issue 37) run OSU's osu_put_latency, osu_get_latency
+# and osu_acc_latency (-T mpi_int) at 8 B, -s flush, with each window
+# creation mode (-w create, -w allocate, -w dynamic), and osu_put_bw 1 MiB
+# -w create, through the C ABI (gshmem run -n 2) beside Open MPI and MPICH
+# with glibc's defaults. Their table (compare_winmode.py) gives, per row,
+# the ABI's figure, the best MPI's in the same mode and their ratio
+# (latency target <= 0.5, put_bw >= 1.0), and the ratio to the ABI's own
+# -w allocate figure (<= 1.5): what reaching the user's memory costs
+# beside the heap's.
+#
 # Timing. osu_latency and osu_bw read MPI_Wtime around their whole loop, as
 # gshmem perf does by default; osu_put/get/acc/fop/cas_latency, osu_put_bw,
 # osu_barrier and osu_allreduce also read it before and after every
@@ -70,11 +80,11 @@
 #   OSU_TIMEOUT=S  seconds before one OSU run is stopped and left out
 #                (default 300; MPICH's get_bw with fence or PSCW can take
 #                minutes on a loaded machine)
-#   COMPARE_ONLY="rma coll win pt2pt stream abi"  the groups of rows to run
-#                (default all; commas or spaces): rma is the issue 4 table,
-#                coll the collectives, win the window rows, pt2pt the MPI
-#                point-to-point rows, stream the stream/kernel rows, abi the
-#                C ABI's table
+#   COMPARE_ONLY="rma coll win pt2pt stream abi winmode"  the groups of rows
+#                to run (default all; commas or spaces): rma is the issue 4
+#                table, coll the collectives, win the window rows, pt2pt the
+#                MPI point-to-point rows, stream the stream/kernel rows, abi
+#                the C ABI's table, winmode the C ABI's window creation modes
 #   QUICK=1      fewer OSU iterations (a smoke test of the script); otherwise
 #                OSU's defaults, except 1000 iterations for fence and pscw
 #                latency runs (an epoch per operation: never the best figure)
@@ -92,9 +102,9 @@ WORK=${WORK:-$(mktemp -d /tmp/gshmem-compare.XXXXXX)}
 REPEAT=${REPEAT:-3}
 MODES=${MODES:-flush lock fence pscw}
 NOREPMOVSB="glibc.cpu.x86_rep_movsb_threshold=1073741824"
-ONLY=" $(echo "${COMPARE_ONLY:-rma coll win pt2pt stream abi}" | tr ',' ' ') "
+ONLY=" $(echo "${COMPARE_ONLY:-rma coll win pt2pt stream abi winmode}" | tr ',' ' ') "
 for g in $ONLY; do
-	case $g in rma | coll | win | pt2pt | stream | abi) ;; *) echo "compare.sh: COMPARE_ONLY: unknown group $g (want rma, coll, win, pt2pt, stream, abi)" >&2; exit 2 ;; esac
+	case $g in rma | coll | win | pt2pt | stream | abi | winmode) ;; *) echo "compare.sh: COMPARE_ONLY: unknown group $g (want rma, coll, win, pt2pt, stream, abi, winmode)" >&2; exit 2 ;; esac
 done
 want() { [[ $ONLY == *" $1 "* ]]; }
 RAW="$WORK/raw"
@@ -146,7 +156,7 @@ build_osu openmpi
 build_osu mpich
 log "building gshmem"
 (cd "$ROOT" && go build -o "$WORK/gshmem" ./cmd/gshmem)
-if want abi; then
+if want abi || want winmode; then
 	# Installed afresh every run (OSU links libmpi_abi.so.1 by its runpath,
 	# so a reused WORK's OSU build runs this checkout's library).
 	log "installing the C ABI into $WORK/gabi"
@@ -410,20 +420,32 @@ osu_runs() { # group mpi glibc rep
 			run_osu_other "$mpi" "$glibc" 2 allreduce abi "$rep" -T mpi_float -m 8:8 $(coll_iters small)
 		}
 		;;
+	winmode) # tags winmode-*: the window creation modes, issue 37
+		local w
+		# shellcheck disable=SC2046
+		for w in create allocate dynamic; do
+			run_osu_other "$mpi" "$glibc" 2 put_latency "winmode-$w" "$rep" -w "$w" -s flush -m 8:8 $(iter_args put_latency flush)
+			run_osu_other "$mpi" "$glibc" 2 get_latency "winmode-$w" "$rep" -w "$w" -s flush -m 8:8 $(iter_args get_latency flush)
+			run_osu_other "$mpi" "$glibc" 2 acc_latency "winmode-$w" "$rep" -w "$w" -s flush -m 8:8 -T mpi_int $(iter_args acc_latency flush)
+		done
+		# shellcheck disable=SC2046
+		run_osu_other "$mpi" "$glibc" 2 put_bw winmode-create "$rep" -w create -s flush -m 1048576:1048576 $(iter_args put_bw flush)
+		;;
 	esac
 }
 
 for rep in $(seq 1 "$REPEAT"); do
-	for group in rma win coll2 coll4 pt2pt stream abi; do
+	for group in rma win coll2 coll4 pt2pt stream abi winmode; do
 		want "${group%[24]}" || continue
 		log "repetition $rep of $REPEAT: $group: gshmem"
 		gshmem_runs "$group" "$rep"
 		[ "$group" = stream ] && continue # gshmem only
 		mpis="openmpi mpich"
-		[ "$group" = abi ] && mpis="gabi $mpis" # the ABI right after the Go API's runs
+		[ "$group" = abi ] || [ "$group" = winmode ] && mpis="gabi $mpis" # the ABI right after the Go API's runs
 		for mpi in $mpis; do
 			for glibc in default norepmovsb; do
 				[ "$mpi/$glibc" = gabi/norepmovsb ] && continue # the ABI runs with glibc's defaults only
+				[ "$group/$glibc" = winmode/norepmovsb ] && continue # brief: glibc's defaults only
 				log "repetition $rep of $REPEAT: $group: $mpi, glibc $glibc"
 				osu_runs "$group" "$mpi" "$glibc" "$rep"
 			done
@@ -432,13 +454,17 @@ for rep in $(seq 1 "$REPEAT"); do
 done
 
 # --- the table --------------------------------------------------------------
-OTHERS=$(for g in $ONLY; do [ "$g" = abi ] || echo "$g"; done)
+OTHERS=$(for g in $ONLY; do [ "$g" = abi ] || [ "$g" = winmode ] || echo "$g"; done)
 # shellcheck disable=SC2086
 {
 	[ -z "$OTHERS" ] || python3 "$HERE/compare.py" "$RAW" $OTHERS
 	if want abi; then
 		[ -z "$OTHERS" ] || echo
 		python3 "$HERE/compare_abi.py" "$RAW"
+	fi
+	if want winmode; then
+		echo
+		python3 "$HERE/compare_winmode.py" "$RAW"
 	fi
 } | tee "$WORK/table.txt"
 echo

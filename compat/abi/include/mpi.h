@@ -1841,6 +1841,13 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp);
 }
 #endif
 
+/* ROMIO compatibility: MPI-IO requests are MPI requests. */
+#define MPIO_USES_MPI_REQUEST
+#define MPIO_Request MPI_Request
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
+#define MPIO_Wait MPI_Wait
+#define MPIO_Test MPI_Test
+
 /* Fortran interoperability (MPI_Fint, MPI_Comm_c2f, ...): outside the ABI,
  * in gshmem's Fortran binding library. */
 #include "mpi_fortran.h"

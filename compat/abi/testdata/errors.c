@@ -1,5 +1,6 @@
 /* Error classes through MPI_ERRORS_RETURN, a user error handler, and a
- * stub entry point's MPI_ERR_UNSUPPORTED_OPERATION. */
+ * collective's failure at its root (a spawn whose command does not exist)
+ * returned on the communicator. */
 #include <string.h>
 #include "check.h"
 
@@ -89,14 +90,15 @@ int main(int argc, char **argv)
     CHECK(rc == MPI_ERR_TRUNCATE);
     CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
 
-    /* A stub: unsupported, through the communicator's handler. */
+    /* A spawn that cannot start, through the communicator's handler. */
     MPI_Comm inter;
-    rc = MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter, MPI_ERRCODES_IGNORE);
-    CHECK(rc == MPI_ERR_UNSUPPORTED_OPERATION);
+    rc = MPI_Comm_spawn("/nonexistent/gshmem-errors-test", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter,
+                        MPI_ERRCODES_IGNORE);
+    CHECK(rc == MPI_ERR_SPAWN);
     char msg[MPI_MAX_ERROR_STRING];
     int len;
     CHECK_RC(MPI_Error_string(rc, msg, &len));
-    CHECK(strstr(msg, "MPI_ERR_UNSUPPORTED_OPERATION") != NULL);
+    CHECK(strstr(msg, "MPI_ERR_SPAWN") != NULL);
 
     /* A user handler sees the communicator and the code; the call returns it. */
     MPI_Errhandler mine;

@@ -2,7 +2,7 @@
  * file's bytes, views, shared and ordered pointers, atomic mode, external32,
  * a user data representation, error classes through the file's error
  * handler, and a file written by every rank and read back by one rank fewer
- * with another view. Run with 1 to 4 ranks; the directory is argv[1]. */
+ * with another view, overlapping memory types and read-only views. Run with 1 to 4 ranks; the directory is argv[1]. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -48,12 +48,12 @@ static void errors(void)
     CHECK_RC(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
     int x = 1;
     CHECK(class_of(MPI_File_write_at(fh, 0, &x, 1, MPI_INT, MPI_STATUS_IGNORE)) == MPI_ERR_READ_ONLY);
-    /* A filetype whose displacements decrease. */
+    /* A filetype whose displacements decrease: MPI_ERR_IO, as ROMIO says. */
     MPI_Datatype bad;
     int bl[2] = {1, 1}, dl[2] = {4, 0};
     CHECK_RC(MPI_Type_indexed(2, bl, dl, MPI_INT, &bad));
     CHECK_RC(MPI_Type_commit(&bad));
-    CHECK(class_of(MPI_File_set_view(fh, 0, MPI_INT, bad, "native", MPI_INFO_NULL)) == MPI_ERR_TYPE);
+    CHECK(class_of(MPI_File_set_view(fh, 0, MPI_INT, bad, "native", MPI_INFO_NULL)) == MPI_ERR_IO);
     CHECK(class_of(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "xdr", MPI_INFO_NULL)) == MPI_ERR_UNSUPPORTED_DATAREP);
     MPI_Type_free(&bad);
     CHECK_RC(MPI_File_close(&fh));
@@ -359,6 +359,60 @@ static void external32(void)
     CHECK_RC(MPI_File_close(&fh));
 }
 
+/* external32_sizes: views of types whose external32 sizes are not their
+ * sizes in memory (a long: 4 bytes; MPI_DOUBLE_INT: 12, no padding). A
+ * vector of longs is portable, so its stride scales to the file's sizes;
+ * an hvector's byte stride is kept. */
+static void external32_sizes(void)
+{
+    MPI_File fh;
+    MPI_Datatype vec, hvec;
+    CHECK_RC(MPI_Type_vector(2, 1, 2, MPI_LONG, &vec));
+    CHECK_RC(MPI_Type_commit(&vec));
+    CHECK_RC(MPI_Type_create_hvector(2, 1, 16, MPI_LONG, &hvec));
+    CHECK_RC(MPI_Type_commit(&hvec));
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_LONG, vec, "external32", MPI_INFO_NULL));
+    MPI_Aint ext;
+    CHECK_RC(MPI_File_get_type_extent(fh, MPI_LONG, &ext));
+    CHECK(ext == 4);
+    CHECK_RC(MPI_File_get_type_extent(fh, vec, &ext));
+    CHECK(ext == 12);
+    CHECK_RC(MPI_File_get_type_extent(fh, hvec, &ext));
+    CHECK(ext == 20);
+    CHECK_RC(MPI_File_get_type_extent(fh, MPI_DOUBLE_INT, &ext));
+    CHECK(ext == 12);
+    long v[4] = {1, -2, 0x01020304, 7}, got[4] = {0};
+    if (rank == 0)
+        CHECK_RC(MPI_File_write_at(fh, 0, v, 4, MPI_LONG, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    unsigned char b[24];
+    raw(path, b, sizeof b, 0);
+    CHECK(b[3] == 1 && b[8] == 0xff && b[11] == 0xfe && b[12] == 1 && b[15] == 4 && b[23] == 7);
+    MPI_Status st;
+    int n;
+    CHECK_RC(MPI_File_read_at_all(fh, 0, got, 4, MPI_LONG, &st));
+    CHECK_RC(MPI_Get_count(&st, MPI_LONG, &n));
+    CHECK(n == 4 && memcmp(got, v, sizeof v) == 0);
+    /* Pairs: 12 bytes each in the file. */
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_DOUBLE_INT, MPI_DOUBLE_INT, "external32", MPI_INFO_NULL));
+    struct { double d; int i; } p[2] = {{1.5, 3}, {-2.0, 4}}, q[2];
+    if (rank == 0)
+        CHECK_RC(MPI_File_write_at(fh, 0, p, 2, MPI_DOUBLE_INT, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    raw(path, b, 24, 0);
+    CHECK(b[0] == 0x3f && b[1] == 0xf8 && b[11] == 3 && b[12] == 0xc0 && b[23] == 4);
+    CHECK_RC(MPI_File_read_at(fh, 0, q, 2, MPI_DOUBLE_INT, &st));
+    CHECK_RC(MPI_Get_count(&st, MPI_DOUBLE_INT, &n));
+    CHECK(n == 2 && q[0].d == 1.5 && q[0].i == 3 && q[1].d == -2.0 && q[1].i == 4);
+    CHECK_RC(MPI_File_close(&fh));
+    MPI_Type_free(&vec);
+    MPI_Type_free(&hvec);
+}
+
 /* A user representation that stores each int plus 1. */
 static int rep_write(void *user, MPI_Datatype dt, int count, void *file, MPI_Offset pos, void *extra)
 {
@@ -403,6 +457,47 @@ static void datarep(void)
     CHECK_RC(MPI_File_close(&fh));
 }
 
+/* overlaps: a memory type that names bytes twice may be written from; a
+ * filetype with overlapping entries is refused on a writable file and read
+ * through on a read-only one, independently and collectively. */
+static void overlaps(void)
+{
+    MPI_File fh;
+    MPI_Datatype twice, ftype;
+    /* Memory: one int written three times (an hvector of stride 0). */
+    CHECK_RC(MPI_Type_create_hvector(3, 1, 0, MPI_INT, &twice));
+    CHECK_RC(MPI_Type_commit(&twice));
+    int bl[2] = {3, 1}, dl[2] = {0, 1};
+    CHECK_RC(MPI_Type_indexed(2, bl, dl, MPI_INT, &ftype));
+    CHECK_RC(MPI_Type_commit(&ftype));
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    CHECK_RC(MPI_File_set_size(fh, 0));
+    CHECK(class_of(MPI_File_set_view(fh, 0, MPI_INT, ftype, "native", MPI_INFO_NULL)) == MPI_ERR_IO);
+    if (rank == 0) {
+        int v[8] = {10, 11, 12, 13, 14, 15, 16, 17}, seven = 7;
+        CHECK_RC(MPI_File_write_at(fh, 0, v, 8, MPI_INT, MPI_STATUS_IGNORE));
+        CHECK_RC(MPI_File_write_at(fh, 32, &seven, 1, twice, MPI_STATUS_IGNORE));
+    }
+    CHECK_RC(MPI_File_close(&fh));
+    int got[3];
+    raw(path, got, sizeof got, 32);
+    CHECK(got[0] == 7 && got[1] == 7 && got[2] == 7);
+    CHECK_RC(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh));
+    CHECK_RC(MPI_File_set_view(fh, 0, MPI_INT, ftype, "native", MPI_INFO_NULL));
+    /* Tiles of 12 bytes: 10 11 12 11 | 13 14 15 14. */
+    int want[8] = {10, 11, 12, 11, 13, 14, 15, 14}, r[8], c[8];
+    MPI_Status st;
+    int n;
+    CHECK_RC(MPI_File_read_at(fh, 0, r, 8, MPI_INT, &st));
+    CHECK_RC(MPI_Get_count(&st, MPI_INT, &n));
+    CHECK(n == 8 && memcmp(r, want, sizeof want) == 0);
+    CHECK_RC(MPI_File_read_at_all(fh, 0, c, 8, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(memcmp(c, want, sizeof want) == 0);
+    CHECK_RC(MPI_File_close(&fh));
+    MPI_Type_free(&twice);
+    MPI_Type_free(&ftype);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -416,7 +511,9 @@ int main(int argc, char **argv)
     subarray();
     atomic();
     external32();
+    external32_sizes();
     datarep();
+    overlaps();
     printf("file ok %d/%d\n", rank, size);
     MPI_Finalize();
     return 0;

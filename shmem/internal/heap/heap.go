@@ -112,6 +112,7 @@ func (a *Allocator) Alloc(size, align uint64) (uint64, error) {
 		a.carve(i, pad, sz)
 		a.inUse += sz
 		a.freeSize -= sz
+		a.mustHold("Alloc")
 		return b.off + pad, nil
 	}
 	return 0, fmt.Errorf("alloc(size=%d, align=%d): need %d bytes, %d available, largest free block %d: %w",
@@ -168,7 +169,19 @@ func (a *Allocator) Free(off uint64) (uint64, error) {
 		a.blocks[i-1].size += a.blocks[i].size
 		a.blocks = slices.Delete(a.blocks, i, i+1)
 	}
+	a.mustHold("Free")
 	return sz, nil
+}
+
+// mustHold panics when an invariants build finds the allocator broken
+// after call; in other builds it is nothing (the constant folds it away).
+func (a *Allocator) mustHold(call string) {
+	if !invariants {
+		return
+	}
+	if err := a.Check(); err != nil {
+		panic("heap: after " + call + ": " + err.Error())
+	}
 }
 
 // Size returns the usable size of the live block starting at off.

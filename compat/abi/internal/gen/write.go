@@ -69,6 +69,12 @@ func header(t *tables) []byte {
 		}
 	}
 	p("\n#ifdef __cplusplus\n}\n#endif\n\n")
+	// ROMIO's names for MPI-IO requests, which MPICH's and Open MPI's
+	// mpi.h both give: codes written for ROMIO (MPIO_Request, MPIO_Wait)
+	// build unchanged. Outside the MPI_ namespace, so no ABI name moves.
+	p("/* ROMIO compatibility: MPI-IO requests are MPI requests. */\n")
+	p("#define MPIO_USES_MPI_REQUEST\n#define MPIO_Request MPI_Request\n#define MPIO_REQUEST_NULL MPI_REQUEST_NULL\n")
+	p("#define MPIO_Wait MPI_Wait\n#define MPIO_Test MPI_Test\n\n")
 	p("/* Fortran interoperability (MPI_Fint, MPI_Comm_c2f, ...): outside the ABI,\n")
 	p(" * in gshmem's Fortran binding library. */\n#include \"mpi_fortran.h\"\n")
 	p("\n#endif /* GSHMEM_MPI_ABI_H */\n")
