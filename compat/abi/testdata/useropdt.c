@@ -174,8 +174,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&rec.t);
 
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 0)
-        printf("useropdt ok\n");
+    printf("useropdt ok %d\n", rank);
     CHECK_RC(MPI_Finalize());
     return 0;
 }
