@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/internal/petest"
 )
 
 func TestDatatypeLayout(t *testing.T) {
@@ -89,4 +90,38 @@ func TestOpsOverTypes(t *testing.T) {
 	require.NoError(t, compat.ReduceLocal(si, so, 1, compat.ShortIntT, compat.OpMaxloc))
 	assert.Equal(t, []compat.ShortInt{{Val: 4, Loc: 1}}, so)
 	check(compat.ReduceLocal(si, so, 1, compat.ShortIntT, compat.OpSum), false, "sum of pairs")
+}
+
+// TestPairReductions: MINLOC and MAXLOC on pairs with padding between
+// their members (ShortInt), after them (DoubleInt) and the Fortran pairs,
+// whole and in a vector (every other pair), in Allreduce, Scan and
+// ReduceScatterBlock: the padding and the gaps stay as they were.
+func TestPairReductions(t *testing.T) {
+	run(t, 3, func(t *petest.T, e *compat.Env, c *compat.Comm) {
+		me, n := c.Rank(), c.Size()
+		si := []compat.ShortInt{{Val: int16(me % 2), Loc: int32(me)}, {Val: int16(-me), Loc: int32(me)}}
+		so := make([]compat.ShortInt, 2)
+		require.NoError(t, compat.Allreduce(c, si, so, 2, compat.ShortIntT, compat.OpMinloc))
+		assert.Equal(t, []compat.ShortInt{{Val: 0, Loc: 0}, {Val: int16(1 - n), Loc: int32(n - 1)}}, so)
+		// A vector of every other DoubleInt: the odd ones stay.
+		v := compat.Vector(2, 1, 2, compat.DoubleIntT)
+		require.NoError(t, v.Err())
+		assert.Equal(t, 24, v.Size())
+		di := []compat.DoubleInt{{Val: float64(me), Loc: int32(me)}, {Val: 7, Loc: 7}, {Val: float64(-me), Loc: int32(me)}}
+		do := []compat.DoubleInt{{Val: 9, Loc: 9}, {Val: 9, Loc: 9}, {Val: 9, Loc: 9}}
+		require.NoError(t, compat.Allreduce(c, di, do, 1, v, compat.OpMaxloc))
+		assert.Equal(t, []compat.DoubleInt{{Val: float64(n - 1), Loc: int32(n - 1)}, {Val: 9, Loc: 9}, {Val: 0, Loc: 0}}, do)
+		tr := []compat.TwoReal{{Val: float32(-me), Loc: float32(me)}}
+		to := make([]compat.TwoReal, 1)
+		require.NoError(t, compat.Scan(c, tr, to, 1, compat.TwoRealT, compat.OpMinloc))
+		assert.Equal(t, compat.TwoReal{Val: float32(-me), Loc: float32(me)}, to[0])
+		td := make([]compat.TwoDouble, n)
+		for j := range td {
+			td[j] = compat.TwoDouble{Val: float64((me + j) % n), Loc: float64(me)}
+		}
+		tdo := make([]compat.TwoDouble, 1)
+		require.NoError(t, compat.ReduceScatterBlock(c, td, tdo, 1, compat.TwoDoubleT, compat.OpMaxloc))
+		assert.Equal(t, compat.TwoDouble{Val: float64(n - 1), Loc: float64((2*n - 1 - me) % n)}, tdo[0])
+		assert.Error(t, compat.Allreduce(c, tr, to, 1, compat.TwoRealT, compat.OpSum))
+	})
 }

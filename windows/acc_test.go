@@ -268,3 +268,71 @@ func TestVectorDatatypes(t *testing.T) {
 		}
 	})
 }
+
+// TestPairAccumulateTyped: MINLOC of MPI_SHORT_INT (padding between its
+// members) and MPI_DOUBLE_INT (padding after) through vectors of every
+// other pair, into rank 0's window mapped and over messages: the
+// padding and the gaps keep their bytes, GetAccumulate's result too.
+func TestPairAccumulateTyped(t *testing.T) {
+	petest.RunConfig(t, petest.Config{N: 3, Modes: petest.AllModes}, func(t *petest.T, w *shmem.World) {
+		me, np := w.MyPE(), w.NPEs()
+		vs := compat.Vector(2, 1, 2, compat.ShortIntT)
+		vd := compat.Vector(2, 1, 2, compat.DoubleIntT)
+		for _, remote := range []bool{false, true} {
+			windows.SetForceRemote(remote)
+			win, err := windows.Allocate(commOf(t, w), 128, 1, nil)
+			windows.SetForceRemote(false)
+			require.NoError(t, err)
+			b := win.Base()
+			for i := range b {
+				b[i] = 0xee
+			}
+			if me == 0 { // targets: ShortInts at 0 and 16, DoubleInts at 32 and 64
+				for _, o := range []int{0, 16} {
+					copy(b[o:], unsafe.Slice((*byte)(unsafe.Pointer(&compat.ShortInt{Val: 100, Loc: -1})), 2))
+					copy(b[o+4:], unsafe.Slice((*byte)(unsafe.Pointer(&[]int32{-1}[0])), 4))
+				}
+				for _, o := range []int{32, 64} {
+					v := compat.DoubleInt{Val: 100, Loc: -1}
+					copy(b[o:], unsafe.Slice((*byte)(unsafe.Pointer(&v)), 12))
+				}
+			}
+			require.NoError(t, commOf(t, w).Barrier())
+			require.NoError(t, win.LockAll(0))
+			s := []compat.ShortInt{{Val: int16(10 - me), Loc: int32(me)}, {}, {Val: int16(me % 2), Loc: int32(me)}}
+			d := []compat.DoubleInt{{Val: float64(10 - me), Loc: int32(me)}, {}, {Val: float64(me % 2), Loc: int32(me)}}
+			require.NoError(t, windows.AccumulateTyped(win, s, 1, vs, 0, 0, 1, vs, compat.OpMinloc))
+			require.NoError(t, windows.AccumulateTyped(win, d, 1, vd, 0, 32, 1, vd, compat.OpMinloc))
+			require.NoError(t, win.UnlockAll())
+			require.NoError(t, commOf(t, w).Barrier())
+			require.NoError(t, win.Lock(windows.LockShared, 0, 0))
+			got := []compat.ShortInt{{Val: 5, Loc: 5}, {Val: 5, Loc: 5}, {Val: 5, Loc: 5}}
+			pad := load[[2]byte](unsafe.Slice((*byte)(unsafe.Pointer(&got[0])), 8)[2:])
+			big := []compat.ShortInt{{Val: 200}, {}, {Val: 200}}
+			require.NoError(t, windows.GetAccumulateTyped(win, big, 1, vs, got, 1, vs, 0, 0, 1, vs, compat.OpMinloc))
+			require.NoError(t, win.Unlock(0))
+			assert.Equal(t, compat.ShortInt{Val: int16(11 - np), Loc: int32(np - 1)}, got[0])
+			assert.Equal(t, compat.ShortInt{Val: 5, Loc: 5}, got[1], "the gap")
+			assert.Equal(t, compat.ShortInt{Val: 0, Loc: 0}, got[2])
+			assert.Equal(t, pad, load[[2]byte](unsafe.Slice((*byte)(unsafe.Pointer(&got[0])), 8)[2:]), "the padding of the result")
+			require.NoError(t, commOf(t, w).Barrier())
+			if me == 0 {
+				sv := load[compat.ShortInt](b[0:])
+				assert.Equal(t, int16(11-np), sv.Val)
+				assert.Equal(t, int32(np-1), sv.Loc)
+				assert.Equal(t, []byte{0xee, 0xee}, b[2:4], "padding inside the pair")
+				assert.Equal(t, []byte{0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee}, b[8:16], "the gap")
+				assert.Equal(t, compat.ShortInt{Val: 0, Loc: 0}, load[compat.ShortInt](b[16:]))
+				dv := load[compat.DoubleInt](b[32:])
+				assert.Equal(t, float64(11-np), dv.Val)
+				assert.Equal(t, int32(np-1), dv.Loc)
+				assert.Equal(t, []byte{0xee, 0xee, 0xee, 0xee}, b[44:48], "padding after the pair")
+				dv = load[compat.DoubleInt](b[64:])
+				assert.Equal(t, compat.DoubleInt{Val: 0, Loc: 0}.Val, dv.Val)
+				assert.Equal(t, int32(0), dv.Loc)
+			}
+			require.NoError(t, commOf(t, w).Barrier())
+			require.NoError(t, win.Free())
+		}
+	})
+}

@@ -108,6 +108,17 @@ func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
 			s := unsafe.Add(unsafe.Pointer(unsafe.SliceData(lay)), base)
 			if pack {
 				t := 0
+				for ; n <= 8 && t+8 <= reps; t += 8 { // words: eight loads before the stores
+					a0, a1 := *(*W)(s), *(*W)(unsafe.Add(s, stride))
+					a2, a3 := *(*W)(unsafe.Add(s, 2*stride)), *(*W)(unsafe.Add(s, 3*stride))
+					a4, a5 := *(*W)(unsafe.Add(s, 4*stride)), *(*W)(unsafe.Add(s, 5*stride))
+					a6, a7 := *(*W)(unsafe.Add(s, 6*stride)), *(*W)(unsafe.Add(s, 7*stride))
+					dw := (*[8]W)(d)
+					dw[0], dw[1], dw[2], dw[3], dw[4], dw[5], dw[6], dw[7] = a0, a1, a2, a3, a4, a5, a6, a7
+					if t+8 < reps {
+						d, s = unsafe.Add(d, 8*n), unsafe.Add(s, 8*stride)
+					}
+				}
 				for ; t+4 <= reps; t += 4 { // four loads before the stores: they overlap
 					a, b := *(*W)(s), *(*W)(unsafe.Add(s, stride))
 					c, e := *(*W)(unsafe.Add(s, 2*stride)), *(*W)(unsafe.Add(s, 3*stride))
@@ -124,6 +135,17 @@ func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
 				}
 			} else {
 				t := 0
+				for ; n <= 8 && t+8 <= reps; t += 8 {
+					dw := (*[8]W)(d)
+					a0, a1, a2, a3, a4, a5, a6, a7 := dw[0], dw[1], dw[2], dw[3], dw[4], dw[5], dw[6], dw[7]
+					*(*W)(s), *(*W)(unsafe.Add(s, stride)) = a0, a1
+					*(*W)(unsafe.Add(s, 2*stride)), *(*W)(unsafe.Add(s, 3*stride)) = a2, a3
+					*(*W)(unsafe.Add(s, 4*stride)), *(*W)(unsafe.Add(s, 5*stride)) = a4, a5
+					*(*W)(unsafe.Add(s, 6*stride)), *(*W)(unsafe.Add(s, 7*stride)) = a6, a7
+					if t+8 < reps {
+						d, s = unsafe.Add(d, 8*n), unsafe.Add(s, 8*stride)
+					}
+				}
 				for ; t+4 <= reps; t += 4 {
 					a, b := *(*W)(d), *(*W)(unsafe.Add(d, n))
 					c, e := *(*W)(unsafe.Add(d, 2*n)), *(*W)(unsafe.Add(d, 3*n))
