@@ -181,6 +181,12 @@ int main(int argc, char **argv)
         for (int r = 0; r < size; r++) far[r] = 1000 + r;
         CHECK_RC(MPI_Alltoallv(&x, cnt, far, MPI_INT, &y, cnt, far, MPI_INT, MPI_COMM_WORLD));
         CHECK(x == 5 && y == 6);
+        MPI_Request q;
+        CHECK_RC(MPI_Ialltoallv(&x, cnt, far, MPI_INT, &y, cnt, far, MPI_INT, MPI_COMM_WORLD, &q));
+        CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CHECK_RC(MPI_Ialltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, &y, cnt, far, MPI_INT, MPI_COMM_WORLD, &q));
+        CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CHECK(x == 5 && y == 6);
         free(cnt);
         free(far);
     }
