@@ -131,7 +131,9 @@ func (e *Env) bufSide(b []byte, dev uintptr, d *mpitype.Map, at, counts []int, r
 func layoutAt(l layout) []int {
 	at := make([]int, len(l.counts))
 	for i := range at {
-		at[i] = l.displs[i] * l.d.Extent()
+		if l.counts[i] > 0 { // an empty region's displacement may point anywhere
+			at[i] = l.displs[i] * l.d.Extent()
+		}
 	}
 	return at
 }

@@ -14,6 +14,9 @@ type layout struct {
 }
 
 func (l layout) region(i int) []byte {
+	if l.counts[i] == 0 {
+		return l.b[:0] // wherever its displacement points
+	}
 	lo := l.displs[i] * l.d.Extent()
 	return l.b[lo : lo+l.d.Span(l.counts[i])]
 }
@@ -47,6 +50,9 @@ func makeLayout[T Elem](buf []T, dt Datatype, counts, displs []int, n int, what 
 	for i := range n {
 		if counts[i] < 0 {
 			return l, errorf(ClassCount, "%s: count %d for rank %d", what, counts[i], i)
+		}
+		if counts[i] == 0 { // touches no byte: its displacement is not significant
+			continue
 		}
 		if displs[i] < 0 {
 			return l, errorf(ClassArg, "%s: displacement %d for rank %d", what, displs[i], i)

@@ -65,7 +65,7 @@ func AccumulateTyped[T compat.Elem](win *Win, origin []T, ocount int, otype comp
 	if err != nil {
 		return err
 	}
-	if err := checkOp(op, x.tt.Basic(), false); err != nil || target == compat.ProcNull {
+	if err := checkOpOn(op, x.tt.Basic(), false, tcount, ttype); err != nil || target == compat.ProcNull {
 		return err
 	}
 	return win.accumulate(&x, nil, target, disp, op)
@@ -108,7 +108,7 @@ func GetAccumulateTyped[T compat.Elem](win *Win, origin []T, ocount int, otype c
 		}
 		o = &x
 	}
-	if err := checkOp(op, r.tt.Basic(), true); err != nil || target == compat.ProcNull {
+	if err := checkOpOn(op, r.tt.Basic(), true, tcount, ttype); err != nil || target == compat.ProcNull {
 		return err
 	}
 	return win.accumulate(o, &r, target, disp, op)

@@ -49,7 +49,19 @@ func apply(b mpitype.Basic, op compat.Op, dst, src unsafe.Pointer) {
 	mpitype.Combine(b, mpitype.Op(op), dst, src)
 }
 
-// checkOp reports whether op is defined for b. noOpOK says whether the
+// checkOpOn is checkOp for an accumulate of tcount instances of ttype at
+// the target: one that combines no element takes any predefined op, as
+// MPICH and Open MPI take it (mpi4py probes Get_accumulate with zero
+// bytes and the default MPI_SUM).
+func checkOpOn(op compat.Op, b mpitype.Basic, noOpOK bool, tcount int, ttype compat.Datatype) error {
+	if tcount == 0 || mpitype.MapOf(ttype).Size() == 0 {
+		b = mpitype.BasicInvalid
+	}
+	return checkOp(op, b, noOpOK)
+}
+
+// checkOp reports whether op is defined for b (any predefined op when b
+// is BasicInvalid: no element is combined). noOpOK says whether the
 // call takes MPI_NO_OP (GetAccumulate and FetchAndOp do, Accumulate not).
 func checkOp(op compat.Op, b mpitype.Basic, noOpOK bool) error {
 	if op == 0 || op >= mpitype.NumOps {
@@ -58,7 +70,7 @@ func checkOp(op compat.Op, b mpitype.Basic, noOpOK bool) error {
 	if op == compat.OpNoOp && !noOpOK {
 		return errorf(compat.ClassOp, "MPI_NO_OP is only for GetAccumulate and FetchAndOp")
 	}
-	if !mpitype.Op(op).Defined(b) {
+	if b != mpitype.BasicInvalid && !mpitype.Op(op).Defined(b) {
 		return errorf(compat.ClassOp, "%v is not defined for %v", op, b)
 	}
 	return nil

@@ -267,7 +267,8 @@ func abigo_Comm_split(comm C.uintptr_t, color, key C.int, out *C.uintptr_t) C.in
 // with every other today (one node), so MPI_COMM_TYPE_SHARED, and
 // MPI_COMM_TYPE_HW_GUIDED with mpi_hw_resource_type "mpi_shared_memory",
 // group them all; MPI_COMM_TYPE_RESOURCE_GUIDED takes the process sets
-// of mpi_pset_name (mpi://WORLD, mpi://SELF); a guided kind without a
+// of mpi_pset_name (mpi://WORLD, mpi://SELF) and, failing that, the
+// hardware resource HW_GUIDED takes; a guided kind without a
 // value it takes gives MPI_COMM_NULL, as the standard requires.
 // MPI_COMM_TYPE_HW_UNGUIDED gives the largest strict subset of comm that
 // shares a hardware resource: the node where that is smaller than comm,
@@ -304,6 +305,10 @@ func abigo_Comm_split_type(comm C.uintptr_t, splitType, key C.int, info C.uintpt
 			color, used = 0, compat.Info{"mpi_pset_name": p}
 		case "mpi://SELF":
 			color, used = o.c.WorldRank(me), compat.Info{"mpi_pset_name": p}
+		default: // MPI-4.1 takes HW_GUIDED's key here too
+			if hints["mpi_hw_resource_type"] == "mpi_shared_memory" {
+				color, used = 0, compat.Info{"mpi_hw_resource_type": "mpi_shared_memory"}
+			}
 		}
 	case C.MPI_COMM_TYPE_HW_UNGUIDED:
 		if o.c.Size() > 1 { // the node is all of comm: each PE's hardware thread

@@ -6,6 +6,8 @@ package main
 import "C"
 
 import (
+	"sync"
+
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/internal/mpitype"
 )
@@ -276,6 +278,9 @@ func abigo_Type_get_name(h C.uintptr_t, name *C.char, n *C.int) C.int {
 		return failCode(0, "MPI_Type_get_name", C.MPI_ERR_ARG, "NULL argument")
 	}
 	s := predefType[uintptr(h)].name
+	if v, ok := predefNames.Load(uintptr(h)); ok {
+		s = v.(string)
+	}
 	if t, ok := o.val.(*typeObj); ok {
 		s = t.name
 	}
@@ -289,13 +294,22 @@ func abigo_Type_set_name(h C.uintptr_t, name *C.char) C.int {
 	if !ok {
 		return failCode(0, "MPI_Type_set_name", C.MPI_ERR_TYPE, "invalid datatype")
 	}
-	t, user := o.val.(*typeObj)
-	if !user || name == nil {
-		return failCode(0, "MPI_Type_set_name", C.MPI_ERR_ARG, "a predefined type's name is fixed, or name is NULL")
+	if name == nil {
+		return failCode(0, "MPI_Type_set_name", C.MPI_ERR_ARG, "name is NULL")
 	}
-	t.name = C.GoString(name)
-	if len(t.name) >= C.MPI_MAX_OBJECT_NAME {
-		t.name = t.name[:C.MPI_MAX_OBJECT_NAME-1]
+	s := C.GoString(name)
+	if len(s) >= C.MPI_MAX_OBJECT_NAME {
+		s = s[:C.MPI_MAX_OBJECT_NAME-1]
+	}
+	if t, user := o.val.(*typeObj); user {
+		t.name = s
+	} else {
+		predefNames.Store(uintptr(h), s)
 	}
 	return C.MPI_SUCCESS
 }
+
+// predefNames holds the names given to predefined datatypes: MPI lets a
+// program rename any datatype (as it may MPI_COMM_WORLD), and
+// MPI_Type_get_name then returns the new name.
+var predefNames sync.Map

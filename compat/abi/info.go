@@ -144,9 +144,9 @@ func abigo_Info_delete(info C.uintptr_t, key *C.char) C.int {
 
 //export abigo_Info_get_string
 func abigo_Info_get_string(info C.uintptr_t, key *C.char, buflen *C.int, value *C.char, flag *C.int) C.int {
-	i, ok := infoOf(info)
-	if !ok {
-		return failCode(0, "MPI_Info_get_string", C.MPI_ERR_INFO, "invalid info")
+	i, rc := userInfo(info, "MPI_Info_get_string") // MPI_INFO_NULL is no info to read
+	if i == nil {
+		return rc
 	}
 	if key == nil || buflen == nil || flag == nil {
 		return failCode(0, "MPI_Info_get_string", C.MPI_ERR_ARG, "NULL argument")

@@ -11,8 +11,13 @@ import (
 
 // The v forms and the scans of the nonblocking collectives (nbc.go).
 
-// vslot is count instances of dt displ extents into b.
+// vslot is count instances of dt displ extents into b. An empty slot is
+// empty wherever its displacement points (past b's end, as vBuf sized b
+// by the slots that hold data).
 func vslot(b []byte, dt compat.Datatype, displ, count int) []byte {
+	if count == 0 {
+		return b[:0]
+	}
 	off := displ * dt.Extent()
 	return b[off : off+span(dt, count)]
 }

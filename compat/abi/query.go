@@ -178,7 +178,7 @@ func abigo_Type_match_size(class, size C.int, out *C.uintptr_t) C.int {
 	case C.MPI_TYPECLASS_REAL:
 		h = map[C.int]uintptr{2: 0x2ca, 4: 0x210, 8: 0x214, 16: 0x220}[size] // MPI_REAL2, float, double, long double
 	case C.MPI_TYPECLASS_COMPLEX:
-		h = map[C.int]uintptr{8: 0x212, 16: 0x216, 32: 0x224}[size] // the C complex types
+		h = map[C.int]uintptr{4: 0x2d3, 8: 0x212, 16: 0x216, 32: 0x224}[size] // MPI_COMPLEX4, the C complex types
 	default:
 		return failCode(0, "MPI_Type_match_size", C.MPI_ERR_ARG, "type class %d", int(class))
 	}

@@ -242,6 +242,14 @@ func abigo_Win_shared_query(win C.uintptr_t, rank C.int, size *C.MPI_Aint, unit 
 	if size == nil || unit == nil || baseptr < minAddr {
 		return raise(C.ABI_KIND_WIN, uintptr(win), C.MPI_ERR_ARG, call, nil)
 	}
+	if o.ws.Flavor != C.MPI_WIN_FLAVOR_SHARED {
+		// MPI-4.1 lets any window be queried; memory a process cannot
+		// load and store (every window not allocated shared, here) is
+		// size 0 at NULL.
+		*size, *unit = 0, C.int(o.ws.DispUnit)
+		*(*unsafe.Pointer)(cptr(baseptr)) = nil
+		return C.MPI_SUCCESS
+	}
 	mem, sz, u, err := o.w.SharedQuery(rankIn(rank))
 	if err != nil {
 		return winFail(win, call, err)

@@ -3,7 +3,13 @@
  * order they were set; MPI_Comm_dup whose attribute copy function fails
  * returns the error and MPI_COMM_NULL; MPI_Reduce_scatter(_block) with a
  * user op; a put and an accumulate through a transpose (columns of a
- * matrix, one element apart, which interleave without overlapping).
+ * matrix, one element apart, which interleave without overlapping); and
+ * what mpi4py's tests found: MPI_Info_get_string on MPI_INFO_NULL is an
+ * error; predefined datatypes take new names; MPI_Type_match_size of a
+ * 4-byte complex; MPI_COMM_TYPE_RESOURCE_GUIDED by mpi_hw_resource_type;
+ * MPI_Win_shared_query on a window not allocated shared; an empty
+ * all-to-all region whose displacement is past the buffer; an
+ * accumulate of no element with an op its type does not take.
  * Runs on 1 or more processes. */
 #include <string.h>
 #include "check.h"
@@ -124,7 +130,88 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Type_free(&xpose));
     free(a);
 
+    /* MPI_INFO_NULL holds no key to read. */
+    {
+        char v[8];
+        int len = sizeof v, flag = 0;
+        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        CHECK(MPI_Info_get_string(MPI_INFO_NULL, "key", &len, v, &flag) != MPI_SUCCESS);
+        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+        CHECK_RC(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    }
+
+    /* A predefined datatype's name may change. */
+    {
+        char nm[MPI_MAX_OBJECT_NAME];
+        int len;
+        CHECK_RC(MPI_Type_set_name(MPI_SHORT, "my short"));
+        CHECK_RC(MPI_Type_get_name(MPI_SHORT, nm, &len));
+        CHECK(strcmp(nm, "my short") == 0 && len == 8);
+        CHECK_RC(MPI_Type_set_name(MPI_SHORT, "MPI_SHORT"));
+        MPI_Datatype c4;
+        int sz;
+        CHECK_RC(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 4, &c4));
+        CHECK(c4 == MPI_COMPLEX4);
+        CHECK_RC(MPI_Type_size(c4, &sz));
+        CHECK(sz == 4);
+    }
+
+    /* RESOURCE_GUIDED takes HW_GUIDED's key too; an unknown one gives none. */
+    {
+        MPI_Info hi;
+        MPI_Comm t;
+        int n;
+        CHECK_RC(MPI_Info_create(&hi));
+        CHECK_RC(MPI_Info_set(hi, "mpi_hw_resource_type", "mpi_shared_memory"));
+        CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, hi, &t));
+        CHECK(t != MPI_COMM_NULL);
+        CHECK_RC(MPI_Comm_size(t, &n));
+        CHECK(n == size);
+        CHECK_RC(MPI_Comm_free(&t));
+        CHECK_RC(MPI_Info_set(hi, "mpi_hw_resource_type", "no-such-thing"));
+        CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, hi, &t));
+        CHECK(t == MPI_COMM_NULL);
+        CHECK_RC(MPI_Info_free(&hi));
+    }
+
+    /* An empty region's displacement is not significant. */
+    {
+        int *cnt = calloc(size, sizeof(int)), *far = malloc(size * sizeof(int)), x = 5, y = 6;
+        for (int r = 0; r < size; r++) far[r] = 1000 + r;
+        CHECK_RC(MPI_Alltoallv(&x, cnt, far, MPI_INT, &y, cnt, far, MPI_INT, MPI_COMM_WORLD));
+        CHECK(x == 5 && y == 6);
+        MPI_Request q;
+        CHECK_RC(MPI_Ialltoallv(&x, cnt, far, MPI_INT, &y, cnt, far, MPI_INT, MPI_COMM_WORLD, &q));
+        CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CHECK_RC(MPI_Ialltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, &y, cnt, far, MPI_INT, MPI_COMM_WORLD, &q));
+        CHECK_RC(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CHECK(x == 5 && y == 6);
+        free(cnt);
+        free(far);
+    }
+
+    /* A window not allocated shared: size 0 at NULL for every rank; an
+     * accumulate of no element takes any predefined op, one of an
+     * element an op its type takes. */
+    {
+        char *mem, *q = (char *)&q, o = 1, r = 0;
+        MPI_Aint qs = -1;
+        int du = 0;
+        CHECK_RC(MPI_Win_allocate(8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+        CHECK_RC(MPI_Win_shared_query(win, 0, &qs, &du, &q));
+        CHECK(qs == 0 && q == NULL && du == 1);
+        CHECK_RC(MPI_Win_fence(0, win));
+        CHECK_RC(MPI_Get_accumulate(&o, 0, MPI_BYTE, &r, 0, MPI_BYTE, 0, 0, 0, MPI_BYTE, MPI_SUM, win));
+        CHECK_RC(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+        int rc = MPI_Get_accumulate(&o, 1, MPI_BYTE, &r, 1, MPI_BYTE, 0, 0, 1, MPI_BYTE, MPI_SUM, win), cls;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP);
+        CHECK_RC(MPI_Win_fence(0, win));
+        CHECK_RC(MPI_Win_free(&win));
+    }
+
     CHECK_RC(MPI_Finalize());
-    printf("conform ok\n"); /* every rank: runOK counts one line per rank */
+    printf("conform ok\n");
     return 0;
 }
