@@ -45,7 +45,10 @@ func TestErrorClasses(t *testing.T) {
 
 		is(compat.ErrType, compat.Send(c, buf, 1, compat.Int32, 1, 0), "datatype of another element type")
 		is(compat.ErrType, compat.Send(c, buf, 1, compat.Datatype{}, 1, 0), "zero datatype")
-		is(compat.ErrType, compat.Send(c, buf, 1, compat.Vector(2, 3, 1, compat.Float64), 1, 0), "overlapping vector")
+		// An overlapping datatype may describe a send buffer (MPI only
+		// reads it), never a receive buffer.
+		_, err = compat.Recv(c, buf, 1, compat.Vector(2, 3, 1, compat.Float64), 1, 0)
+		is(compat.ErrType, err, "overlapping vector receive")
 		dt := compat.Contiguous(2, compat.Float64)
 		require.NoError(t, dt.Free())
 		is(compat.ErrType, compat.Send(c, buf, 1, dt, 1, 0), "freed datatype")
