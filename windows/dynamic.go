@@ -106,7 +106,9 @@ func dynPool(w *shmem.World, asked int) (pool, gran int) {
 		return dynGranules * gran, gran
 	}
 	gran = max(roundUp(asked/dynGranules, page), page)
-	return asked / gran * gran, gran
+	// Whole granules, at least the bytes asked (a pool smaller than a
+	// page still holds one page of attachments).
+	return roundUp(asked, gran), gran
 }
 
 func newDynamic(win *Win, mem []byte) *dynamic {

@@ -300,5 +300,6 @@ func (win *Win) Sync() error {
 		return err
 	}
 	win.syncAll(true, true)
+	raceSynced()
 	return win.quiet()
 }

@@ -46,6 +46,7 @@ func (m *rmem) write(off int, b []byte) error {
 	}
 	if m.mapped != nil {
 		copy(m.mapped[off:off+len(b)], b)
+		raceWrote()
 		m.heap.Wake()
 		return nil
 	}
@@ -60,6 +61,7 @@ func (m *rmem) read(off int, b []byte) error {
 		return m.readDev(off, b)
 	}
 	if m.mapped != nil {
+		raceSynced()
 		copy(b, m.mapped[off:off+len(b)])
 		return nil
 	}

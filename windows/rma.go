@@ -115,6 +115,7 @@ func Put[T compat.Elem](win *Win, origin []T, target, disp int) error {
 	}
 	if m.mapped != nil && !win.devWorld {
 		copy(m.mapped[off:off+len(b)], b)
+		raceWrote()
 		return nil
 	}
 	if err := m.write(off, b); err != nil {
@@ -139,6 +140,7 @@ func Get[T compat.Elem](win *Win, result []T, target, disp int) error {
 		return err
 	}
 	if m.mapped != nil && !win.devWorld {
+		raceSynced()
 		copy(b, m.mapped[off:off+len(b)])
 		return nil
 	}

@@ -49,6 +49,7 @@ func mergeBytes(priv, pub, shadow []byte, push, pull bool) {
 // syncAll reconciles every part of this PE's window (nothing to do in the
 // unified model).
 func (win *Win) syncAll(push, pull bool) {
+	raceSynced() // peers' copies into this window are ordered before here (race builds)
 	win.settle()
 	if win.model != Separate || (!push && !pull) {
 		return
