@@ -25,6 +25,8 @@ func Accumulate[T compat.Elem](win *Win, origin []T, target, disp int, op compat
 // accContig is the accumulate engine for contiguous buffers of one basic
 // type; src is nil for NO_OP, res nil when nothing is fetched.
 func (win *Win) accContig(b mpitype.Basic, src, res []byte, target, disp int, op compat.Op) error {
+	raceSynced()
+	defer raceWrote()
 	if err := win.enter(target); err != nil {
 		return err
 	}
@@ -144,6 +146,8 @@ func CompareAndSwap[T compat.Elem](win *Win, compare, origin T, target, disp int
 }
 
 func (win *Win) one(b mpitype.Basic, target, disp int, op compat.Op, src, cmp, res []byte) error {
+	raceSynced()
+	defer raceWrote()
 	if err := win.enter(target); err != nil {
 		return err
 	}
@@ -158,6 +162,8 @@ func (win *Win) one(b mpitype.Basic, target, disp int, op compat.Op, src, cmp, r
 // accumulate runs op element by element; o is nil for NO_OP, r nil when
 // nothing is fetched.
 func (win *Win) accumulate(o, r *xfer, target, disp int, op compat.Op) error {
+	raceSynced()      // race builds: what peers wrote before is ordered before this
+	defer raceWrote() // and this before the target's next synchronization
 	if err := win.enter(target); err != nil {
 		return err
 	}

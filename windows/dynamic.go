@@ -200,6 +200,7 @@ func Attach[T compat.Elem](win *Win, buf []T) error {
 // holds them) are the program's own private memory again, with what they
 // hold: it may free them.
 func Detach[T compat.Elem](win *Win, buf []T) error {
+	raceSynced() // race builds: peers' copies into this memory came before
 	if err := win.dynCheck(); err != nil {
 		return err
 	}

@@ -218,6 +218,7 @@ func (win *Win) Complete() error {
 // window holds their updates. It fails with ErrOther when the World's
 // context is cancelled.
 func (win *Win) Wait() error {
+	raceSynced() // race builds: peers' copies into this memory came before
 	if err := win.check(); err != nil {
 		return err
 	}
@@ -239,6 +240,7 @@ func (win *Win) Wait() error {
 // Test is Wait that does not block (MPI_Win_test): it reports whether the
 // exposure epoch is over, and closes it if so.
 func (win *Win) Test() (bool, error) {
+	raceSynced() // race builds: peers' copies into this memory came before
 	if err := win.check(); err != nil {
 		return false, err
 	}

@@ -400,6 +400,7 @@ func (win *Win) setupData(sizes, units []int, buf []byte, device bool) error {
 // epoch in which RMA was issued). Create and dynamic windows bring their
 // buffers up to date first.
 func (win *Win) Free() error {
+	raceSynced() // race builds: peers' copies into this memory came before
 	if win == nil || win.freed {
 		return errorf(compat.ClassWin, "window is nil or already freed")
 	}
