@@ -206,36 +206,10 @@ func (w *World) Adoptable(at uintptr, n int) bool {
 	if !w.CanAdopt() || n <= 0 {
 		return false
 	}
-	raw, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return false
-	}
-	next := uint64(at) // the first byte not yet seen covered
-	end := uint64(at) + uint64(n)
-	for _, line := range bytes.Split(raw, []byte{'\n'}) {
-		f := bytes.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		rng := bytes.SplitN(f[0], []byte{'-'}, 2)
-		if len(rng) != 2 {
-			continue
-		}
-		lo, _ := strconv.ParseUint(string(rng[0]), 16, 64)
-		hi, _ := strconv.ParseUint(string(rng[1]), 16, 64)
-		if hi <= next || lo >= end {
-			continue
-		}
-		perms := string(f[1])
-		if lo > next || len(perms) < 4 || perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p' {
-			return false // a hole, or a mapping that is not private and writable
-		}
-		next = hi
-		if next >= end {
-			return true
-		}
-	}
-	return false
+	return coveringMappings(at, n, func(_, _ uint64, f [][]byte) bool {
+		perms := string(f[1]) // private and writable, as heap, stack and data are
+		return len(perms) >= 4 && perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p'
+	})
 }
 
 // ReturnPages gives the pages at at that AdoptPages mapped onto s back

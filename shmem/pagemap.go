@@ -67,38 +67,54 @@ type anonRun struct {
 // anonSpans splits [at, at+n) by the mappings of /proc/self/maps that
 // cover it; ok is false when some byte is not mapped.
 func anonSpans(at uintptr, n int) ([]anonRun, bool) {
-	raw, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
+	var out []anonRun
+	ok := coveringMappings(at, n, func(from, to uint64, f [][]byte) bool {
+		// Anonymous: inode 0 and no path, or the process's [heap] or [stack].
+		anon := len(f) >= 5 && string(f[4]) == "0" && (len(f) == 5 || f[5][0] == '[')
+		out = append(out, anonRun{int(from - uint64(at)), int(to - from), anon})
+		return true
+	})
+	if !ok {
 		return nil, false
 	}
-	lo, end := uint64(at), uint64(at)+uint64(n)
-	next := lo
-	var out []anonRun
+	return out, true
+}
+
+// coveringMappings calls fn, in address order, for each mapping of
+// /proc/self/maps over [at, at+n), with the part [from, to) of the range it
+// covers and its line's fields (range, perms, offset, dev, inode, path). It
+// reports whether the mappings cover the whole range with no hole and fn
+// accepted every one (false too when the file cannot be read).
+func coveringMappings(at uintptr, n int, fn func(from, to uint64, fields [][]byte) bool) bool {
+	raw, err := os.ReadFile("/proc/self/maps")
+	if err != nil || n <= 0 {
+		return false
+	}
+	next, end := uint64(at), uint64(at)+uint64(n) // next: the first byte not yet covered
 	for _, line := range bytes.Split(raw, []byte{'\n'}) {
 		f := bytes.Fields(line)
-		if len(f) < 5 {
+		if len(f) < 2 {
 			continue
 		}
 		rng := bytes.SplitN(f[0], []byte{'-'}, 2)
 		if len(rng) != 2 {
 			continue
 		}
-		a, _ := strconv.ParseUint(string(rng[0]), 16, 64)
-		b, _ := strconv.ParseUint(string(rng[1]), 16, 64)
-		if b <= next || a >= end {
+		lo, _ := strconv.ParseUint(string(rng[0]), 16, 64)
+		hi, _ := strconv.ParseUint(string(rng[1]), 16, 64)
+		if hi <= next || lo >= end {
 			continue
 		}
-		if a > next {
-			return nil, false
+		if lo > next { // a hole
+			return false
 		}
-		// Anonymous: inode 0 and no path, or the process's [heap] or [stack].
-		anon := string(f[4]) == "0" && (len(f) == 5 || f[5][0] == '[')
-		hi := min(b, end)
-		out = append(out, anonRun{int(next - lo), int(hi - next), anon})
-		next = hi
-		if next >= end {
-			return out, true
+		to := min(hi, end)
+		if !fn(next, to, f) {
+			return false
+		}
+		if next = to; next >= end {
+			return true
 		}
 	}
-	return nil, false
+	return false
 }

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -140,34 +139,7 @@ func trySurvivorFault(t *testing.T, gshmem, exe string, c faultCase, cabi, last 
 		cmd.Env = append(cmd.Env, "GSHMEM_REMOTE_TRANSPORT=ucx", "UCX_TLS=tcp", "UCX_NET_DEVICES=lo")
 	}
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	require.NoError(t, cmd.Start())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var pes []int
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		for _, p := range pes {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
-	deadline := time.After(faultJobWait)
-	var err error
-wait:
-	for {
-		select {
-		case err = <-done:
-			break wait
-		case <-deadline:
-			t.Fatalf("gshmem run still running %v after the start; output:\n%s", faultJobWait, out.String())
-		case <-time.After(5 * time.Millisecond):
-			for _, p := range children(cmd.Process.Pid) {
-				if !containsInt(pes, p) {
-					pes = append(pes, p)
-				}
-			}
-		}
-	}
+	pes, err := watchFaultJob(t, cmd, &out)
 	s := out.String()
 	if why := disturbed(s); why != "" && !last {
 		return s, why

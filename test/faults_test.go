@@ -277,34 +277,7 @@ func tryLauncherFault(t *testing.T, gshmem, faulty string, c faultCase, last boo
 	cmd := exec.Command(gshmem, "run", "-n", strconv.Itoa(faultPEs), faulty, "-at", c.at, "-how", c.how, "-victim", strconv.Itoa(faultVictim))
 	cmd.Env = c.env()
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	require.NoError(t, cmd.Start())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var pes []int
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		for _, p := range pes {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
-	deadline := time.After(faultJobWait)
-	var err error
-wait:
-	for {
-		select {
-		case err = <-done:
-			break wait
-		case <-deadline:
-			t.Fatalf("gshmem run still running %v after the start; output:\n%s", faultJobWait, out.String())
-		case <-time.After(5 * time.Millisecond):
-			for _, p := range children(cmd.Process.Pid) {
-				if !containsInt(pes, p) {
-					pes = append(pes, p)
-				}
-			}
-		}
-	}
+	pes, err := watchFaultJob(t, cmd, &out)
 	ended := time.Now()
 	s := out.String()
 	if why := disturbed(s); why != "" && !last {
@@ -402,6 +375,41 @@ func joinOuts(outs []*lockedBuffer) string {
 		fmt.Fprintf(&b, "--- PE %d:\n%s", r, o)
 	}
 	return b.String()
+}
+
+// watchFaultJob starts cmd (a gshmem run of a fault test, in a process
+// group of its own), follows its PEs as they appear, and returns the
+// launcher's exit and the PEs' pids once it ends: the test fails if it still runs
+// faultJobWait after its start. Every process of the job is killed when
+// the test ends.
+func watchFaultJob(t *testing.T, cmd *exec.Cmd, out fmt.Stringer) ([]int, error) {
+	t.Helper()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var pes []int
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		for _, p := range pes {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	deadline := time.After(faultJobWait)
+	for {
+		select {
+		case err := <-done:
+			return pes, err
+		case <-deadline:
+			t.Fatalf("gshmem run still running %v after the start; output:\n%s", faultJobWait, out.String())
+		case <-time.After(5 * time.Millisecond):
+			for _, p := range children(cmd.Process.Pid) {
+				if !containsInt(pes, p) {
+					pes = append(pes, p)
+				}
+			}
+		}
+	}
 }
 
 func containsInt(s []int, v int) bool {
