@@ -1,6 +1,7 @@
 package shmem
 
 import (
+	"github.com/gshmem/gshmem/internal/racesync"
 	"github.com/gshmem/gshmem/shmem/internal/doorbell"
 	"github.com/gshmem/gshmem/shmem/internal/transport"
 )
@@ -84,6 +85,10 @@ func (t *Team) exchange(h uint32, acc []byte, fold lineFold) (bool, error) {
 	if n == 1 {
 		return true, nil
 	}
+	// Race builds: what this PE did before the barrier is ordered before
+	// what every member does after it (the words are outside Go's memory).
+	racesync.Release()
+	defer racesync.Acquire()
 	w := t.w
 	t.bepoch++
 	e := uint64(t.bepoch & 0xff)

@@ -55,6 +55,9 @@ static void buffered(int rank, int size)
         CHECK(in[0] == 7);
     }
     CHECK_RC(MPI_Request_free(&rq));
+    /* The right neighbour may not have taken both yet: they may still
+     * fill the buffer. A flush waits until they have left. */
+    CHECK_RC(MPI_Buffer_flush());
     MPI_Request fl;
     CHECK_RC(MPI_Bsend(c, 1, MPI_INT, right, 5, MPI_COMM_WORLD));
     CHECK_RC(MPI_Buffer_iflush(&fl));

@@ -1,6 +1,0 @@
-//go:build !race
-
-package windows
-
-func raceWrote()  {}
-func raceSynced() {}
