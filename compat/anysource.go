@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/gshmem/gshmem/shmem"
@@ -137,4 +138,24 @@ func (r *Request) lossEnded(err error) error {
 	r.status = Status{Source: r.comm.rankOf(r.src), Tag: AnyTag}
 	e.complete(r)
 	return r.err
+}
+
+// abandon is what a blocking call that waited on the receive r through
+// Wait (Sendrecv) returns for err: r leaves the posted queue if no message
+// matched it, as Recv's own does, and a pending receive from AnySource is
+// the blocking form's ClassProcFailed.
+func (r *Request) abandon(err error) error {
+	e := r.env
+	e.mu.Lock()
+	if !r.done.Load() {
+		e.withdraw(r)
+	}
+	e.mu.Unlock()
+	if ClassOf(err) == ClassProcFailedPending {
+		var pe *Error
+		if errors.As(err, &pe) {
+			return &Error{Class: ClassProcFailed, Msg: strings.Replace(pe.Msg, "stays pending", "was withdrawn", 1), Err: pe.Err}
+		}
+	}
+	return err
 }

@@ -349,7 +349,7 @@ func (e *Env) sendrecv(c *Comm, data []byte, spe, stag, poolOff int, sdev bool, 
 		var err error
 		st, err = rr.Wait()
 		if err != nil {
-			return st, err
+			return st, rr.abandon(err)
 		}
 	}
 	return st, serr
