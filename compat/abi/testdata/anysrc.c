@@ -4,9 +4,13 @@
  *   - MPI_Wait of an MPI_Irecv from MPI_ANY_SOURCE returns
  *     MPIX_ERR_PROC_FAILED_PENDING naming rank 1, and the request stays
  *     valid (not MPI_REQUEST_NULL); MPI_Test of it says the same, flag 0;
- *   - a blocking MPI_Recv from MPI_ANY_SOURCE returns MPIX_ERR_PROC_FAILED
- *     and takes nothing: the message that rank 2 sends later for that tag
- *     is received by the next MPI_Recv;
+ *   - MPI_Waitany of another such request returns the same class with its
+ *     index, and MPI_Waitall puts it in the request's status under
+ *     MPI_ERR_IN_STATUS; both leave the request valid;
+ *   - a blocking MPI_Recv from MPI_ANY_SOURCE, and MPI_Sendrecv's receive
+ *     from it, return MPIX_ERR_PROC_FAILED and take nothing: the messages
+ *     that rank 2 sends later for those tags are received by the next
+ *     receives;
  *   - after MPIX_Comm_failure_ack (MPIX_Comm_failure_get_acked then holds
  *     rank 1), the same request completes with rank 2's message, and a
  *     new MPI_Recv from MPI_ANY_SOURCE receives one.
@@ -92,7 +96,19 @@ int main(int argc, char **argv)
         rc = MPI_Test(&req, &flag, &st);
         CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED_PENDING);
         CHECK(flag == 0 && req != MPI_REQUEST_NULL);
-        int w = -1;
+        MPI_Request req2;
+        int v2 = -1, idx = -1;
+        CHECK_RC(MPI_Irecv(&v2, 1, MPI_INT, MPI_ANY_SOURCE, 11, MPI_COMM_WORLD, &req2));
+        MPI_Request two[2] = {MPI_REQUEST_NULL, req2};
+        rc = MPI_Waitany(2, two, &idx, &st);
+        CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED_PENDING && idx == 1 && two[1] == req2);
+        MPI_Status sts[2];
+        rc = MPI_Waitall(2, two, sts);
+        CHECK(class_of(rc) == MPI_ERR_IN_STATUS && class_of(sts[1].MPI_ERROR) == MPIX_ERR_PROC_FAILED_PENDING);
+        CHECK(two[1] == req2);
+        int w = -1, none = 0;
+        rc = MPI_Sendrecv(&none, 1, MPI_INT, MPI_PROC_NULL, 0, &w, 1, MPI_INT, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st);
+        CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED);
         rc = MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &st);
         CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED);
         CHECK(names_rank1(rc));
@@ -104,13 +120,19 @@ int main(int argc, char **argv)
         CHECK(req == MPI_REQUEST_NULL && v == 42 && st.MPI_SOURCE == 2 && st.MPI_TAG == 7);
         CHECK_RC(MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &st));
         CHECK(w == 43 && st.MPI_SOURCE == 2); /* the failed MPI_Recv took nothing */
+        CHECK_RC(MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st));
+        CHECK(w == 44 && st.MPI_SOURCE == 2); /* nor did MPI_Sendrecv's */
+        CHECK_RC(MPI_Waitall(2, two, sts));
+        CHECK(v2 == 45 && two[1] == MPI_REQUEST_NULL && sts[1].MPI_SOURCE == 2);
     } else {
-        int go = 0, a = 42, b = 43;
+        int go = 0, a = 42, b = 43, c = 44, d = 45;
         await_loss();
         CHECK_RC(MPI_Recv(&go, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, &st));
         CHECK(go == 1);
         CHECK_RC(MPI_Send(&a, 1, MPI_INT, 0, 7, MPI_COMM_WORLD));
         CHECK_RC(MPI_Send(&b, 1, MPI_INT, 0, 8, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(&c, 1, MPI_INT, 0, 10, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Send(&d, 1, MPI_INT, 0, 11, MPI_COMM_WORLD));
     }
     MPI_Comm s;
     int in = rank, out = -1;
