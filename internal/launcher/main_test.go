@@ -116,7 +116,7 @@ func childMain(mode string) int {
 		time.Sleep(time.Minute) // only a SIGKILL ends it
 		return 0
 	case mode == "lossabort" && e.Rank == 1, mode == "abortloss" && e.Rank == 1:
-		c.Barrier(ctx) // once every PE ignores SIGTERM as it should
+		c.Barrier(ctx)           // once every PE ignores SIGTERM as it should
 		if mode == "abortloss" { // outlives the stop for PE 0's exit, then is killed from outside
 			time.Sleep(300 * time.Millisecond)
 		}
