@@ -431,12 +431,33 @@ template <typename T> static __device__ __forceinline__ void gshmemi_p(T *dest, 
     gshmemi_st_relaxed_u64((unsigned long long *)p, *(unsigned long long *)&v);
   } else if (sizeof(T) == 4) {
     gshmemi_st_relaxed_u32((unsigned int *)p, *(unsigned int *)&v);
+  } else if (sizeof(T) == 2) {
+    // Through unsigned short: half and __nv_bfloat16 have no volatile
+    // assignment.
+    *(volatile unsigned short *)p = *(const unsigned short *)&v;
   } else {
-    *(volatile T *)p = v;
+    *(volatile unsigned char *)p = *(const unsigned char *)&v;
   }
 }
 template <typename T> static __device__ __forceinline__ T gshmemi_g(const T *src, int pe) {
-  return *(const volatile T *)gshmemi_peer(src, pe);
+  // Through the unsigned integer of T's size: half and __nv_bfloat16 have
+  // no volatile load.
+  const void *p = gshmemi_peer(src, pe);
+  T v;
+  if (sizeof(T) == 8) {
+    unsigned long long u = *(const volatile unsigned long long *)p;
+    memcpy(&v, &u, sizeof(T));
+  } else if (sizeof(T) == 4) {
+    unsigned int u = *(const volatile unsigned int *)p;
+    memcpy(&v, &u, sizeof(T));
+  } else if (sizeof(T) == 2) {
+    unsigned short u = *(const volatile unsigned short *)p;
+    memcpy(&v, &u, sizeof(T));
+  } else {
+    unsigned char u = *(const volatile unsigned char *)p;
+    memcpy(&v, &u, sizeof(T));
+  }
+  return v;
 }
 
 // Typed entry points, as NVSHMEM names them: gshmem_<type>_<op>.
@@ -646,6 +667,19 @@ template <> __device__ __forceinline__ float gshmemi_fold<float>(int op, float a
 template <> __device__ __forceinline__ double gshmemi_fold<double>(int op, double a, double b) {
   return gshmemi_fold_float<double>(op, a, b);
 }
+// half and bfloat16 fold in float (cuda_fp16's operators are not there on
+// every arch) and round back to nearest even: float holds at least twice
+// their precision plus two bits, so each sum and product is the correctly
+// rounded 2-byte one, and min and max are exact.
+#ifdef GSHMEMI_HAVE_HALF
+template <> __device__ __forceinline__ __half gshmemi_fold<__half>(int op, __half a, __half b) {
+  return __float2half_rn(gshmemi_fold_float<float>(op, __half2float(a), __half2float(b)));
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 gshmemi_fold<__nv_bfloat16>(int op, __nv_bfloat16 a, __nv_bfloat16 b) {
+  return __float2bfloat16_rn(gshmemi_fold_float<float>(op, __bfloat162float(a), __bfloat162float(b)));
+}
+#endif
 
 
 // ------------------------------------------------------ team collectives ---

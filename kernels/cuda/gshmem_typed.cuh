@@ -84,6 +84,19 @@ static __device__ __forceinline__ size_t gshmemi_wait_some(const T *ivars, size_
   return k;
 }
 
+// The types gshmem.cuh's own families do not list, through those families.
+GSHMEMI_RMA(half, gshmemi_half_t)
+GSHMEMI_COLL_G(half, gshmemi_half_t)
+GSHMEMI_RMA(bfloat16, gshmemi_bfloat16_t)
+GSHMEMI_COLL_G(bfloat16, gshmemi_bfloat16_t)
+GSHMEMI_RED_ARITH(ptrdiff, ptrdiff_t)
+GSHMEMI_RED_ARITH(size, size_t)
+GSHMEMI_RED_G_ARITH(half, gshmemi_half_t)
+GSHMEMI_RED_ARITH(half, gshmemi_half_t)
+GSHMEMI_RED_G_ARITH(bfloat16, gshmemi_bfloat16_t)
+GSHMEMI_RED_ARITH(bfloat16, gshmemi_bfloat16_t)
+GSHMEMI_RED_BITS(size, size_t)
+
 // Host and device: the typed calls of gshmem.h.
 GSHMEMI_API(void gshmem_float_iput(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), { gshmemi_iput(dest, source, dst, sst, nelems, pe, 0, 1); })
 GSHMEMI_API(void gshmem_float_iget(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), { gshmemi_iget(dest, source, dst, sst, nelems, pe, 0, 1); })
@@ -449,6 +462,14 @@ GSHMEMI_API(size_t gshmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelem
 GSHMEMI_API(size_t gshmem_ptrdiff_test_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value), { return gshmemi_test_some(ivars, nelems, indices, status, cmp, (const ptrdiff_t *)0, cmp_value); })
 GSHMEMI_API(size_t gshmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values), { return gshmemi_wait_some(ivars, nelems, indices, status, cmp, (const ptrdiff_t *)cmp_values, (ptrdiff_t)0); })
 GSHMEMI_API(size_t gshmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values), { return gshmemi_test_some(ivars, nelems, indices, status, cmp, (const ptrdiff_t *)cmp_values, (ptrdiff_t)0); })
+GSHMEMI_API(void gshmem_half_iput(gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), { gshmemi_iput(dest, source, dst, sst, nelems, pe, 0, 1); })
+GSHMEMI_API(void gshmem_half_iget(gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), { gshmemi_iget(dest, source, dst, sst, nelems, pe, 0, 1); })
+GSHMEMI_API(void gshmem_bfloat16_iput(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), { gshmemi_iput(dest, source, dst, sst, nelems, pe, 0, 1); })
+GSHMEMI_API(void gshmem_bfloat16_iget(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), { gshmemi_iget(dest, source, dst, sst, nelems, pe, 0, 1); })
+GSHMEMI_API(void gshmem_half_put_signal(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe), { gshmem_putmem_signal(dest, source, nelems * sizeof(*dest), sig_addr, signal, sig_op, pe); })
+GSHMEMI_API(void gshmem_half_put_signal_nbi(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe), { gshmem_putmem_signal_nbi(dest, source, nelems * sizeof(*dest), sig_addr, signal, sig_op, pe); })
+GSHMEMI_API(void gshmem_bfloat16_put_signal(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe), { gshmem_putmem_signal(dest, source, nelems * sizeof(*dest), sig_addr, signal, sig_op, pe); })
+GSHMEMI_API(void gshmem_bfloat16_put_signal_nbi(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe), { gshmem_putmem_signal_nbi(dest, source, nelems * sizeof(*dest), sig_addr, signal, sig_op, pe); })
 
 // Device only: the warp and block scopes.
 static __device__ __forceinline__ void gshmemx_putmem_signal_nbi_warp(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_warp(dest, source, nelems, sig_addr, signal, sig_op, pe); }
@@ -678,5 +699,27 @@ static __device__ __forceinline__ void gshmemx_ptrdiff_iput_block(ptrdiff_t *des
 static __device__ __forceinline__ void gshmemx_ptrdiff_iget_block(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { __syncthreads(); gshmemi_iget(dest, source, dst, sst, nelems, pe, gshmemi_block_tid(), gshmemi_block_size()); __syncthreads(); }
 static __device__ __forceinline__ void gshmemx_ptrdiff_put_signal_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_block(dest, source, nelems * sizeof(ptrdiff_t), sig_addr, signal, sig_op, pe); }
 static __device__ __forceinline__ void gshmemx_ptrdiff_put_signal_nbi_block(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_nbi_block(dest, source, nelems * sizeof(ptrdiff_t), sig_addr, signal, sig_op, pe); }
+static __device__ __forceinline__ int gshmemx_half_broadcast_block(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int PE_root) { return gshmemx_broadcastmem_block(team, dest, source, nelems * sizeof(gshmemi_half_t), PE_root); }
+static __device__ __forceinline__ int gshmemx_half_fcollect_block(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems) { return gshmemx_fcollectmem_block(team, dest, source, nelems * sizeof(gshmemi_half_t)); }
+static __device__ __forceinline__ int gshmemx_half_alltoall_block(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems) { return gshmemx_alltoallmem_block(team, dest, source, nelems * sizeof(gshmemi_half_t)); }
+static __device__ __forceinline__ void gshmemx_half_iput_warp(gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { __syncwarp(); gshmemi_iput(dest, source, dst, sst, nelems, pe, gshmemi_lane(), 32); __syncwarp(); }
+static __device__ __forceinline__ void gshmemx_half_iget_warp(gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { __syncwarp(); gshmemi_iget(dest, source, dst, sst, nelems, pe, gshmemi_lane(), 32); __syncwarp(); }
+static __device__ __forceinline__ void gshmemx_half_put_signal_warp(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_warp(dest, source, nelems * sizeof(gshmemi_half_t), sig_addr, signal, sig_op, pe); }
+static __device__ __forceinline__ void gshmemx_half_put_signal_nbi_warp(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_nbi_warp(dest, source, nelems * sizeof(gshmemi_half_t), sig_addr, signal, sig_op, pe); }
+static __device__ __forceinline__ void gshmemx_half_iput_block(gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { __syncthreads(); gshmemi_iput(dest, source, dst, sst, nelems, pe, gshmemi_block_tid(), gshmemi_block_size()); __syncthreads(); }
+static __device__ __forceinline__ void gshmemx_half_iget_block(gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { __syncthreads(); gshmemi_iget(dest, source, dst, sst, nelems, pe, gshmemi_block_tid(), gshmemi_block_size()); __syncthreads(); }
+static __device__ __forceinline__ void gshmemx_half_put_signal_block(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_block(dest, source, nelems * sizeof(gshmemi_half_t), sig_addr, signal, sig_op, pe); }
+static __device__ __forceinline__ void gshmemx_half_put_signal_nbi_block(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_nbi_block(dest, source, nelems * sizeof(gshmemi_half_t), sig_addr, signal, sig_op, pe); }
+static __device__ __forceinline__ int gshmemx_bfloat16_broadcast_block(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int PE_root) { return gshmemx_broadcastmem_block(team, dest, source, nelems * sizeof(gshmemi_bfloat16_t), PE_root); }
+static __device__ __forceinline__ int gshmemx_bfloat16_fcollect_block(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems) { return gshmemx_fcollectmem_block(team, dest, source, nelems * sizeof(gshmemi_bfloat16_t)); }
+static __device__ __forceinline__ int gshmemx_bfloat16_alltoall_block(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems) { return gshmemx_alltoallmem_block(team, dest, source, nelems * sizeof(gshmemi_bfloat16_t)); }
+static __device__ __forceinline__ void gshmemx_bfloat16_iput_warp(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { __syncwarp(); gshmemi_iput(dest, source, dst, sst, nelems, pe, gshmemi_lane(), 32); __syncwarp(); }
+static __device__ __forceinline__ void gshmemx_bfloat16_iget_warp(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { __syncwarp(); gshmemi_iget(dest, source, dst, sst, nelems, pe, gshmemi_lane(), 32); __syncwarp(); }
+static __device__ __forceinline__ void gshmemx_bfloat16_put_signal_warp(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_warp(dest, source, nelems * sizeof(gshmemi_bfloat16_t), sig_addr, signal, sig_op, pe); }
+static __device__ __forceinline__ void gshmemx_bfloat16_put_signal_nbi_warp(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_nbi_warp(dest, source, nelems * sizeof(gshmemi_bfloat16_t), sig_addr, signal, sig_op, pe); }
+static __device__ __forceinline__ void gshmemx_bfloat16_iput_block(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { __syncthreads(); gshmemi_iput(dest, source, dst, sst, nelems, pe, gshmemi_block_tid(), gshmemi_block_size()); __syncthreads(); }
+static __device__ __forceinline__ void gshmemx_bfloat16_iget_block(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) { __syncthreads(); gshmemi_iget(dest, source, dst, sst, nelems, pe, gshmemi_block_tid(), gshmemi_block_size()); __syncthreads(); }
+static __device__ __forceinline__ void gshmemx_bfloat16_put_signal_block(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_block(dest, source, nelems * sizeof(gshmemi_bfloat16_t), sig_addr, signal, sig_op, pe); }
+static __device__ __forceinline__ void gshmemx_bfloat16_put_signal_nbi_block(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { gshmemx_putmem_signal_nbi_block(dest, source, nelems * sizeof(gshmemi_bfloat16_t), sig_addr, signal, sig_op, pe); }
 
 #endif // GSHMEM_TYPED_CUH

@@ -7,6 +7,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* NVSHMEM's half and bfloat16 element types: CUDA's half and
+ * __nv_bfloat16 where cuda_fp16.h and cuda_bf16.h are (C++ and CUDA); the
+ * calls that take them are declared only then (GSHMEMI_HAVE_HALF). The
+ * library, compiled as C, defines them over 2-byte elements
+ * (GSHMEMI_HALF_BITS): on x86-64 a uint16_t is passed and returned as the
+ * one-unsigned-short structs are. */
+#if defined(GSHMEMI_HALF_BITS)
+typedef uint16_t gshmemi_half_t;
+typedef uint16_t gshmemi_bfloat16_t;
+#define GSHMEMI_HAVE_HALF 1
+#elif (defined(__cplusplus) || defined(__CUDACC__)) && defined(__has_include)
+#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+typedef half gshmemi_half_t;
+typedef __nv_bfloat16 gshmemi_bfloat16_t;
+#define GSHMEMI_HAVE_HALF 1
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -1842,6 +1862,70 @@ int gshmemx_double_sum_reduce_on_stream(gshmem_team_t team, double *dest, const 
 int gshmemx_double_sum_reducescatter_on_stream(gshmem_team_t team, double *dest, const double *source, size_t nreduce, gshmemx_stream_t stream);
 int gshmemx_double_prod_reduce_on_stream(gshmem_team_t team, double *dest, const double *source, size_t nreduce, gshmemx_stream_t stream);
 int gshmemx_double_prod_reducescatter_on_stream(gshmem_team_t team, double *dest, const double *source, size_t nreduce, gshmemx_stream_t stream);
+
+#ifdef GSHMEMI_HAVE_HALF
+/* The half and bfloat16 forms of the families above. */
+
+/* Remote memory access: TYPENAME_put, get, p, g and their _nbi forms. */
+void gshmem_half_put(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int pe);
+void gshmem_half_get(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int pe);
+void gshmem_half_put_nbi(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int pe);
+void gshmem_half_get_nbi(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int pe);
+void gshmem_half_p(gshmemi_half_t *dest, gshmemi_half_t value, int pe);
+gshmemi_half_t gshmem_half_g(const gshmemi_half_t *source, int pe);
+void gshmem_bfloat16_put(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int pe);
+void gshmem_bfloat16_get(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int pe);
+void gshmem_bfloat16_put_nbi(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int pe);
+void gshmem_bfloat16_get_nbi(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int pe);
+void gshmem_bfloat16_p(gshmemi_bfloat16_t *dest, gshmemi_bfloat16_t value, int pe);
+gshmemi_bfloat16_t gshmem_bfloat16_g(const gshmemi_bfloat16_t *source, int pe);
+
+/* Strided remote memory access: TYPENAME_iput, iget, iputSIZE, igetSIZE. */
+void gshmem_half_iput(gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void gshmem_half_iget(gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void gshmem_bfloat16_iput(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void gshmem_bfloat16_iget(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+
+/* Put with signal: TYPENAME_put_signal (+ _nbi). */
+void gshmem_half_put_signal(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void gshmem_half_put_signal_nbi(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void gshmem_bfloat16_put_signal(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void gshmem_bfloat16_put_signal_nbi(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+/* Collectives over a team: TYPENAME_broadcast, fcollect, collect, alltoall(s), TYPENAME_OP_reduce, TYPENAME_OP_reducescatter. */
+int gshmem_half_broadcast(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int PE_root);
+int gshmem_half_fcollect(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems);
+int gshmem_half_collect(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems);
+int gshmem_half_alltoall(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems);
+int gshmem_bfloat16_broadcast(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int PE_root);
+int gshmem_bfloat16_fcollect(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems);
+int gshmem_bfloat16_collect(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems);
+int gshmem_bfloat16_alltoall(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems);
+int gshmem_half_alltoalls(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int gshmem_bfloat16_alltoalls(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+
+/* Stream-ordered remote memory access: TYPENAME_put_on_stream, get_on_stream (+ _nbi), put_signal_on_stream (+ _nbi). */
+void gshmemx_half_put_on_stream(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int pe, gshmemx_stream_t stream);
+void gshmemx_half_get_on_stream(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int pe, gshmemx_stream_t stream);
+void gshmemx_half_put_signal_on_stream(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, gshmemx_stream_t stream);
+void gshmemx_half_put_nbi_on_stream(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int pe, gshmemx_stream_t stream);
+void gshmemx_half_get_nbi_on_stream(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int pe, gshmemx_stream_t stream);
+void gshmemx_half_put_signal_nbi_on_stream(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, gshmemx_stream_t stream);
+void gshmemx_bfloat16_put_on_stream(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int pe, gshmemx_stream_t stream);
+void gshmemx_bfloat16_get_on_stream(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int pe, gshmemx_stream_t stream);
+void gshmemx_bfloat16_put_signal_on_stream(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, gshmemx_stream_t stream);
+void gshmemx_bfloat16_put_nbi_on_stream(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int pe, gshmemx_stream_t stream);
+void gshmemx_bfloat16_get_nbi_on_stream(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int pe, gshmemx_stream_t stream);
+void gshmemx_bfloat16_put_signal_nbi_on_stream(gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, gshmemx_stream_t stream);
+
+/* Stream-ordered collectives: TYPENAME_broadcast_on_stream, fcollect, alltoall, TYPENAME_OP_reduce_on_stream, reducescatter. */
+int gshmemx_half_broadcast_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int PE_root, gshmemx_stream_t stream);
+int gshmemx_half_fcollect_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, gshmemx_stream_t stream);
+int gshmemx_half_alltoall_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, gshmemx_stream_t stream);
+int gshmemx_bfloat16_broadcast_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int PE_root, gshmemx_stream_t stream);
+int gshmemx_bfloat16_fcollect_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, gshmemx_stream_t stream);
+int gshmemx_bfloat16_alltoall_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, gshmemx_stream_t stream);
+#endif /* GSHMEMI_HAVE_HALF */
 
 #ifdef __cplusplus
 }

@@ -86,6 +86,62 @@ __global__ void every_family(int *ibuf, long *lbuf, float *fbuf, double *dbuf, u
   ibuf[0] = g + old + (int)l + (int)any + (int)some + all + (int)t + (int)s + (p != 0) + (int)z + c + (int)f;
 }
 
+
+// Every family of the 2-byte floats (half, __nv_bfloat16), every scope.
+#define HALF_REDUCE(N, T, OP)                                                                                      \
+  nvshmem_##N##_##OP##_reduce(NVSHMEM_TEAM_WORLD, d, d + 8, 4);                                                   \
+  nvshmemx_##N##_##OP##_reduce_warp(NVSHMEM_TEAM_WORLD, d, d + 8, 4);                                            \
+  nvshmemx_##N##_##OP##_reduce_block(NVSHMEM_TEAM_WORLD, d, d + 8, 4);                                           \
+  nvshmem_##N##_##OP##_reducescatter(NVSHMEM_TEAM_WORLD, d, d + 8, 2);                                            \
+  nvshmemx_##N##_##OP##_reducescatter_warp(NVSHMEM_TEAM_WORLD, d, d + 8, 2);                                     \
+  nvshmemx_##N##_##OP##_reducescatter_block(NVSHMEM_TEAM_WORLD, d, d + 8, 2);
+#define HALF_FAMILIES(N, T)                                                                                        \
+  __device__ void N##_families(T *d, uint64_t *sig, int pe) {                                                     \
+    nvshmem_##N##_p(d, nvshmem_##N##_g(d + 1, pe), pe);                                                           \
+    nvshmem_##N##_put(d, d + 8, 4, pe);                                                                           \
+    nvshmem_##N##_get(d, d + 8, 4, pe);                                                                           \
+    nvshmem_##N##_put_nbi(d, d + 8, 4, pe);                                                                       \
+    nvshmem_##N##_get_nbi(d, d + 8, 4, pe);                                                                       \
+    nvshmemx_##N##_put_warp(d, d + 8, 4, pe);                                                                     \
+    nvshmemx_##N##_get_warp(d, d + 8, 4, pe);                                                                     \
+    nvshmemx_##N##_put_nbi_warp(d, d + 8, 4, pe);                                                                 \
+    nvshmemx_##N##_get_nbi_warp(d, d + 8, 4, pe);                                                                 \
+    nvshmemx_##N##_put_block(d, d + 8, 4, pe);                                                                    \
+    nvshmemx_##N##_get_block(d, d + 8, 4, pe);                                                                    \
+    nvshmemx_##N##_put_nbi_block(d, d + 8, 4, pe);                                                                \
+    nvshmemx_##N##_get_nbi_block(d, d + 8, 4, pe);                                                                \
+    nvshmem_##N##_iput(d, d + 8, 2, 1, 4, pe);                                                                    \
+    nvshmem_##N##_iget(d, d + 8, 1, 2, 4, pe);                                                                    \
+    nvshmemx_##N##_iput_warp(d, d + 8, 2, 1, 4, pe);                                                              \
+    nvshmemx_##N##_iget_warp(d, d + 8, 1, 2, 4, pe);                                                              \
+    nvshmemx_##N##_iput_block(d, d + 8, 2, 1, 4, pe);                                                             \
+    nvshmemx_##N##_iget_block(d, d + 8, 1, 2, 4, pe);                                                             \
+    nvshmem_##N##_put_signal(d, d + 8, 4, sig, 1, NVSHMEM_SIGNAL_ADD, pe);                                        \
+    nvshmem_##N##_put_signal_nbi(d, d + 8, 4, sig, 1, NVSHMEM_SIGNAL_SET, pe);                                    \
+    nvshmemx_##N##_put_signal_warp(d, d + 8, 4, sig, 1, NVSHMEM_SIGNAL_ADD, pe);                                  \
+    nvshmemx_##N##_put_signal_nbi_warp(d, d + 8, 4, sig, 1, NVSHMEM_SIGNAL_ADD, pe);                              \
+    nvshmemx_##N##_put_signal_block(d, d + 8, 4, sig, 1, NVSHMEM_SIGNAL_ADD, pe);                                 \
+    nvshmemx_##N##_put_signal_nbi_block(d, d + 8, 4, sig, 1, NVSHMEM_SIGNAL_ADD, pe);                             \
+    nvshmem_##N##_broadcast(NVSHMEM_TEAM_WORLD, d, d + 8, 4, 0);                                                  \
+    nvshmemx_##N##_broadcast_warp(NVSHMEM_TEAM_WORLD, d, d + 8, 4, 0);                                            \
+    nvshmemx_##N##_broadcast_block(NVSHMEM_TEAM_WORLD, d, d + 8, 4, 0);                                           \
+    nvshmem_##N##_fcollect(NVSHMEM_TEAM_WORLD, d, d + 8, 1);                                                      \
+    nvshmemx_##N##_fcollect_warp(NVSHMEM_TEAM_WORLD, d, d + 8, 1);                                                \
+    nvshmemx_##N##_fcollect_block(NVSHMEM_TEAM_WORLD, d, d + 8, 1);                                               \
+    nvshmem_##N##_alltoall(NVSHMEM_TEAM_WORLD, d, d + 8, 1);                                                      \
+    nvshmemx_##N##_alltoall_warp(NVSHMEM_TEAM_WORLD, d, d + 8, 1);                                                \
+    nvshmemx_##N##_alltoall_block(NVSHMEM_TEAM_WORLD, d, d + 8, 1);                                               \
+    HALF_REDUCE(N, T, sum) HALF_REDUCE(N, T, prod) HALF_REDUCE(N, T, min) HALF_REDUCE(N, T, max)                  \
+  }
+HALF_FAMILIES(half, half)
+HALF_FAMILIES(bfloat16, __nv_bfloat16)
+
+__global__ void half_families(half *h, __nv_bfloat16 *b, uint64_t *sig) {
+  int pe = (nvshmem_my_pe() + 1) % nvshmem_n_pes();
+  half_families(h, sig, pe);
+  bfloat16_families(b, sig, pe);
+}
+
 int main(void) {
   nvshmem_init();
   int *ibuf = (int *)nvshmem_malloc(4096);

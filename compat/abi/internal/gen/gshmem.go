@@ -13,8 +13,10 @@ import (
 // reductions.
 
 // shmType is one TYPENAME of the tables: its C type and kind: a float,
-// a signed or unsigned integer, or char (whose signedness the platform
-// sets).
+// a signed or unsigned integer, char (whose signedness the platform
+// sets), or a 2-byte float (h: NVSHMEM's half and bfloat16, whose C
+// types gshmem.h's head defines, CUDA's where cuda_fp16.h and cuda_bf16.h
+// are and 2-byte elements in the library, which is compiled as C).
 type shmType struct {
 	name, c, kind string
 }
@@ -30,6 +32,7 @@ func types(names ...string) []shmType {
 		{"int8", "int8_t", "s"}, {"int16", "int16_t", "s"}, {"int32", "int32_t", "s"}, {"int64", "int64_t", "s"},
 		{"uint8", "uint8_t", "u"}, {"uint16", "uint16_t", "u"}, {"uint32", "uint32_t", "u"}, {"uint64", "uint64_t", "u"},
 		{"size", "size_t", "u"}, {"ptrdiff", "ptrdiff_t", "s"},
+		{"half", "gshmemi_half_t", "h"}, {"bfloat16", "gshmemi_bfloat16_t", "h"},
 	} {
 		all[t.name] = t
 	}
@@ -48,7 +51,7 @@ var (
 	// rmaTypes: put, get, p, g (+ nbi), put_signal, broadcast, fcollect, alltoall.
 	rmaTypes = types("float", "double", "char", "schar", "short", "int", "long", "longlong", "uchar", "ushort",
 		"uint", "ulong", "ulonglong", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-		"size", "ptrdiff")
+		"size", "ptrdiff", "half", "bfloat16")
 	// amoTypes: the standard atomics, and and/or/xor (OpenSHMEM's bitwise
 	// table less the signed int, long and long long, which NVSHMEM offers).
 	amoTypes = types("int", "long", "longlong", "uint", "ulong", "ulonglong", "int32", "int64", "uint32", "uint64",
@@ -65,6 +68,10 @@ var (
 	arithTypes = types("char", "schar", "short", "int", "long", "longlong", "ptrdiff", "uchar", "ushort", "uint",
 		"ulong", "ulonglong", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "size",
 		"float", "double")
+	// devArithTypes: min, max, sum and prod reductions in device code,
+	// which also folds the 2-byte floats (in float; the host's reductions
+	// do not take them yet).
+	devArithTypes = append(append([]shmType{}, arithTypes...), types("half", "bfloat16")...)
 )
 
 // nbiFlag is the nbi argument of a core for a name's suffix.
@@ -80,7 +87,8 @@ func cFlag(b bool) int {
 
 // kindOf is the C expression of a type's kind (shm.h's ABI_SHM_*).
 func (t shmType) kindOf() string {
-	return map[string]string{"f": "ABI_SHM_FLOAT", "s": "ABI_SHM_SINT", "u": "ABI_SHM_UINT", "c": "ABI_SHM_CHAR"}[t.kind]
+	// The 2-byte floats only move (no host reduction takes them): bits.
+	return map[string]string{"f": "ABI_SHM_FLOAT", "s": "ABI_SHM_SINT", "u": "ABI_SHM_UINT", "c": "ABI_SHM_CHAR", "h": "ABI_SHM_UINT"}[t.kind]
 }
 
 // shmFunc is one typed function: its prototype and its body.
@@ -285,16 +293,45 @@ func gshmemHeader() []byte {
 	b.WriteString(streamHead)
 	b.WriteString(gshmemKernHead)
 	groups, funcs := typedFuncs(rmaTypes, true)
-	for _, g := range groups {
-		fmt.Fprintf(&b, "\n/* %s. */\n", g)
-		for _, f := range funcs[g] {
-			fmt.Fprintf(&b, "%s;\n", f.proto)
+	// The half and bfloat16 calls come last, declared only where their
+	// types are (GSHMEMI_HAVE_HALF), as NVSHMEM's.
+	for _, half := range []bool{false, true} {
+		if half {
+			b.WriteString("\n#ifdef GSHMEMI_HAVE_HALF\n/* The half and bfloat16 forms of the families above. */\n")
+		}
+		for _, g := range groups {
+			var ps []string
+			for _, f := range funcs[g] {
+				if halfProto(f.proto) == half {
+					ps = append(ps, f.proto)
+				}
+			}
+			if len(ps) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "\n/* %s. */\n", g)
+			for _, p := range ps {
+				fmt.Fprintf(&b, "%s;\n", p)
+			}
+		}
+		if half {
+			b.WriteString("#endif /* GSHMEMI_HAVE_HALF */\n")
 		}
 	}
 	b.WriteString("\n#ifdef __cplusplus\n}\n#endif\n")
 	b.WriteString(gshmemDeviceTail)
 	b.WriteString("\n#endif /* GSHMEM_H */\n")
 	return b.Bytes()
+}
+
+// halfProto says whether a prototype takes a 2-byte float type.
+func halfProto(proto string) bool {
+	for _, t := range types("half", "bfloat16") {
+		if strings.Contains(proto, t.c) {
+			return true
+		}
+	}
+	return false
 }
 
 // gshmemDeviceTail brings the device API into a file nvcc compiles, as
@@ -318,6 +355,7 @@ func gshmemTyped() []byte {
 	b.WriteString("/* The typed functions of gshmem.h over shm.h's untyped cores (whose fast\n")
 	b.WriteString(" * paths inline here, so a typed put into a mapped PE is a store).\n")
 	fmt.Fprintf(&b, " * %s */\n", strings.Replace(banner, "abi.txt", "gshmem.go", 1))
+	b.WriteString("#define GSHMEMI_HALF_BITS 1 /* half and bfloat16 as their 2-byte elements */\n")
 	b.WriteString("#include <string.h>\n#include \"shm.h\"\n")
 	groups, funcs := typedFuncs(rmaTypes, true)
 	for _, g := range groups {
@@ -336,6 +374,26 @@ const gshmemHead = `#ifndef GSHMEM_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* NVSHMEM's half and bfloat16 element types: CUDA's half and
+ * __nv_bfloat16 where cuda_fp16.h and cuda_bf16.h are (C++ and CUDA); the
+ * calls that take them are declared only then (GSHMEMI_HAVE_HALF). The
+ * library, compiled as C, defines them over 2-byte elements
+ * (GSHMEMI_HALF_BITS): on x86-64 a uint16_t is passed and returned as the
+ * one-unsigned-short structs are. */
+#if defined(GSHMEMI_HALF_BITS)
+typedef uint16_t gshmemi_half_t;
+typedef uint16_t gshmemi_bfloat16_t;
+#define GSHMEMI_HAVE_HALF 1
+#elif (defined(__cplusplus) || defined(__CUDACC__)) && defined(__has_include)
+#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+typedef half gshmemi_half_t;
+typedef __nv_bfloat16 gshmemi_bfloat16_t;
+#define GSHMEMI_HAVE_HALF 1
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -97,6 +97,29 @@ func deviceTyped(have []string) []byte {
 	names, ctype := protoRMATypes(protos)
 	var b bytes.Buffer
 	b.WriteString(devTypedHead)
+	b.WriteString("\n// The types gshmem.cuh's own families do not list, through those families.\n")
+	for _, n := range names {
+		for _, f := range []struct{ have, macro string }{
+			{"gshmem_%s_p", "GSHMEMI_RMA"}, {"gshmem_%s_broadcast", "GSHMEMI_COLL_G"},
+		} {
+			if !done[fmt.Sprintf(f.have, n)] {
+				fmt.Fprintf(&b, "%s(%s, %s)\n", f.macro, n, ctype[n])
+			}
+		}
+	}
+	for _, r := range []struct {
+		ts                []shmType
+		op, thread, block string
+	}{{devArithTypes, "sum", "GSHMEMI_RED_G_ARITH", "GSHMEMI_RED_ARITH"}, {bitTypes, "and", "GSHMEMI_RED_G_BITS", "GSHMEMI_RED_BITS"}} {
+		for _, t := range r.ts {
+			if !done["gshmem_"+t.name+"_"+r.op+"_reduce"] {
+				fmt.Fprintf(&b, "%s(%s, %s)\n", r.thread, t.name, t.c)
+			}
+			if !done["gshmemx_"+t.name+"_"+r.op+"_reduce_block"] {
+				fmt.Fprintf(&b, "%s(%s, %s)\n", r.block, t.name, t.c)
+			}
+		}
+	}
 	b.WriteString("\n// Host and device: the typed calls of gshmem.h.\n")
 	fam := map[string]devFamily{}
 	for _, f := range hostDevFamilies {
