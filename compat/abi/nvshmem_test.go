@@ -47,6 +47,31 @@ func TestNVSHMEMHost(t *testing.T) {
 	require.Contains(t, r.stderr, `NVSHMEM_SYMMETRIC_SIZE="lots"`)
 }
 
+// TestNVSHMEMHalf builds testdata/nvshmem_half.cpp with c++ as
+// TestNVSHMEMHost builds its program (CUDA's cuda_fp16.h and cuda_bf16.h
+// give nvshmem.h's half and bfloat16 prototypes) and runs it on 2 and 3
+// PEs: C++ callers of the C library's 2-byte forms, every value checked.
+func TestNVSHMEMHalf(t *testing.T) {
+	setup(t)
+	cxx, err := exec.LookPath("c++")
+	if err != nil {
+		t.Skip("no c++")
+	}
+	probe := exec.Command(cxx, "-x", "c++", "-fsyntax-only", "-")
+	probe.Stdin = strings.NewReader("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n")
+	if out, err := probe.CombinedOutput(); err != nil {
+		t.Skipf("no cuda_fp16.h or cuda_bf16.h for c++: %s", out)
+	}
+	exe := filepath.Join(tool.bin, "nvshmem_half")
+	args := []string{"-Wall", "-Wextra", "-Werror", "-o", exe, filepath.Join("testdata", "nvshmem_half.cpp"),
+		"-I" + filepath.Join(tool.prefix, "include"), "-L" + filepath.Join(tool.prefix, "lib"),
+		"-Wl,-rpath," + filepath.Join(tool.prefix, "lib"), "-lnvshmem_host"}
+	out, err := exec.Command(cxx, args...).CombinedOutput()
+	require.NoError(t, err, "c++ %s\n%s", strings.Join(args, " "), out)
+	runOK(t, 2, exe, "half ok")
+	runOK(t, 3, exe, "half ok")
+}
+
 // TestNVSHMEMUniqueID builds testdata/nvshmem_uid.c as TestNVSHMEMHost
 // does and runs it both ways NVSHMEM's unique id is used: 3 processes no
 // launcher started, meeting through the id rank 0 writes to a file, and 2
