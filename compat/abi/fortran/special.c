@@ -1,6 +1,6 @@
 /* special.c: the Fortran bindings no rule of the generator covers (MPI_Init
- * without argv, the functions MPI_Wtime/MPI_Wtick/MPI_Aint_add, attributes
- * as address-sized integers, user callbacks written in Fortran), the
+ * without argv, the functions MPI_Wtime/MPI_Wtick/MPI_Aint_add; attributes
+ * are attr.c's, user callbacks callbacks.c's), the
  * special addresses' common blocks and the helpers of fbind.h. */
 #include "fbind.h"
 
@@ -69,62 +69,6 @@ MPI_Aint pmpi_aint_add_(const MPI_Aint *base, const MPI_Aint *disp) { return MPI
 FB_ALIAS(mpi_aint_add_, pmpi_aint_add_)
 MPI_Aint pmpi_aint_diff_(const MPI_Aint *a, const MPI_Aint *b) { return MPI_Aint_diff(*a, *b); }
 FB_ALIAS(mpi_aint_diff_, pmpi_aint_diff_)
-
-/* Attributes. Fortran stores an INTEGER(KIND=MPI_ADDRESS_KIND) value where
- * C stores a pointer, and reads the predefined attributes as values where
- * C gets a pointer to them (MPI-4.1 section 7.7, 19.3.7). */
-static MPI_Aint attr_value(int keyval, void *v)
-{
-    switch (keyval) {
-    case MPI_TAG_UB: case MPI_IO: case MPI_HOST: case MPI_WTIME_IS_GLOBAL:
-    case MPI_APPNUM: case MPI_LASTUSEDCODE: case MPI_UNIVERSE_SIZE:
-    case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
-        return *(int *)v;
-    case MPI_WIN_SIZE:
-        return *(MPI_Aint *)v;
-    default: /* MPI_WIN_BASE is the address itself; user values as stored */
-        return (MPI_Aint)v;
-    }
-}
-
-#define FB_ATTR(lower, K, Kfrom)                                                          \
-    void pmpi_##lower##_set_attr_(const int *h, const int *keyval, const MPI_Aint *val,   \
-                                  int *ierror)                                            \
-    {                                                                                     \
-        fb_ret(ierror, MPI_##K##_set_attr(FB_FROM(Kfrom, *h), *keyval, (void *)*val));    \
-    }                                                                                     \
-    FB_ALIAS(mpi_##lower##_set_attr_, pmpi_##lower##_set_attr_)                           \
-    void pmpi_##lower##_get_attr_(const int *h, const int *keyval, MPI_Aint *val,         \
-                                  int *flag, int *ierror)                                 \
-    {                                                                                     \
-        void *v = NULL;                                                                   \
-        int f = 0;                                                                        \
-        int rc = MPI_##K##_get_attr(FB_FROM(Kfrom, *h), *keyval, &v, &f);                 \
-        if (rc == MPI_SUCCESS && f) *val = attr_value(*keyval, v);                        \
-        *flag = fb_lout(f);                                                               \
-        fb_ret(ierror, rc);                                                               \
-    }                                                                                     \
-    FB_ALIAS(mpi_##lower##_get_attr_, pmpi_##lower##_get_attr_)
-FB_ATTR(comm, Comm, Comm)
-FB_ATTR(type, Type, Datatype)
-FB_ATTR(win, Win, Win)
-
-/* MPI_ATTR_PUT/GET (deprecated): the value is a default INTEGER. */
-void pmpi_attr_put_(const int *comm, const int *keyval, const int *val, int *ierror)
-{
-    fb_ret(ierror, MPI_Comm_set_attr(FB_FROM(Comm, *comm), *keyval, (void *)(MPI_Aint)*val));
-}
-FB_ALIAS(mpi_attr_put_, pmpi_attr_put_)
-void pmpi_attr_get_(const int *comm, const int *keyval, int *val, int *flag, int *ierror)
-{
-    void *v = NULL;
-    int f = 0;
-    int rc = MPI_Comm_get_attr(FB_FROM(Comm, *comm), *keyval, &v, &f);
-    if (rc == MPI_SUCCESS && f) *val = (int)attr_value(*keyval, v);
-    *flag = fb_lout(f);
-    fb_ret(ierror, rc);
-}
-FB_ALIAS(mpi_attr_get_, pmpi_attr_get_)
 
 /* fb_comm_count: the length of MPI_Alltoallw's type arrays. */
 int fb_comm_count(MPI_Comm comm)
