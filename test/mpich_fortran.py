@@ -10,8 +10,8 @@ Each test of a directory's testlist is built from its Makefile.am sources
 routines, or its C mtest where the Makefile.am links those) and run at its
 testlist's process count; it passes, as MPICH's runtests says, when it
 exits 0 and prints "No Errors". The f90 directory's tests are the f77
-ones turned into free form with "use mpi" (MPICH's f77tof90 does that at
-configure time): give --f90-from-f77 to build them so.
+ones turned into free form with "use mpi" by MPICH's maint/f77tof90 (its
+autogen.sh step), run here on a copy of the suite under --work.
 
     test/mpich_fortran.py --suite /work/ext/mpich/test/mpi --impl gshmem \
         --prefix /tmp/p --work /tmp/w f77 f08
@@ -30,7 +30,7 @@ import sys
 DIRS = {
     "f77": "attr coll comm datatype ext info init pt2pt rma topo",
     "f08": "attr coll comm datatype ext info init misc pt2pt rma topo",
-    "f90": "attr datatype misc timer",
+    "f90": "attr coll comm datatype ext info init misc pt2pt rma timer topo",
 }
 
 
@@ -42,8 +42,11 @@ def impl_tools(args):
         return (os.path.join(b, "mpifort"), os.path.join(b, "mpicc"),
                 lambda n: [os.path.join(b, "gshmem"), "run", "-n", str(n)], env)
     if args.impl == "openmpi":
+        # osc pt2pt: Debian's Open MPI 4.1 otherwise takes osc rdma,
+        # which refuses every window at one process (MPI_ERR_WIN).
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                   OMPI_MCA_btl_tcp_if_include="lo", OMPI_MCA_oob_tcp_if_include="lo")
+                   OMPI_MCA_btl_tcp_if_include="lo", OMPI_MCA_oob_tcp_if_include="lo",
+                   OMPI_MCA_osc="pt2pt")
         return ("mpifort.openmpi", "mpicc.openmpi",
                 lambda n: ["mpirun.openmpi", "--oversubscribe", "-np", str(n)], env)
     if args.impl == "mpich":
@@ -90,26 +93,22 @@ def sh(cmd, cwd, env, timeout):
         return "timeout", (e.stdout or b"").decode(errors="replace")
 
 
-def f77tof90(src, dst):
-    """A fixed-form mpif.h test as free form with use mpi (what MPICH's
-    f77tof90 does for the f90 directory): comment and continuation
-    columns rewritten, include 'mpif.h' replaced."""
-    lines = open(src).read().splitlines()
-    out = []
-    for i, line in enumerate(lines):
-        if line[:1] in ("c", "C", "*", "!"):
-            out.append("!" + line[1:])
+def prepare_f90(suite, work):
+    """A copy of the suite whose f90 directory holds the f77 tests turned
+    into free form with use mpi by MPICH's own maint/f77tof90, as its
+    autogen.sh does (the f08 ext tests take C files from there too)."""
+    dst = os.path.join(work, "suite")
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    for d in ("f77", "f90", "f08", "util", "include", "maint"):
+        shutil.copytree(os.path.join(suite, d), os.path.join(dst, d), symlinks=True)
+    for d in sorted(os.listdir(os.path.join(dst, "f77"))):
+        if not os.path.isdir(os.path.join(dst, "f77", d)):
             continue
-        if len(line) > 5 and line[5] not in (" ", "0") and line[:5].strip() == "":
-            # a continuation: the previous code line gets its &
-            for j in range(len(out) - 1, -1, -1):
-                if not out[j].lstrip().startswith("!") and out[j].strip():
-                    out[j] += " &"
-                    break
-            line = "     &" + line[6:]
-        line = re.sub(r"include\s*['\"]mpif.h['\"]", "use mpi", line, flags=re.I)
-        out.append(line[:72] if not line.lstrip().startswith("!") else line)
-    open(dst, "w").write("\n".join(out) + "\n")
+        os.makedirs(os.path.join(dst, "f90", d), exist_ok=True)
+        subprocess.run(["perl", "maint/f77tof90", "f77/" + d, "f90/" + d, "Makefile.am", "Makefile.ap"],
+                       cwd=dst, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return dst
 
 
 def main():
@@ -120,10 +119,11 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--only", help="run only these tests (comma list)")
     ap.add_argument("--timeout", type=int, default=180)
-    ap.add_argument("--f90-from-f77", action="store_true")
     ap.add_argument("suites", nargs="+")
     args = ap.parse_args()
     fc, cc, launch, env = impl_tools(args)
+    os.makedirs(args.work, exist_ok=True)
+    args.suite = prepare_f90(os.path.abspath(args.suite), os.path.join(args.work, args.impl))
     only = set(args.only.split(",")) if args.only else None
     inc = os.path.join(args.suite, "include")
     fflags = ["-w", "-fallow-argument-mismatch"]
@@ -157,6 +157,8 @@ def main():
                     t = t.replace("@F77_MPI_ADDRESS@", "integer*8").replace("@F77_MPI_OFFSET@", "integer*8")
                     open(os.path.join(wd, h[:-3]), "w").write(t)
             mk = makefile_vars(os.path.join(src, "Makefile.am"))
+            mkp = os.path.join(src, "Makefile.am")
+            mktext = open(mkp).read() if os.path.exists(mkp) else ""
             ext = mk.get("AM_DEFAULT_SOURCE_EXT", ".f").strip() or ".f"
             for name, np, opts in testlist(src):
                 if only and name not in only:
@@ -167,6 +169,10 @@ def main():
                 objs, why = [], None
                 for s in srcs:
                     p = os.path.join(src, s)
+                    # a source Makefile.am copies from another directory
+                    m = re.search(r"^" + re.escape(s) + r":\s*\$\(srcdir\)/(\S+)", mktext, re.M)
+                    if not os.path.exists(p) and m:
+                        p = os.path.normpath(os.path.join(src, m.group(1)))
                     if not os.path.exists(p):
                         why = "source %s not in the suite (made by MPICH's configure)" % s
                         break
