@@ -119,6 +119,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--only", help="run only these tests (comma list)")
     ap.add_argument("--timeout", type=int, default=180)
+    ap.add_argument("--dirs", help="these directories instead of DIRS' (space-separated)")
     ap.add_argument("suites", nargs="+")
     args = ap.parse_args()
     fc, cc, launch, env = impl_tools(args)
@@ -147,7 +148,7 @@ def main():
             rc, out = sh([cc] + cflags + ["-c", os.path.join(args.suite, "util", c), "-o", o], util, env, 300)
             if rc == 0:
                 cobjs.append(os.path.join(util, o))
-        for d in DIRS[suite].split():
+        for d in (args.dirs or DIRS[suite]).split():
             src = os.path.join(args.suite, suite, d)
             wd = os.path.join(work, d)
             os.makedirs(wd)

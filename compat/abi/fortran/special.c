@@ -99,6 +99,18 @@ int fb_nbr_count(MPI_Comm comm, int out)
     return 0;
 }
 
+/* fb_raise raises rc as the call itself would: on its comm, window or
+ * file, else on MPI_COMM_SELF. */
+static void fb_raise(int on, int handle, int rc)
+{
+    switch (on) {
+    case FB_ON_COMM: (void)MPI_Comm_call_errhandler(FB_FROM(Comm, handle), rc); break;
+    case FB_ON_WIN: (void)MPI_Win_call_errhandler(FB_FROM(Win, handle), rc); break;
+    case FB_ON_FILE: (void)MPI_File_call_errhandler(FB_FROM(File, handle), rc); break;
+    default: (void)MPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
+    }
+}
+
 /* fb_cfi is the address of an mpi_f08 choice buffer. Blocking calls'
  * buffers are CONTIGUOUS in the interface (the compiler copies a section
  * in and out); a buffer that outlives the call cannot be a copy, so a
@@ -106,17 +118,78 @@ int fb_nbr_count(MPI_Comm comm, int out)
 void *fb_cfi(CFI_cdesc_t *d, int noblock, int *ierror, int on, int handle)
 {
     if (noblock && !CFI_is_contiguous(d)) {
-        /* Raised as the call itself would: on its comm, window or file. */
-        switch (on) {
-        case FB_ON_COMM: (void)MPI_Comm_call_errhandler(FB_FROM(Comm, handle), MPI_ERR_BUFFER); break;
-        case FB_ON_WIN: (void)MPI_Win_call_errhandler(FB_FROM(Win, handle), MPI_ERR_BUFFER); break;
-        case FB_ON_FILE: (void)MPI_File_call_errhandler(FB_FROM(File, handle), MPI_ERR_BUFFER); break;
-        default: (void)MPI_Comm_call_errhandler(MPI_COMM_SELF, MPI_ERR_BUFFER);
-        }
+        fb_raise(on, handle, MPI_ERR_BUFFER);
         fb_ret(ierror, MPI_ERR_BUFFER);
         return FB_BAD;
     }
     return d->base_addr;
+}
+
+/* fb_section_type is a datatype of count elements of the predefined dt,
+ * each elem bytes, laid where the section d keeps its elements (in array
+ * element order, displacements from d->base_addr), or MPI_ERR_BUFFER where
+ * the section cannot be so described: dt not a predefined type of the
+ * elements' size, or count beyond the section's elements. */
+static int fb_section_type(CFI_cdesc_t *d, MPI_Count count, MPI_Datatype dt, MPI_Datatype *out)
+{
+    int ni = 0, na = 0, nd = 0, comb = 0, size = 0;
+    if (MPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS || comb != MPI_COMBINER_NAMED ||
+        MPI_Type_size(dt, &size) != MPI_SUCCESS || (size_t)size != d->elem_len)
+        return MPI_ERR_BUFFER;
+    MPI_Count n = 1;
+    for (int k = 0; k < d->rank; k++) n *= d->dim[k].extent;
+    if (count < 0 || count > n) return MPI_ERR_BUFFER;
+    MPI_Datatype t = dt, t2;
+    int rc = MPI_SUCCESS;
+    if (count == n) {
+        /* The whole section: one hvector per dimension, the first innermost. */
+        for (int k = 0; k < d->rank && rc == MPI_SUCCESS; k++) {
+            rc = MPI_Type_create_hvector_c(d->dim[k].extent, 1, d->dim[k].sm, t, &t2);
+            if (t != dt) MPI_Type_free(&t);
+            t = t2;
+        }
+    } else {
+        /* Its first count elements, each at its own displacement. */
+        MPI_Aint *disp = fb_alloc((int)count, sizeof *disp);
+        CFI_index_t idx[CFI_MAX_RANK] = {0};
+        if (!disp) return MPI_ERR_NO_MEM;
+        for (MPI_Count e = 0; e < count; e++) {
+            MPI_Aint off = 0;
+            for (int k = 0; k < d->rank; k++) off += (MPI_Aint)idx[k] * d->dim[k].sm;
+            disp[e] = off;
+            for (int k = 0; k < d->rank && ++idx[k] == d->dim[k].extent; k++) idx[k] = 0;
+        }
+        rc = MPI_Type_create_hindexed_block((int)count, 1, disp, dt, &t);
+        free(disp);
+    }
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS) {
+        if (t != dt) MPI_Type_free(&t);
+        return rc;
+    }
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+/* fb_cfi_sec is fb_cfi for a nonblocking call's (buffer, count, datatype):
+ * a noncontiguous section of count elements of a predefined datatype is
+ * not refused but described by a datatype of its own (*sect, 1 of it
+ * replacing count and datatype; the caller frees it once the call has
+ * started), so that the operation reaches the array's own elements. *sect
+ * is MPI_DATATYPE_NULL's integer where no such type is needed. */
+void *fb_cfi_sec(CFI_cdesc_t *d, MPI_Count count, int datatype, int *sect, int *ierror, int on, int handle)
+{
+    *sect = FB_TO(Datatype, MPI_DATATYPE_NULL);
+    if (CFI_is_contiguous(d) || count == 0) return d->base_addr;
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc = fb_section_type(d, count, FB_FROM(Datatype, datatype), &t);
+    if (rc == MPI_SUCCESS) {
+        *sect = FB_TO(Datatype, t);
+        return d->base_addr;
+    }
+    fb_raise(on, handle, rc);
+    fb_ret(ierror, rc);
+    return FB_BAD;
 }
 
 /* MPI_F_SYNC_REG(BUF): does nothing, out of the compiler's sight, so that

@@ -429,7 +429,7 @@ module mpi_f08
         target_disp, target_count, target_datatype, op, win, ierror) bind(C, &
         name="MPI_Accumulate_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -444,7 +444,7 @@ module mpi_f08
         target_disp, target_count, target_datatype, op, win, ierror) bind(C, &
         name="MPI_Accumulate_c_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -975,7 +975,7 @@ module mpi_f08
     end subroutine
     subroutine MPI_Buffer_attach_c_f08(buffer, size, ierror) bind(C, name="MPI_Buffer_attach_c_f08")
       import
-      type(*), dimension(..), contiguous :: buffer
+      type(*), dimension(..), asynchronous :: buffer
       integer(kind=MPI_COUNT_KIND) :: size
       integer, optional :: ierror
     end subroutine
@@ -1446,9 +1446,9 @@ module mpi_f08
     subroutine MPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, &
         target_rank, target_disp, win, ierror) bind(C, name="MPI_Compare_and_swap_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
-      type(*), dimension(..), contiguous :: compare_addr
-      type(*), dimension(..), contiguous :: result_addr
+      type(*), dimension(..), asynchronous :: origin_addr
+      type(*), dimension(..), asynchronous :: compare_addr
+      type(*), dimension(..), asynchronous :: result_addr
       type(MPI_Datatype) :: datatype
       integer :: target_rank
       integer(kind=MPI_ADDRESS_KIND) :: target_disp
@@ -1605,8 +1605,8 @@ module mpi_f08
     subroutine MPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, target_disp, &
         op, win, ierror) bind(C, name="MPI_Fetch_and_op_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
-      type(*), dimension(..), contiguous :: result_addr
+      type(*), dimension(..), asynchronous :: origin_addr
+      type(*), dimension(..), asynchronous :: result_addr
       type(MPI_Datatype) :: datatype
       integer :: target_rank
       integer(kind=MPI_ADDRESS_KIND) :: target_disp
@@ -2671,7 +2671,7 @@ module mpi_f08
     subroutine MPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror) bind(C, name="MPI_Get_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -2684,7 +2684,7 @@ module mpi_f08
     subroutine MPI_Get_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror) bind(C, name="MPI_Get_c_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -2700,10 +2700,10 @@ module mpi_f08
         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
         win, ierror) bind(C, name="MPI_Get_accumulate_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
-      type(*), dimension(..), contiguous :: result_addr
+      type(*), dimension(..), asynchronous :: result_addr
       integer :: result_count
       type(MPI_Datatype) :: result_datatype
       integer :: target_rank
@@ -2718,10 +2718,10 @@ module mpi_f08
         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
         win, ierror) bind(C, name="MPI_Get_accumulate_c_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
-      type(*), dimension(..), contiguous :: result_addr
+      type(*), dimension(..), asynchronous :: result_addr
       integer(kind=MPI_COUNT_KIND) :: result_count
       type(MPI_Datatype) :: result_datatype
       integer :: target_rank
@@ -4628,7 +4628,7 @@ module mpi_f08
     subroutine MPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror) bind(C, name="MPI_Put_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -4641,7 +4641,7 @@ module mpi_f08
     subroutine MPI_Put_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror) bind(C, name="MPI_Put_c_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
