@@ -51,6 +51,7 @@ func TestFortranBindings(t *testing.T) {
 	f08 := string(files["fortran/zmpi_f08.f90"])
 	require.Contains(t, f08, "interface MPI_Send\n    subroutine MPI_Send_f08(")
 	require.Contains(t, f08, "subroutine MPI_Send_c_f08(", "the large-count form shares the generic name")
+	require.Contains(t, f08, "interface PMPI_Send\n    procedure :: MPI_Send_f08, MPI_Send_c_f08\n", "the profiling name has the same specifics")
 	require.Contains(t, f08, "interface MPI_Type_get_extent_c\n", "an ambiguous large-count form keeps its own name")
 	require.Contains(t, f08, "type(MPI_Comm), parameter :: MPI_COMM_WORLD = MPI_Comm(257)")
 	h := string(files["fortran/include/mpif.h"])

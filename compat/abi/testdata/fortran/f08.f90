@@ -183,6 +183,9 @@ program f08
   call check(n == 8, 'sizeof')
   call MPI_F_sync_reg(d)
   call check(flag, 'initialized')
+  ! The profiling names (MPI-4.1 section 15.2) are the same routines.
+  call PMPI_Comm_size(comm, n)
+  call check(n == np .and. PMPI_Wtime() > 0d0, 'PMPI names')
 
   call MPI_Comm_free(comm)
   print '(a)', 'f08 ok'
