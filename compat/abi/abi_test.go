@@ -578,6 +578,16 @@ func TestThreadWinLocks(t *testing.T) {
 	runOK(t, 4, exe, "lockthreads ok")
 }
 
+// TestThreadIdup runs testdata/idupthreads.c: threads start MPI_Comm_idup
+// of their own communicators at once (several outstanding each, beside an
+// MPI_Comm_dup), then take turns at MPI_Comm_idup of one shared
+// communicator; every new communicator is used and checked.
+func TestThreadIdup(t *testing.T) {
+	exe := compile(t, "idupthreads.c", "-pthread")
+	runOK(t, 2, exe, "idupthreads ok")
+	runOK(t, 3, exe, "idupthreads ok")
+}
+
 // TestThreadCommCreation runs testdata/commthreads.c: four threads per
 // rank create communicators at once, each from its own parent (dup,
 // split, create, create_group, an intercommunicator merged back), and
