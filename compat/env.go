@@ -86,13 +86,13 @@ type Env struct {
 	world, self *Comm
 	// nextCtx is one above every context id this PE has taken; read and
 	// written only by the agreement holding ctxa (ctxalloc.go).
-	nextCtx  uint32
-	ctxa     ctxAlloc
+	nextCtx uint32
+	ctxa    ctxAlloc
 	// asyncNext is DupAsync's nextCtx (its contexts start at asyncBase),
 	// read and written only by the agreement holding asynca.
 	asyncNext uint32
 	asynca    ctxAlloc
-	closed   atomic.Bool
+	closed    atomic.Bool
 
 	dyn    dynState // other jobs' processes (dynlink.go)
 	parent *Comm    // MPI_Comm_get_parent's intercommunicator (spawn.go)
