@@ -221,7 +221,9 @@ static inline abi_target *xfer_target(abi_win *w, MPI_Win win, const void *addr,
 
 /* How many RMA operations the fast paths below did: the MPI_T
  * performance variables add it to the Go paths' count (mpit_pvar.go). A
- * plain increment, as the library gives MPI_THREAD_SERIALIZED. */
+ * plain increment: at MPI_THREAD_MULTIPLE threads putting at once may
+ * lose a few counts of this statistic, which a locked add on every
+ * operation would cost more than the whole 8-byte put. */
 uint64_t abi_rma_fast_ops;
 
 int abic_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
