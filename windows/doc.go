@@ -103,8 +103,13 @@
 // LockAll epoch that one of them opened before the others start and
 // closes after they end, as MPI requires of threads sharing an epoch:
 // Put, Get, the accumulates and the flushes run together, and the first
-// operations to a target take its shared lock once (access.go). Its other
-// epoch calls (Lock, Unlock, Fence, PSCW) take one goroutine at a time.
+// operations to a target take its shared lock once (access.go). Goroutines
+// may also Lock and Unlock different targets of one Win at once (MPI-4.1
+// lets a process's threads hold locks to different targets), each with
+// its operations and flushes to its own target; two at once on the same
+// target is erroneous and one of them gets ErrRMASync (lock.go). Its
+// other epoch calls (LockAll, UnlockAll, Fence, PSCW) take one goroutine
+// at a time.
 //
 // # GPU memory
 //
