@@ -9,11 +9,18 @@ import "unsafe"
 // which costs more than the bytes it moves; other runs, and the runs of
 // any other map, move by size class (move).
 
+// useGather is haveGather; tests turn it off to compare the gather
+// kernels with the Go loops.
+var useGather = haveGather
+
 // strided moves count instances of m between its layout in lay and the
 // packed bytes in pk (pack: lay to pk), as far as pk reaches, and returns
 // the bytes moved.
 func (m *Map) strided(pk, lay []byte, count int, pack bool) int {
 	r := m.runs[0]
+	if pack && useGather && (r.n == 4 || r.n == 8) {
+		return m.gathered(pk, lay, count)
+	}
 	switch r.n {
 	case 4:
 		return stridedWords[uint32](m, pk, lay, count, pack)
@@ -170,6 +177,60 @@ func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
 			} else {
 				k += copy(lay[off:off+n], pk[k:])
 			}
+			return k
+		}
+	}
+	return k
+}
+
+// gatherChunk bounds the elements of one gather call: a kernel cannot be
+// preempted, and 32 Ki elements take some microseconds.
+const gatherChunk = 1 << 15
+
+// gathered is strided's pack of a vector of 4- or 8-byte runs through the
+// gather kernels.
+func (m *Map) gathered(pk, lay []byte, count int) int {
+	r := m.runs[0]
+	n, stride := r.n, m.rstride
+	reps, ext := m.reps, m.extent
+	if ext == reps*stride && count > 1 {
+		// Each instance continues the last one's stride (a vector of
+		// count*reps elements): one run of kernel calls, not count.
+		reps, ext, count = reps*count, reps*count*stride, 1
+	}
+	k := 0
+	for i := range count {
+		base := i*ext + r.off
+		whole := min(reps, (len(pk)-k)/n) // whole elements that fit
+		if whole > 0 {
+			// Bounds checked as a copy would check them: the first and
+			// last element (a stride may be negative) and the packed bytes.
+			last := base + (whole-1)*stride
+			_, _, _ = lay[base:base+n], lay[last:last+n], pk[k:k+whole*n]
+			d := unsafe.Add(unsafe.Pointer(unsafe.SliceData(pk)), k)
+			for at := 0; at < whole; at += gatherChunk {
+				c := min(gatherChunk, whole-at)
+				s := unsafe.Add(unsafe.Pointer(unsafe.SliceData(lay)), base+at*stride)
+				dc := unsafe.Add(d, at*n)
+				switch {
+				case n == 8:
+					gather8(dc, s, c, stride)
+				case stride == 8:
+					// Every other int: 16-byte loads, each reading the
+					// next element's bytes too, so the last is left to
+					// gather4.
+					g := (c - 1) &^ 7
+					gather4x2(dc, s, g)
+					gather4(unsafe.Add(dc, 4*g), unsafe.Add(s, 8*g), c-g, 8)
+				default:
+					gather4(dc, s, c, stride)
+				}
+			}
+		}
+		k += whole * n
+		if whole < reps { // pk ends inside this instance: the partial element
+			off := base + whole*stride
+			k += copy(pk[k:], lay[off:off+n])
 			return k
 		}
 	}
