@@ -125,3 +125,143 @@ loop:
 	JMP    loop
 done:
 	RET
+
+// func move16(dst, src unsafe.Pointer, n, dstride, sstride int)
+//
+// Moves n 16-byte elements, sstride bytes apart at src, to dst, dstride
+// apart: a pack (dstride 16) or an unpack (sstride 16) of a vector of
+// 16-byte elements. Go's loops of [2]uint64 words spill each one to the
+// stack on its way.
+TEXT ·move16(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ dstride+24(FP), DX
+	MOVQ sstride+32(FP), BX
+	LEAQ (DX)(DX*2), R8
+	LEAQ (BX)(BX*2), R9
+loop4:
+	CMPQ CX, $4
+	JLT  tail
+	MOVUPS (SI), X0
+	MOVUPS (SI)(BX*1), X1
+	MOVUPS (SI)(BX*2), X2
+	MOVUPS (SI)(R9*1), X3
+	MOVUPS X0, (DI)
+	MOVUPS X1, (DI)(DX*1)
+	MOVUPS X2, (DI)(DX*2)
+	MOVUPS X3, (DI)(R8*1)
+	SUBQ   $4, CX
+	JEQ    done
+	LEAQ   (SI)(BX*4), SI
+	LEAQ   (DI)(DX*4), DI
+	JMP    loop4
+tail:
+	TESTQ  CX, CX
+	JEQ    done
+	MOVUPS (SI), X0
+	MOVUPS X0, (DI)
+	DECQ   CX
+	JEQ    done
+	ADDQ   BX, SI
+	ADDQ   DX, DI
+	JMP    tail
+done:
+	RET
+
+// func scatter8(dst, src unsafe.Pointer, n, stride int)
+//
+// The unpack: n 8-byte elements, packed at src, to dst, stride bytes
+// apart. A store per element either way; eight loads ahead of them.
+TEXT ·scatter8(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ stride+24(FP), DX
+	LEAQ (DX)(DX*2), R8
+	LEAQ (DI)(DX*4), R10
+loop8:
+	CMPQ CX, $8
+	JLT  tail
+	MOVQ (SI), AX
+	MOVQ 8(SI), BX
+	MOVQ 16(SI), R11
+	MOVQ 24(SI), R12
+	MOVQ AX, (DI)
+	MOVQ BX, (DI)(DX*1)
+	MOVQ R11, (DI)(DX*2)
+	MOVQ R12, (DI)(R8*1)
+	MOVQ 32(SI), AX
+	MOVQ 40(SI), BX
+	MOVQ 48(SI), R11
+	MOVQ 56(SI), R12
+	MOVQ AX, (R10)
+	MOVQ BX, (R10)(DX*1)
+	MOVQ R11, (R10)(DX*2)
+	MOVQ R12, (R10)(R8*1)
+	SUBQ $8, CX
+	JEQ  done
+	LEAQ (R10)(DX*4), DI
+	LEAQ (DI)(DX*4), R10
+	ADDQ $64, SI
+	JMP  loop8
+tail:
+	TESTQ CX, CX
+	JEQ   done
+	MOVQ  (SI), AX
+	MOVQ  AX, (DI)
+	DECQ  CX
+	JEQ   done
+	ADDQ  DX, DI
+	ADDQ  $8, SI
+	JMP   tail
+done:
+	RET
+
+// func scatter4(dst, src unsafe.Pointer, n, stride int)
+//
+// scatter8 of 4-byte elements: two per 8-byte load.
+TEXT ·scatter4(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ stride+24(FP), DX
+	LEAQ (DX)(DX*2), R8
+	LEAQ (DI)(DX*4), R10
+loop8:
+	CMPQ CX, $8
+	JLT  tail
+	MOVQ (SI), AX
+	MOVQ 8(SI), BX
+	MOVQ 16(SI), R11
+	MOVQ 24(SI), R12
+	MOVL AX, (DI)
+	SHRQ $32, AX
+	MOVL AX, (DI)(DX*1)
+	MOVL BX, (DI)(DX*2)
+	SHRQ $32, BX
+	MOVL BX, (DI)(R8*1)
+	MOVL R11, (R10)
+	SHRQ $32, R11
+	MOVL R11, (R10)(DX*1)
+	MOVL R12, (R10)(DX*2)
+	SHRQ $32, R12
+	MOVL R12, (R10)(R8*1)
+	SUBQ $8, CX
+	JEQ  done
+	LEAQ (R10)(DX*4), DI
+	LEAQ (DI)(DX*4), R10
+	ADDQ $32, SI
+	JMP  loop8
+tail:
+	TESTQ CX, CX
+	JEQ   done
+	MOVL  (SI), AX
+	MOVL  AX, (DI)
+	DECQ  CX
+	JEQ   done
+	ADDQ  DX, DI
+	ADDQ  $4, SI
+	JMP   tail
+done:
+	RET

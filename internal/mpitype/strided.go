@@ -3,11 +3,12 @@ package mpitype
 import "unsafe"
 
 // The packing loops. A vector (one run per tile, tiles rstride bytes
-// apart) whose run is 4 bytes or a multiple of 8 up to 64 (a strided
-// vector of ints or doubles, or of short blocks of them: the most common
-// derived types) moves one fixed-size word per run, not by a copy call,
-// which costs more than the bytes it moves; other runs, and the runs of
-// any other map, move by size class (move).
+// apart) whose run is 4, 8 or 16 bytes (a strided vector of ints,
+// doubles or complex numbers: the most common derived types) moves
+// through the amd64 kernels (gather_amd64.s); a vector of other runs up to
+// 64 bytes, and those elsewhere, move one fixed-size word per run, not by
+// a copy call, which costs more than the bytes it moves; other runs, and
+// the runs of any other map, move by size class (move).
 
 // useGather is haveGather; tests turn it off to compare the gather
 // kernels with the Go loops.
@@ -18,8 +19,8 @@ var useGather = haveGather
 // the bytes moved.
 func (m *Map) strided(pk, lay []byte, count int, pack bool) int {
 	r := m.runs[0]
-	if pack && useGather && (r.n == 4 || r.n == 8) {
-		return m.gathered(pk, lay, count)
+	if useGather && (r.n == 4 || r.n == 8 || r.n == 16) {
+		return m.gathered(pk, lay, count, pack)
 	}
 	switch r.n {
 	case 4:
@@ -187,9 +188,9 @@ func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
 // preempted, and 32 Ki elements take some microseconds.
 const gatherChunk = 1 << 15
 
-// gathered is strided's pack of a vector of 4- or 8-byte runs through the
-// gather kernels.
-func (m *Map) gathered(pk, lay []byte, count int) int {
+// gathered is strided for a vector of 4-, 8- or 16-byte runs, through
+// the kernels.
+func (m *Map) gathered(pk, lay []byte, count int, pack bool) int {
 	r := m.runs[0]
 	n, stride := r.n, m.rstride
 	reps, ext := m.reps, m.extent
@@ -213,8 +214,16 @@ func (m *Map) gathered(pk, lay []byte, count int) int {
 				s := unsafe.Add(unsafe.Pointer(unsafe.SliceData(lay)), base+at*stride)
 				dc := unsafe.Add(d, at*n)
 				switch {
-				case n == 8:
+				case n == 16 && pack:
+					move16(dc, s, c, 16, stride)
+				case n == 16:
+					move16(s, dc, c, stride, 16)
+				case n == 8 && pack:
 					gather8(dc, s, c, stride)
+				case n == 8:
+					scatter8(s, dc, c, stride)
+				case !pack:
+					scatter4(s, dc, c, stride)
 				case stride == 8:
 					// Every other int: 16-byte loads, each reading the
 					// next element's bytes too, so the last is left to
@@ -230,7 +239,11 @@ func (m *Map) gathered(pk, lay []byte, count int) int {
 		k += whole * n
 		if whole < reps { // pk ends inside this instance: the partial element
 			off := base + whole*stride
-			k += copy(pk[k:], lay[off:off+n])
+			if pack {
+				k += copy(pk[k:], lay[off:off+n])
+			} else {
+				k += copy(lay[off:off+n], pk[k:])
+			}
 			return k
 		}
 	}
