@@ -37,14 +37,14 @@ func TestGatherMatchesGo(t *testing.T) {
 		block int
 	}{{BasicInt32, 1}, {BasicFloat32, 1}, {BasicFloat64, 1}, {BasicInt64, 1}, {BasicInt16, 2}, {BasicInt32, 2},
 		{BasicComplex128, 1}, {BasicFloat64, 2}, {BasicInt32, 4}}
-	for iter := range 3000 {
+	for iter := range 1500 {
 		k := kinds[rng.Intn(len(kinds))]
 		old := BasicMap(k.b)
 		n := k.block * k.b.Size()
 		reps := 1 + rng.Intn(40)
-		switch rng.Intn(8) {
-		case 0:
-			reps = 1 + rng.Intn(3*gatherChunk)
+		switch rng.Intn(16) {
+		case 0: // more than one kernel call
+			reps = gatherChunk/2 + rng.Intn(2*gatherChunk)
 		case 1:
 			reps = 8*(1+rng.Intn(5)) + rng.Intn(2)
 		}
