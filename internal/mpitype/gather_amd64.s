@@ -265,3 +265,39 @@ tail:
 	JMP   tail
 done:
 	RET
+
+// func moveN(dst, src unsafe.Pointer, count, n, dstride, sstride int)
+//
+// move16 for elements of n >= 16 bytes (a vector's blocks of several
+// elements): 16 bytes at a time and the last 16 bytes of each element
+// from n-16, which may overlap the ones before and rewrites those bytes
+// with the same values; never a byte outside the element.
+TEXT ·moveN(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ count+16(FP), CX
+	MOVQ n+24(FP), R8
+	MOVQ dstride+32(FP), DX
+	MOVQ sstride+40(FP), BX
+	LEAQ -16(R8), R9
+	TESTQ CX, CX
+	JEQ  done
+elem:
+	MOVUPS (SI)(R9*1), X1
+	XORQ   AX, AX
+chunk:
+	CMPQ   AX, R9
+	JGE    last
+	MOVUPS (SI)(AX*1), X0
+	MOVUPS X0, (DI)(AX*1)
+	ADDQ   $16, AX
+	JMP    chunk
+last:
+	MOVUPS X1, (DI)(R9*1)
+	DECQ   CX
+	JEQ    done
+	ADDQ   BX, SI
+	ADDQ   DX, DI
+	JMP    elem
+done:
+	RET

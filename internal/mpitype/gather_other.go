@@ -14,3 +14,7 @@ func gather4x2(dst, src unsafe.Pointer, n int)       { panic("mpitype: no gather
 func move16(dst, src unsafe.Pointer, n, dstride, sstride int) { panic("mpitype: no gather kernel") }
 func scatter8(dst, src unsafe.Pointer, n, stride int)         { panic("mpitype: no gather kernel") }
 func scatter4(dst, src unsafe.Pointer, n, stride int)         { panic("mpitype: no gather kernel") }
+
+func moveN(dst, src unsafe.Pointer, count, n, dstride, sstride int) {
+	panic("mpitype: no gather kernel")
+}

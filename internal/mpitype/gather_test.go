@@ -36,7 +36,8 @@ func TestGatherMatchesGo(t *testing.T) {
 		b     Basic
 		block int
 	}{{BasicInt32, 1}, {BasicFloat32, 1}, {BasicFloat64, 1}, {BasicInt64, 1}, {BasicInt16, 2}, {BasicInt32, 2},
-		{BasicComplex128, 1}, {BasicFloat64, 2}, {BasicInt32, 4}}
+		{BasicComplex128, 1}, {BasicFloat64, 2}, {BasicInt32, 4},
+		{BasicFloat64, 3}, {BasicInt8, 17}, {BasicInt32, 11}, {BasicFloat64, 8}, {BasicInt16, 100}, {BasicInt8, maxMoveN}, {BasicInt8, 600}}
 	for iter := range 1500 {
 		k := kinds[rng.Intn(len(kinds))]
 		old := BasicMap(k.b)
@@ -44,11 +45,16 @@ func TestGatherMatchesGo(t *testing.T) {
 		reps := 1 + rng.Intn(40)
 		switch rng.Intn(16) {
 		case 0: // more than one kernel call
-			reps = gatherChunk/2 + rng.Intn(2*gatherChunk)
+			if n <= 16 {
+				reps = gatherChunk/2 + rng.Intn(2*gatherChunk)
+			}
 		case 1:
 			reps = 8*(1+rng.Intn(5)) + rng.Intn(2)
 		}
 		stride := n + rng.Intn(60)
+		if rng.Intn(4) == 0 { // overlapping blocks: packs only
+			stride = 1 + rng.Intn(n)
+		}
 		switch rng.Intn(4) {
 		case 0:
 			stride = 2 * n

@@ -3,12 +3,13 @@ package mpitype
 import "unsafe"
 
 // The packing loops. A vector (one run per tile, tiles rstride bytes
-// apart) whose run is 4, 8 or 16 bytes (a strided vector of ints,
-// doubles or complex numbers: the most common derived types) moves
-// through the amd64 kernels (gather_amd64.s); a vector of other runs up to
-// 64 bytes, and those elsewhere, move one fixed-size word per run, not by
-// a copy call, which costs more than the bytes it moves; other runs, and
-// the runs of any other map, move by size class (move).
+// apart) whose run is 4 or 8 bytes, or 16 to maxMoveN (a strided vector
+// of ints, doubles or complex numbers, or of blocks of them: the most
+// common derived types) moves through the amd64 kernels
+// (gather_amd64.s); elsewhere (and with the purego tag) a vector of runs
+// of 4 or 8 to 64 bytes moves one fixed-size word per run, not by a copy
+// call, which costs more than the bytes it moves; other runs, and the
+// runs of any other map, move by size class (move).
 
 // useGather is haveGather; tests turn it off to compare the gather
 // kernels with the Go loops.
@@ -19,7 +20,7 @@ var useGather = haveGather
 // the bytes moved.
 func (m *Map) strided(pk, lay []byte, count int, pack bool) int {
 	r := m.runs[0]
-	if useGather && (r.n == 4 || r.n == 8 || r.n == 16) {
+	if useGather && (r.n == 4 || r.n == 8 || r.n >= 16 && r.n <= maxMoveN) {
 		return m.gathered(pk, lay, count, pack)
 	}
 	switch r.n {
@@ -184,12 +185,16 @@ func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
 	return k
 }
 
+// maxMoveN is the longest run moveN moves: past it a copy call per run
+// costs little beside its bytes.
+const maxMoveN = 512
+
 // gatherChunk bounds the elements of one gather call: a kernel cannot be
 // preempted, and 32 Ki elements take some microseconds.
 const gatherChunk = 1 << 15
 
-// gathered is strided for a vector of 4-, 8- or 16-byte runs, through
-// the kernels.
+// gathered is strided for a vector of runs of 4, 8 or 16 to maxMoveN
+// bytes, through the kernels.
 func (m *Map) gathered(pk, lay []byte, count int, pack bool) int {
 	r := m.runs[0]
 	n, stride := r.n, m.rstride
@@ -218,6 +223,10 @@ func (m *Map) gathered(pk, lay []byte, count int, pack bool) int {
 					move16(dc, s, c, 16, stride)
 				case n == 16:
 					move16(s, dc, c, stride, 16)
+				case n > 16 && pack:
+					moveN(dc, s, c, n, n, stride)
+				case n > 16:
+					moveN(s, dc, c, n, stride, n)
 				case n == 8 && pack:
 					gather8(dc, s, c, stride)
 				case n == 8:
