@@ -439,10 +439,12 @@ func TestUserOps(t *testing.T) {
 }
 
 // TestUserOpsDerived runs user ops over a vector and a type whose data
-// starts inside its instances, in every reduction.
+// starts inside its instances, in every reduction, on the world and on an
+// intercommunicator of its halves (uneven at 3, even at 4).
 func TestUserOpsDerived(t *testing.T) {
 	exe := compile(t, "useropdt.c")
 	runOK(t, 3, exe, "useropdt ok")
+	runOK(t, 4, exe, "useropdt ok")
 	runOK(t, 1, exe, "useropdt ok")
 }
 
