@@ -5,6 +5,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gshmem/gshmem/compat"
 	"github.com/gshmem/gshmem/shmem"
 )
@@ -37,6 +39,7 @@ const (
 	createHeap
 	createAdopt
 	createFailed // this PE could not set its memory up: every PE fails
+	createFile   // the buffer's pages are moved onto a page file of their own
 )
 
 // claimed holds the pages of this process that a live Create window has
@@ -119,11 +122,24 @@ func releaseClaim(w *shmem.World, buf []byte, span int) {
 	}
 }
 
-// adopted is the heap range a createAdopt buffer's pages were moved onto.
+// adopted is the heap range a createAdopt buffer's pages were moved onto,
+// or, for createFile, the page file they were moved onto and the overlays
+// this PE made of page files over its views of the window's heap ranges
+// (its own and node-local peers').
 type adopted struct {
-	sym shmem.Sym[byte]
-	at  uintptr // the first page of the buffer
+	sym      shmem.Sym[byte]
+	at       uintptr // the first page of the buffer
+	file     *shmem.PageFile
+	overlays []*shmem.Overlay
 }
+
+// fileIdx is the first of ctrlFileWords words after the PSCW words of the
+// control area: the pid, descriptor, inode and size of a PE's page file
+// (pid 0: none), and its vote that it could open every peer's file it
+// needs.
+func (win *Win) fileIdx() int { return ctrlPosted/8 + 2*win.n }
+
+const ctrlFileWords = 5
 
 // setupCreate builds a unified Create window: span is the largest
 // createSpan of any PE, mine this PE's (whose claim it owns).
@@ -142,23 +158,36 @@ func (win *Win) setupCreate(sizes, units []int, span int, buf []byte, mine int) 
 	win.data = data
 	mode, loc := createEmpty, uint64(0)
 	var failed error
+	var sub shmem.Sym[byte]
+	var lo, hi uintptr
 	if len(buf) > 0 {
 		addr := uintptr(unsafe.Pointer(&buf[0]))
 		if s, ok := shmem.HeapSym(w, addr, len(buf)); ok {
 			mode, loc = createHeap, s.Offset()
 		} else {
-			lo, hi := pageRange(buf)
+			lo, hi = pageRange(buf)
 			skip := roundUp(int(data.Offset()), page) - int(data.Offset())
-			sub := data.Slice(skip, skip+int(hi-lo))
-			if err := w.AdoptPages(sub, lo); err != nil {
-				failed = wrap(err, "moving the window's pages into shared memory")
-				mode = createFailed
-				unclaim(lo, hi)
-			} else {
-				win.adopt = &adopted{sym: sub, at: lo}
-				mode, loc = createAdopt, sub.Offset()+uint64(addr-lo)
-			}
+			sub = data.Slice(skip, skip+int(hi-lo))
+			mode, loc = createAdopt, sub.Offset()+uint64(addr-lo)
+			win.adopt = &adopted{sym: sub, at: lo}
 		}
+	}
+	mapErr, err := win.setupFiles(mode == createAdopt)
+	if err != nil {
+		return err
+	}
+	if mode == createAdopt && win.adopt.file != nil {
+		mode = createFile
+	} else if mode == createAdopt {
+		if err := w.AdoptPages(sub, lo); err != nil {
+			failed = wrap(err, "moving the window's pages into shared memory")
+			mode = createFailed
+			win.adopt.sym = shmem.Sym[byte]{} // nothing to give back
+			unclaim(lo, hi)
+		}
+	}
+	if failed == nil && mapErr != nil {
+		failed, mode = mapErr, createFailed
 	}
 	win.base = buf
 	slots := win.ctrl.Local()[ctrlAgree/8 : ctrlAgree/8+2]
@@ -192,11 +221,122 @@ func (win *Win) setupCreate(sizes, units []int, span int, buf []byte, mine int) 
 	return nil
 }
 
+// setupFiles moves this PE's buffer onto a page file when want (its pages
+// are win.adopt's) and every PE can map every node-local peer's file, and
+// maps the files of the peers whose views this process owns over them. A
+// failure to open a file is a vote for AdoptPages instead (say /proc is
+// closed to peers); a failure to map one once all agreed fails the window
+// (mapErr), after this PE's own buffer is in place.
+func (win *Win) setupFiles(want bool) (mapErr, err error) {
+	w, a := win.world, win.adopt
+	words := win.ctrl.Local()[win.fileIdx() : win.fileIdx()+ctrlFileWords]
+	clear(words)
+	if want && w.CanOverlay() {
+		if f, err := w.NewPageFile(a.at, a.sym.Len()); err == nil {
+			a.file = f
+			pid, fd, ino := f.Ref()
+			words[0], words[1], words[2], words[3] = uint64(pid), uint64(fd), ino, uint64(a.sym.Len())
+		}
+	}
+	if err := win.comm.Barrier(); err != nil {
+		return nil, wrap(err, "window creation")
+	}
+	me := uint64(os.Getpid())
+	ref := make([][4]uint64, win.n)
+	fds := make([]int, win.n)
+	ok := true
+	for r := range win.n {
+		fds[r] = -1
+		if err := shmem.Get(ref[r][:], win.ctrl.Slice(win.fileIdx(), win.fileIdx()+4), win.pes[r]); err != nil {
+			return nil, wrap(err, "reading rank %d's window pages", r)
+		}
+		if ref[r][0] == 0 || ref[r][0] == me || win.dataPtr(r) == nil {
+			continue // none; this process's own (one view); reached by messages
+		}
+		fd, err := shmem.OpenPeerFile(int(ref[r][0]), int(ref[r][1]), ref[r][2])
+		if err != nil {
+			ok = false
+			break
+		}
+		fds[r] = fd
+	}
+	defer func() {
+		for _, fd := range fds {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+		}
+	}()
+	if ok {
+		words[4] = 1
+	}
+	if err := win.comm.Barrier(); err != nil {
+		return nil, wrap(err, "window creation")
+	}
+	all := true
+	for r := range win.n {
+		v, err := shmem.G(win.ctrl.At(win.fileIdx()+4), win.pes[r])
+		if err != nil {
+			return nil, wrap(err, "window creation")
+		}
+		all = all && v == 1
+	}
+	if !all {
+		if a != nil && a.file != nil {
+			a.file.Close()
+			a.file = nil
+		}
+		return nil, nil
+	}
+	if a != nil && a.file != nil {
+		if err := a.file.MapOver(); err != nil {
+			return wrap(err, "moving the window's pages onto shared memory"), nil
+		}
+		o, err := w.Overlay(a.sym, w.MyPE(), a.file.Fd())
+		if err != nil {
+			return wrap(err, "mapping the window's pages into the heap"), nil
+		}
+		a.overlays = append(a.overlays, o)
+	}
+	for r, fd := range fds {
+		if fd < 0 {
+			continue
+		}
+		o, err := w.Overlay(win.peerSpan(int(ref[r][3])), win.pes[r], fd)
+		if err != nil {
+			return wrap(err, "mapping rank %d's window pages", r), nil
+		}
+		if win.adopt == nil {
+			win.adopt = &adopted{}
+		}
+		win.adopt.overlays = append(win.adopt.overlays, o)
+	}
+	return nil, nil
+}
+
+// peerSpan is the page-aligned range of n bytes of the window's
+// allocation that a buffer's pages are moved onto: at the same offset on
+// every PE, as the allocation is.
+func (win *Win) peerSpan(n int) shmem.Sym[byte] {
+	page := os.Getpagesize()
+	skip := roundUp(int(win.data.Offset()), page) - int(win.data.Offset())
+	return win.data.Slice(skip, skip+n)
+}
+
+// dataPtr is rank r's copy of the window's allocation as mapped in this
+// process, nil where r is reached by messages.
+func (win *Win) dataPtr(r int) []byte {
+	if forceRemote.Load() && r != win.me {
+		return nil
+	}
+	return shmem.Ptr(win.data, win.pes[r])
+}
+
 // createMem is how this PE reaches rank r's Create memory.
 func (win *Win) createMem(r int, mode, loc uint64, size int) (rmem, error) {
 	pe := win.pes[r]
 	switch mode {
-	case createHeap, createAdopt:
+	case createHeap, createAdopt, createFile:
 		s, ok := shmem.HeapRange(win.world, loc, size)
 		if !ok {
 			return rmem{}, errorf(compat.ClassWin, "rank %d's window memory at heap offset %d is not a live symmetric object here", r, loc)
@@ -208,13 +348,27 @@ func (win *Win) createMem(r int, mode, loc uint64, size int) (rmem, error) {
 }
 
 // freeCreate undoes setupCreate's moves once no PE reaches the memory.
+// A buffer on a page file stays there: only the overlays go, one call
+// each, and no page of the buffer is touched.
 func (win *Win) freeCreate() error {
 	if win.adopt == nil {
 		return nil
 	}
 	a := win.adopt
 	win.adopt = nil
-	err := win.world.ReturnPages(a.sym, a.at)
-	unclaim(a.at, a.at+uintptr(a.sym.Len()))
+	var err error
+	for _, o := range a.overlays {
+		if e := o.Undo(); e != nil && err == nil {
+			err = e
+		}
+	}
+	if a.file != nil {
+		a.file.Close()
+	} else if a.sym.Len() > 0 {
+		err = win.world.ReturnPages(a.sym, a.at)
+	}
+	if a.sym.Len() > 0 {
+		unclaim(a.at, a.at+uintptr(a.sym.Len()))
+	}
 	return wrap(err, "giving the window's pages back")
 }
