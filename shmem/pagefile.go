@@ -41,11 +41,12 @@ type PageFile struct {
 // fabric (UCX pins the heap's pages, which an overlay would replace).
 func (w *World) CanOverlay() bool { return w.CanAdopt() && w.opts.RemoteTransport != "ucx" }
 
-// NewPageFile copies the n bytes of pages at at (page-aligned; Adoptable)
-// into a new memfd: only the pages that hold data (dataRuns), the rest
-// stay holes that read zero. The pages themselves are not touched until
-// MapOver.
-func (w *World) NewPageFile(at uintptr, n int) (*PageFile, error) {
+// NewPageFile makes a memfd of n bytes for the pages at at (page-aligned;
+// Adoptable) and copies into it the runs of them that copy names ([offset,
+// length] pairs from at, page-aligned), only their pages that hold data
+// (dataRuns): the rest stay holes that read zero. The pages themselves
+// are not touched until MapOver.
+func (w *World) NewPageFile(at uintptr, n int, copy [][2]int) (*PageFile, error) {
 	if !w.CanOverlay() || n <= 0 || uint64(at)%osPage != 0 || uint64(n)%osPage != 0 {
 		return nil, errf(ErrInvalid, "NewPageFile of %d bytes at %#x (page-aligned ranges on a memfd heap only)", n, at)
 	}
@@ -64,9 +65,15 @@ func (w *World) NewPageFile(at uintptr, n int) (*PageFile, error) {
 		return nil, fmt.Errorf("shmem: memfd of window pages: %w", err)
 	}
 	f.ino = st.Ino
+	var runs []span
+	for _, c := range copy {
+		for _, r := range dataRuns(at+uintptr(c[0]), c[1]) {
+			runs = append(runs, span{c[0] + r.at, r.n})
+		}
+	}
 	// pwrite fills a page the file never had without clearing it first:
 	// one pass over the data, on up to 8 threads.
-	err = inParallel(dataRuns(at, n), func(r span) error {
+	err = inParallel(runs, func(r span) error {
 		return writeFile(fd, at+uintptr(r.at), r.n, int64(r.at))
 	})
 	if err != nil {
@@ -83,14 +90,14 @@ func (f *PageFile) Ref() (pid int, fd int, ino uint64) { return os.Getpid(), f.f
 // Fd is the file's descriptor, valid until Close.
 func (f *PageFile) Fd() int { return f.fd }
 
-// MapOver maps the file over the pages it copied, at their own addresses:
-// from here on the buffer is the file's pages (the private pages it had
-// are freed). Other threads must not store to those pages between
-// NewPageFile and MapOver.
-func (f *PageFile) MapOver() error {
-	got, err := mmapFixed(f.at, f.n, f.fd)
-	if err != nil || got != f.at {
-		return fmt.Errorf("shmem: mapping %d bytes of window pages at %#x: %v", f.n, f.at, err)
+// MapOver maps the n bytes of the file at off over the pages it copied
+// them from, at their own addresses: from here on those pages are the
+// file's (the private pages they had are freed). Other threads must not
+// store to them between NewPageFile and MapOver.
+func (f *PageFile) MapOver(off, n int) error {
+	got, err := mmapFixed(f.at+uintptr(off), n, f.fd, off)
+	if err != nil || got != f.at+uintptr(off) {
+		return fmt.Errorf("shmem: mapping %d bytes of window pages at %#x: %v", n, f.at+uintptr(off), err)
 	}
 	return nil
 }
@@ -127,11 +134,11 @@ type Overlay struct {
 	n     int
 }
 
-// Overlay maps the file fd (from offset 0) over pe's copy of s as this
+// Overlay maps the file fd from offset off over pe's copy of s as this
 // process maps it (page-aligned), keeping the heap pages it hides mapped
 // elsewhere for Undo. Node-local peers' views and the PE's own heap are
 // overlaid alike.
-func (w *World) Overlay(s Sym[byte], pe int, fd int) (*Overlay, error) {
+func (w *World) Overlay(s Sym[byte], pe int, fd int, off int) (*Overlay, error) {
 	v := Ptr(s, pe)
 	if len(v) == 0 || !pageAligned(v) {
 		return nil, errf(ErrInvalid, "Overlay of PE %d's %d bytes at offset %d (a mapped, page-aligned range only)", pe, s.Len(), s.Offset())
@@ -142,7 +149,7 @@ func (w *World) Overlay(s Sym[byte], pe int, fd int) (*Overlay, error) {
 	if errno != 0 {
 		return nil, fmt.Errorf("shmem: keeping %d bytes of PE %d's heap view: %v", n, pe, errno)
 	}
-	if got, err := mmapFixed(at, n, fd); err != nil || got != at {
+	if got, err := mmapFixed(at, n, fd, off); err != nil || got != at {
 		_, _, _ = unix.Syscall(unix.SYS_MUNMAP, spare, uintptr(n), 0)
 		return nil, fmt.Errorf("shmem: mapping window pages over PE %d's heap view: %v", pe, err)
 	}
@@ -169,10 +176,10 @@ func (o *Overlay) Undo() error {
 	return nil
 }
 
-// mmapFixed maps n bytes of fd from offset 0, shared and writable, at at.
-func mmapFixed(at uintptr, n, fd int) (uintptr, error) {
+// mmapFixed maps n bytes of fd from offset off, shared and writable, at at.
+func mmapFixed(at uintptr, n, fd, off int) (uintptr, error) {
 	got, _, errno := unix.Syscall6(unix.SYS_MMAP, at, uintptr(n), unix.PROT_READ|unix.PROT_WRITE,
-		unix.MAP_SHARED|unix.MAP_FIXED, uintptr(fd), 0)
+		unix.MAP_SHARED|unix.MAP_FIXED, uintptr(fd), uintptr(off))
 	if errno != 0 {
 		return 0, errno
 	}

@@ -2,7 +2,6 @@ package windows
 
 import (
 	"os"
-	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -42,45 +41,6 @@ const (
 	createFile   // the buffer's pages are moved onto a page file of their own
 )
 
-// claimed holds the pages of this process that a live Create window has
-// claimed for adoption. A page can be a second mapping of one heap page
-// only, so a buffer that shares a page with another window's (two small
-// arrays in one page, goroutine PEs' buffers from one allocation span)
-// cannot be adopted again: that window takes the separate model instead.
-var claimed struct {
-	sync.Mutex
-	pages map[uintptr]bool
-}
-
-// claim takes the pages [lo, hi) for adoption, or reports that some page
-// is another window's already.
-func claim(lo, hi uintptr) bool {
-	page := uintptr(os.Getpagesize())
-	claimed.Lock()
-	defer claimed.Unlock()
-	for p := lo; p < hi; p += page {
-		if claimed.pages[p] {
-			return false
-		}
-	}
-	if claimed.pages == nil {
-		claimed.pages = map[uintptr]bool{}
-	}
-	for p := lo; p < hi; p += page {
-		claimed.pages[p] = true
-	}
-	return true
-}
-
-func unclaim(lo, hi uintptr) {
-	page := uintptr(os.Getpagesize())
-	claimed.Lock()
-	defer claimed.Unlock()
-	for p := lo; p < hi; p += page {
-		delete(claimed.pages, p)
-	}
-}
-
 // pageRange is the page-aligned range that holds buf.
 func pageRange(buf []byte) (lo, hi uintptr) {
 	page := uintptr(os.Getpagesize())
@@ -107,7 +67,7 @@ func createSpan(w *shmem.World, buf []byte) (int, bool) {
 		return 0, false
 	}
 	lo, hi := pageRange(buf)
-	if !w.Adoptable(lo, int(hi-lo)) || !claim(lo, hi) {
+	if !w.Adoptable(lo, int(hi-lo)) || !claimShared(lo, hi) {
 		return 0, false
 	}
 	return int(hi - lo), true
@@ -123,23 +83,31 @@ func releaseClaim(w *shmem.World, buf []byte, span int) {
 }
 
 // adopted is the heap range a createAdopt buffer's pages were moved onto,
-// or, for createFile, the page file they were moved onto and the overlays
-// this PE made of page files over its views of the window's heap ranges
-// (its own and node-local peers').
+// or, for createFile, the page file its pages not shared with another
+// window went onto (nil when all were), and the overlays this PE made of
+// page files over its views of the window's heap ranges (its own and
+// node-local peers').
 type adopted struct {
 	sym      shmem.Sym[byte]
 	at       uintptr // the first page of the buffer
 	file     *shmem.PageFile
+	onFile   bool // the buffer lies on page files: nothing to give back
+	filed    bool // file is in claimed's hands (filePages)
 	overlays []*shmem.Overlay
 }
 
-// fileIdx is the first of ctrlFileWords words after the PSCW words of the
-// control area: the pid, descriptor, inode and size of a PE's page file
-// (pid 0: none), and its vote that it could open every peer's file it
-// needs.
-func (win *Win) fileIdx() int { return ctrlPosted/8 + 2*win.n }
+// The file words of the control area, after the PSCW words: how many
+// segments a PE's buffer lies on (0: none on page files, or too many),
+// the PE's vote that it can open every peer's file it needs, and
+// maxSegs segments of segWords words (pid, descriptor, inode, offset in
+// the file, offset in the buffer's pages, length).
+const (
+	maxSegs       = 8
+	segWords      = 6
+	ctrlFileWords = 2 + maxSegs*segWords
+)
 
-const ctrlFileWords = 5
+func (win *Win) fileIdx() int { return ctrlPosted/8 + 2*win.n }
 
 // setupCreate builds a unified Create window: span is the largest
 // createSpan of any PE, mine this PE's (whose claim it owns).
@@ -176,7 +144,7 @@ func (win *Win) setupCreate(sizes, units []int, span int, buf []byte, mine int) 
 	if err != nil {
 		return err
 	}
-	if mode == createAdopt && win.adopt.file != nil {
+	if mode == createAdopt && win.adopt.onFile {
 		mode = createFile
 	} else if mode == createAdopt {
 		if err := w.AdoptPages(sub, lo); err != nil {
@@ -221,90 +189,142 @@ func (win *Win) setupCreate(sizes, units []int, span int, buf []byte, mine int) 
 	return nil
 }
 
-// setupFiles moves this PE's buffer onto a page file when want (its pages
-// are win.adopt's) and every PE can map every node-local peer's file, and
-// maps the files of the peers whose views this process owns over them. A
-// failure to open a file is a vote for AdoptPages instead (say /proc is
-// closed to peers); a failure to map one once all agreed fails the window
-// (mapErr), after this PE's own buffer is in place.
+// setupFiles moves this PE's buffer onto page files when want (its pages
+// are win.adopt's) and every PE can map every node-local peer's files:
+// its pages on other windows' page files stay there, the rest go onto a
+// new one. It maps the files of the peers whose views this process owns
+// over those views. A failure to open a file is a vote for AdoptPages
+// instead (say /proc is closed to peers); a failure to map one once all
+// agreed fails the window (mapErr).
 func (win *Win) setupFiles(want bool) (mapErr, err error) {
 	w, a := win.world, win.adopt
-	words := win.ctrl.Local()[win.fileIdx() : win.fileIdx()+ctrlFileWords]
+	idx := win.fileIdx()
+	words := win.ctrl.Local()[idx : idx+ctrlFileWords]
 	clear(words)
+	var segs []fileSeg
+	shared := false
 	if want && w.CanOverlay() {
-		if f, err := w.NewPageFile(a.at, a.sym.Len()); err == nil {
-			a.file = f
-			pid, fd, ino := f.Ref()
-			words[0], words[1], words[2], words[3] = uint64(pid), uint64(fd), ino, uint64(a.sym.Len())
+		segs = fileSegs(a.at, a.at+uintptr(a.sym.Len()))
+		var runs [][2]int
+		for _, s := range segs {
+			if s.file == nil {
+				runs = append(runs, [2]int{s.at, s.len})
+			} else {
+				shared = true
+			}
 		}
+		if len(runs) > 0 {
+			if f, err := w.NewPageFile(a.at, a.sym.Len(), runs); err == nil {
+				a.file = f
+			} else {
+				segs = nil
+			}
+		}
+		if len(segs) > maxSegs {
+			segs = nil
+		}
+		for i, s := range segs {
+			pf := a.file
+			if s.file != nil {
+				pf = s.file.pf
+			}
+			pid, fd, ino := pf.Ref()
+			copy(words[2+i*segWords:], []uint64{uint64(pid), uint64(fd), ino, uint64(s.off), uint64(s.at), uint64(s.len)})
+		}
+		words[0] = uint64(len(segs))
+	}
+	var bad error // this PE cannot go on page files, and has no other way
+	if want && len(segs) == 0 && shared {
+		bad = errorf(compat.ClassNoMem, "the window's buffer shares pages with other windows on more than %d runs, or no page file could be made", maxSegs)
 	}
 	if err := win.comm.Barrier(); err != nil {
 		return nil, wrap(err, "window creation")
 	}
-	me := uint64(os.Getpid())
-	ref := make([][4]uint64, win.n)
-	fds := make([]int, win.n)
-	ok := true
-	for r := range win.n {
-		fds[r] = -1
-		if err := shmem.Get(ref[r][:], win.ctrl.Slice(win.fileIdx(), win.fileIdx()+4), win.pes[r]); err != nil {
-			return nil, wrap(err, "reading rank %d's window pages", r)
-		}
-		if ref[r][0] == 0 || ref[r][0] == me || win.dataPtr(r) == nil {
-			continue // none; this process's own (one view); reached by messages
-		}
-		fd, err := shmem.OpenPeerFile(int(ref[r][0]), int(ref[r][1]), ref[r][2])
-		if err != nil {
-			ok = false
-			break
-		}
-		fds[r] = fd
+	type peerSeg struct {
+		r, fd      int
+		off, at, n int
 	}
+	var opened []peerSeg
 	defer func() {
-		for _, fd := range fds {
-			if fd >= 0 {
-				unix.Close(fd)
-			}
+		for _, p := range opened {
+			unix.Close(p.fd)
 		}
 	}()
+	me := uint64(os.Getpid())
+	ok := bad == nil
+	for r := range win.n {
+		if r == win.me || win.dataPtr(r) == nil {
+			continue
+		}
+		ref := make([]uint64, ctrlFileWords)
+		if err := shmem.Get(ref, win.ctrl.Slice(idx, idx+ctrlFileWords), win.pes[r]); err != nil {
+			return nil, wrap(err, "reading rank %d's window pages", r)
+		}
+		for i := range min(int(ref[0]), maxSegs) {
+			g := ref[2+i*segWords : 2+(i+1)*segWords]
+			if g[0] == me {
+				continue // this process's own: one view, the owner's
+			}
+			fd, err := shmem.OpenPeerFile(int(g[0]), int(g[1]), g[2])
+			if err != nil {
+				ok = false
+				break
+			}
+			opened = append(opened, peerSeg{r, fd, int(g[3]), int(g[4]), int(g[5])})
+		}
+	}
 	if ok {
-		words[4] = 1
+		words[1] = 1
 	}
 	if err := win.comm.Barrier(); err != nil {
 		return nil, wrap(err, "window creation")
 	}
 	all := true
 	for r := range win.n {
-		v, err := shmem.G(win.ctrl.At(win.fileIdx()+4), win.pes[r])
+		v, err := shmem.G(win.ctrl.At(idx+1), win.pes[r])
 		if err != nil {
 			return nil, wrap(err, "window creation")
 		}
 		all = all && v == 1
 	}
 	if !all {
+		if bad != nil {
+			return bad, nil
+		}
+		if shared {
+			return errorf(compat.ClassNoMem, "the window's buffer shares pages with other windows, and some rank cannot map other processes' page files"), nil
+		}
 		if a != nil && a.file != nil {
 			a.file.Close()
 			a.file = nil
 		}
 		return nil, nil
 	}
-	if a != nil && a.file != nil {
-		if err := a.file.MapOver(); err != nil {
-			return wrap(err, "moving the window's pages onto shared memory"), nil
+	if len(segs) > 0 {
+		a.onFile = true
+		for _, s := range segs {
+			if s.file == nil {
+				if err := a.file.MapOver(s.at, s.len); err != nil {
+					return wrap(err, "moving the window's pages onto shared memory"), nil
+				}
+			}
 		}
-		o, err := w.Overlay(a.sym, w.MyPE(), a.file.Fd())
-		if err != nil {
-			return wrap(err, "mapping the window's pages into the heap"), nil
+		if a.file != nil {
+			filePages(a.at, segs, a.file)
+			a.filed = true
 		}
-		a.overlays = append(a.overlays, o)
+		for _, s := range segs {
+			o, err := w.Overlay(a.sym.Slice(s.at, s.at+s.len), w.MyPE(), segFd(s, a.file), s.off)
+			if err != nil {
+				return wrap(err, "mapping the window's pages into the heap"), nil
+			}
+			a.overlays = append(a.overlays, o)
+		}
 	}
-	for r, fd := range fds {
-		if fd < 0 {
-			continue
-		}
-		o, err := w.Overlay(win.peerSpan(int(ref[r][3])), win.pes[r], fd)
+	for _, p := range opened {
+		o, err := w.Overlay(win.peerSpan(p.at+p.n).Slice(p.at, p.at+p.n), win.pes[p.r], p.fd, p.off)
 		if err != nil {
-			return wrap(err, "mapping rank %d's window pages", r), nil
+			return wrap(err, "mapping rank %d's window pages", p.r), nil
 		}
 		if win.adopt == nil {
 			win.adopt = &adopted{}
@@ -362,9 +382,10 @@ func (win *Win) freeCreate() error {
 			err = e
 		}
 	}
-	if a.file != nil {
+	if a.file != nil && !a.filed {
 		a.file.Close()
-	} else if a.sym.Len() > 0 {
+	}
+	if !a.onFile && a.sym.Len() > 0 {
 		err = win.world.ReturnPages(a.sym, a.at)
 	}
 	if a.sym.Len() > 0 {
