@@ -11,28 +11,30 @@ import (
 )
 
 // Create windows in the unified model. RMA reaches the caller's buffer
-// itself, never a copy, by one of two means, chosen by each PE for its
+// itself, never a copy, by one of three means, chosen by each PE for its
 // own buffer:
 //
 //   - createHeap: the buffer already lies in a symmetric object of this
 //     PE's heap (MPI_Alloc_mem's pool, gshmem_malloc): peers reach it at
 //     its heap offset, as an allocate window's memory.
-//   - createAdopt: any other buffer: the PE (whose heap is a memfd that
-//     every node-local process, or every goroutine PE of this process,
-//     maps) moves the pages holding the buffer onto pages of a symmetric
-//     allocation (shmem.World.AdoptPages): the buffer's addresses stay,
-//     its contents are copied once (the pages that hold data only: pages
-//     never written read zero in the heap too), and from then on they are
-//     heap pages.
-//     Node-local peers load and store them through their mapping of this
-//     PE's heap, remote peers reach them through this PE's heap server
-//     (tcp, UCX), and the C fast paths find them as they find an allocate
-//     window's. Free gives the pages private memory back (ReturnPages),
-//     with what they then hold, where the program still has them mapped.
+//   - createFile: any other buffer: its pages move onto a page file
+//     (shmem.PageFile, a memfd of their own; the pages that hold data are
+//     copied in once, pages never written stay holes), mapped at the
+//     buffer's own addresses and over the window's page-aligned range of
+//     this PE's heap as every process reaching it maps that heap: this
+//     PE's own heap mapping (remote peers go through the heap server,
+//     which reads it) and each node-local process peer's view (the peer
+//     opens the file by /proc/PID/fd/N, setupFiles). Pages already on a
+//     live window's page file (claim.go) are mapped from that file.
+//     Free undoes only the overlays: the buffer stays on its file, the
+//     program's private memory again since no other process maps it.
+//   - createAdopt: where page files cannot be used (a rank cannot open
+//     peers' files, a UCX World whose registration pins the heap's
+//     pages): the pages move onto heap pages (shmem.World.AdoptPages) and
+//     Free gives them private memory back, copying (ReturnPages).
 //
-// The allocation behind createAdopt is address space in a heap that is
-// itself address space: only the pages copied in are ever committed, and
-// they are the buffer's own from then on (no second copy exists).
+// The heap range behind either move is address space in a heap that is
+// itself address space: the window costs no memory beyond the buffer.
 const (
 	createEmpty uint64 = iota // no memory on this PE
 	createHeap
