@@ -1,7 +1,8 @@
 package windows
 
 import (
-	"os"
+	"cmp"
+	"slices"
 	"sync"
 
 	"github.com/gshmem/gshmem/shmem"
@@ -17,21 +18,42 @@ import (
 // file stays open while any window holds one of its pages.
 var claimed struct {
 	sync.Mutex
-	pages map[uintptr]*pageRef
+	runs []claimRun // sorted by address, not overlapping
 }
 
-// pageRef is one page's holders: how many windows, and the page file it
-// lies on (nil: held alone, or not moved yet).
-type pageRef struct {
-	n    int
-	file *sharedFile
-	off  int // the page's offset in file
+// claimRun is a run of pages with the same holders: how many windows, and
+// the page file it lies on (nil: held alone, or not moved yet), from
+// offset off. Runs, not pages, so that claiming a GiB costs what claiming
+// a page does.
+type claimRun struct {
+	lo, hi uintptr
+	n      int
+	file   *sharedFile
+	off    int // lo's offset in file
 }
 
-// sharedFile is a page file and how many window pages rest on it.
+// sharedFile is a page file and how many bytes of window pages rest on
+// it (counted once per window that holds them).
 type sharedFile struct {
 	pf   *shmem.PageFile
 	refs int
+}
+
+// split cuts the run holding address p, if any, so that a run starts at p.
+func split(p uintptr) {
+	rs := claimed.runs
+	for i, r := range rs {
+		if r.lo < p && p < r.hi {
+			left, right := r, r
+			left.hi, right.lo = p, p
+			if r.file != nil {
+				right.off = r.off + int(p-r.lo)
+			}
+			claimed.runs = slices.Insert(rs, i+1, right)
+			claimed.runs[i] = left
+			return
+		}
+	}
 }
 
 // claim takes the pages [lo, hi) for one window alone, or reports that
@@ -43,48 +65,63 @@ func claim(lo, hi uintptr) bool { return claimPages(lo, hi, false) }
 func claimShared(lo, hi uintptr) bool { return claimPages(lo, hi, true) }
 
 func claimPages(lo, hi uintptr, share bool) bool {
-	page := uintptr(os.Getpagesize())
 	claimed.Lock()
 	defer claimed.Unlock()
-	for p := lo; p < hi; p += page {
-		if r := claimed.pages[p]; r != nil && (!share || r.file == nil) {
+	for _, r := range claimed.runs {
+		if r.lo < hi && lo < r.hi && (!share || r.file == nil) {
 			return false
 		}
 	}
-	if claimed.pages == nil {
-		claimed.pages = map[uintptr]*pageRef{}
-	}
-	for p := lo; p < hi; p += page {
-		if r := claimed.pages[p]; r != nil {
-			r.n++
-		} else {
-			claimed.pages[p] = &pageRef{n: 1}
+	split(lo)
+	split(hi)
+	var out []claimRun
+	next := lo // the first page of [lo, hi) not yet held
+	for _, r := range claimed.runs {
+		if r.hi <= lo || r.lo >= hi {
+			out = append(out, r)
+			continue
 		}
+		if r.lo > next {
+			out = append(out, claimRun{lo: next, hi: r.lo, n: 1})
+		}
+		r.n++
+		if r.file != nil {
+			r.file.refs += int(r.hi - r.lo)
+		}
+		out = append(out, r)
+		next = r.hi
 	}
+	if next < hi {
+		out = append(out, claimRun{lo: next, hi: hi, n: 1})
+	}
+	slices.SortFunc(out, func(a, b claimRun) int { return cmp.Compare(a.lo, b.lo) })
+	claimed.runs = out
 	return true
 }
 
 // unclaim lets go of the pages [lo, hi): a page file none of whose pages
 // any window holds is closed.
 func unclaim(lo, hi uintptr) {
-	page := uintptr(os.Getpagesize())
 	claimed.Lock()
 	defer claimed.Unlock()
-	for p := lo; p < hi; p += page {
-		r := claimed.pages[p]
-		if r == nil {
-			continue
-		}
-		if r.n--; r.n > 0 {
-			continue
-		}
-		delete(claimed.pages, p)
-		if f := r.file; f != nil {
-			if f.refs--; f.refs == 0 {
-				f.pf.Close()
+	split(lo)
+	split(hi)
+	out := claimed.runs[:0]
+	for _, r := range claimed.runs {
+		if r.lo >= lo && r.hi <= hi {
+			r.n--
+			if f := r.file; f != nil {
+				if f.refs -= int(r.hi - r.lo); f.refs == 0 {
+					f.pf.Close()
+				}
+			}
+			if r.n == 0 {
+				continue
 			}
 		}
+		out = append(out, r)
 	}
+	claimed.runs = out
 }
 
 // fileSeg is a run of a Create window's pages that lies on one page
@@ -97,47 +134,38 @@ type fileSeg struct {
 
 // fileSegs splits the claimed pages [lo, hi) into runs on other windows'
 // page files and runs not on any (nil file: they go onto this window's
-// own), in address order.
+// own, at their offset from lo), in address order.
 func fileSegs(lo, hi uintptr) []fileSeg {
-	page := int(os.Getpagesize())
 	claimed.Lock()
 	defer claimed.Unlock()
 	var out []fileSeg
-	for p := lo; p < hi; p += uintptr(page) {
-		at := int(p - lo)
-		r := claimed.pages[p]
-		var f *sharedFile
-		off := at
-		if r != nil && r.file != nil {
-			f, off = r.file, r.off
-		}
-		if k := len(out) - 1; k >= 0 && out[k].file == f && out[k].at+out[k].len == at && out[k].off+out[k].len == off {
-			out[k].len += page
+	for _, r := range claimed.runs {
+		if r.hi <= lo || r.lo >= hi {
 			continue
 		}
-		out = append(out, fileSeg{file: f, at: at, off: off, len: page})
+		from, to := max(r.lo, lo), min(r.hi, hi)
+		s := fileSeg{at: int(from - lo), off: int(from - lo), len: int(to - from)}
+		if r.file != nil {
+			s.file, s.off = r.file, r.off+int(from-r.lo)
+		}
+		out = append(out, s)
 	}
 	return out
 }
 
-// filePages records that the pages of segs without a file now lie on
-// pf (a window's own page file, at the same offsets from lo), which from
-// here on other windows may share; the file is closed when no window
-// holds any of its pages.
-func filePages(lo uintptr, segs []fileSeg, pf *shmem.PageFile) {
-	page := os.Getpagesize()
+// filePages records that the pages of [lo, hi) on no file now lie on pf
+// (a window's own page file, at their offsets from lo), which from here
+// on other windows may share; the file is closed when no window holds any
+// of its pages.
+func filePages(lo, hi uintptr, pf *shmem.PageFile) {
 	f := &sharedFile{pf: pf}
 	claimed.Lock()
 	defer claimed.Unlock()
-	for _, s := range segs {
-		if s.file != nil {
-			continue
-		}
-		for o := 0; o < s.len; o += page {
-			if r := claimed.pages[lo+uintptr(s.at+o)]; r != nil && r.file == nil {
-				r.file, r.off = f, s.at+o
-				f.refs++
-			}
+	for i := range claimed.runs {
+		r := &claimed.runs[i]
+		if r.lo >= lo && r.hi <= hi && r.file == nil {
+			r.file, r.off = f, int(r.lo-lo)
+			f.refs += int(r.hi-r.lo) * r.n
 		}
 	}
 	if f.refs == 0 {

@@ -312,7 +312,7 @@ func (win *Win) setupFiles(want bool) (mapErr, err error) {
 			}
 		}
 		if a.file != nil {
-			filePages(a.at, segs, a.file)
+			filePages(a.at, a.at+uintptr(a.sym.Len()), a.file)
 			a.filed = true
 		}
 		for _, s := range segs {

@@ -159,7 +159,10 @@ func TestCreatePartlyTouched(t *testing.T) {
 func TestCreateSharedPages(t *testing.T) {
 	petest.RunConfig(t, petest.Config{N: 2, Modes: []string{"inproc", "procs", "tcp"}}, func(t *petest.T, w *shmem.World) {
 		me, n := w.MyPE(), w.NPEs()
-		backing := make([]int64, 64)
+		// 8 KiB: an object of its own size class, page-aligned, so that
+		// goroutine PEs' buffers do not share pages (their windows are
+		// made at once, and a page being moved is not shared).
+		backing := make([]int64, 1024)
 		a, b := backing[0:16], backing[16:32]
 		comm := commOf(t, w)
 		wa, err := windows.Create(comm, a, 8, nil)
