@@ -346,13 +346,10 @@ func (win *Win) peerSpan(n int) shmem.Sym[byte] {
 }
 
 // dataPtr is rank r's copy of the window's allocation as mapped in this
-// process, nil where r is reached by messages.
-func (win *Win) dataPtr(r int) []byte {
-	if forceRemote.Load() && r != win.me {
-		return nil
-	}
-	return shmem.Ptr(win.data, win.pes[r])
-}
+// process, nil where r is reached by messages. Where the window itself
+// reaches r by shmem calls (forceRemote), the transport still stores
+// through this mapping: it is overlaid all the same.
+func (win *Win) dataPtr(r int) []byte { return shmem.Ptr(win.data, win.pes[r]) }
 
 // createMem is how this PE reaches rank r's Create memory.
 func (win *Win) createMem(r int, mode, loc uint64, size int) (rmem, error) {
