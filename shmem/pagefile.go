@@ -3,6 +3,7 @@ package shmem
 import (
 	"fmt"
 	"os"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -39,7 +40,9 @@ type PageFile struct {
 // CanOverlay reports whether NewPageFile and Overlay may be used: the heap
 // is a host memfd and no peer reaches it through memory registered with a
 // fabric (UCX pins the heap's pages, which an overlay would replace).
-func (w *World) CanOverlay() bool { return w.CanAdopt() && w.opts.RemoteTransport != "ucx" }
+func (w *World) CanOverlay() bool {
+	return w.CanAdopt() && !strings.EqualFold(w.opts.RemoteTransport, "ucx")
+}
 
 // NewPageFile makes a memfd of n bytes for the pages at at (page-aligned;
 // Adoptable) and copies into it the runs of them that copy names ([offset,
