@@ -77,7 +77,8 @@
 // Allocate and shared windows live in the symmetric heap and use the
 // unified memory model, and so do Create windows: the caller's buffer is
 // reached in place (heap memory at its offset; otherwise its pages
-// are moved onto heap pages for the window's life), see create.go, and so
+// are moved onto a page file of their own, mapped over every view of the
+// window's heap range, and left there by Free), see create.go, and so
 // do dynamic windows (attached pages move onto the window's pool while
 // attached), see dynamic.go. Create windows that ask for it (info
 // gshmem_model=separate), or whose buffer cannot be reached in place, keep

@@ -26,7 +26,7 @@ const (
 	// uint64 (Complete counts from each rank)
 )
 
-func ctrlWords(n int) int { return ctrlPosted/8 + 2*n }
+func ctrlWords(n int) int { return ctrlPosted/8 + 2*n + ctrlFileWords }
 
 // Flags every PE publishes at creation, so that all decide alike.
 const (
