@@ -67,6 +67,7 @@ type File struct {
 	shfp     *os.File // the shared file pointer's side file
 	shfpPath string
 	split    *splitState // a split collective in progress
+	nbSeq    uint64      // nonblocking collective accesses started (file_nbcoll.go)
 	closed   bool
 }
 
