@@ -47,7 +47,9 @@ const DisplacementCurrent = -1
 // small side file next to the data (or in the temporary directory when the
 // data's directory is not writable) under a byte-range lock, so that it
 // works wherever the file itself is shared. Collective accesses go through
-// two-phase collective buffering (file_coll.go); non-contiguous independent
+// two-phase collective buffering (file_coll.go), the nonblocking ones as
+// rounds of point-to-point messages moved on at test and wait
+// (file_nbcoll.go); non-contiguous independent
 // accesses through data sieving (file_rw.go). A File's calls are safe to
 // make from one goroutine at a time per member, as MPI's are.
 type File struct {
