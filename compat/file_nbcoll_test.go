@@ -16,8 +16,9 @@ import (
 // others wait for: rank 0 starts its write, then sends synchronously to
 // rank 1, which receives before it starts its own (MPI-4.1 makes the
 // start local, so this may not deadlock). Two accesses are in flight at
-// once, and a read past the end of the file, over several aggregators and
-// rounds, reports the bytes the file held.
+// once, a read past the end of the file, over several aggregators and
+// rounds, reports the bytes the file held, and a member blocked in a
+// receive that waits on another's completion still serves the access.
 func TestFileNonblockingCollective(t *testing.T) {
 	run(t, 3, func(t *petest.T, e *compat.Env, c *compat.Comm) {
 		const blk, blocks = 3, 40
@@ -88,6 +89,25 @@ func TestFileNonblockingCollective(t *testing.T) {
 			require.Equal(t, 4*blk*blocks*n, st.Bytes(), "a read past the end stops there")
 			for i := range blk * blocks * n {
 				require.Equal(t, int32(i), all[i], "element %d", i)
+			}
+			// Rank 0 blocks in a receive that rank 1 satisfies only once
+			// its access has completed: rank 0's blocking wait serves
+			// the access meanwhile (it gathers the members' spans).
+			r, err = compat.FileStart(f, wr, 0, data[:1], 1, compat.Int32)
+			require.NoError(t, err)
+			switch me {
+			case 0:
+				_, err = compat.Recv(c, token, 1, compat.Int32, 1, 10)
+				require.NoError(t, err)
+				_, err = r.Wait()
+				require.NoError(t, err)
+			case 1:
+				_, err = r.Wait()
+				require.NoError(t, err)
+				require.NoError(t, compat.Send(c, token, 1, compat.Int32, 0, 10))
+			default:
+				_, err = r.Wait()
+				require.NoError(t, err)
 			}
 			require.NoError(t, f.Close())
 		}

@@ -1,6 +1,10 @@
 package compat
 
-import "sync"
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
 
 // A driven request is a generalized request whose work runs inside the
 // calls that test or wait on it, as compat's own progress does: its step
@@ -8,7 +12,51 @@ import "sync"
 // next ones, does local work) and says what it waits on, so that a
 // waiter sleeps on those. Nonblocking collective file accesses use it
 // (file_nbcoll.go): their start is local, and their messages move when
-// the program tests or waits, whatever else it does between.
+// the program tests or waits, whatever else it does between. Blocking
+// waits on anything else (a Recv, a Wait on another request) step them
+// too each time they wake, as MPICH's progress engine advances its
+// schedules, so that a member blocked elsewhere still serves the others.
+
+// drivenSet is an Env's driven requests in flight: those a blocking wait
+// steps when it wakes.
+type drivenSet struct {
+	n  atomic.Int32 // len(rs), read without mu
+	mu sync.Mutex
+	rs []*Request
+}
+
+func (s *drivenSet) add(r *Request) {
+	s.mu.Lock()
+	s.rs = append(s.rs, r)
+	s.n.Store(int32(len(s.rs)))
+	s.mu.Unlock()
+}
+
+func (s *drivenSet) remove(r *Request) {
+	s.mu.Lock()
+	s.rs = slices.DeleteFunc(s.rs, func(x *Request) bool { return x == r })
+	s.n.Store(int32(len(s.rs)))
+	s.mu.Unlock()
+}
+
+// stepDriven steps every driven request in flight that no other
+// goroutine is stepping. Blocking waits call it without the engine's lock
+// each time they wake.
+func (e *Env) stepDriven() {
+	s := &e.drive
+	if s.n.Load() == 0 {
+		return
+	}
+	s.mu.Lock()
+	rs := slices.Clone(s.rs)
+	s.mu.Unlock()
+	for _, r := range rs {
+		if r.drive.mu.TryLock() {
+			r.stepLocked()
+			r.drive.mu.Unlock()
+		}
+	}
+}
 
 // driver is a driven request's work.
 type driver struct {
@@ -25,6 +73,7 @@ func (e *Env) drivenRequest(query func(*Status) error, step func() []*Request) (
 		return nil, err
 	}
 	r.drive = &driver{step: step}
+	e.drive.add(r)
 	return r, nil
 }
 
@@ -37,10 +86,20 @@ func (r *Request) advance() {
 	}
 	d := r.drive
 	d.mu.Lock()
-	if !r.done.Load() {
-		d.cur = d.step()
-	}
+	r.stepLocked()
 	d.mu.Unlock()
+}
+
+// stepLocked steps r with its driver's lock held.
+func (r *Request) stepLocked() {
+	if r.done.Load() {
+		return
+	}
+	r.drive.cur = r.drive.step()
+	if r.done.Load() {
+		r.drive.cur = nil
+		r.env.drive.remove(r)
+	}
 }
 
 // waitingOn appends what a waiter for r sleeps on: r itself, or a driven
