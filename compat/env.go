@@ -40,6 +40,8 @@ type Env struct {
 	// multiple: WithThreadMultiple, calls may overlap in any way.
 	multiple bool
 
+	drive drivenSet // driven requests in flight (request_drive.go)
+
 	me, n     int
 	ctrl      shmem.Sym[uint64] // per-PE control words (ctrlWords)
 	ctrlMine  []uint64
