@@ -280,6 +280,7 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 		e.parked++
 		e.mu.Unlock()
 		werr := e.idle(compl, next)
+		e.stepDriven() // request_drive.go
 		e.mu.Lock()
 		r.parked = false
 		e.parked--

@@ -94,6 +94,7 @@ type Request struct {
 	gcompleted  atomic.Bool
 	query       func(*Status) error
 	cancel      func(completed bool) error
+	drive       *driver // a driven request's work (request_drive.go), or nil
 }
 
 // rdvState is a rendezvous in progress.
@@ -119,7 +120,11 @@ func (r *Request) Wait() (Status, error) {
 	if r == nil {
 		return Status{}, errorf(ClassRequest, "Wait on a nil request")
 	}
-	if !r.done.Load() {
+	if r.drive != nil {
+		if err := driveUntil(r.env, []*Request{r}, r.done.Load); err != nil {
+			return Status{}, err
+		}
+	} else if !r.done.Load() {
 		if r.anySource() {
 			return r.waitAnySource() // anysource.go
 		}
@@ -143,6 +148,7 @@ func (r *Request) Test() (bool, Status, error) {
 		e.mu.Lock()
 		e.progress()
 		e.mu.Unlock()
+		r.advance()
 		if !r.done.Load() {
 			return false, Status{}, r.testAnySource()
 		}
@@ -176,7 +182,11 @@ func Waitall(reqs []*Request, statuses []Status) error {
 			}
 			return true
 		}
-		if err := e.waitFor(all); err != nil {
+		wait := e.waitFor
+		if anyDriven(reqs) {
+			wait = func(cond func() bool) error { return driveUntil(e, reqs, cond) }
+		}
+		if err := wait(all); err != nil {
 			return err
 		}
 	}
@@ -214,6 +224,9 @@ func Testall(reqs []*Request, statuses []Status) (bool, error) {
 		e.mu.Lock()
 		e.progress()
 		e.mu.Unlock()
+		for _, r := range reqs {
+			r.advance()
+		}
 	}
 	for _, r := range reqs {
 		if r != nil && !r.done.Load() {
@@ -240,7 +253,11 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		return Undefined, nullStatus(), nil
 	}
 	idx := -1
-	if err := e.waitFor(func() bool { idx = firstDone(reqs); return idx >= 0 }); err != nil {
+	wait := e.waitFor
+	if anyDriven(reqs) {
+		wait = func(cond func() bool) error { return driveUntil(e, reqs, cond) }
+	}
+	if err := wait(func() bool { idx = firstDone(reqs); return idx >= 0 }); err != nil {
 		return Undefined, Status{}, err
 	}
 	return idx, reqs[idx].status, reqs[idx].err
@@ -257,6 +274,9 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 	e.mu.Lock()
 	e.progress()
 	e.mu.Unlock()
+	for _, r := range reqs {
+		r.advance()
+	}
 	if i := firstDone(reqs); i >= 0 {
 		return i, true, reqs[i].status, reqs[i].err
 	}
