@@ -150,6 +150,9 @@ func devCount[T any](n int) int {
 // checkDevOp refuses a reduction the kernels cannot do: a complex product
 // on a device heap.
 func checkDevOp[T any](op ReduceOp) error {
+	if isFloat2[T]() {
+		return errf(ErrUnsupported, "%s reduction of %v on a device heap: the reduction kernels have no 2-byte float", op, reflect.TypeFor[T]())
+	}
 	if op == ReduceProd && isComplex[T]() {
 		return errf(ErrUnsupported, "prod reduction of %v on a device heap: the reduction kernels fold scalars, and a complex product is not one", reflect.TypeFor[T]())
 	}

@@ -49,7 +49,7 @@ func checkOp[T Reducible](op ReduceOp) error {
 		return errf(ErrInvalid, "reduction op %d", op)
 	}
 	switch k := reflect.TypeFor[T]().Kind(); {
-	case op >= ReduceAnd && (k == reflect.Float32 || k == reflect.Float64):
+	case op >= ReduceAnd && (k == reflect.Float32 || k == reflect.Float64 || isFloat2[T]()):
 		return errf(ErrInvalid, "%s reduction of %v: bitwise ops need an integer type", op, reflect.TypeFor[T]())
 	case op > ReduceProd && (k == reflect.Complex64 || k == reflect.Complex128):
 		return errf(ErrInvalid, "%s reduction of %v: complex types take sum and prod only", op, reflect.TypeFor[T]())
@@ -497,6 +497,14 @@ func ReduceScatter[T Reducible](t *Team, op ReduceOp, dst, src Sym[T], n int) er
 // the slices, as their underlying type, to the loops for ordered or complex
 // elements (min and max do not compile for complex ones).
 func combine[T Reducible](op ReduceOp, acc, in []T) {
+	switch a := any(acc).(type) {
+	case []Float16:
+		combine2(op, a, any(in).([]Float16), Float16.Float32, Float16From)
+		return
+	case []BFloat16:
+		combine2(op, a, any(in).([]BFloat16), BFloat16.Float32, BFloat16From)
+		return
+	}
 	switch reflect.TypeFor[T]().Kind() {
 	case reflect.Int:
 		combineOrdered(op, recast[int](acc), recast[int](in))
