@@ -34,6 +34,8 @@ const (
 	kindSInt  = 1
 	kindUInt  = 2
 	kindFloat = 3
+	kindHalf  = 4 // IEEE binary16 (half)
+	kindBF16  = 5 // bfloat16
 )
 
 // shmWorld is the World of the heap; C checked that gshmem is initialized.

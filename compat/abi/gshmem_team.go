@@ -216,6 +216,10 @@ func abiint_shmem_coll(call *C.char, coll C.int, team C.gshmem_team_t, dest, src
 // pointer, since stream 0 is CUDA's legacy default stream).
 func reduceAs(t *shmem.Team, op shmem.ReduceOp, kind, size int, d, s shmem.Sym[byte], n int, scatter bool, stream *uintptr) error {
 	switch {
+	case kind == kindHalf:
+		return reduceOn[shmem.Float16](t, op, d, s, n, scatter, stream)
+	case kind == kindBF16:
+		return reduceOn[shmem.BFloat16](t, op, d, s, n, scatter, stream)
 	case kind == kindFloat && size == 4:
 		return reduceOn[float32](t, op, d, s, n, scatter, stream)
 	case kind == kindFloat:

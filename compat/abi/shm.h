@@ -29,8 +29,9 @@
 #include "_cgo_export.h"
 
 /* The kind of an element (the Go side's type switch): integers by their
- * signedness, which for char the platform sets. */
-enum { ABI_SHM_SINT = 1, ABI_SHM_UINT = 2, ABI_SHM_FLOAT = 3 };
+ * signedness, which for char the platform sets; the 2-byte floats (half,
+ * bfloat16) by their format. */
+enum { ABI_SHM_SINT = 1, ABI_SHM_UINT = 2, ABI_SHM_FLOAT = 3, ABI_SHM_HALF = 4, ABI_SHM_BFLOAT16 = 5 };
 #define ABI_SHM_CHAR (CHAR_MIN < 0 ? ABI_SHM_SINT : ABI_SHM_UINT)
 
 /* Atomic operations of shm_amo (the non-fetching forms drop the result). */

@@ -1903,6 +1903,22 @@ int gshmem_bfloat16_collect(gshmem_team_t team, gshmemi_bfloat16_t *dest, const 
 int gshmem_bfloat16_alltoall(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems);
 int gshmem_half_alltoalls(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 int gshmem_bfloat16_alltoalls(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int gshmem_half_max_reduce(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce);
+int gshmem_half_max_reducescatter(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce);
+int gshmem_half_min_reduce(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce);
+int gshmem_half_min_reducescatter(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce);
+int gshmem_half_sum_reduce(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce);
+int gshmem_half_sum_reducescatter(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce);
+int gshmem_half_prod_reduce(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce);
+int gshmem_half_prod_reducescatter(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce);
+int gshmem_bfloat16_max_reduce(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce);
+int gshmem_bfloat16_max_reducescatter(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce);
+int gshmem_bfloat16_min_reduce(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce);
+int gshmem_bfloat16_min_reducescatter(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce);
+int gshmem_bfloat16_sum_reduce(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce);
+int gshmem_bfloat16_sum_reducescatter(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce);
+int gshmem_bfloat16_prod_reduce(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce);
+int gshmem_bfloat16_prod_reducescatter(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce);
 
 /* Stream-ordered remote memory access: TYPENAME_put_on_stream, get_on_stream (+ _nbi), put_signal_on_stream (+ _nbi). */
 void gshmemx_half_put_on_stream(gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nelems, int pe, gshmemx_stream_t stream);
@@ -1925,6 +1941,22 @@ int gshmemx_half_alltoall_on_stream(gshmem_team_t team, gshmemi_half_t *dest, co
 int gshmemx_bfloat16_broadcast_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, int PE_root, gshmemx_stream_t stream);
 int gshmemx_bfloat16_fcollect_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, gshmemx_stream_t stream);
 int gshmemx_bfloat16_alltoall_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nelems, gshmemx_stream_t stream);
+int gshmemx_half_max_reduce_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_half_max_reducescatter_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_half_min_reduce_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_half_min_reducescatter_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_half_sum_reduce_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_half_sum_reducescatter_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_half_prod_reduce_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_half_prod_reducescatter_on_stream(gshmem_team_t team, gshmemi_half_t *dest, const gshmemi_half_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_bfloat16_max_reduce_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_bfloat16_max_reducescatter_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_bfloat16_min_reduce_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_bfloat16_min_reducescatter_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_bfloat16_sum_reduce_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_bfloat16_sum_reducescatter_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_bfloat16_prod_reduce_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce, gshmemx_stream_t stream);
+int gshmemx_bfloat16_prod_reducescatter_on_stream(gshmem_team_t team, gshmemi_bfloat16_t *dest, const gshmemi_bfloat16_t *source, size_t nreduce, gshmemx_stream_t stream);
 #endif /* GSHMEMI_HAVE_HALF */
 
 #ifdef __cplusplus

@@ -2,7 +2,8 @@
 // prototypes nvshmem.h declares where cuda_fp16.h and cuda_bf16.h are)
 // into the C library, which takes them as 2-byte elements: p, g, put,
 // get (+ _nbi), iput, iget, put_signal and fcollect to and from the next
-// PE, every value checked bit for bit. Prints "half ok" per PE.
+// PE, and the sum, prod, min and max reductions (and a sum
+// reducescatter) of the world, every value checked bit for bit. Prints "half ok" per PE.
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
@@ -38,6 +39,11 @@ template <typename T> struct Ops {
   void (*iget)(T *, const T *, ptrdiff_t, ptrdiff_t, size_t, int);
   void (*put_signal)(T *, const T *, size_t, uint64_t *, uint64_t, int, int);
   int (*fcollect)(nvshmem_team_t, T *, const T *, size_t);
+  int (*sum)(nvshmem_team_t, T *, const T *, size_t);
+  int (*prod)(nvshmem_team_t, T *, const T *, size_t);
+  int (*min)(nvshmem_team_t, T *, const T *, size_t);
+  int (*max)(nvshmem_team_t, T *, const T *, size_t);
+  int (*sum_scatter)(nvshmem_team_t, T *, const T *, size_t);
 };
 
 template <typename T> static void check(const Ops<T> &o) {
@@ -103,7 +109,36 @@ template <typename T> static void check(const Ops<T> &o) {
   snprintf(what, sizeof what, "%s fcollect", o.name);
   for (int p = 0; p < n; p++) expect(what, p, all[p], val(p, 1));
 
+  // Reductions: element i of PE p is (p + 1) * (i + 1) / 2, every result
+  // exact in both formats for up to 4 PEs and N elements.
+  T *red = (T *)nvshmem_malloc(n * N * sizeof(T)), *out = (T *)nvshmem_malloc(N * sizeof(T));
+  for (int i = 0; i < n * N; i++) red[i] = o.mk((me + 1) * (i % N + 1) / 2.f);
+  struct {
+    const char *op;
+    int (*f)(nvshmem_team_t, T *, const T *, size_t);
+    float (*want)(int n, int i);
+  } reds[] = {
+      {"sum", o.sum, [](int n, int i) { return n * (n + 1) / 2 * (i + 1) / 2.f; }},
+      {"prod", o.prod, [](int n, int i) { float v = 1; for (int p = 0; p < n; p++) v *= (p + 1) * (i + 1) / 2.f; return v; }},
+      {"min", o.min, [](int, int i) { return (i + 1) / 2.f; }},
+      {"max", o.max, [](int n, int i) { return n * (i + 1) / 2.f; }},
+  };
+  for (auto &r : reds) {
+    nvshmem_barrier_all();
+    r.f(NVSHMEM_TEAM_WORLD, out, red, N);
+    snprintf(what, sizeof what, "%s %s_reduce", o.name, r.op);
+    for (int i = 0; i < N; i++) expect(what, i, out[i], o.mk(r.want(n, i)));
+  }
+  // reducescatter: block me of the n * N elements, folded.
   nvshmem_barrier_all();
+  for (int i = 0; i < n * N; i++) red[i] = o.mk((me + 1) * (i / N + 1) + i % N);
+  o.sum_scatter(NVSHMEM_TEAM_WORLD, out, red, N);
+  snprintf(what, sizeof what, "%s sum_reducescatter", o.name);
+  for (int i = 0; i < N; i++) expect(what, i, out[i], o.mk(n * (n + 1) / 2 * (me + 1) + n * i));
+
+  nvshmem_barrier_all();
+  nvshmem_free(out);
+  nvshmem_free(red);
   delete[] loc;
   nvshmem_free(all);
   nvshmem_free(sig);
@@ -118,11 +153,14 @@ int main() {
   nvshmem_init();
   check(Ops<half>{"half", mkh, nvshmem_half_p, nvshmem_half_g, nvshmem_half_put, nvshmem_half_get,
                   nvshmem_half_put_nbi, nvshmem_half_get_nbi, nvshmem_half_iput, nvshmem_half_iget,
-                  nvshmem_half_put_signal, nvshmem_half_fcollect});
+                  nvshmem_half_put_signal, nvshmem_half_fcollect, nvshmem_half_sum_reduce, nvshmem_half_prod_reduce,
+                  nvshmem_half_min_reduce, nvshmem_half_max_reduce, nvshmem_half_sum_reducescatter});
   check(Ops<__nv_bfloat16>{"bfloat16", mkb, nvshmem_bfloat16_p, nvshmem_bfloat16_g, nvshmem_bfloat16_put,
                            nvshmem_bfloat16_get, nvshmem_bfloat16_put_nbi, nvshmem_bfloat16_get_nbi,
                            nvshmem_bfloat16_iput, nvshmem_bfloat16_iget, nvshmem_bfloat16_put_signal,
-                           nvshmem_bfloat16_fcollect});
+                           nvshmem_bfloat16_fcollect, nvshmem_bfloat16_sum_reduce, nvshmem_bfloat16_prod_reduce,
+                           nvshmem_bfloat16_min_reduce, nvshmem_bfloat16_max_reduce,
+                           nvshmem_bfloat16_sum_reducescatter});
   if (!failures) printf("half ok %d/%d\n", nvshmem_my_pe(), nvshmem_n_pes());
   nvshmem_finalize();
   return failures != 0;

@@ -68,11 +68,19 @@ var (
 	arithTypes = types("char", "schar", "short", "int", "long", "longlong", "ptrdiff", "uchar", "ushort", "uint",
 		"ulong", "ulonglong", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "size",
 		"float", "double")
-	// devArithTypes: min, max, sum and prod reductions in device code,
-	// which also folds the 2-byte floats (in float; the host's reductions
-	// do not take them yet).
-	devArithTypes = append(append([]shmType{}, arithTypes...), types("half", "bfloat16")...)
 )
+
+// arith2 is arithTypes and the 2-byte floats of rmaTs (gshmem.h's, not
+// shmem.h's): their min, max, sum and prod reductions.
+func arith2(rmaTs []shmType) []shmType {
+	out := append([]shmType{}, arithTypes...)
+	for _, t := range rmaTs {
+		if t.kind == "h" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
 // nbiFlag is the nbi argument of a core for a name's suffix.
 func nbiFlag(suffix string) int { return cFlag(suffix == "_nbi") }
@@ -87,8 +95,10 @@ func cFlag(b bool) int {
 
 // kindOf is the C expression of a type's kind (shm.h's ABI_SHM_*).
 func (t shmType) kindOf() string {
-	// The 2-byte floats only move (no host reduction takes them): bits.
-	return map[string]string{"f": "ABI_SHM_FLOAT", "s": "ABI_SHM_SINT", "u": "ABI_SHM_UINT", "c": "ABI_SHM_CHAR", "h": "ABI_SHM_UINT"}[t.kind]
+	if t.kind == "h" { // the 2-byte floats by their format
+		return "ABI_SHM_" + strings.ToUpper(t.name)
+	}
+	return map[string]string{"f": "ABI_SHM_FLOAT", "s": "ABI_SHM_SINT", "u": "ABI_SHM_UINT", "c": "ABI_SHM_CHAR"}[t.kind]
 }
 
 // shmFunc is one typed function: its prototype and its body.
@@ -276,7 +286,7 @@ func typedFuncs(rmaTs []shmType, streams bool) (groups []string, funcs map[strin
 		}
 	}
 	reduce(bitTypes, "and", "or", "xor")
-	reduce(arithTypes, "max", "min", "sum", "prod")
+	reduce(arith2(rmaTs), "max", "min", "sum", "prod")
 	if streams {
 		streamTyped(add)
 	}

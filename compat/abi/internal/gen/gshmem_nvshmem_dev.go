@@ -110,7 +110,7 @@ func deviceTyped(have []string) []byte {
 	for _, r := range []struct {
 		ts                []shmType
 		op, thread, block string
-	}{{devArithTypes, "sum", "GSHMEMI_RED_G_ARITH", "GSHMEMI_RED_ARITH"}, {bitTypes, "and", "GSHMEMI_RED_G_BITS", "GSHMEMI_RED_BITS"}} {
+	}{{arith2(rmaTypes), "sum", "GSHMEMI_RED_G_ARITH", "GSHMEMI_RED_ARITH"}, {bitTypes, "and", "GSHMEMI_RED_G_BITS", "GSHMEMI_RED_BITS"}} {
 		for _, t := range r.ts {
 			if !done["gshmem_"+t.name+"_"+r.op+"_reduce"] {
 				fmt.Fprintf(&b, "%s(%s, %s)\n", r.thread, t.name, t.c)

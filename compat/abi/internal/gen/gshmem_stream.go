@@ -53,7 +53,7 @@ func streamTyped(add addFunc) {
 		}
 	}
 	reduce(bitTypes, "and", "or", "xor")
-	reduce(arithTypes, "max", "min", "sum", "prod")
+	reduce(arith2(rmaTypes), "max", "min", "sum", "prod")
 }
 
 // streamHead is the hand-written part of gshmem.h for the device heap and
