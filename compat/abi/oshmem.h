@@ -39,10 +39,10 @@ static inline int oshi_pe(const char *call, shmem_ctx_t ctx, int pe)
 typedef void (*oshi_reducer)(void *acc, const void *in, size_t n);
 
 /* The C reductions (shmem_coll.c): over a team, and over an active set
- * with its pSync and pWrk. */
+ * with its pSync. */
 int oshi_reduce_team(const char *call, shmem_team_t team, void *dest, const void *source, size_t nreduce, size_t size,
                      oshi_reducer op);
-void oshi_reduce_set(const char *call, int PE_start, int logPE_stride, int PE_size, long *pSync, void *pWrk,
-                     void *dest, const void *source, int nreduce, size_t size, oshi_reducer op);
+void oshi_reduce_set(const char *call, int PE_start, int logPE_stride, int PE_size, long *pSync, void *dest,
+                     const void *source, int nreduce, size_t size, oshi_reducer op);
 
 #endif

@@ -276,57 +276,6 @@ static void reduce(oshi_set *s, void *dest, const void *source, size_t nreduce, 
     }
 }
 
-/* reduce_pwrk is an active set's small reduction through its pWrk, when
- * the set's size is a power of two and pWrk, max(nreduce / 2 + 1,
- * SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements, holds a block of nreduce for
- * each of the log2(n) rounds (else it returns 0 and reduce runs).
- * Recursive doubling: in round k member i puts its partial result into
- * block k of pWrk on member i XOR 2^k, then adds 1 to that member's
- * pSync[k] (ordered after the put by a fence); it waits for its own
- * pSync[k], takes the token back and folds the partner's block in, the
- * lower members' block first, so that both members of a pair, and in the
- * end every member, hold the same bits. Nothing is read from a peer and
- * no barrier ends the call: each member's source was copied before its
- * first put, and the specification has the program keep pWrk and pSync out
- * of a later collective until no member still uses them (OSU alternates
- * two pairs; a collective in between does it too). At 2 PEs it is one put,
- * one remote atomic and one wait, a one-way trip. */
-static int reduce_pwrk(oshi_set *s, void *pwrk, void *dest, const void *source, size_t nreduce, size_t size,
-                       oshi_reducer op)
-{
-    int n = s->n, rounds = 0;
-    if (n < 2 || (n & (n - 1)) != 0 || nreduce == 0 || pwrk == NULL)
-        return 0;
-    while ((1 << rounds) < n)
-        rounds++;
-    size_t w = nreduce / 2 + 1 > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? nreduce / 2 + 1 : SHMEM_REDUCE_MIN_WRKDATA_SIZE;
-    size_t bytes = nreduce * size;
-    uint64_t obj, off;
-    if ((size_t)rounds * nreduce > w || bytes > REDUCE_SMALL || !shm_find(pwrk, w * size, &obj, &off))
-        return 0;
-    _Alignas(64) unsigned char acc[REDUCE_SMALL], tmp[REDUCE_SMALL];
-    memcpy(acc, source, bytes);
-    for (int k = 0; k < rounds; k++) {
-        int p = s->me ^ (1 << k);
-        unsigned char *block = (unsigned char *)pwrk + (size_t)k * bytes;
-        long *word = &s->psync[k];
-        shm_put(s->call, block, acc, nreduce, size, set_pe(s, p), 0);
-        pshmem_fence();
-        pshmem_long_atomic_add(word, 1, set_pe(s, p));
-        pshmem_long_wait_until(word, SHMEM_CMP_GT, SHMEM_SYNC_VALUE);
-        if (p < s->me) {
-            memcpy(tmp, block, bytes);
-            op(tmp, acc, nreduce);
-            memcpy(acc, tmp, bytes);
-        } else {
-            op(acc, block, nreduce);
-        }
-        pshmem_long_atomic_add(word, -1, abi_shm.my_pe);
-    }
-    memcpy(dest, acc, bytes);
-    return 1;
-}
-
 int oshi_reduce_team(const char *call, shmem_team_t team, void *dest, const void *source, size_t nreduce, size_t size,
                      oshi_reducer op)
 {
@@ -338,15 +287,14 @@ int oshi_reduce_team(const char *call, shmem_team_t team, void *dest, const void
     return 0;
 }
 
-void oshi_reduce_set(const char *call, int PE_start, int logPE_stride, int PE_size, long *pSync, void *pWrk,
-                     void *dest, const void *source, int nreduce, size_t size, oshi_reducer op)
+void oshi_reduce_set(const char *call, int PE_start, int logPE_stride, int PE_size, long *pSync, void *dest,
+                     const void *source, int nreduce, size_t size, oshi_reducer op)
 {
     oshi_set s;
     set_open(&s, call, PE_start, logPE_stride, PE_size, pSync);
     if (nreduce < 0)
         shm_fatal(call, "nreduce %d is negative", nreduce);
-    if (!reduce_pwrk(&s, pWrk, dest, source, (size_t)nreduce, size, op))
-        reduce(&s, dest, source, (size_t)nreduce, size, op);
+    reduce(&s, dest, source, (size_t)nreduce, size, op);
 }
 
 #define OSHI_ALIASES_SHMEM_COLL_C

@@ -167,7 +167,7 @@ func oshReductions(add func(string, oshFunc)) {
 		for _, op := range ops[i] {
 			n := "shmem_" + t.name + "_" + op + "_to_all"
 			add(toAll, oshFunc{fmt.Sprintf("void %s(%s *dest, const %s *source, int nreduce, int PE_start, int logPE_stride, int PE_size, %s *pWrk, long *pSync)", n, t.c, t.c, t.c),
-				fmt.Sprintf(`oshi_reduce_set("%s", PE_start, logPE_stride, PE_size, pSync, pWrk, dest, source, nreduce, sizeof(%s), %s);`, n, t.c, oshReducer(t, op))})
+				fmt.Sprintf(`(void)pWrk; oshi_reduce_set("%s", PE_start, logPE_stride, PE_size, pSync, dest, source, nreduce, sizeof(%s), %s);`, n, t.c, oshReducer(t, op))})
 		}
 	}
 }

@@ -46,9 +46,8 @@ const shmemHead = `#ifndef SHMEM_H
  * SHMEM_*_SYNC_SIZE longs, each SHMEM_SYNC_VALUE before the first call (and
  * again on return): one word for each round of the barrier inside the
  * collectives (a dissemination barrier, ceil(log2(PE_size)) rounds) and
- * one for collect's element counts. pWrk, max(nreduce / 2 + 1,
- * SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements, is where a small reduction's
- * partners put their blocks. */
+ * one for collect's element counts. pWrk is not used, and its minimum is
+ * that of the specification's formula. */
 #define SHMEM_SYNC_VALUE 0L
 #define SHMEM_SYNC_SIZE 32
 #define SHMEM_BCAST_SYNC_SIZE 32
@@ -57,7 +56,7 @@ const shmemHead = `#ifndef SHMEM_H
 #define SHMEM_REDUCE_SYNC_SIZE 32
 #define SHMEM_ALLTOALL_SYNC_SIZE 32
 #define SHMEM_ALLTOALLS_SYNC_SIZE 32
-#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 64
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
 
 /* Hints of shmem_malloc_with_hints (advice only: every object takes every
  * operation). */
