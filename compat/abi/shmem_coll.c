@@ -149,8 +149,9 @@ void pshmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_ro
     broadcast("shmem_broadcast64", dest, source, nelems, 8, PE_root, PE_start, logPE_stride, PE_size, pSync);
 }
 
-/* collect: member i's nelems (pSync[PSYNC_COUNT] while the call runs) place its
- * block after those of the members before it. fcollect: equal blocks. */
+/* collect: member i's nelems (pSync[PSYNC_COUNT] while the call runs)
+ * place its block after those of the members before it. fcollect: equal
+ * blocks. */
 static void collect(const char *call, void *dest, const void *source, size_t nelems, size_t size, int fixed,
                     int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
