@@ -55,10 +55,11 @@ static const uint8_t *locate_ivar(const char *call, const void *ivar, int width,
 /* On a device heap locate_ivar's address is device memory: C looks at a
  * copy of the word (shm_read_word), and a wait is Go's from the start. */
 
-/* A wait polls in C first (abi_shm.spin polls: shm_spin), so that a word
- * on its way ends it without a call into Go; a longer wait is Go's (the
- * World's policy: more polls, then a sleep on this PE's doorbell, and the
- * checks for an ended job or a lost peer). */
+/* A wait polls in C first (abi_shm.spin polls, shm_relax between them), as
+ * do the waits on arrays and on a signal below, so that a word on its way
+ * ends it without a call into Go; a longer wait is Go's (the World's
+ * policy: more polls, then a sleep on this PE's doorbell, and the checks
+ * for an ended job or a lost peer). */
 void shm_wait(const char *call, void *ivar, int width, int kind, int cmp, uint64_t value)
 {
     uint64_t obj, off;
@@ -168,7 +169,12 @@ size_t shm_wait_set(const char *call, void *ivars, size_t nelems, size_t *indice
         free(copy);
         return s.result;
     }
-    if (!shm_scan_done((uintptr_t)&s) && wait)
+    int done = shm_scan_done((uintptr_t)&s);
+    for (int64_t i = wait ? abi_shm.spin : 0; !done && i > 0; i--) {
+        shm_relax();
+        done = shm_scan_done((uintptr_t)&s);
+    }
+    if (!done && wait)
         abiint_shmem_await((char *)call, (uintptr_t)&s);
     return s.result;
 }
@@ -178,8 +184,13 @@ uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
     const char *call = "gshmem_signal_wait_until";
     uint64_t obj, off;
     const uint8_t *p = locate_ivar(call, sig_addr, 8, cmp, &obj, &off);
-    if (!shm_dev.on && holds(p, 8, ABI_SHM_UINT, cmp, cmp_value))
-        return __atomic_load_n((const uint64_t *)p, __ATOMIC_SEQ_CST);
+    if (!shm_dev.on)
+        for (int64_t i = abi_shm.spin; i > 0; i--) {
+            uint64_t v = __atomic_load_n((const uint64_t *)p, __ATOMIC_SEQ_CST);
+            if (holds(&v, 8, ABI_SHM_UINT, cmp, cmp_value))
+                return v;
+            shm_relax();
+        }
     return abiint_shmem_signal_wait((char *)call, obj, off, cmp, cmp_value);
 }
 
