@@ -113,21 +113,27 @@ type rdvState struct {
 func (r *Request) Done() bool { return r != nil && r.done.Load() }
 
 // Wait blocks until the request completes and returns its Status and error
-// (MPI_Wait).
+// (MPI_Wait). After a loss, a receive from AnySource stays pending and
+// returns ClassProcFailedPending until FailureAck (anysource.go).
 func (r *Request) Wait() (Status, error) {
 	if r == nil {
 		return Status{}, errorf(ClassRequest, "Wait on a nil request")
 	}
 	if !r.done.Load() {
+		if r.anySource() {
+			return r.waitAnySource() // anysource.go
+		}
 		if err := r.env.waitFor(r.done.Load); err != nil {
-			return Status{}, err
+			return r.status, r.lossEnded(err)
 		}
 	}
 	return r.status, r.err
 }
 
 // Test reports whether the request has completed, making progress first
-// (MPI_Test). The Status and error are those of a completed request.
+// (MPI_Test). The Status and error are those of a completed request; a
+// receive from AnySource that a loss leaves pending returns false and
+// ClassProcFailedPending (anysource.go).
 func (r *Request) Test() (bool, Status, error) {
 	if r == nil {
 		return false, Status{}, errorf(ClassRequest, "Test on a nil request")
@@ -138,7 +144,7 @@ func (r *Request) Test() (bool, Status, error) {
 		e.progress()
 		e.mu.Unlock()
 		if !r.done.Load() {
-			return false, Status{}, nil
+			return false, Status{}, r.testAnySource()
 		}
 	}
 	return true, r.status, r.err

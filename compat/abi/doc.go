@@ -362,20 +362,21 @@
 // Message order per pair of threads, MPI_ANY_SOURCE matching and
 // MPI_Mprobe/MPI_Mrecv (the thread-safe probe: the message leaves the
 // queue when matched) follow from matching under the one lock.
+// Threads may lock and unlock different targets of one window at once
+// (rma.c and windows swap each target's lock byte, so two threads on one
+// target get MPI_ERR_RMA_SYNC), and MPI_Comm_idup of different
+// communicators at once agree on contexts in turns (compat's DupAsync).
 // testdata/threads.c is the test (4 threads per rank, per-thread windows
-// and one shared window).
+// and one shared window), with lockthreads.c, commthreads.c and
+// idupthreads.c.
 //
 // # Not yet
 //
 // porting-guide/abi-status.md lists every entry point. The v and w
 // collectives' _c forms take each count and displacement up to INT_MAX
-// (MPI_ERR_COUNT past it); user ops take contiguous datatypes only. Exclusive locks, fence and PSCW epochs and
-// derived datatypes are served by Go even to mapped ranks. At
-// MPI_THREAD_MULTIPLE, MPI_Win_lock and MPI_Win_unlock on one window from
-// several threads at once (on different targets) race on the epoch's
-// count of locks, and two MPI_Comm_idup at once whose groups share a
-// process may pick one context (they agree from a counter of their own);
-// nonblocking
-// sends and receives, and the collectives other than MPI_Barrier and the
-// small MPI_Allreduce, cross into Go.
+// (MPI_ERR_COUNT past it); user ops take contiguous datatypes only.
+// Exclusive locks, fence and PSCW epochs and derived datatypes are served
+// by Go even to mapped ranks; nonblocking sends and receives, and the
+// collectives other than MPI_Barrier and the small MPI_Allreduce, cross
+// into Go.
 package main

@@ -195,6 +195,7 @@ enum {
     ABI_LOCK_EXCLUSIVE = 1, /* locks[t] values */
     ABI_LOCK_SHARED = 2,
     ABI_LOCK_NOCHECK = 0x80,
+    ABI_LOCK_TAKING = 0x40, /* a thread is taking or releasing t's lock (windows' lock.go) */
     ABI_FENCE_NONE = 0,
     ABI_LOCK_READER = 0x100, /* a reader's increment of the lock words */
     ABI_LOCK_WRITER = 0x3    /* writer bits in the reader ins */
