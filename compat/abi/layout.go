@@ -120,6 +120,8 @@ func cLayout() map[string]cField {
 		"abi_shmem.objs":           {unsafe.Offsetof(sh.objs), unsafe.Sizeof(sh.objs)},
 		"abi_shmem.nobjs":          {unsafe.Offsetof(sh.nobjs), unsafe.Sizeof(sh.nobjs)},
 		"abi_shmem.pending":        {unsafe.Offsetof(sh.pending), unsafe.Sizeof(sh.pending)},
+		"abi_shmem.spin":           {unsafe.Offsetof(sh.spin), unsafe.Sizeof(sh.spin)},
+		"abi_shmem.sync":           {unsafe.Offsetof(sh.sync), unsafe.Sizeof(sh.sync)},
 	}
 }
 

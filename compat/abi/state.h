@@ -263,7 +263,13 @@ typedef struct abi_shmem {
     abi_shm_obj *objs;      /* [nobjs], by offset */
     int64_t nobjs;
     int64_t pending;        /* an operation went through Go since the last quiet */
+    int64_t spin;           /* polls of a wait in C before it is left to Go's (the World's spin, bounded) */
+    int64_t *sync;          /* ABI_SHM_SYNC_WORDS words of the heap for the world's barrier in C, or NULL (Go's) */
 } abi_shmem;
+
+/* The words of abi_shmem.sync: one per round of a dissemination barrier
+ * over up to 2^31 PEs. */
+#define ABI_SHM_SYNC_WORDS 32
 
 extern abi_shmem abi_shm;
 
