@@ -173,16 +173,18 @@ func (r *Request) settled() bool {
 }
 
 // lossSettles is what Waitall does with the loss err that ended its wait:
-// AnySource receives stay pending, named-source receives from the lost PE
-// complete with it (lossEnded); it reports whether every request is then
-// settled, so that Waitall reports each in its Status.
+// AnySource receives stay pending (as in Wait, also for a loss outside
+// their communicator, which ends every wait until agreed), named-source
+// receives from the lost PE complete with it (lossEnded); it reports
+// whether every request is then settled, so that Waitall reports each in
+// its Status.
 func lossSettles(reqs []*Request, err error) bool {
 	if !isLoss(err) {
 		return false
 	}
 	ok := true
 	for _, r := range reqs {
-		if r == nil || r.done.Load() || (r.anySource() && r.comm.unackedLoss() >= 0) {
+		if r == nil || r.done.Load() || r.anySource() {
 			continue
 		}
 		if r.drive == nil {

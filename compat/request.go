@@ -2,6 +2,7 @@ package compat
 
 import (
 	"errors"
+	"slices"
 	"sync/atomic"
 )
 
@@ -271,8 +272,8 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		wait = func(cond func() bool) error { return driveUntil(e, reqs, cond) }
 	}
 	err := wait(func() bool { idx = firstSettled(reqs); return idx >= 0 })
-	if err != nil && isLoss(err) {
-		idx = firstBlocked(reqs)
+	if err != nil && isLoss(err) { // as in Wait: an AnySource receive stays pending
+		idx = slices.IndexFunc(reqs, func(r *Request) bool { return r != nil && !r.done.Load() && r.anySource() })
 	}
 	switch {
 	case idx >= 0 && !reqs[idx].done.Load():
