@@ -159,3 +159,77 @@ func (r *Request) abandon(err error) error {
 	}
 	return err
 }
+
+// blockedAnySource reports whether r is an AnySource receive that a loss
+// leaves pending (its Wait would return ClassProcFailedPending now).
+func (r *Request) blockedAnySource() bool {
+	return r != nil && !r.done.Load() && r.anySource() && r.comm.suspect() && r.comm.unackedLoss() >= 0
+}
+
+// settled reports whether r needs no more waiting in Waitall or Testall:
+// nil, complete, or an AnySource receive a loss leaves pending.
+func (r *Request) settled() bool {
+	return r == nil || r.done.Load() || r.blockedAnySource()
+}
+
+// lossSettles is what Waitall does with the loss err that ended its wait:
+// AnySource receives stay pending (as in Wait, also for a loss outside
+// their communicator, which ends every wait until agreed), named-source
+// receives from the lost PE complete with it (lossEnded); it reports
+// whether every request is then settled, so that Waitall reports each in
+// its Status.
+func lossSettles(reqs []*Request, err error) bool {
+	if !isLoss(err) {
+		return false
+	}
+	ok := true
+	for _, r := range reqs {
+		if r == nil || r.done.Load() || r.anySource() {
+			continue
+		}
+		if r.drive == nil {
+			r.lossEnded(err)
+		}
+		ok = ok && r.done.Load()
+	}
+	return ok
+}
+
+// pendingStatus is the error of r in a Status of Waitall or Testall: its
+// own once complete, else ClassProcFailedPending (the receive stays
+// posted, for another wait, a Cancel or a message after FailureAck).
+func (r *Request) pendingStatus(what string) error {
+	if r.done.Load() {
+		return r.err
+	}
+	return r.comm.pendingErr(what, r.comm.unackedLoss(), nil)
+}
+
+// probeLoss is the error of a probe on c from pe (a world PE or
+// AnySource) that found no message: ClassProcFailed while c has a lost
+// member not acknowledged (FailureAck) for AnySource, as ULFM specifies
+// for MPI_Probe, MPI_Iprobe, MPI_Mprobe and MPI_Improbe; a probe naming
+// a lost source fails in ftCheck. Nil otherwise.
+func (c *Comm) probeLoss(what string, pe int, cause error) error {
+	if pe != AnySource || !c.suspect() {
+		return nil
+	}
+	if lost := c.unackedLoss(); lost >= 0 {
+		return c.lostErr(what, lost, cause)
+	}
+	return nil
+}
+
+// probeFailed is the error of a blocking probe from pe on c that ended
+// without a message, err being its wait's: ClassProcFailed naming the
+// lost member when the source is AnySource with an unacknowledged loss,
+// or the named source that was lost meanwhile; err otherwise.
+func probeFailed(c *Comm, what string, pe int, err error) error {
+	if perr := c.probeLoss(what, pe, err); perr != nil {
+		return perr
+	}
+	if pe >= 0 && isLoss(err) && slices.Contains(c.env.w.LostPEs(), pe) {
+		return c.lostErr(what, pe, err)
+	}
+	return err
+}

@@ -410,6 +410,7 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	}
 	e := c.env
 	var st Status
+	ok := false
 	found := func() bool {
 		if c.ft.revoked.Load() {
 			return true // revoked meanwhile (revoke.go): below
@@ -419,21 +420,30 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 			m := e.unexpected[i]
 			st = Status{Source: c.rankOf(m.src), Tag: int(m.tag), bytes: m.size}
 		}
-		return i >= 0
+		ok = i >= 0
+		return ok || c.probeLoss("Probe", pe, nil) != nil // anysource.go
 	}
 	if block {
 		err := e.waitFor(found)
-		if err == nil && c.ft.revoked.Load() {
+		switch {
+		case c.ft.revoked.Load():
 			err = errorf(ClassRevoked, "Probe: communicator %s was revoked", c.name)
+		case ok:
+			err = nil
+		default:
+			err = probeFailed(c, "Probe", pe, err)
 		}
 		return st, err == nil, err
 	}
 	e.mu.Lock()
 	e.progress()
-	ok := found()
+	found()
 	e.mu.Unlock()
 	if c.ft.revoked.Load() {
 		return Status{}, false, errorf(ClassRevoked, "Iprobe: communicator %s was revoked", c.name)
+	}
+	if !ok {
+		return Status{}, false, c.probeLoss("Iprobe", pe, nil)
 	}
 	return st, ok, nil
 }

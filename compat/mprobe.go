@@ -46,7 +46,7 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 		}
 		i := e.findUnexpected(c.ctx, pe, tag)
 		if i < 0 {
-			return false
+			return c.probeLoss("Mprobe", pe, nil) != nil // anysource.go
 		}
 		m := e.unexpected[i]
 		st = Status{Source: c.rankOf(m.src), Tag: int(m.tag), bytes: m.size}
@@ -55,22 +55,26 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 		return true
 	}
 	if block {
-		if err := e.waitFor(take); err != nil {
-			return nil, Status{}, false, err
-		}
-		if r == nil { // revoked
+		err := e.waitFor(take)
+		switch {
+		case c.ft.revoked.Load() && r == nil:
 			return nil, Status{}, false, errorf(ClassRevoked, "Mprobe: communicator %s was revoked", c.name)
+		case r != nil:
+			return r, st, true, nil
 		}
-		return r, st, true, nil
+		return nil, Status{}, false, probeFailed(c, "Mprobe", pe, err)
 	}
 	e.mu.Lock()
 	e.progress()
-	ok := take()
+	take()
 	e.mu.Unlock()
-	if ok && r == nil {
+	switch {
+	case r != nil:
+		return r, st, true, nil
+	case c.ft.revoked.Load():
 		return nil, Status{}, false, errorf(ClassRevoked, "Improbe: communicator %s was revoked", c.name)
 	}
-	return r, st, ok, nil
+	return nil, Status{}, false, c.probeLoss("Improbe", pe, nil)
 }
 
 // Data returns the buffer of a receive Mprobe or Improbe made: the

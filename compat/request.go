@@ -2,6 +2,7 @@ package compat
 
 import (
 	"errors"
+	"slices"
 	"sync/atomic"
 )
 
@@ -168,7 +169,11 @@ func envOf(reqs []*Request) *Env {
 // Waitall waits for every request (MPI_Waitall). Nil requests are null
 // requests and get an empty Status. statuses may be nil; otherwise it has
 // one entry per request. When some requests fail it returns ErrInStatus
-// and each failed request's Status.Err says why.
+// and each failed request's Status.Err says why. After a loss, a receive
+// from AnySource that no message matched does not hold it up: its
+// Status.Err is ClassProcFailedPending (errors.Is(err,
+// ErrProcFailedPending) holds for the returned error too) and the request
+// stays in flight, to be waited on again after FailureAck (anysource.go).
 func Waitall(reqs []*Request, statuses []Status) error {
 	if statuses != nil && len(statuses) != len(reqs) {
 		return errorf(ClassArg, "Waitall: %d statuses for %d requests", len(statuses), len(reqs))
@@ -176,7 +181,7 @@ func Waitall(reqs []*Request, statuses []Status) error {
 	if e := envOf(reqs); e != nil {
 		all := func() bool {
 			for _, r := range reqs {
-				if r != nil && !r.done.Load() {
+				if !r.settled() {
 					return false
 				}
 			}
@@ -186,22 +191,25 @@ func Waitall(reqs []*Request, statuses []Status) error {
 		if anyDriven(reqs) {
 			wait = func(cond func() bool) error { return driveUntil(e, reqs, cond) }
 		}
-		if err := wait(all); err != nil {
+		if err := wait(all); err != nil && !lossSettles(reqs, err) {
 			return err
 		}
 	}
-	return collect(reqs, statuses)
+	return collect("Waitall", reqs, statuses)
 }
 
-func collect(reqs []*Request, statuses []Status) error {
+func collect(what string, reqs []*Request, statuses []Status) error {
 	var errs []error
 	for i, r := range reqs {
 		st := nullStatus()
 		if r != nil {
 			st = r.status
-			st.Err = r.err
-			if r.err != nil {
-				errs = append(errs, r.err)
+			if !r.done.Load() {
+				st = Status{}
+			}
+			st.Err = r.pendingStatus(what)
+			if st.Err != nil {
+				errs = append(errs, st.Err)
 			}
 		}
 		if statuses != nil {
@@ -215,7 +223,10 @@ func collect(reqs []*Request, statuses []Status) error {
 }
 
 // Testall reports whether every request has completed (MPI_Testall); if
-// so it fills statuses as Waitall does.
+// so it fills statuses as Waitall does. A receive from AnySource that a
+// loss leaves pending counts as settled, as in Waitall: Testall then
+// reports true and ErrInStatus, that request's Status.Err
+// ClassProcFailedPending, and the request stays in flight.
 func Testall(reqs []*Request, statuses []Status) (bool, error) {
 	if statuses != nil && len(statuses) != len(reqs) {
 		return false, errorf(ClassArg, "Testall: %d statuses for %d requests", len(statuses), len(reqs))
@@ -229,11 +240,11 @@ func Testall(reqs []*Request, statuses []Status) (bool, error) {
 		}
 	}
 	for _, r := range reqs {
-		if r != nil && !r.done.Load() {
+		if !r.settled() {
 			return false, nil
 		}
 	}
-	return true, collect(reqs, statuses)
+	return true, collect("Testall", reqs, statuses)
 }
 
 func firstDone(reqs []*Request) int {
@@ -246,7 +257,10 @@ func firstDone(reqs []*Request) int {
 }
 
 // Waitany waits until one of the requests completes and returns its index
-// and Status (MPI_Waitany), or Undefined when every request is nil.
+// and Status (MPI_Waitany), or Undefined when every request is nil. After
+// a loss, a receive from AnySource that a loss leaves pending ends it too:
+// its index comes with ClassProcFailedPending and the request stays in
+// flight (anysource.go); a wait that failed returns Undefined.
 func Waitany(reqs []*Request) (int, Status, error) {
 	e := envOf(reqs)
 	if e == nil {
@@ -257,10 +271,37 @@ func Waitany(reqs []*Request) (int, Status, error) {
 	if anyDriven(reqs) {
 		wait = func(cond func() bool) error { return driveUntil(e, reqs, cond) }
 	}
-	if err := wait(func() bool { idx = firstDone(reqs); return idx >= 0 }); err != nil {
+	err := wait(func() bool { idx = firstSettled(reqs); return idx >= 0 })
+	if err != nil && isLoss(err) { // as in Wait: an AnySource receive stays pending
+		idx = slices.IndexFunc(reqs, func(r *Request) bool { return r != nil && !r.done.Load() && r.anySource() })
+	}
+	switch {
+	case idx >= 0 && !reqs[idx].done.Load():
+		return idx, Status{}, reqs[idx].comm.pendingErr("Waitany", reqs[idx].comm.unackedLoss(), err)
+	case err != nil:
 		return Undefined, Status{}, err
 	}
 	return idx, reqs[idx].status, reqs[idx].err
+}
+
+// firstSettled is the index of the first complete request, else of the
+// first that a loss leaves pending, else -1.
+func firstSettled(reqs []*Request) int {
+	if i := firstDone(reqs); i >= 0 {
+		return i
+	}
+	return firstBlocked(reqs)
+}
+
+// firstBlocked is the index of the first AnySource receive that a loss
+// leaves pending, or -1.
+func firstBlocked(reqs []*Request) int {
+	for i, r := range reqs {
+		if r.blockedAnySource() {
+			return i
+		}
+	}
+	return -1
 }
 
 // Testany returns the index of a completed request and its Status, or
@@ -279,6 +320,9 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 	}
 	if i := firstDone(reqs); i >= 0 {
 		return i, true, reqs[i].status, reqs[i].err
+	}
+	if i := firstBlocked(reqs); i >= 0 { // as Test: not complete, pending
+		return i, false, Status{}, reqs[i].comm.pendingErr("Testany", reqs[i].comm.unackedLoss(), nil)
 	}
 	return Undefined, false, Status{}, nil
 }

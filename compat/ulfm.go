@@ -143,6 +143,37 @@ func (c *Comm) FailureAck() error {
 	return nil
 }
 
+// AckFailed acknowledges the first n losses of c's members that this PE
+// knows of, in GetFailed's order (MPIX_Comm_ack_failed), with the effects
+// of FailureAck for those, and returns how many are acknowledged after the
+// call: at most n, never fewer than before (acknowledgements are not
+// taken back), and not more than the known losses. n 0 acknowledges
+// nothing and only counts.
+func (c *Comm) AckFailed(n int) (int, error) {
+	if err := c.checkError("AckFailed"); err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, errorf(ClassArg, "AckFailed: %d losses to acknowledge", n)
+	}
+	lost := c.lostMembers()
+	c.ft.mu.Lock()
+	if n > len(lost) {
+		n = len(lost)
+	}
+	for _, pe := range lost[:n] {
+		if !slices.Contains(c.ft.acked, pe) {
+			c.ft.acked = append(c.ft.acked, pe)
+		}
+	}
+	acked := slices.Clone(c.ft.acked)
+	c.ft.mu.Unlock()
+	if n > 0 {
+		_ = c.env.w.ExcuseLost(lost[:n]) // as FailureAck
+	}
+	return len(acked), nil
+}
+
 // FailureGetAcked returns the group of the members whose loss the last
 // FailureAck acknowledged (MPIX_Comm_failure_get_acked), in the order of
 // their world ranks.

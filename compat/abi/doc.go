@@ -179,7 +179,8 @@
 // lost peer (shmem.ErrPeerLost: it died, or stayed stopped for
 // GSHMEM_PEER_TIMEOUT) is MPI_ERR_PROC_ABORTED, or MPIX_ERR_PROC_FAILED
 // under GSHMEM_MPI_FT=ulfm; mpi-ext.h's MPIX_Comm_revoke, shrink, agree,
-// failure_ack, failure_get_acked and get_failed (ulfm.c, ulfm.go) are
+// failure_ack, ack_failed, failure_get_acked and get_failed (ulfm.c,
+// ulfm.go) are
 // compat's ulfm.go. Ranks,
 // tags and comparison results differ between compat and the ABI: rankIn,
 // rankOut, tagIn, tagOut and compareOut translate.

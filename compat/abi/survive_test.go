@@ -69,9 +69,10 @@ func TestRevokePropagates(t *testing.T) {
 
 // TestAnySourceAfterLoss: receives from MPI_ANY_SOURCE after rank 1 of 3
 // is killed follow ULFM (testdata/anysrc.c): a nonblocking one stays
-// pending with MPIX_ERR_PROC_FAILED_PENDING until MPIX_Comm_failure_ack,
-// then completes with a survivor's message; a blocking one fails with
-// MPIX_ERR_PROC_FAILED and takes nothing.
+// pending with MPIX_ERR_PROC_FAILED_PENDING (Wait, Test, Waitany, Waitall,
+// Testall) until MPIX_Comm_ack_failed, then completes with a survivor's
+// message; a blocking one, and every probe from MPI_ANY_SOURCE or rank 1,
+// fails with MPIX_ERR_PROC_FAILED and takes nothing.
 func TestAnySourceAfterLoss(t *testing.T) {
 	exe := compile(t, "anysrc.c")
 	res := runLaunched(t, 3, []string{"GSHMEM_MPI_FT=ulfm"}, nil, exe)

@@ -1,6 +1,6 @@
 /* The fault-tolerance extensions of mpi-ext.h: thin C entry points over
- * compat's Comm.Revoke, Shrink, Agree, FailureAck, FailureGetAcked and
- * GetFailed (ulfm.go), which are not part of the standard ABI's table. */
+ * compat's Comm.Revoke, Shrink, Agree, FailureAck, AckFailed,
+ * FailureGetAcked and GetFailed (ulfm.go), which are not part of the standard ABI's table. */
 #include "abi.h"
 #include "include/mpi-ext.h"
 #include "_cgo_export.h"
@@ -26,4 +26,9 @@ int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp)
 int MPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *failedgrp)
 {
     return abiint_comm_failed_group((uintptr_t)comm, 0, (uintptr_t *)failedgrp);
+}
+
+int MPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked)
+{
+    return abiint_comm_ack_failed((uintptr_t)comm, num_to_ack, num_acked);
 }

@@ -125,6 +125,24 @@ func abiint_comm_failure_ack(comm C.uintptr_t) C.int {
 	return C.MPI_SUCCESS
 }
 
+//export abiint_comm_ack_failed
+func abiint_comm_ack_failed(comm C.uintptr_t, n C.int, acked *C.int) C.int {
+	const call = "MPIX_Comm_ack_failed"
+	o, rc := commOf(comm, call)
+	if o == nil {
+		return rc
+	}
+	if acked == nil {
+		return failCode(comm, call, C.MPI_ERR_ARG, "num_acked is NULL")
+	}
+	v, err := o.c.AckFailed(int(n))
+	if err != nil {
+		return fail(comm, call, err)
+	}
+	*acked = C.int(v)
+	return C.MPI_SUCCESS
+}
+
 // abiint_comm_failed_group is MPIX_Comm_failure_get_acked (acked 1) and
 // MPIX_Comm_get_failed (acked 0).
 //

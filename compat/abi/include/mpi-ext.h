@@ -62,6 +62,18 @@ int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
 /* MPIX_Comm_get_failed returns the group of comm's members the calling
  * process knows to be lost. */
 int MPIX_Comm_get_failed(MPI_Comm comm, MPI_Group *failedgrp);
+/* MPIX_Comm_ack_failed (Open MPI 5's form of MPIX_Comm_failure_ack)
+ * acknowledges the first num_to_ack members of the group
+ * MPIX_Comm_get_failed returns, and sets *num_acked to the number of
+ * acknowledged losses of comm after the call (0 to acknowledge nothing
+ * and only count them). */
+int MPIX_Comm_ack_failed(MPI_Comm comm, int num_to_ack, int *num_acked);
+
+/* After a loss of a member of comm not acknowledged, MPI_Probe,
+ * MPI_Iprobe, MPI_Mprobe and MPI_Improbe from MPI_ANY_SOURCE that find no
+ * message return MPIX_ERR_PROC_FAILED (ULFM), as does a probe naming the
+ * lost source; MPI_Testall counts a pending receive as MPI_Waitall does
+ * (flag 1, MPI_ERR_IN_STATUS, its status MPIX_ERR_PROC_FAILED_PENDING). */
 
 #ifdef __cplusplus
 }

@@ -11,9 +11,16 @@
  *     from it, return MPIX_ERR_PROC_FAILED and take nothing: the messages
  *     that rank 2 sends later for those tags are received by the next
  *     receives;
- *   - after MPIX_Comm_failure_ack (MPIX_Comm_failure_get_acked then holds
- *     rank 1), the same request completes with rank 2's message, and a
- *     new MPI_Recv from MPI_ANY_SOURCE receives one.
+ *   - MPI_Testall of them settles as MPI_Waitall does: flag 1,
+ *     MPI_ERR_IN_STATUS, the same status, the request valid;
+ *   - MPI_Iprobe, MPI_Probe, MPI_Improbe and MPI_Mprobe from
+ *     MPI_ANY_SOURCE that find no message, and MPI_Probe from rank 1,
+ *     return MPIX_ERR_PROC_FAILED;
+ *   - after MPIX_Comm_ack_failed (0 counts none; 5 acknowledges the one
+ *     loss; MPIX_Comm_failure_get_acked then holds rank 1), the same
+ *     request completes with rank 2's message, and a new MPI_Probe and
+ *     MPI_Recv from MPI_ANY_SOURCE wait for one. Rank 2 acknowledges with
+ *     MPIX_Comm_failure_ack.
  * Then both survivors shrink MPI_COMM_WORLD and finish an MPI_Allreduce. */
 #include <signal.h>
 #include <string.h>
@@ -106,18 +113,39 @@ int main(int argc, char **argv)
         rc = MPI_Waitall(2, two, sts);
         CHECK(class_of(rc) == MPI_ERR_IN_STATUS && class_of(sts[1].MPI_ERROR) == MPIX_ERR_PROC_FAILED_PENDING);
         CHECK(two[1] == req2);
+        flag = 0;
+        rc = MPI_Testall(2, two, &flag, sts); /* as MPI_Waitall: settled, pending */
+        CHECK(class_of(rc) == MPI_ERR_IN_STATUS && flag == 1);
+        CHECK(class_of(sts[1].MPI_ERROR) == MPIX_ERR_PROC_FAILED_PENDING && two[1] == req2);
+        MPI_Message msg;
+        rc = MPI_Iprobe(MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &flag, &st);
+        CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED && names_rank1(rc));
+        rc = MPI_Probe(MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &st);
+        CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED && names_rank1(rc));
+        rc = MPI_Improbe(MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &flag, &msg, &st);
+        CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED);
+        rc = MPI_Mprobe(MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &msg, &st);
+        CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED);
+        rc = MPI_Probe(1, 12, MPI_COMM_WORLD, &st);
+        CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED && names_rank1(rc));
         int w = -1, none = 0;
         rc = MPI_Sendrecv(&none, 1, MPI_INT, MPI_PROC_NULL, 0, &w, 1, MPI_INT, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st);
         CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED);
         rc = MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &st);
         CHECK(class_of(rc) == MPIX_ERR_PROC_FAILED);
         CHECK(names_rank1(rc));
-        CHECK_RC(MPIX_Comm_failure_ack(MPI_COMM_WORLD));
+        int nacked = -1;
+        CHECK_RC(MPIX_Comm_ack_failed(MPI_COMM_WORLD, 0, &nacked)); /* counts only */
+        CHECK(nacked == 0);
+        CHECK_RC(MPIX_Comm_ack_failed(MPI_COMM_WORLD, 5, &nacked)); /* at most the known losses */
+        CHECK(nacked == 1);
         acked_has_1();
         int go = 1;
         CHECK_RC(MPI_Send(&go, 1, MPI_INT, 2, 9, MPI_COMM_WORLD));
         CHECK_RC(MPI_Wait(&req, &st)); /* acknowledged: it waits, and rank 2's message completes it */
         CHECK(req == MPI_REQUEST_NULL && v == 42 && st.MPI_SOURCE == 2 && st.MPI_TAG == 7);
+        CHECK_RC(MPI_Probe(MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &st)); /* acknowledged: it waits */
+        CHECK(st.MPI_SOURCE == 2);
         CHECK_RC(MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &st));
         CHECK(w == 43 && st.MPI_SOURCE == 2); /* the failed MPI_Recv took nothing */
         CHECK_RC(MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &st));
