@@ -409,6 +409,7 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	}
 	e := c.env
 	var st Status
+	var lost error
 	found := func() bool {
 		if c.ft.revoked.Load() {
 			return true // revoked meanwhile (revoke.go): below
@@ -417,13 +418,18 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 		if i >= 0 {
 			m := e.unexpected[i]
 			st = Status{Source: c.rankOf(m.src), Tag: int(m.tag), bytes: m.size}
+			return true
 		}
-		return i >= 0
+		lost = c.lostErr(pe, "Probe") // another job's process that is gone (dynclose.go)
+		return lost != nil
 	}
 	if block {
 		err := e.waitFor(found)
 		if err == nil && c.ft.revoked.Load() {
 			err = errorf(ClassRevoked, "Probe: communicator %s was revoked", c.name)
+		}
+		if err == nil {
+			err = lost
 		}
 		return st, err == nil, err
 	}
@@ -433,6 +439,9 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	e.mu.Unlock()
 	if c.ft.revoked.Load() {
 		return Status{}, false, errorf(ClassRevoked, "Iprobe: communicator %s was revoked", c.name)
+	}
+	if lost != nil {
+		return Status{}, false, lost
 	}
 	return st, ok, nil
 }

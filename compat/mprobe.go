@@ -37,6 +37,7 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 	e := c.env
 	var r *Request
 	var st Status
+	var lost error
 	// take runs with mu held. The message found is the first from its
 	// source with its tag, so a receive of exactly that source and tag,
 	// posted under the same hold, matches it and no other.
@@ -46,7 +47,8 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 		}
 		i := e.findUnexpected(c.ctx, pe, tag)
 		if i < 0 {
-			return false
+			lost = c.lostErr(pe, "Mprobe") // another job's process that is gone (dynclose.go)
+			return lost != nil
 		}
 		m := e.unexpected[i]
 		st = Status{Source: c.rankOf(m.src), Tag: int(m.tag), bytes: m.size}
@@ -58,6 +60,9 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 		if err := e.waitFor(take); err != nil {
 			return nil, Status{}, false, err
 		}
+		if lost != nil {
+			return nil, Status{}, false, lost
+		}
 		if r == nil { // revoked
 			return nil, Status{}, false, errorf(ClassRevoked, "Mprobe: communicator %s was revoked", c.name)
 		}
@@ -67,6 +72,9 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 	e.progress()
 	ok := take()
 	e.mu.Unlock()
+	if lost != nil {
+		return nil, Status{}, false, lost
+	}
 	if ok && r == nil {
 		return nil, Status{}, false, errorf(ClassRevoked, "Improbe: communicator %s was revoked", c.name)
 	}
