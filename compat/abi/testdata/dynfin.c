@@ -31,7 +31,7 @@ static int sockets(void)
     CHECK(d != NULL);
     int n = 0;
     struct dirent *e;
-    char path[64], target[128];
+    char path[300], target[128];
     while ((e = readdir(d)) != NULL) {
         snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
         ssize_t k = readlink(path, target, sizeof target - 1);
