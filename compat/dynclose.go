@@ -318,4 +318,13 @@ func (e *Env) closeLinks() {
 		l.dead.Store(true) // a loss from here on is the closing, not news
 		l.conn.Close()
 	}
+	// A reader wakes the Env after each frame: it must be gone before
+	// Finalize unmaps the heap its doorbell is in.
+	rdone := make(chan struct{})
+	go func() { d.rwg.Wait(); close(rdone) }()
+	select {
+	case <-rdone:
+	case <-time.After(5 * time.Second):
+		e.w.Logger().Warnf("compat: Finalize: a reader of another job's link did not end within 5 s")
+	}
 }

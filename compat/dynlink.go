@@ -79,6 +79,7 @@ type dynState struct {
 
 	links atomic.Pointer[[]*link] // foreign PE e.n+i is (*links)[i]; copied on write
 	wg    sync.WaitGroup          // the writers: Finalize lets them send what is queued
+	rwg   sync.WaitGroup          // the readers: Finalize waits for them before the heap goes
 	lost  atomic.Int32            // links lost: wildcard receives then check (dynclose.go)
 }
 
@@ -311,6 +312,7 @@ func (e *Env) addLinks(conns []net.Conn) []int {
 	d.links.Store(&all)
 	for _, l := range fresh {
 		d.wg.Add(1)
+		d.rwg.Add(1)
 		go l.writer()
 		go l.reader()
 	}
@@ -366,6 +368,7 @@ func (l *link) writer() {
 
 func (l *link) reader() {
 	e := l.e
+	defer e.dyn.rwg.Done()
 	r := bufio.NewReaderSize(l.conn, 64<<10)
 	var h [frameHdr]byte
 	for {
