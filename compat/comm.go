@@ -420,7 +420,7 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 			st = Status{Source: c.rankOf(m.src), Tag: int(m.tag), bytes: m.size}
 			return true
 		}
-		lost = c.lostErr(pe, "Probe") // another job's process that is gone (dynclose.go)
+		lost = c.linkLostErr(pe, "Probe") // another job's process that is gone (dynclose.go)
 		return lost != nil
 	}
 	if block {

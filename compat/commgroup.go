@@ -148,12 +148,14 @@ func (c *Comm) agreeOp(g *Group, tag int32, mine uint64, op func(a, b uint64) ui
 
 // DupAsync is Dup for a goroutine that runs while the caller goes on using
 // c, as MPI_Comm_idup does: it agrees on the context with messages of its
-// own tag, from a range of contexts of its own (each PE reserves one
-// before agreeing), and the new communicator runs its collectives over
-// point-to-point (making a shmem team would be a collective on c's). Calls
-// on one c must not overlap; calls on different communicators may, except
-// that two overlapping ones sharing members can in rare interleavings pick
-// the same context (a limitation of agreeing by maximum).
+// own tag, from a range of contexts of its own, and the new communicator
+// runs its collectives over point-to-point (making a shmem team would be a
+// collective on c's). Calls on one c must not overlap (the C library's
+// MPI_Comm_idup runs them in call order); calls on different
+// communicators may, from any goroutines: their agreements take turns at
+// each PE's allocator of DupAsync contexts, as the blocking calls' do at
+// theirs (ctxalloc.go), so two with members in common never pick one
+// context.
 func (c *Comm) DupAsync() (*Comm, error) {
 	if err := c.check("DupAsync"); err != nil {
 		return nil, err
@@ -162,19 +164,11 @@ func (c *Comm) DupAsync() (*Comm, error) {
 		return c.interDup()
 	}
 	e := c.env
-	mine := uint64(e.asyncCtx.Add(1) - 1)
-	v, err := c.agreeMax(c.group, tagDupAsync, mine)
+	ctx, err := agreeOn(&e.asynca, &e.asyncNext, parentPrio(c), func(mine uint64) (uint64, error) {
+		return c.agreeMax(c.group, tagDupAsync, mine)
+	})
 	if err != nil {
 		return nil, err
 	}
-	for {
-		cur := e.asyncCtx.Load()
-		if uint64(cur) > v || e.asyncCtx.CompareAndSwap(cur, uint32(v)+1) {
-			break
-		}
-	}
-	if v+asyncBase >= collBit-1 {
-		return nil, errorf(ClassOther, "out of communicator contexts")
-	}
-	return c.derive(uint32(v+asyncBase), c.group, c.name+"'", nil), nil
+	return c.derive(ctx, c.group, c.name+"'", nil), nil
 }

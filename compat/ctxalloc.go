@@ -120,19 +120,26 @@ func (a *ctxAlloc) release(c *ctxClaim) {
 // members that will share the id; every member calls agreeContext with
 // the same prio) and returns the result. It returns the id agreed.
 func (e *Env) agreeContext(prio ctxPrio, agree func(mine uint64) (uint64, error)) (uint32, error) {
-	a := &e.ctxa
+	return agreeOn(&e.ctxa, &e.nextCtx, prio, agree)
+}
+
+// agreeOn runs the rounds of an agreement on allocator a, whose holder
+// alone reads and raises next (one above every id a's agreements took).
+// DupAsync's agreements use an allocator and ids of their own: they run
+// on goroutines beside the caller's own agreements.
+func agreeOn(a *ctxAlloc, next *uint32, prio ctxPrio, agree func(mine uint64) (uint64, error)) (uint32, error) {
 	cl := a.enter(prio)
 	defer a.leave(cl)
 	for try := 0; ; try++ {
 		held := a.take(cl)
 		mine := uint64(notHeld)
 		if held {
-			mine = uint64(e.nextCtx) // only the holder reads or writes it
+			mine = uint64(*next) // only the holder reads or writes it
 		}
 		v, err := agree(mine)
 		if err == nil && v < notHeld {
 			// Every member holds its allocator: take v now.
-			return e.takeContext(v)
+			return takeID(next, v)
 		}
 		a.release(cl)
 		if err != nil {

@@ -132,3 +132,85 @@ func creator(e *compat.Env, p *compat.Comm, g, iters, me int, keep func(*compat.
 	}
 	return nil
 }
+
+// Goroutines run DupAsync (MPI_Comm_idup) at once, each on its own parent
+// and on a duplicate of it: every new communicator's context is the same
+// on all its members (their Allreduce of it by min and max agree) and
+// differs from every other one this PE holds.
+func TestConcurrentDupAsync(t *testing.T) {
+	const nt, iters = 4, 30
+	for _, n := range []int{2, 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			run(t, n, func(t *petest.T, e *compat.Env, c *compat.Comm) {
+				var mu sync.Mutex
+				ctxs := map[uint32]string{}
+				keep := func(x *compat.Comm, what string) error {
+					mu.Lock()
+					defer mu.Unlock()
+					if old, dup := ctxs[x.Context()]; dup {
+						return fmt.Errorf("%s has context %d, as %s has", what, x.Context(), old)
+					}
+					ctxs[x.Context()] = what
+					return nil
+				}
+				base := make([]*compat.Comm, 2*nt)
+				for g := range base {
+					var err error
+					base[g], err = c.Dup()
+					require.NoError(t, err)
+					require.NoError(t, keep(base[g], fmt.Sprint("parent ", g)))
+				}
+				errs := make(chan error, 2*nt)
+				var wg sync.WaitGroup
+				for g := range base {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						errs <- asyncDuper(base[g], g, iters, keep)
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					require.NoError(t, err)
+				}
+				for _, b := range base {
+					require.NoError(t, b.Free())
+				}
+			}, compat.WithThreadMultiple())
+		})
+	}
+}
+
+// asyncDuper is one goroutine of TestConcurrentDupAsync.
+func asyncDuper(p *compat.Comm, g, iters int, keep func(*compat.Comm, string) error) error {
+	var made []*compat.Comm
+	defer func() {
+		for _, x := range made {
+			_ = x.Free()
+		}
+	}()
+	for i := range iters {
+		what := fmt.Sprintf("goroutine %d's duplicate %d", g, i)
+		d, err := p.DupAsync()
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		made = append(made, d)
+		if err := keep(d, what); err != nil {
+			return err
+		}
+		ctx := []int64{int64(d.Context())}
+		lo, hi := []int64{0}, []int64{0}
+		if err := compat.Allreduce(d, ctx, lo, 1, compat.Int64, compat.OpMin); err != nil {
+			return fmt.Errorf("%s: Allreduce: %w", what, err)
+		}
+		if err := compat.Allreduce(d, ctx, hi, 1, compat.Int64, compat.OpMax); err != nil {
+			return fmt.Errorf("%s: Allreduce: %w", what, err)
+		}
+		if lo[0] != ctx[0] || hi[0] != ctx[0] {
+			return fmt.Errorf("%s: context %d here, %d..%d on its members", what, ctx[0], lo[0], hi[0])
+		}
+	}
+	return nil
+}

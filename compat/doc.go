@@ -143,7 +143,7 @@
 // order, or keeping it in the unexpected queue, in arrival order. Credits
 // returned in the sender's control words keep a ring from overflowing.
 // The rings' cursors and the queues' lengths live in the heap too
-// (internal/p2pstate, Env.Published), outside Go's heap: the C library
+// (internal/p2pstate, reached through p2pstate.Of), outside Go's heap: the C library
 // (compat/abi) sends and receives eager messages through the same rings
 // without calling into Go while the queues are empty.
 //

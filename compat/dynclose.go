@@ -101,9 +101,9 @@ func (e *Env) deadLink(c *Comm, pe int) *link {
 	return nil
 }
 
-// lostErr is the error of a probe on c from pe that no message matched,
+// linkLostErr is the error of a probe on c from pe that no message matched,
 // when a link it waits on is dead (deadLink); nil otherwise.
-func (c *Comm) lostErr(pe int, what string) error {
+func (c *Comm) linkLostErr(pe int, what string) error {
 	if pe < c.env.n && pe != AnySource {
 		return nil
 	}

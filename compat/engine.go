@@ -370,6 +370,7 @@ func (e *Env) waitFor(cond func() bool) error {
 		t0 := time.Now()
 		err := e.idle(compl, next)
 		e.count.waitNanos.Add(uint64(time.Since(t0)))
+		e.stepDriven() // request_drive.go
 		e.mu.Lock()
 		e.parked--
 		if err != nil {

@@ -40,6 +40,8 @@ type Env struct {
 	// multiple: WithThreadMultiple, calls may overlap in any way.
 	multiple bool
 
+	drive drivenSet // driven requests in flight (request_drive.go)
+
 	me, n     int
 	ctrl      shmem.Sym[uint64] // per-PE control words (ctrlWords)
 	ctrlMine  []uint64
@@ -86,10 +88,13 @@ type Env struct {
 	world, self *Comm
 	// nextCtx is one above every context id this PE has taken; read and
 	// written only by the agreement holding ctxa (ctxalloc.go).
-	nextCtx  uint32
-	ctxa     ctxAlloc
-	asyncCtx atomic.Uint32 // DupAsync's next context, above asyncBase (commgroup.go)
-	closed   atomic.Bool
+	nextCtx uint32
+	ctxa    ctxAlloc
+	// asyncNext is DupAsync's nextCtx (its contexts start at asyncBase),
+	// read and written only by the agreement holding asynca.
+	asyncNext uint32
+	asynca    ctxAlloc
+	closed    atomic.Bool
 
 	dyn    dynState // other jobs' processes (dynlink.go)
 	parent *Comm    // MPI_Comm_get_parent's intercommunicator (spawn.go)
@@ -281,7 +286,7 @@ func New(w *shmem.World, opts ...Option) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{w: w, down: w.DownWord(), cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2, dev: w.HeapOnDevice(), multiple: cfg.multiple,
+	e := &Env{w: w, down: w.DownWord(), cfg: cfg, me: w.MyPE(), n: w.NPEs(), nextCtx: 2, asyncNext: asyncBase, dev: w.HeapOnDevice(), multiple: cfg.multiple,
 		sends: map[uint64]*Request{}, recvs: map[uint64]*Request{}}
 	if err := e.allocate(); err != nil {
 		return nil, err

@@ -8,9 +8,16 @@ import "github.com/gshmem/gshmem/compat/internal/p2pstate"
 // (rendezvous, queued sends, unexpected messages, errors) to the calls of
 // this package.
 
-// Published returns the Env's published engine state. Its memory is the
-// Env's until Finalize.
-func (e *Env) Published() *p2pstate.Engine { return e.pub }
+// p2pstate.Of gives compat/abi the Env's published engine state. Its
+// memory is the Env's until Finalize.
+func init() {
+	p2pstate.Of = func(env any) *p2pstate.Engine {
+		if e, ok := env.(*Env); ok && e != nil {
+			return e.pub
+		}
+		return nil
+	}
+}
 
 // Context returns the context id c's point-to-point messages carry: a
 // message matches a receive on c only when it carries c's context.

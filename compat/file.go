@@ -47,7 +47,9 @@ const DisplacementCurrent = -1
 // small side file next to the data (or in the temporary directory when the
 // data's directory is not writable) under a byte-range lock, so that it
 // works wherever the file itself is shared. Collective accesses go through
-// two-phase collective buffering (file_coll.go); non-contiguous independent
+// two-phase collective buffering (file_coll.go), the nonblocking ones as
+// rounds of point-to-point messages moved on at test and wait
+// (file_nbcoll.go); non-contiguous independent
 // accesses through data sieving (file_rw.go). A File's calls are safe to
 // make from one goroutine at a time per member, as MPI's are.
 type File struct {
@@ -67,6 +69,7 @@ type File struct {
 	shfp     *os.File // the shared file pointer's side file
 	shfpPath string
 	split    *splitState // a split collective in progress
+	nbSeq    uint64      // nonblocking collective accesses started (file_nbcoll.go)
 	closed   bool
 }
 

@@ -67,17 +67,47 @@ func FileAccess[T Elem](f *File, op FileOp, off int64, buf []T, count int, dt Da
 }
 
 func (f *File) do(op FileOp, off int64, b []byte, count int, dt Datatype) (Status, error) {
-	job, err := f.prepare(op, off, b, count, dt)
+	a, err := f.prepare(op, off, b, count, dt)
 	if err != nil {
 		return Status{}, err
 	}
-	return job()
+	return f.run(a)
 }
 
-// prepare checks an access, packs a write's data, claims its place (the
-// file pointers move at once, by the amount asked, as MPI says they do when
-// an access starts) and returns the job that moves the bytes.
-func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (func() (Status, error), error) {
+// access is a data access prepared to run: its place in the stream, its
+// data in the file's representation, and what makes its Status.
+type access struct {
+	op     FileOp
+	v      fileView
+	h      fileHints
+	aggs   []int // a collective access's aggregators
+	atomic bool
+	s      int64  // the stream offset it starts at
+	data   []byte // the stream: a write's source, a read's destination
+	// done finishes the access once moved bytes have moved: a read's
+	// conversion and unpacking into the buffer; it returns the Status.
+	done func(moved int64) (Status, error)
+}
+
+// run moves an access's bytes and finishes it.
+func (f *File) run(a *access) (Status, error) {
+	var moved int64
+	var err error
+	if a.op.Collective {
+		moved, err = f.collective(a, f.comm)
+	} else {
+		moved, err = f.access(a.op.Write, &a.v, a.h, a.atomic, a.s, a.data)
+	}
+	if err != nil {
+		return Status{}, err
+	}
+	return a.done(moved)
+}
+
+// prepare checks an access, packs a write's data and claims its place
+// (the file pointers move at once, by the amount asked, as MPI says they
+// do when an access starts).
+func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (*access, error) {
 	what := op.String()
 	switch {
 	case op.Write && f.amode&ModeRdonly != 0:
@@ -91,6 +121,10 @@ func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (
 	}
 	f.mu.Lock()
 	v, h, atomic := f.view, f.hints, f.atomic
+	var aggs []int
+	if op.Collective {
+		aggs = f.aggregators()
+	}
 	f.mu.Unlock()
 	em, mm := mapOf(v.etype), mapOf(dt)
 	if em.Basic() != BasicByte && mm.Basic() != BasicByte && mm.Size() > 0 && em.Basic() != mm.Basic() {
@@ -100,8 +134,6 @@ func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (
 	if size%v.esize != 0 {
 		return nil, errorf(ClassType, "%s: %d x %v is not a whole number of etypes %v", what, count, dt, v.etype)
 	}
-	// The stream: the packed data (a write's source, a read's
-	// destination), in the file's representation.
 	var data []byte
 	direct := false
 	if op.Write {
@@ -121,17 +153,7 @@ func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (
 	if err != nil {
 		return nil, err
 	}
-	return func() (Status, error) {
-		var moved int64
-		var err error
-		if op.Collective {
-			moved, err = f.collective(op.Write, &v, h, atomic, s, data)
-		} else {
-			moved, err = f.access(op.Write, &v, h, atomic, s, data)
-		}
-		if err != nil {
-			return Status{}, err
-		}
+	done := func(moved int64) (Status, error) {
 		if !op.Write {
 			done, cerr := false, error(nil)
 			if !op.Converted {
@@ -148,7 +170,8 @@ func (f *File) prepare(op FileOp, off int64, b []byte, count int, dt Datatype) (
 			moved = nativeOfExternal(mm, moved)
 		}
 		return Status{Source: ProcNull, Tag: AnyTag, bytes: int(moved)}, nil
-	}, nil
+	}
+	return &access{op: op, v: v, h: h, aggs: aggs, atomic: atomic, s: s, data: data, done: done}, nil
 }
 
 // position returns the stream offset an access of size bytes starts at,

@@ -82,10 +82,12 @@ func FileWriteOrdered[T Elem](f *File, buf []T, count int, dt Datatype) (Status,
 // MPI_File_iwrite_all, ...: op names which) and returns its Request. The
 // file pointers move as though the access were complete when FileStart
 // returns. An independent access runs in the background and completes the
-// request when its last byte has moved; a collective one (MPI-3.1's
-// MPI_File_iread_all and the others) moves its data before FileStart
-// returns, since it exchanges messages over the file's communicator, and
-// its request is complete at once.
+// request when its last byte has moved. A collective one (MPI-3.1's
+// MPI_File_iread_all and the others) starts without waiting for the other
+// members and moves on whenever the program tests or waits on a request
+// (file_nbcoll.go), so that a member may exchange messages with others
+// between its start and its completion; the Ordered positioning, which has
+// no nonblocking form in MPI, agrees on its place before FileStart returns.
 func FileStart[T Elem](f *File, op FileOp, off int64, buf []T, count int, dt Datatype) (*Request, error) {
 	if err := f.check("I" + op.String()); err != nil {
 		return nil, err
@@ -100,11 +102,11 @@ func FileStart[T Elem](f *File, op FileOp, off int64, buf []T, count int, dt Dat
 	}
 	e := f.comm.env
 	if op.Collective {
-		st, err := f.do(op, off, b, count, dt)
+		a, err := f.prepare(op, off, b, count, dt)
 		if err != nil {
 			return nil, err
 		}
-		return e.doneRequest(st, nil), nil
+		return f.startCollective(a)
 	}
 	var st Status
 	var aerr error
@@ -112,12 +114,12 @@ func FileStart[T Elem](f *File, op FileOp, off int64, buf []T, count int, dt Dat
 	if err != nil {
 		return nil, err
 	}
-	job, err := f.prepare(op, off, b, count, dt)
+	a, err := f.prepare(op, off, b, count, dt)
 	if err != nil {
 		return nil, err
 	}
 	go func() {
-		st, aerr = job()
+		st, aerr = f.run(a)
 		r.GrequestComplete()
 	}()
 	return r, nil

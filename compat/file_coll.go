@@ -1,10 +1,12 @@
 package compat
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"sort"
 
 	"golang.org/x/sys/unix"
@@ -24,6 +26,7 @@ import (
 // contiguous range, romio_cb_write=disable) are made independently.
 
 // aggregators returns the ranks that do a collective access's file I/O.
+// Called with f.mu held.
 func (f *File) aggregators() []int {
 	if f.aggs != nil {
 		return f.aggs
@@ -68,32 +71,48 @@ func (f *File) learnNodes() error {
 }
 
 // collective is the collective form of access: every member calls it with
-// its own stream offset and data.
-func (f *File) collective(write bool, v *fileView, h fileHints, atomic bool, s int64, data []byte) (int64, error) {
-	c := f.comm
-	ps := v.pieces(s, int64(len(data)))
-	lo, hi := piecesSpan(ps)
-	if len(ps) == 0 {
-		lo, hi = -1, -1
-	}
-	// The fourth word: pieces that overlap (a read-only view with
-	// overlapping entries), which the rounds, made for monotone views,
-	// leave to independent access on every member.
-	mono := int64(1)
-	if !monotone(ps) {
-		mono = 0
-	}
-	mine := []int64{lo, hi, int64(len(ps)), mono}
+// its own access.
+func (f *File) collective(a *access, c *Comm) (int64, error) {
+	ps := a.v.pieces(a.s, int64(len(a.data)))
+	mine := spanWords(ps)
 	all := make([]int64, 4*c.Size())
 	if err := Allgather(c, mine, 4, Int64, all, 4, Int64); err != nil {
 		return 0, err
 	}
+	glo, ghi, two := decide(all, a.op.Write, a.h)
+	if !two {
+		return f.access(a.op.Write, &a.v, a.h, a.atomic, a.s, a.data)
+	}
+	return f.twoPhase(a.op.Write, ps, a.data, glo, ghi, a.h, a.aggs)
+}
+
+// spanWords is what a member tells the others of its pieces: their span,
+// their number, and whether they are monotone (a read-only view with
+// overlapping entries is not: the rounds, made for monotone views, leave
+// such accesses to independent access on every member).
+func spanWords(ps []piece) []int64 {
+	lo, hi := piecesSpan(ps)
+	if len(ps) == 0 {
+		lo, hi = -1, -1
+	}
+	mono := int64(1)
+	if !monotone(ps) {
+		mono = 0
+	}
+	return []int64{lo, hi, int64(len(ps)), mono}
+}
+
+// decide reads every member's spanWords and returns the access's file
+// range and whether collective buffering runs it (else each member makes
+// its part independently).
+func decide(all []int64, write bool, h fileHints) (glo, ghi int64, two bool) {
 	mode := h.cbRead
 	if write {
 		mode = h.cbWrite
 	}
-	glo, ghi, many, overlaps := int64(-1), int64(-1), false, false
-	for r := 0; r < c.Size(); r++ {
+	glo, ghi = -1, -1
+	many, overlaps := false, false
+	for r := 0; r < len(all)/4; r++ {
 		l, u, k := all[4*r], all[4*r+1], all[4*r+2]
 		overlaps = overlaps || all[4*r+3] == 0
 		if k == 0 {
@@ -105,11 +124,8 @@ func (f *File) collective(write bool, v *fileView, h fileHints, atomic bool, s i
 		}
 		ghi = max(ghi, u)
 	}
-	if mode == "disable" || glo < 0 || overlaps || (mode == "automatic" && !many) {
-		n, err := f.access(write, v, h, atomic, s, data)
-		return n, err
-	}
-	return f.twoPhase(write, ps, data, glo, ghi, h)
+	two = !(mode == "disable" || glo < 0 || overlaps || (mode == "automatic" && !many))
+	return glo, ghi, two
 }
 
 // twoPhase runs the rounds of a collective access over [glo, ghi). A
@@ -119,23 +135,10 @@ func (f *File) collective(write bool, v *fileView, h fileHints, atomic bool, s i
 // offsets and lengths), then the bytes straight from the writers' data or
 // into the readers' (an Alltoallv over data itself); an aggregator writes
 // or reads its window with one vectored call over the pieces it holds.
-func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h fileHints) (int64, error) {
+func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h fileHints, aggs []int) (int64, error) {
 	c := f.comm
-	aggs := f.aggregators()
 	cb := int64(h.cbBufferSize)
-	// File domains: [glo, ghi) in len(aggs) parts, cut at stripe
-	// boundaries so that no two aggregators write one stripe.
-	align := max(int64(h.stripingUnit), 1)
-	per := (ghi - glo + int64(len(aggs)) - 1) / int64(len(aggs))
-	per = (per + align - 1) / align * align
-	dom := make([][2]int64, len(aggs))
-	rounds := int64(0)
-	for i := range aggs {
-		dlo := glo + int64(i)*per
-		dhi := min(dlo+per, ghi)
-		dom[i] = [2]int64{min(dlo, ghi), max(min(dlo, ghi), dhi)}
-		rounds = max(rounds, (dom[i][1]-dom[i][0]+cb-1)/cb)
-	}
+	dom, rounds := domains(glo, ghi, h, len(aggs))
 	me, n := c.Rank(), c.Size()
 	myAgg := -1
 	for i, a := range aggs {
@@ -146,8 +149,7 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 	cursor := make([]int, len(aggs)) // per aggregator: my first piece not wholly before its window
 	var firstErr error
 	var pending chan error // writes: the aggregator's write in flight
-	got := int64(0)        // reads: my data bytes, from the start, the file held
-	short := false         // reads: a round ended early (the end of the file)
+	var held []heldRun     // reads: my runs and how much of each the file held
 	for k := int64(0); k < rounds; k++ {
 		// My pieces in each aggregator's window this round.
 		send := make([][]piece, n)
@@ -157,18 +159,7 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 			if wlo >= whi {
 				continue
 			}
-			for cursor[i] < len(ps) && ps[cursor[i]].off+ps[cursor[i]].n <= wlo {
-				cursor[i]++
-			}
-			for _, p := range ps[cursor[i]:] {
-				if p.off >= whi {
-					break
-				}
-				l, u := max(p.off, wlo), min(p.off+p.n, whi)
-				if l < u {
-					send[a] = append(send[a], piece{l, p.at + (l - p.off), u - l})
-				}
-			}
+			send[a] = window(ps, &cursor[i], wlo, whi)
 		}
 		// The lists, to the aggregators.
 		hbuf, hcounts, hdispls := encodeLists(send)
@@ -240,15 +231,9 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 		if err := Alltoallv(c, abuf, acounts, adispls, Byte, data, dcounts, ddispls, Byte); err != nil {
 			return 0, err
 		}
-		// got: the prefix of my data the file held. Rounds take my data in
-		// file order, so a short run ends it.
 		for r := range send {
-			if dcounts[r] == 0 || short {
-				continue
-			}
-			if int64(ddispls[r]) == got {
-				got += mine[r]
-				short = mine[r] < int64(dcounts[r])
+			if dcounts[r] > 0 {
+				held = append(held, heldRun{int64(ddispls[r]), int64(dcounts[r]), mine[r]})
 			}
 		}
 	}
@@ -263,7 +248,70 @@ func (f *File) twoPhase(write bool, ps []piece, data []byte, glo, ghi int64, h f
 	if write {
 		return int64(len(data)), nil
 	}
-	return got, nil
+	return heldPrefix(held), nil
+}
+
+// heldRun is a run of a member's data in one round of a collective read:
+// where it lies in the data, its length, and how much of it the file held.
+type heldRun struct{ at, n, valid int64 }
+
+// heldPrefix is how much of a member's data, from its start, the file held:
+// its runs in data order up to the first short one. (Rounds do not take
+// the data in order: with several aggregators, each round takes a run in
+// each aggregator's domain.)
+func heldPrefix(runs []heldRun) int64 {
+	slices.SortFunc(runs, func(x, y heldRun) int { return cmp.Compare(x.at, y.at) })
+	got := int64(0)
+	for _, r := range runs {
+		if r.at != got {
+			break
+		}
+		got += r.valid
+		if r.valid < r.n {
+			break
+		}
+	}
+	return got
+}
+
+// domains splits [glo, ghi) into one file domain per aggregator, cut at
+// stripe boundaries so that no two aggregators write one stripe, and
+// returns them with the number of rounds of cb_buffer_size the largest
+// takes.
+func domains(glo, ghi int64, h fileHints, naggs int) ([][2]int64, int64) {
+	cb := int64(h.cbBufferSize)
+	align := max(int64(h.stripingUnit), 1)
+	per := (ghi - glo + int64(naggs) - 1) / int64(naggs)
+	per = (per + align - 1) / align * align
+	dom := make([][2]int64, naggs)
+	rounds := int64(0)
+	for i := range dom {
+		dlo := glo + int64(i)*per
+		dhi := min(dlo+per, ghi)
+		dom[i] = [2]int64{min(dlo, ghi), max(min(dlo, ghi), dhi)}
+		rounds = max(rounds, (dom[i][1]-dom[i][0]+cb-1)/cb)
+	}
+	return dom, rounds
+}
+
+// window returns the pieces of ps in [wlo, whi), clipped, starting the
+// search at *cursor (ps's first piece not wholly before the window), which
+// it moves on: windows come in increasing order.
+func window(ps []piece, cursor *int, wlo, whi int64) []piece {
+	for *cursor < len(ps) && ps[*cursor].off+ps[*cursor].n <= wlo {
+		*cursor++
+	}
+	var out []piece
+	for _, p := range ps[*cursor:] {
+		if p.off >= whi {
+			break
+		}
+		l, u := max(p.off, wlo), min(p.off+p.n, whi)
+		if l < u {
+			out = append(out, piece{l, p.at + (l - p.off), u - l})
+		}
+	}
+	return out
 }
 
 func displsOf(counts []int) ([]int, int) {

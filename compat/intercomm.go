@@ -154,11 +154,14 @@ func (c *Comm) interContext() (uint32, error) {
 
 // takeContext takes the agreed id v: called by the agreement holding
 // e.ctxa.
-func (e *Env) takeContext(v uint64) (uint32, error) {
+func (e *Env) takeContext(v uint64) (uint32, error) { return takeID(&e.nextCtx, v) }
+
+// takeID takes the agreed id v of an allocator whose next id is *next.
+func takeID(next *uint32, v uint64) (uint32, error) {
 	if v >= collBit-1 {
 		return 0, errorf(ClassOther, "out of communicator contexts")
 	}
-	e.nextCtx = max(e.nextCtx, uint32(v)+1)
+	*next = max(*next, uint32(v)+1)
 	return uint32(v), nil
 }
 

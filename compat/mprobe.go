@@ -47,7 +47,7 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 		}
 		i := e.findUnexpected(c.ctx, pe, tag)
 		if i < 0 {
-			lost = c.lostErr(pe, "Mprobe") // another job's process that is gone (dynclose.go)
+			lost = c.linkLostErr(pe, "Mprobe") // another job's process that is gone (dynclose.go)
 			return lost != nil
 		}
 		m := e.unexpected[i]

@@ -265,17 +265,32 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 	var buf [8]uint64
 	next := buf[:0]
 	for !r.finished {
+		if pe == AnySource && c.suspect() {
+			// A lost member not acknowledged may be the sender
+			// (anysource.go): the receive leaves the queue and fails.
+			if lp := c.unackedLoss(); lp >= 0 && e.withdraw(r) {
+				e.spareRecv = r.reset()
+				e.mu.Unlock()
+				return 0, 0, 0, c.lostErr("Recv from AnySource", lp, nil)
+			}
+		}
 		compl := e.seen()
 		next = e.expected(next)
 		r.parked = true
 		e.parked++
 		e.mu.Unlock()
 		werr := e.idle(compl, next)
+		e.stepDriven() // request_drive.go
 		e.mu.Lock()
 		r.parked = false
 		e.parked--
-		if werr != nil {
-			// r may still be posted: leave it to the engine.
+		if werr != nil && !r.finished {
+			// Unmatched, r leaves the queue, so that no later message
+			// lands in a buffer this call has given back; matched (a
+			// rendezvous under way), it is left to the engine.
+			if e.withdraw(r) {
+				e.spareRecv = r.reset()
+			}
 			e.mu.Unlock()
 			return 0, 0, 0, werr
 		}
@@ -290,11 +305,16 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 		}
 	}
 	source, mtag, n, err = r.status.Source, r.status.Tag, r.status.bytes, r.err
-	// Every other field is set again before the engine reads it.
-	r.finished, r.err, r.buf, r.unpack = false, nil, nil, nil
-	e.spareRecv = r
+	e.spareRecv = r.reset()
 	e.mu.Unlock()
 	return source, mtag, n, err
+}
+
+// reset readies a blocking receive's request for the next call: every
+// other field is set again before the engine reads it.
+func (r *Request) reset() *Request {
+	r.finished, r.err, r.buf, r.unpack = false, nil, nil, nil
+	return r
 }
 
 // Sendrecv sends to dest and receives from src at the same time, so that a
@@ -330,7 +350,7 @@ func (e *Env) sendrecv(c *Comm, data []byte, spe, stag, poolOff int, sdev bool, 
 		var err error
 		st, err = rr.Wait()
 		if err != nil {
-			return st, err
+			return st, rr.abandon(err)
 		}
 	}
 	return st, serr

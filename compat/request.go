@@ -94,6 +94,7 @@ type Request struct {
 	gcompleted  atomic.Bool
 	query       func(*Status) error
 	cancel      func(completed bool) error
+	drive       *driver // a driven request's work (request_drive.go), or nil
 }
 
 // rdvState is a rendezvous in progress.
@@ -113,21 +114,31 @@ type rdvState struct {
 func (r *Request) Done() bool { return r != nil && r.done.Load() }
 
 // Wait blocks until the request completes and returns its Status and error
-// (MPI_Wait).
+// (MPI_Wait). After a loss, a receive from AnySource stays pending and
+// returns ClassProcFailedPending until FailureAck (anysource.go).
 func (r *Request) Wait() (Status, error) {
 	if r == nil {
 		return Status{}, errorf(ClassRequest, "Wait on a nil request")
 	}
-	if !r.done.Load() {
-		if err := r.env.waitFor(r.done.Load); err != nil {
+	if r.drive != nil {
+		if err := driveUntil(r.env, []*Request{r}, r.done.Load); err != nil {
 			return Status{}, err
+		}
+	} else if !r.done.Load() {
+		if r.anySource() {
+			return r.waitAnySource() // anysource.go
+		}
+		if err := r.env.waitFor(r.done.Load); err != nil {
+			return r.status, r.lossEnded(err)
 		}
 	}
 	return r.status, r.err
 }
 
 // Test reports whether the request has completed, making progress first
-// (MPI_Test). The Status and error are those of a completed request.
+// (MPI_Test). The Status and error are those of a completed request; a
+// receive from AnySource that a loss leaves pending returns false and
+// ClassProcFailedPending (anysource.go).
 func (r *Request) Test() (bool, Status, error) {
 	if r == nil {
 		return false, Status{}, errorf(ClassRequest, "Test on a nil request")
@@ -137,8 +148,9 @@ func (r *Request) Test() (bool, Status, error) {
 		e.mu.Lock()
 		e.progress()
 		e.mu.Unlock()
+		r.advance()
 		if !r.done.Load() {
-			return false, Status{}, nil
+			return false, Status{}, r.testAnySource()
 		}
 	}
 	return true, r.status, r.err
@@ -170,7 +182,11 @@ func Waitall(reqs []*Request, statuses []Status) error {
 			}
 			return true
 		}
-		if err := e.waitFor(all); err != nil {
+		wait := e.waitFor
+		if anyDriven(reqs) {
+			wait = func(cond func() bool) error { return driveUntil(e, reqs, cond) }
+		}
+		if err := wait(all); err != nil {
 			return err
 		}
 	}
@@ -208,6 +224,9 @@ func Testall(reqs []*Request, statuses []Status) (bool, error) {
 		e.mu.Lock()
 		e.progress()
 		e.mu.Unlock()
+		for _, r := range reqs {
+			r.advance()
+		}
 	}
 	for _, r := range reqs {
 		if r != nil && !r.done.Load() {
@@ -234,7 +253,11 @@ func Waitany(reqs []*Request) (int, Status, error) {
 		return Undefined, nullStatus(), nil
 	}
 	idx := -1
-	if err := e.waitFor(func() bool { idx = firstDone(reqs); return idx >= 0 }); err != nil {
+	wait := e.waitFor
+	if anyDriven(reqs) {
+		wait = func(cond func() bool) error { return driveUntil(e, reqs, cond) }
+	}
+	if err := wait(func() bool { idx = firstDone(reqs); return idx >= 0 }); err != nil {
 		return Undefined, Status{}, err
 	}
 	return idx, reqs[idx].status, reqs[idx].err
@@ -251,6 +274,9 @@ func Testany(reqs []*Request) (idx int, ok bool, st Status, err error) {
 	e.mu.Lock()
 	e.progress()
 	e.mu.Unlock()
+	for _, r := range reqs {
+		r.advance()
+	}
 	if i := firstDone(reqs); i >= 0 {
 		return i, true, reqs[i].status, reqs[i].err
 	}

@@ -123,8 +123,12 @@ func (c *Comm) Revoke() error {
 func (c *Comm) Revoked() bool { return c.ft.revoked.Load() }
 
 // FailureAck acknowledges the losses of c's members this PE knows of
-// (MPIX_Comm_failure_ack): FailureGetAcked returns them, and Agree no
-// longer reports them.
+// (MPIX_Comm_failure_ack): FailureGetAcked returns them, Agree no longer
+// reports them, and receives from AnySource on c wait again instead of
+// failing for them (anysource.go). This PE's waits elsewhere no longer end
+// for those losses either (shmem.World.ExcuseLost), as they would until an
+// Agree: what still involves the lost PEs (a collective on a communicator
+// holding them, a receive naming them) fails as before.
 func (c *Comm) FailureAck() error {
 	if err := c.checkError("FailureAck"); err != nil {
 		return err
@@ -133,6 +137,9 @@ func (c *Comm) FailureAck() error {
 	c.ft.mu.Lock()
 	c.ft.acked = lost
 	c.ft.mu.Unlock()
+	if len(lost) > 0 {
+		_ = c.env.w.ExcuseLost(lost) // goroutine PEs cannot go on: their waits keep failing
+	}
 	return nil
 }
 

@@ -208,7 +208,12 @@ func (w *World) Adoptable(at uintptr, n int) bool {
 	}
 	return coveringMappings(at, n, func(_, _ uint64, f [][]byte) bool {
 		perms := string(f[1]) // private and writable, as heap, stack and data are
-		return len(perms) >= 4 && perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p'
+		if len(perms) < 4 || perms[0] != 'r' || perms[1] != 'w' {
+			return false
+		}
+		// A freed window's pages stay on its page file, which no other
+		// process maps any more: the program's own memory still.
+		return perms[3] == 'p' || len(f) >= 6 && string(f[5]) == "/memfd:"+pageFileName
 	})
 }
 

@@ -344,6 +344,8 @@ func hwAtomic(m *rmem, off int, k *kind, op compat.Op, src, cmp, res []byte) boo
 		aop = shmem.AtomicCompareAndSwap
 	case op == compat.OpNoOp:
 		aop = shmem.AtomicLoad
+	case op == compat.OpReplace && k.size != k.basic.Size():
+		return false // padding inside (MPI_SHORT_INT): the members only, not a swap
 	case op == compat.OpReplace:
 		aop = shmem.AtomicSwap
 	case !k.isInt:

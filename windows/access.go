@@ -39,14 +39,14 @@ func accessWord(p *uint8) (*uint32, uint) {
 }
 
 // loadAccess reads an access byte atomically.
-func loadAccess(p *uint8) uint8 {
+func loadByte(p *uint8) uint8 {
 	w, sh := accessWord(p)
 	return uint8(atomic.LoadUint32(w) >> sh)
 }
 
 // casAccess moves an access byte from old to v atomically and reports
 // whether it did; a change to another byte of its word only retries.
-func casAccess(p *uint8, old, v uint8) bool {
+func casByte(p *uint8, old, v uint8) bool {
 	w, sh := accessWord(p)
 	for {
 		cur := atomic.LoadUint32(w)
@@ -60,7 +60,7 @@ func casAccess(p *uint8, old, v uint8) bool {
 }
 
 // storeAccess writes an access byte atomically.
-func storeAccess(p *uint8, v uint8) {
+func storeByte(p *uint8, v uint8) {
 	w, sh := accessWord(p)
 	for {
 		cur := atomic.LoadUint32(w)
@@ -77,18 +77,18 @@ func (win *Win) openLockAll(rank int) error {
 	p := &win.access[rank]
 	pause := time.Microsecond
 	for {
-		switch loadAccess(p) {
+		switch loadByte(p) {
 		case accOK:
 			return nil
 		case accLockAll:
-			if !casAccess(p, accLockAll, accOpening) {
+			if !casByte(p, accLockAll, accOpening) {
 				continue
 			}
 			if err := win.acquire(rank, LockShared); err != nil {
-				storeAccess(p, accLockAll)
+				storeByte(p, accLockAll)
 				return err
 			}
-			storeAccess(p, accOK)
+			storeByte(p, accOK)
 			return nil
 		case accOpening:
 			if err := win.alive(); err != nil {

@@ -36,24 +36,31 @@ const EpochSize = int(unsafe.Sizeof(epoch{}))
 // held), 1 the fence state, 2 inside a Start epoch (0 or 1), then the
 // number of Lock-ed targets as an int32 at byte 4. Then access[n]: each
 // target's access state. Then locks[n]: the LockType held on each target
-// by Lock, | LockNoCheck with ModeNoCheck.
+// by Lock, | LockNoCheck with ModeNoCheck, or LockTaking while a thread
+// takes or releases it. The bytes threads may change at once (access in a
+// LockAll epoch's first operations, access and locks in Lock and Unlock
+// of different targets) change by atomics on their aligned 4-byte words
+// (access.go), and the count of locked targets by 4-byte atomics.
 const (
 	AccessNone    = accNone     // no epoch open to the target
 	AccessOpen    = accOK       // an epoch is open: operations may go to the target
 	AccessLockAll = accLockAll  // LockAll epoch: the target's shared lock is taken on first use
 	AccessOpening = accOpening  // LockAll epoch: a thread is taking the target's shared lock (access.go)
 	LockNoCheck   = lockNoCheck // the lock was taken with ModeNoCheck (no lock word held)
+	LockTaking    = lockTaking  // a thread is taking or releasing the target's lock (lock.go)
 	FenceNone     = fenceNone   // no fence epoch
 )
 
-// BindSize is the number of bytes Bind needs for a window of n ranks.
-func BindSize(n int) int { return EpochSize + 2*n }
+// BindSize is the number of bytes Bind needs for a window of n ranks:
+// the header, access and locks, rounded up to whole 4-byte words (the
+// bytes are read and swapped as their aligned words, access.go).
+func BindSize(n int) int { return EpochSize + (2*n+3)&^3 }
 
 // Bind moves the window's epoch state into mem (BindSize(Group size)
 // bytes, 4-byte aligned, memory the Go garbage collector does not move:
 // C memory), after copying the current state there. From then on the
 // window reads and writes it only there, and the binding may too, under
-// the Win's rule of one caller at a time. mem must stay valid until Free
+// the Win's rules for concurrent callers (the package doc). mem must stay valid until Free
 // returns.
 func (win *Win) Bind(mem []byte) error {
 	if err := win.check(); err != nil {

@@ -151,3 +151,78 @@ func TestCreatePartlyTouched(t *testing.T) {
 		require.Equal(t, byte(0xee), buf[1*page+5])
 	})
 }
+
+// Create windows whose buffers share pages are all unified: two arrays in
+// one page, and the same array in two windows. Each window's RMA reaches
+// the caller's memory itself, a window freed first leaves the others
+// working, and the memory keeps what RMA wrote.
+func TestCreateSharedPages(t *testing.T) {
+	petest.RunConfig(t, petest.Config{N: 2, Modes: []string{"inproc", "procs", "tcp"}}, func(t *petest.T, w *shmem.World) {
+		me, n := w.MyPE(), w.NPEs()
+		// 8 KiB: an object of its own size class, page-aligned, so that
+		// goroutine PEs' buffers do not share pages (their windows are
+		// made at once, and a page being moved is not shared).
+		backing := make([]int64, 1024)
+		a, b := backing[0:16], backing[16:32]
+		comm := commOf(t, w)
+		wa, err := windows.Create(comm, a, 8, nil)
+		require.NoError(t, err)
+		wb, err := windows.Create(comm, b, 8, nil)
+		require.NoError(t, err)
+		wc, err := windows.Create(comm, a, 8, nil) // a again
+		require.NoError(t, err)
+		for _, win := range []*windows.Win{wa, wb, wc} {
+			assert.Equal(t, windows.Unified, win.Model())
+		}
+		peer := (me + 1) % n
+		put := func(win *windows.Win, disp int, v int64) {
+			require.NoError(t, win.Lock(windows.LockExclusive, peer, 0))
+			require.NoError(t, windows.Put(win, []int64{v}, peer, disp))
+			require.NoError(t, win.Unlock(peer))
+		}
+		put(wa, 1, 100+int64(me))
+		put(wb, 2, 200+int64(me))
+		put(wc, 3, 300+int64(me))
+		require.NoError(t, wc.Lock(windows.LockShared, peer, 0))
+		_, err = windows.FetchAndOp(wc, int64(5), peer, 1, compat.OpSum)
+		require.NoError(t, err)
+		require.NoError(t, wc.Unlock(peer))
+		require.NoError(t, w.BarrierAll())
+		from := int64((me + n - 1) % n)
+		assert.Equal(t, 105+from, a[1], "wa's put and wc's fetch-and-op, one memory")
+		assert.Equal(t, 200+from, b[2])
+		assert.Equal(t, 300+from, a[3])
+		require.NoError(t, w.BarrierAll())
+		require.NoError(t, wa.Free())
+		put(wb, 4, 400+int64(me))
+		put(wc, 5, 500+int64(me))
+		b[6], a[7] = 600+int64(me), 700+int64(me) // the owner's own stores
+		require.NoError(t, w.BarrierAll())
+		assert.Equal(t, 400+from, b[4])
+		assert.Equal(t, 500+from, a[5])
+		got := make([]int64, 1)
+		require.NoError(t, wc.Lock(windows.LockShared, peer, 0))
+		require.NoError(t, windows.Get(wc, got, peer, 7))
+		require.NoError(t, wc.Unlock(peer))
+		assert.Equal(t, 700+int64(peer), got[0])
+		require.NoError(t, wb.Lock(windows.LockShared, peer, 0))
+		require.NoError(t, windows.Get(wb, got, peer, 6))
+		require.NoError(t, wb.Unlock(peer))
+		assert.Equal(t, 600+int64(peer), got[0])
+		require.NoError(t, w.BarrierAll())
+		require.NoError(t, wc.Free())
+		require.NoError(t, wb.Free())
+		assert.Equal(t, []int64{105 + from, 300 + from, 500 + from, 700 + int64(me)}, []int64{a[1], a[3], a[5], a[7]})
+		assert.Equal(t, []int64{200 + from, 400 + from, 600 + int64(me)}, []int64{b[2], b[4], b[6]})
+		// A buffer freed windows left behind takes a window again.
+		wd, err := windows.Create(comm, backing, 8, nil)
+		require.NoError(t, err)
+		assert.Equal(t, windows.Unified, wd.Model())
+		put(wd, 40, 4000+int64(me))
+		require.NoError(t, w.BarrierAll())
+		assert.Equal(t, 4000+from, backing[40])
+		assert.Equal(t, 200+from, backing[18])
+		require.NoError(t, w.BarrierAll())
+		require.NoError(t, wd.Free())
+	})
+}

@@ -77,7 +77,8 @@
 // Allocate and shared windows live in the symmetric heap and use the
 // unified memory model, and so do Create windows: the caller's buffer is
 // reached in place (heap memory at its offset; otherwise its pages
-// are moved onto heap pages for the window's life), see create.go, and so
+// are moved onto a page file of their own, mapped over every view of the
+// window's heap range, and left there by Free), see create.go, and so
 // do dynamic windows (attached pages move onto the window's pool while
 // attached), see dynamic.go. Create windows that ask for it (info
 // gshmem_model=separate), or whose buffer cannot be reached in place, keep
@@ -103,8 +104,13 @@
 // LockAll epoch that one of them opened before the others start and
 // closes after they end, as MPI requires of threads sharing an epoch:
 // Put, Get, the accumulates and the flushes run together, and the first
-// operations to a target take its shared lock once (access.go). Its other
-// epoch calls (Lock, Unlock, Fence, PSCW) take one goroutine at a time.
+// operations to a target take its shared lock once (access.go). Goroutines
+// may also Lock and Unlock different targets of one Win at once (MPI-4.1
+// lets a process's threads hold locks to different targets), each with
+// its operations and flushes to its own target; two at once on the same
+// target is erroneous and one of them gets ErrRMASync (lock.go). Its
+// other epoch calls (LockAll, UnlockAll, Fence, PSCW) take one goroutine
+// at a time.
 //
 // # GPU memory
 //

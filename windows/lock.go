@@ -1,6 +1,10 @@
 package windows
 
-import "github.com/gshmem/gshmem/compat"
+import (
+	"sync/atomic"
+
+	"github.com/gshmem/gshmem/compat"
+)
 
 // Passive-target locks. Every PE's control area holds a phase-fair
 // reader-writer ticket lock (Brandenburg and Anderson's PF-T): four 32-bit
@@ -96,7 +100,14 @@ func (win *Win) lockChecks(call string, assert Assert) error {
 // It blocks until the lock is granted (or the World's context is
 // cancelled). ModeNoCheck skips the lock: the caller knows no conflicting
 // lock is held. A second lock on the same target fails with ErrRMASync
-// (same type) or ErrRMAConflict (the other type).
+// (same type, or another goroutine locking or unlocking it at that
+// moment) or ErrRMAConflict (the other type).
+//
+// Goroutines (a binding's threads) may lock and unlock different targets
+// of one Win at once, as MPI_THREAD_MULTIPLE allows: the target's locks
+// byte moves from 0 to lockTaking by one compare-and-swap, so of two
+// callers on one target exactly one proceeds, and the count of locked
+// targets changes atomically.
 func (win *Win) Lock(typ LockType, target int, assert Assert) error {
 	if err := win.lockChecks("Lock", assert); err != nil {
 		return err
@@ -110,36 +121,48 @@ func (win *Win) Lock(typ LockType, target int, assert Assert) error {
 	if target < 0 || target >= win.n {
 		return errorf(compat.ClassRank, "lock of rank %d of %d", target, win.n)
 	}
-	held := LockType(win.locks[target] &^ lockNoCheck)
-	if win.ep.lockAll != 0 {
-		held = LockShared
-	}
-	switch {
-	case held == typ:
-		return errorf(compat.ClassRMASync, "rank %d is already locked (%v) by this PE", target, typ)
-	case held != 0:
-		return errorf(compat.ClassRMAConflict, "%v lock of rank %d while holding %s lock on it", typ, target, withArticle(held.String()))
+	p := &win.locks[target]
+	if win.ep.lockAll != 0 || !casByte(p, 0, lockTaking) {
+		return win.lockHeld(target, typ, loadByte(p))
 	}
 	if assert&ModeNoCheck == 0 {
 		if err := win.acquire(target, typ); err != nil {
+			storeByte(p, 0)
 			return err
 		}
 	}
-	win.locks[target] = uint8(typ)
+	l := uint8(typ)
 	if assert&ModeNoCheck != 0 {
-		win.locks[target] |= lockNoCheck
+		l |= lockNoCheck
 	}
-	win.ep.nlocks++
-	win.access[target] = accOK
+	atomic.AddInt32(&win.ep.nlocks, 1)
+	storeByte(&win.access[target], accOK)
 	if target == win.me {
 		win.syncAll(true, true)
 	}
+	storeByte(p, l)
 	return nil
+}
+
+// lockHeld is Lock's error when target's locks byte was l (or LockAll is
+// held).
+func (win *Win) lockHeld(target int, typ LockType, l uint8) error {
+	held := LockType(l &^ lockNoCheck)
+	switch {
+	case win.ep.lockAll != 0:
+		held = LockShared
+	case l == lockTaking || l == 0: // l == 0: the other thread has just unlocked it
+		return errorf(compat.ClassRMASync, "Lock of rank %d while another thread of this PE locks or unlocks it", target)
+	}
+	if held == typ {
+		return errorf(compat.ClassRMASync, "rank %d is already locked (%v) by this PE", target, typ)
+	}
+	return errorf(compat.ClassRMAConflict, "%v lock of rank %d while holding %s lock on it", typ, target, withArticle(held.String()))
 }
 
 // Unlock closes the epoch Lock opened (MPI_Win_unlock): the operations to
 // target are complete there, and the lock is released. ErrRMASync when no
-// Lock on target is open.
+// Lock on target is open, or another goroutine is locking or unlocking it.
 func (win *Win) Unlock(target int) error {
 	if err := win.check(); err != nil {
 		return err
@@ -150,25 +173,33 @@ func (win *Win) Unlock(target int) error {
 	if target < 0 || target >= win.n {
 		return errorf(compat.ClassRank, "unlock of rank %d of %d", target, win.n)
 	}
-	l := win.locks[target]
-	if l == 0 {
-		if win.ep.lockAll != 0 {
-			return errorf(compat.ClassRMASync, "Unlock of rank %d locked by LockAll (use UnlockAll)", target)
-		}
+	p := &win.locks[target]
+	l := loadByte(p)
+	switch {
+	case l == 0 && win.ep.lockAll != 0:
+		return errorf(compat.ClassRMASync, "Unlock of rank %d locked by LockAll (use UnlockAll)", target)
+	case l == 0:
 		return errorf(compat.ClassRMASync, "Unlock of rank %d, which this PE has not locked", target)
+	case l == lockTaking:
+		return errorf(compat.ClassRMASync, "Unlock of rank %d while another thread of this PE locks or unlocks it", target)
 	}
 	if err := win.quiet(); err != nil {
 		return err
 	}
+	if !casByte(p, l, lockTaking) {
+		return errorf(compat.ClassRMASync, "Unlock of rank %d by two threads of this PE at once", target)
+	}
 	if target == win.me {
 		win.syncAll(true, true)
 	}
-	win.locks[target], win.access[target] = 0, accNone
-	win.ep.nlocks--
+	storeByte(&win.access[target], accNone)
+	atomic.AddInt32(&win.ep.nlocks, -1)
+	var err error
 	if l&lockNoCheck == 0 {
-		return win.release(target, LockType(l))
+		err = win.release(target, LockType(l))
 	}
-	return nil
+	storeByte(p, 0)
+	return err
 }
 
 // LockAll opens a passive-target epoch to every rank with a shared lock
@@ -182,12 +213,12 @@ func (win *Win) LockAll(assert Assert) error {
 	if win.ep.lockAll != 0 {
 		return errorf(compat.ClassRMASync, "LockAll while LockAll is held")
 	}
-	for t, l := range win.locks {
-		if LockType(l&^lockNoCheck) == LockExclusive {
+	for t := range win.locks {
+		if LockType(loadByte(&win.locks[t])&^lockNoCheck) == LockExclusive {
 			return errorf(compat.ClassRMAConflict, "LockAll while holding an exclusive lock on rank %d", t)
 		}
 	}
-	if win.ep.nlocks > 0 {
+	if atomic.LoadInt32(&win.ep.nlocks) > 0 {
 		return errorf(compat.ClassRMASync, "LockAll while holding locks")
 	}
 	win.ep.lockAll = uint8(LockShared)
@@ -235,7 +266,7 @@ func (win *Win) passive(target int, call string) error {
 		return errorf(compat.ClassWin, "nil window")
 	}
 	if target >= 0 && target < win.n {
-		if win.locks[target] == 0 && win.ep.lockAll == 0 {
+		if loadByte(&win.locks[target]) == 0 && win.ep.lockAll == 0 {
 			return errorf(compat.ClassRMASync, "%s of rank %d outside a Lock or LockAll epoch on it", call, target)
 		}
 		return nil
@@ -275,7 +306,7 @@ func (win *Win) FlushAll() error {
 	if err := win.check(); err != nil {
 		return err
 	}
-	if win.ep.nlocks == 0 && win.ep.lockAll == 0 {
+	if atomic.LoadInt32(&win.ep.nlocks) == 0 && win.ep.lockAll == 0 {
 		return errorf(compat.ClassRMASync, "FlushAll outside a Lock or LockAll epoch")
 	}
 	return win.quiet()
@@ -286,7 +317,7 @@ func (win *Win) FlushLocalAll() error {
 	if err := win.check(); err != nil {
 		return err
 	}
-	if win.ep.nlocks == 0 && win.ep.lockAll == 0 {
+	if atomic.LoadInt32(&win.ep.nlocks) == 0 && win.ep.lockAll == 0 {
 		return errorf(compat.ClassRMASync, "FlushLocalAll outside a Lock or LockAll epoch")
 	}
 	return win.quiet()

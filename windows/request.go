@@ -23,7 +23,7 @@ func (win *Win) requestEpoch(target int, call string) error {
 	if target < 0 || target >= win.n {
 		return errorf(compat.ClassRank, "%s to rank %d of %d", call, target, win.n)
 	}
-	if win.locks[target] == 0 && win.ep.lockAll == 0 {
+	if loadByte(&win.locks[target]) == 0 && win.ep.lockAll == 0 {
 		return errorf(compat.ClassRMASync, "%s to rank %d outside a Lock or LockAll epoch on it", call, target)
 	}
 	return nil

@@ -16,7 +16,7 @@ func (win *Win) enter(rank int) error {
 	if uint(rank) >= uint(win.n) {
 		return errorf(compat.ClassRank, "target rank %d of a window of %d ranks", rank, win.n)
 	}
-	if loadAccess(&win.access[rank]) == accOK && win.ctx.Err() == nil {
+	if loadByte(&win.access[rank]) == accOK && win.ctx.Err() == nil {
 		return nil
 	}
 	return win.slowEnter(rank)
@@ -29,7 +29,7 @@ func (win *Win) slowEnter(rank int) error {
 	if win.ctx.Err() != nil {
 		return errAborted()
 	}
-	switch loadAccess(&win.access[rank]) {
+	switch loadByte(&win.access[rank]) {
 	case accOK:
 		return nil
 	case accFence:

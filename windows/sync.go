@@ -53,7 +53,7 @@ func (win *Win) Fence(assert Assert) error {
 		return err
 	}
 	var bad error
-	if win.ep.nlocks > 0 || win.ep.lockAll != 0 || win.ep.inStart || win.inPost {
+	if atomic.LoadInt32(&win.ep.nlocks) > 0 || win.ep.lockAll != 0 || win.ep.inStart || win.inPost {
 		bad = errorf(compat.ClassRMASync, "Fence inside a lock or post/start epoch")
 	}
 	if err := win.quiet(); err != nil {
@@ -129,7 +129,7 @@ func (win *Win) Start(group *compat.Group, assert Assert) error {
 	if err != nil {
 		return err
 	}
-	if win.ep.inStart || win.ep.nlocks > 0 || win.ep.lockAll != 0 {
+	if win.ep.inStart || atomic.LoadInt32(&win.ep.nlocks) > 0 || win.ep.lockAll != 0 {
 		return errorf(compat.ClassRMASync, "Start while an access epoch is open")
 	}
 	if err := win.leaveFence("Start"); err != nil {

@@ -26,7 +26,7 @@ const (
 	// uint64 (Complete counts from each rank)
 )
 
-func ctrlWords(n int) int { return ctrlPosted/8 + 2*n }
+func ctrlWords(n int) int { return ctrlPosted/8 + 2*n + ctrlFileWords }
 
 // Flags every PE publishes at creation, so that all decide alike.
 const (
@@ -122,7 +122,12 @@ type Win struct {
 	stop     func() bool
 }
 
-const lockNoCheck = 0x80
+// lockNoCheck marks a locks byte taken with ModeNoCheck; lockTaking is the
+// byte while one thread takes or releases the target's lock (lock.go).
+const (
+	lockNoCheck = 0x80
+	lockTaking  = 0x40
+)
 
 // Allocate creates a window over comm with size bytes of new symmetric
 // memory on this PE (MPI_Win_allocate). Sizes and displacement units may
@@ -215,7 +220,7 @@ func create(comm *compat.Comm, flavor Flavor, size, unit int, info compat.Info, 
 		pes[r] = comm.WorldRank(r)
 	}
 	win := &Win{comm: comm, pes: pes, world: w, ctx: w.Context(), me: me, n: n, flavor: flavor, set: set, ctrl: ctrl,
-		access: wordBytes(n), locks: make([]uint8, n), startsTo: make([]uint64, n),
+		access: wordBytes(n), locks: wordBytes(n), startsTo: make([]uint64, n),
 		postsTo: make([]uint64, n), model: Unified, ctrlLocal: ctrl.Local(), devWorld: w.HeapOnDevice()}
 	win.ep = &win.own
 	win.posted, win.completed = ctrl.At(win.postedIdx(me)), ctrl.At(win.completedIdx(me))
@@ -407,7 +412,7 @@ func (win *Win) Free() error {
 	if err := win.alive(); err != nil {
 		return err
 	}
-	open := win.ep.nlocks > 0 || win.ep.lockAll != 0 || win.ep.inStart || win.inPost || win.ep.fence == fenceActive
+	open := atomic.LoadInt32(&win.ep.nlocks) > 0 || win.ep.lockAll != 0 || win.ep.inStart || win.inPost || win.ep.fence == fenceActive
 	ok, err := win.agree(!open)
 	if err != nil {
 		return err
@@ -424,7 +429,7 @@ func (win *Win) Free() error {
 	win.dead.Store(true)
 	// Back to the Win's own memory: a binding's may go once Free returns.
 	win.own, win.ep = epoch{}, &win.own
-	win.access, win.locks = wordBytes(win.n), make([]uint8, win.n)
+	win.access, win.locks = wordBytes(win.n), wordBytes(win.n)
 	errPages := win.freeCreate()
 	if err := win.freeDynamic(); errPages == nil {
 		errPages = err

@@ -24,12 +24,18 @@ func runCmd() *cobra.Command {
 bootstrap. PROGRAM is any executable (one that never initializes gshmem still
 runs, as with mpirun) or a Go package directory, built first as go run would.
 Signals are forwarded to every PE. When a PE fails, the others are stopped and
-run exits with the failed PE's status; an interrupt (Ctrl-C, SIGTERM) is
-passed to every PE and reported as the job interrupted. With
---disable-auto-cleanup (or GSHMEM_MPI_FT=ulfm in the environment) the others
-go on instead, for programs that survive a lost PE (MPIX_Comm_shrink); run
-still exits with the first failure's status, and ends PEs left stopped once
-every other PE has exited.
+run exits with the failed PE's status; an interrupt (Ctrl-C, SIGTERM, SIGHUP)
+is passed to every PE and reported as the job interrupted: a stopped PE is
+continued so that it takes it, the PEs still there 2s later are killed, and
+a second interrupt kills at once. With --disable-auto-cleanup (or
+GSHMEM_MPI_FT=ulfm in the environment) the others go on instead, for
+programs that survive a lost PE (MPIX_Comm_shrink); run ends PEs left
+stopped once every other PE has exited. The exit status is the code of the
+first global exit a PE asked for (MPI_Abort, shmem_global_exit), even after a
+loss (a zero one only when no PE had failed); else, after an interrupt,
+128+signal; else the first failure's status (128+signal for a PE killed by
+one); 124, 127, 126 or 1 for the launcher's own failures (below, a program
+missing, not executable, anything else).
 
 Before starting, run checks N against this node: more than 4 PEs per CPU the
 process may use, or more memory than MemAvailable at an estimated 8 MiB plus

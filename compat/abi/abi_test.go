@@ -339,7 +339,7 @@ func TestEpochConstants(t *testing.T) {
 	}
 	want := map[string]int{
 		"AccessNone": int(windows.AccessNone), "AccessOpen": int(windows.AccessOpen), "AccessLockAll": int(windows.AccessLockAll), "AccessOpening": int(windows.AccessOpening),
-		"LockExclusive": int(windows.LockExclusive), "LockShared": int(windows.LockShared), "LockNoCheck": int(windows.LockNoCheck),
+		"LockExclusive": int(windows.LockExclusive), "LockShared": int(windows.LockShared), "LockNoCheck": int(windows.LockNoCheck), "LockTaking": int(windows.LockTaking),
 		"FenceNone": int(windows.FenceNone), "LockReaderInc": int(windows.LockReaderInc), "LockWriterBits": int(windows.LockWriterBits),
 		"EpochSize": windows.EpochSize,
 		"DynHeader": windows.DynHeader, "DynSlots": windows.DynSlots, "DynSlotBytes": windows.DynSlotBytes,
@@ -439,10 +439,12 @@ func TestUserOps(t *testing.T) {
 }
 
 // TestUserOpsDerived runs user ops over a vector and a type whose data
-// starts inside its instances, in every reduction.
+// starts inside its instances, in every reduction, on the world and on an
+// intercommunicator of its halves (uneven at 3, even at 4).
 func TestUserOpsDerived(t *testing.T) {
 	exe := compile(t, "useropdt.c")
 	runOK(t, 3, exe, "useropdt ok")
+	runOK(t, 4, exe, "useropdt ok")
 	runOK(t, 1, exe, "useropdt ok")
 }
 
@@ -566,6 +568,26 @@ func TestThreadMultiple(t *testing.T) {
 	exe := compile(t, "threads.c", "-pthread")
 	runOK(t, 2, exe, "threads ok")
 	runOK(t, 3, exe, "threads ok")
+}
+
+// TestThreadWinLocks runs testdata/lockthreads.c: a thread per target
+// locks its target of one window (shared and exclusive in turn) while the
+// others lock theirs, and two threads locking one target at once get
+// MPI_ERR_RMA_SYNC, never a second hold or a lock word left wrong.
+func TestThreadWinLocks(t *testing.T) {
+	exe := compile(t, "lockthreads.c", "-pthread")
+	runOK(t, 2, exe, "lockthreads ok")
+	runOK(t, 4, exe, "lockthreads ok")
+}
+
+// TestThreadIdup runs testdata/idupthreads.c: threads start MPI_Comm_idup
+// of their own communicators at once (several outstanding each, beside an
+// MPI_Comm_dup), then take turns at MPI_Comm_idup of one shared
+// communicator; every new communicator is used and checked.
+func TestThreadIdup(t *testing.T) {
+	exe := compile(t, "idupthreads.c", "-pthread")
+	runOK(t, 2, exe, "idupthreads ok")
+	runOK(t, 3, exe, "idupthreads ok")
 }
 
 // TestThreadCommCreation runs testdata/commthreads.c: four threads per

@@ -300,6 +300,12 @@ func bsend(call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, t
 	if rc != C.MPI_SUCCESS {
 		return rc
 	}
+	return bsendOn(call, o, b, count, dt, dest, tag, comm)
+}
+
+// bsendOn is bsend of a buffer and datatype already resolved (a
+// persistent request's, which outlive a freed datatype).
+func bsendOn(call string, o *commObj, b []byte, count C.int, dt compat.Datatype, dest, tag C.int, comm C.uintptr_t) C.int {
 	if dest == C.MPI_PROC_NULL {
 		return C.MPI_SUCCESS
 	}
@@ -369,11 +375,16 @@ func abigo_Bsend_init(buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag
 	if req == nil {
 		return failCode(comm, call, C.MPI_ERR_ARG, "request is NULL")
 	}
-	if _, _, rc := msgBuf(comm, call, buf, count, dtype); rc != C.MPI_SUCCESS {
+	b, dt, rc := msgBuf(comm, call, buf, count, dtype)
+	if rc != C.MPI_SUCCESS {
 		return rc
 	}
 	*req = newRequest(nil, comm, func() (*compat.Request, C.int) {
-		if rc := bsend("MPI_Start", buf, count, dtype, dest, tag, comm); rc != C.MPI_SUCCESS {
+		o, rc := commOf(comm, "MPI_Start")
+		if o == nil {
+			return nil, rc
+		}
+		if rc := bsendOn("MPI_Start", o, b, count, dt, dest, tag, comm); rc != C.MPI_SUCCESS {
 			return nil, rc
 		}
 		r, err := doneRequest()

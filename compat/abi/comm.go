@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/gshmem/gshmem/compat"
+	"github.com/gshmem/gshmem/compat/internal/p2pstate"
 )
 
 // Communicators. A communicator handle points at an abi_comm (state.h)
@@ -71,7 +72,7 @@ func newCommObj(c *compat.Comm, h uintptr) *commObj {
 // apart (collectives on device buffers run on the GPU).
 func publishP2P(cs *commState, c *compat.Comm) {
 	e := env.e
-	if e == nil || e.Published() == nil || e.World().HeapOnDevice() || c.IsInter() {
+	if e == nil || p2pstate.Of(e) == nil || e.World().HeapOnDevice() || c.IsInter() {
 		return // an intercommunicator's ranks name its remote group: Go serves it
 	}
 	n := e.World().NPEs()
@@ -93,7 +94,7 @@ func publishP2P(cs *commState, c *compat.Comm) {
 	}
 	cs.PEs, cs.Ranks = unsafe.SliceData(pes), unsafe.SliceData(ranks)
 	cs.Ctx = c.Context()
-	cs.P2P = e.Published()
+	cs.P2P = p2pstate.Of(e)
 }
 
 // unpublishP2P takes the fast path's state away from a communicator being

@@ -108,10 +108,16 @@
 // World.Mapped), and the sorted list of live objects under a seqlock. So
 // put, get, p, g, the atomics and the signals into a mapped PE are a
 // copy or an atomic instruction in C followed by the doorbell's ring, as
-// rma.c's paths and shmem's own; other PEs, waits that must sleep, and
-// collectives and teams go to the Go exports (abiint_shmem_*) over
-// package shmem. Operations Go carried set abi_shm.pending, so quiet and
-// fence cross into Go only when they have something to complete.
+// rma.c's paths and shmem's own; a wait polls in C (abi_shm.spin polls,
+// the World's spin bounded to some tens of microseconds) before it goes to
+// Go's wait, which sleeps and reports a lost peer; barrier_all and
+// sync_all on a host heap are a dissemination barrier in C over a heap
+// object of ABI_SHM_SYNC_WORDS counting words (shm_sync_set: at 2 PEs one
+// remote atomic and one wait each, no call into Go); other PEs, waits that
+// must sleep, team collectives and teams go to the Go exports
+// (abiint_shmem_*) over package shmem. Operations Go carried set
+// abi_shm.pending, so quiet and fence cross into Go only when they have
+// something to complete.
 //
 // # shmem.h: OpenSHMEM 1.5
 //
@@ -122,8 +128,8 @@
 // gshmem.h's cores under OpenSHMEM's names, with a shmem_ctx_ form of each
 // RMA, signal and atomic routine (a context is a team's PE map over the
 // one engine); shmem_coll.c runs the deprecated active-set collectives
-// over pSync and the reductions Go has no arithmetic for (long double,
-// complex). shmem_init makes the executable's .data and .bss symmetric
+// over pSync (the same dissemination barrier on its words) and the
+// reductions Go has no arithmetic for (long double, complex). shmem_init makes the executable's .data and .bss symmetric
 // (shmem_static.go): they move into a heap object, whose pages are then
 // mapped at their own address, and shm_find turns an address there into
 // the object's heap offset, so every transport reaches a global.
@@ -356,20 +362,21 @@
 // Message order per pair of threads, MPI_ANY_SOURCE matching and
 // MPI_Mprobe/MPI_Mrecv (the thread-safe probe: the message leaves the
 // queue when matched) follow from matching under the one lock.
+// Threads may lock and unlock different targets of one window at once
+// (rma.c and windows swap each target's lock byte, so two threads on one
+// target get MPI_ERR_RMA_SYNC), and MPI_Comm_idup of different
+// communicators at once agree on contexts in turns (compat's DupAsync).
 // testdata/threads.c is the test (4 threads per rank, per-thread windows
-// and one shared window).
+// and one shared window), with lockthreads.c, commthreads.c and
+// idupthreads.c.
 //
 // # Not yet
 //
 // porting-guide/abi-status.md lists every entry point. The v and w
 // collectives' _c forms take each count and displacement up to INT_MAX
-// (MPI_ERR_COUNT past it); user ops take contiguous datatypes only. Exclusive locks, fence and PSCW epochs and
-// derived datatypes are served by Go even to mapped ranks. At
-// MPI_THREAD_MULTIPLE, MPI_Win_lock and MPI_Win_unlock on one window from
-// several threads at once (on different targets) race on the epoch's
-// count of locks, and two MPI_Comm_idup at once whose groups share a
-// process may pick one context (they agree from a counter of their own);
-// nonblocking
-// sends and receives, and the collectives other than MPI_Barrier and the
-// small MPI_Allreduce, cross into Go.
+// (MPI_ERR_COUNT past it); user ops take contiguous datatypes only.
+// Exclusive locks, fence and PSCW epochs and derived datatypes are served
+// by Go even to mapped ranks; nonblocking sends and receives, and the
+// collectives other than MPI_Barrier and the small MPI_Allreduce, cross
+// into Go.
 package main

@@ -139,8 +139,11 @@ func codeOf(err error) C.int {
 	if errors.As(err, &ce) {
 		return C.int(ce)
 	}
+	if compat.ClassOf(err) == compat.ClassProcFailedPending { // it wraps the loss
+		return lostCode(err.Error(), abiClass[compat.ClassProcFailedPending]) // ulfm.go
+	}
 	if errors.Is(err, shmem.ErrPeerLost) || compat.ClassOf(err) == compat.ClassProcFailed {
-		return lostCode(lostMessage(err.Error()))
+		return lostCode(lostMessage(err.Error()), lostClass())
 	}
 	if c, ok := abiClass[compat.ClassOf(err)]; ok {
 		return c
@@ -149,31 +152,35 @@ func codeOf(err error) C.int {
 }
 
 // lost holds the error codes made for lost peers (lostCode), past every
-// other code: each of class MPI_ERR_PROC_ABORTED, with its message.
+// other code: each of class MPI_ERR_PROC_ABORTED (lostClass) or
+// MPIX_ERR_PROC_FAILED_PENDING, with its message.
 var lost struct {
 	sync.RWMutex
-	code map[string]C.int
-	text map[C.int]string
+	code  map[string]C.int
+	text  map[C.int]string
+	class map[C.int]C.int
 }
 
-// lostCode returns an error code of class MPI_ERR_PROC_ABORTED whose
-// MPI_Error_string is msg, which names the lost PE and how it was lost:
-// a caller with MPI_ERRORS_RETURN learns who is gone from the code alone.
-// One code per distinct message, so the codes stay few.
-func lostCode(msg string) C.int {
+// lostCode returns an error code of class (lostClass's, or
+// MPIX_ERR_PROC_FAILED_PENDING) whose MPI_Error_string is msg, which names
+// the lost PE and how it was lost: a caller with MPI_ERRORS_RETURN learns
+// who is gone from the code alone. One code per distinct message and
+// class, so the codes stay few.
+func lostCode(msg string, class C.int) C.int {
 	if len(msg) >= C.MPI_MAX_ERROR_STRING {
 		msg = msg[:C.MPI_MAX_ERROR_STRING-1]
 	}
+	key := fmt.Sprint(class) + " " + msg
 	lost.Lock()
 	defer lost.Unlock()
-	if c, ok := lost.code[msg]; ok {
+	if c, ok := lost.code[key]; ok {
 		return c
 	}
 	if lost.code == nil {
-		lost.code, lost.text = map[string]C.int{}, map[C.int]string{}
+		lost.code, lost.text, lost.class = map[string]C.int{}, map[C.int]string{}, map[C.int]C.int{}
 	}
 	c := C.int(lostCodeBase + len(lost.code))
-	lost.code[msg], lost.text[c] = c, msg
+	lost.code[key], lost.text[c], lost.class[c] = c, msg, class
 	return c
 }
 
@@ -200,6 +207,14 @@ func lostText(code C.int) (string, bool) {
 	defer lost.RUnlock()
 	t, ok := lost.text[code]
 	return t, ok
+}
+
+// lostCodeClass is the class of a lost-peer code.
+func lostCodeClass(code C.int) (C.int, bool) {
+	lost.RLock()
+	defer lost.RUnlock()
+	c, ok := lost.class[code]
+	return c, ok
 }
 
 // errhandler is a user error handler (MPI_Comm_create_errhandler, ...):
@@ -294,8 +309,8 @@ func classOf(code C.int) (C.int, bool) {
 	if _, ok := classText[code]; ok {
 		return code, true
 	}
-	if _, ok := lostText(code); ok {
-		return lostClass(), true
+	if c, ok := lostCodeClass(code); ok {
+		return c, true
 	}
 	c, ok := userErrors.class[code]
 	return c, ok

@@ -108,6 +108,16 @@ func TestFortranHandlesWithC(t *testing.T) {
 	runOK(t, 2, exe, "mix ok")
 }
 
+// TestFortranAttrWithC: attributes between a Fortran main and C (MPI-4.1
+// section 19.3.7): C reads a pointer to the integer Fortran set (an
+// MPI_Aint, or the int of MPI_ATTR_PUT), Fortran reads the address C set,
+// and copy and delete functions written in Fortran get the integer.
+func TestFortranAttrWithC(t *testing.T) {
+	exe := compileFortran(t, "fattr", []string{"fattr.f90", "fattr.c"}, "-Wall", "-Werror", "-Wno-unused-dummy-argument")
+	runOK(t, 1, exe, "attr ok")
+	runOK(t, 2, exe, "attr ok")
+}
+
 // TestFortranLinksOnlyTheABI: a Fortran program records the standard ABI
 // library and the binding, and no other gshmem library.
 func TestFortranLinksOnlyTheABI(t *testing.T) {

@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -29,6 +30,7 @@ var shm struct {
 	own       bool // gshmem_init made w: gshmem_finalize (or MPI_Finalize after it) finalizes it
 	finalized bool // gshmem_finalize has run
 	probe     shmem.Sym[byte]
+	sync      shmem.Sym[byte]            // the world's barrier words (abi_shm.sync), on a host heap
 	objs      map[uint64]shmem.Sym[byte] // the live objects of gshmem_malloc, by offset
 	list      []shmObj                   // the same, sorted by offset (published in abi_shm.objs)
 	cur       unsafe.Pointer             // the C array behind abi_shm.objs
@@ -41,6 +43,15 @@ var shm struct {
 
 // shmC is abi_shm, the state the C side reads.
 var shmC = (*shmState)(unsafe.Pointer(&C.abi_shm))
+
+// shmCSpinMax bounds the polls of a wait in C (shm_wait, the active-set
+// collectives' waits) before it goes to Go's wait, which polls on by the
+// World's policy and then sleeps: some tens of microseconds, as p2p.c's
+// receive spins, so that a word on its way is seen without the C->Go call
+// and the Go wait's own setup, while a longer wait is the World's (its
+// yields, sleeps and checks for a lost peer). A crowded node's policy
+// spins less (a few polls), and so does C.
+const shmCSpinMax = 1 << 14
 
 // The handles of the predefined teams (gshmem.h).
 const (
@@ -288,12 +299,24 @@ func shmSetup(w *shmem.World) error {
 	shm.bells = unsafe.Slice((*uintptr)(bells), n)
 	shmC.MyPE, shmC.NPEs = int32(w.MyPE()), int32(n)
 	shmC.Peers, shmC.Bells = uintptr(peers), uintptr(bells)
+	shmC.Spin = int64(min(max(w.WaitPolicy().Spin, 1), shmCSpinMax))
 	shmC.Objs, shmC.NObjs = 0, 0
 	if w.HeapOnDevice() {
 		return shmSetupDevice(w)
 	}
 	shmC.Base = uintptr(unsafe.Pointer(&local[0])) - uintptr(probe.Offset())
+	// The world's barrier words (gshmem_sync.c): an object of the heap, so
+	// that C's atomics and waits find them as they find the program's.
+	sync, err := shmem.Calloc[byte](w, C.ABI_SHM_SYNC_WORDS*8)
+	if err != nil {
+		_ = shmem.Free(probe)
+		return fmt.Errorf("the barrier's words: %w", err)
+	}
+	shm.sync = sync
+	shm.objs[sync.Offset()] = sync
+	shmPublish([]shmObj{{Off: sync.Offset(), Size: uint64(sync.Len())}})
 	shmMapPeers(w)
+	shmC.Sync = shmC.Base + uintptr(sync.Offset())
 	return nil
 }
 
@@ -341,7 +364,12 @@ func abiint_shmem_finalize() {
 		}
 	}
 	shm.teams = nil
+	shmC.Sync = 0
 	err := shmem.Free(shm.probe)
+	if shm.sync.Len() > 0 {
+		err = errors.Join(err, shmem.Free(shm.sync))
+		shm.sync = shmem.Sym[byte]{}
+	}
 	shmPublish(nil)
 	for _, p := range shm.retired {
 		C.free(p)

@@ -55,12 +55,21 @@ static const uint8_t *locate_ivar(const char *call, const void *ivar, int width,
 /* On a device heap locate_ivar's address is device memory: C looks at a
  * copy of the word (shm_read_word), and a wait is Go's from the start. */
 
+/* A wait polls in C first (abi_shm.spin polls, shm_relax between them), as
+ * do the waits on arrays and on a signal below, so that a word on its way
+ * ends it without a call into Go; a longer wait is Go's (the World's
+ * policy: more polls, then a sleep on this PE's doorbell, and the checks
+ * for an ended job or a lost peer). */
 void shm_wait(const char *call, void *ivar, int width, int kind, int cmp, uint64_t value)
 {
     uint64_t obj, off;
     const uint8_t *p = locate_ivar(call, ivar, width, cmp, &obj, &off);
-    if (!shm_dev.on && holds(p, width, kind, cmp, value))
-        return;
+    if (!shm_dev.on)
+        for (int64_t i = abi_shm.spin; i > 0; i--) {
+            if (holds(p, width, kind, cmp, value))
+                return;
+            shm_relax();
+        }
     abiint_shmem_wait((char *)call, obj, off, width, kind, cmp, value);
 }
 
@@ -160,7 +169,12 @@ size_t shm_wait_set(const char *call, void *ivars, size_t nelems, size_t *indice
         free(copy);
         return s.result;
     }
-    if (!shm_scan_done((uintptr_t)&s) && wait)
+    int done = shm_scan_done((uintptr_t)&s);
+    for (int64_t i = wait ? abi_shm.spin : 0; !done && i > 0; i--) {
+        shm_relax();
+        done = shm_scan_done((uintptr_t)&s);
+    }
+    if (!done && wait)
         abiint_shmem_await((char *)call, (uintptr_t)&s);
     return s.result;
 }
@@ -170,8 +184,13 @@ uint64_t gshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_valu
     const char *call = "gshmem_signal_wait_until";
     uint64_t obj, off;
     const uint8_t *p = locate_ivar(call, sig_addr, 8, cmp, &obj, &off);
-    if (!shm_dev.on && holds(p, 8, ABI_SHM_UINT, cmp, cmp_value))
-        return __atomic_load_n((const uint64_t *)p, __ATOMIC_SEQ_CST);
+    if (!shm_dev.on)
+        for (int64_t i = abi_shm.spin; i > 0; i--) {
+            uint64_t v = __atomic_load_n((const uint64_t *)p, __ATOMIC_SEQ_CST);
+            if (holds(&v, 8, ABI_SHM_UINT, cmp, cmp_value))
+                return v;
+            shm_relax();
+        }
     return abiint_shmem_signal_wait((char *)call, obj, off, cmp, cmp_value);
 }
 
@@ -198,10 +217,42 @@ void gshmem_fence(void)
         abiint_shmem_sync((char *)"gshmem_fence", SYNC_FENCE, 0);
 }
 
+/* In round k (k = 0 .. ceil(log2 n)-1) member i adds 1 to psync[k] on
+ * member i+2^k (mod n), waits until its own psync[k] is above 0 and takes
+ * 1 back off; after the last round every member has heard, directly or
+ * through others, from every member. At 2 PEs that is one remote atomic
+ * and one wait each, a one-way trip. The words count arrivals rather than
+ * hold a flag, so a fast member's add for its next barrier on the same
+ * words (it can land before the slow member took this one's) is a token
+ * kept for that barrier, never lost, and each word is back at 0 once every
+ * member has taken its own. The adds and waits are this file's and
+ * shm.h's: into a mapped PE an instruction (and a doorbell for a sleeper),
+ * elsewhere Go's atomic; a wait spins in C, then sleeps in Go, which also
+ * reports a lost peer or an ended job. */
+void shm_sync_set(const char *call, int64_t *psync, int start, int stride, int n, int me)
+{
+    for (int k = 0, d = 1; d < n; k++, d <<= 1) {
+        int64_t *word = &psync[k];
+        shm_amo(call, word, 8, ABI_AMO_ADD, 1, 0, start + ((me + d) % n) * stride);
+        shm_wait(call, word, 8, ABI_SHM_SINT, GSHMEM_CMP_GT, 0);
+        shm_amo(call, word, 8, ABI_AMO_ADD, (uint64_t)-1, 0, abi_shm.my_pe);
+    }
+}
+
+/* The world's barrier and sync run in C over abi_shm.sync where the heap
+ * is host memory (shm_sync_set: no call into Go when every PE is mapped
+ * here), else Go's team barrier. A barrier first completes what Go
+ * carried (its quiet). */
 void gshmem_barrier_all(void)
 {
     shm_ready("gshmem_barrier_all");
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (abi_shm.sync != NULL) {
+        if (__atomic_exchange_n(&abi_shm.pending, 0, __ATOMIC_SEQ_CST) != 0)
+            abiint_shmem_sync((char *)"gshmem_barrier_all", SYNC_QUIET, 0);
+        shm_sync_set("gshmem_barrier_all", abi_shm.sync, 0, 1, abi_shm.n_pes, abi_shm.my_pe);
+        return;
+    }
     __atomic_store_n(&abi_shm.pending, 0, __ATOMIC_SEQ_CST);
     abiint_shmem_sync((char *)"gshmem_barrier_all", SYNC_BARRIER_ALL, 0);
 }
@@ -209,6 +260,10 @@ void gshmem_barrier_all(void)
 void gshmem_sync_all(void)
 {
     shm_ready("gshmem_sync_all");
+    if (abi_shm.sync != NULL) {
+        shm_sync_set("gshmem_sync_all", abi_shm.sync, 0, 1, abi_shm.n_pes, abi_shm.my_pe);
+        return;
+    }
     abiint_shmem_sync((char *)"gshmem_sync_all", SYNC_SYNC_ALL, 0);
 }
 

@@ -22,10 +22,10 @@ import (
 // duplicate, after the previous one of that communicator, so members
 // match them in the order they started them, as MPI requires; its request
 // is a generalized request that goroutine completes. Persistent ones start
-// the nonblocking form (pcoll.go). Device buffers (a CUDA-aware job) and
-// user ops are refused with MPI_ERR_UNSUPPORTED_OPERATION here: compat's
-// intercommunicator collectives read buffers on the host, and the user op
-// folds of userop.go run over intracommunicators.
+// the nonblocking form (pcoll.go). Device buffers (a CUDA-aware job) are
+// refused with MPI_ERR_UNSUPPORTED_OPERATION here: compat's
+// intercommunicator collectives read buffers on the host. User ops fold
+// in interuserop.go.
 
 // isInter reports whether comm is a valid intercommunicator.
 func isInter(comm C.uintptr_t) bool {
@@ -128,9 +128,12 @@ func interBcast(buf C.uintptr_t, count C.int, dtype C.uintptr_t, root C.int, com
 
 func interReduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, root C.int, comm C.uintptr_t, req *C.uintptr_t) C.int {
 	const call = "MPI_Reduce"
+	if u, ok := userOpOf(op); ok {
+		return interUserReduce(comm, call, req, u, sbuf, rbuf, count, dtype, root)
+	}
 	o, ok := opOf(op)
 	if !ok {
-		return interOpError(comm, call, op)
+		return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
 	}
 	r, dt, s, sdt, rc := rootBufs(comm, call, root, rbuf, count, dtype, sbuf, count, dtype)
 	if rc != C.MPI_SUCCESS {
@@ -144,20 +147,14 @@ func interReduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op C.uintptr_t, roo
 	}, s, r)
 }
 
-// interOpError: a user op on an intercommunicator is not served; anything
-// else is no op.
-func interOpError(comm C.uintptr_t, call string, op C.uintptr_t) C.int {
-	if _, ok := userOpOf(op); ok {
-		return failCode(comm, call, C.MPI_ERR_UNSUPPORTED_OPERATION, "%s with a user op on an intercommunicator", call)
-	}
-	return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
-}
-
 func interAllreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintptr_t, req *C.uintptr_t) C.int {
 	const call = "MPI_Allreduce"
+	if u, ok := userOpOf(op); ok {
+		return interUserAllreduce(comm, call, req, u, sbuf, rbuf, count, dtype)
+	}
 	o, ok := opOf(op)
 	if !ok {
-		return interOpError(comm, call, op)
+		return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
 	}
 	s, dt, rc := sendOrInPlace(comm, call, sbuf, count, dtype)
 	if rc != C.MPI_SUCCESS {
@@ -171,9 +168,12 @@ func interAllreduce(sbuf, rbuf C.uintptr_t, count C.int, dtype, op, comm C.uintp
 }
 
 func interReduceScatter(sbuf, rbuf C.uintptr_t, rcounts []int, dtype, op, comm C.uintptr_t, req *C.uintptr_t, call string) C.int {
+	if u, ok := userOpOf(op); ok {
+		return interUserReduceScatter(comm, call, req, u, sbuf, rbuf, rcounts, dtype)
+	}
 	o, ok := opOf(op)
 	if !ok {
-		return interOpError(comm, call, op)
+		return failCode(comm, call, C.MPI_ERR_OP, "invalid op")
 	}
 	total, me := 0, 0
 	if oc, rc := commOf(comm, call); oc == nil {

@@ -120,6 +120,8 @@ func cLayout() map[string]cField {
 		"abi_shmem.objs":           {unsafe.Offsetof(sh.objs), unsafe.Sizeof(sh.objs)},
 		"abi_shmem.nobjs":          {unsafe.Offsetof(sh.nobjs), unsafe.Sizeof(sh.nobjs)},
 		"abi_shmem.pending":        {unsafe.Offsetof(sh.pending), unsafe.Sizeof(sh.pending)},
+		"abi_shmem.spin":           {unsafe.Offsetof(sh.spin), unsafe.Sizeof(sh.spin)},
+		"abi_shmem.sync":           {unsafe.Offsetof(sh.sync), unsafe.Sizeof(sh.sync)},
 	}
 }
 
@@ -128,7 +130,7 @@ func cLayout() map[string]cField {
 func cEpochConstants() map[string]int {
 	return map[string]int{
 		"AccessNone": C.ABI_ACC_NONE, "AccessOpen": C.ABI_ACC_OPEN, "AccessLockAll": C.ABI_ACC_LOCKALL, "AccessOpening": C.ABI_ACC_OPENING,
-		"LockExclusive": C.ABI_LOCK_EXCLUSIVE, "LockShared": C.ABI_LOCK_SHARED, "LockNoCheck": C.ABI_LOCK_NOCHECK,
+		"LockExclusive": C.ABI_LOCK_EXCLUSIVE, "LockShared": C.ABI_LOCK_SHARED, "LockNoCheck": C.ABI_LOCK_NOCHECK, "LockTaking": C.ABI_LOCK_TAKING,
 		"FenceNone": C.ABI_FENCE_NONE, "LockReaderInc": C.ABI_LOCK_READER, "LockWriterBits": C.ABI_LOCK_WRITER,
 		"EpochSize": C.sizeof_abi_epoch,
 		"DynHeader": C.ABI_DYN_HEADER, "DynSlots": C.ABI_DYN_SLOTS, "DynSlotBytes": C.ABI_DYN_SLOT,

@@ -85,12 +85,19 @@ func abigo_Recv(buf C.uintptr_t, count C.int, dtype C.uintptr_t, src, tag C.int,
 
 // startSend starts a nonblocking send and returns its compat request.
 func startSend(call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t, dest, tag C.int, comm C.uintptr_t, mode sendMode) (*compat.Request, C.int) {
-	o, rc := commOf(comm, call)
-	if o == nil {
-		return nil, rc
-	}
 	b, dt, rc := msgBuf(comm, call, buf, count, dtype)
 	if rc != C.MPI_SUCCESS {
+		return nil, rc
+	}
+	return sendOn(call, b, count, dt, dest, tag, comm, mode)
+}
+
+// sendOn starts a send of a buffer and datatype already resolved: a
+// persistent request resolves them once, at its init, because MPI lets a
+// program free the datatype (MPI_Type_free) while the request lives.
+func sendOn(call string, b []byte, count C.int, dt compat.Datatype, dest, tag C.int, comm C.uintptr_t, mode sendMode) (*compat.Request, C.int) {
+	o, rc := commOf(comm, call)
+	if o == nil {
 		return nil, rc
 	}
 	var r *compat.Request
@@ -107,12 +114,17 @@ func startSend(call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t, des
 }
 
 func startRecv(call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t, src, tag C.int, comm C.uintptr_t) (*compat.Request, C.int) {
-	o, rc := commOf(comm, call)
-	if o == nil {
-		return nil, rc
-	}
 	b, dt, rc := msgBuf(comm, call, buf, count, dtype)
 	if rc != C.MPI_SUCCESS {
+		return nil, rc
+	}
+	return recvOn(call, b, count, dt, src, tag, comm)
+}
+
+// recvOn is sendOn's receive.
+func recvOn(call string, b []byte, count C.int, dt compat.Datatype, src, tag C.int, comm C.uintptr_t) (*compat.Request, C.int) {
+	o, rc := commOf(comm, call)
+	if o == nil {
 		return nil, rc
 	}
 	r, err := compat.Irecv(o.c, b, int(count), dt, rankIn(src), tagIn(tag))
@@ -169,14 +181,15 @@ func persistentSend(call string, buf C.uintptr_t, count C.int, dtype C.uintptr_t
 	if o, rc := commOf(comm, call); o == nil {
 		return rc
 	}
-	if _, _, rc := msgBuf(comm, call, buf, count, dtype); rc != C.MPI_SUCCESS {
+	b, dt, rc := msgBuf(comm, call, buf, count, dtype)
+	if rc != C.MPI_SUCCESS {
 		return rc
 	}
 	if req == nil {
 		return failCode(comm, call, C.MPI_ERR_ARG, "request is NULL")
 	}
 	*req = newRequest(nil, comm, func() (*compat.Request, C.int) {
-		return startSend(call, buf, count, dtype, dest, tag, comm, mode)
+		return sendOn(call, b, count, dt, dest, tag, comm, mode)
 	})
 	return C.MPI_SUCCESS
 }
@@ -202,14 +215,15 @@ func abigo_Recv_init(buf C.uintptr_t, count C.int, dtype C.uintptr_t, src, tag C
 	if o, rc := commOf(comm, call); o == nil {
 		return rc
 	}
-	if _, _, rc := msgBuf(comm, call, buf, count, dtype); rc != C.MPI_SUCCESS {
+	b, dt, rc := msgBuf(comm, call, buf, count, dtype)
+	if rc != C.MPI_SUCCESS {
 		return rc
 	}
 	if req == nil {
 		return failCode(comm, call, C.MPI_ERR_ARG, "request is NULL")
 	}
 	*req = newRequest(nil, comm, func() (*compat.Request, C.int) {
-		return startRecv(call, buf, count, dtype, src, tag, comm)
+		return recvOn(call, b, count, dt, src, tag, comm)
 	})
 	return C.MPI_SUCCESS
 }

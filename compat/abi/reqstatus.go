@@ -24,9 +24,11 @@ func abigo_Request_free(h *C.uintptr_t) C.int {
 	if !ok {
 		return failCode(0, call, C.MPI_ERR_REQUEST, "invalid request")
 	}
-	if q.sched != nil {
-		// A collective must still run to its end for the other members:
-		// finish it here rather than drop it half done.
+	if q.sched != nil || (q.kind == C.ABI_KIND_FILE && q.r != nil && !q.r.Done()) {
+		// A collective must still run to its end for the other members
+		// (a nonblocking collective file access moves on only inside
+		// calls, file_nbcoll.go in compat): finish it here rather than
+		// drop it half done.
 		if _, err := q.wait(); err != nil {
 			return q.fail(call, err)
 		}

@@ -133,8 +133,25 @@ func retire(h *C.uintptr_t, q *reqObj, st *C.MPI_Status, s compat.Status, err er
 	return err
 }
 
-// complete reports a completed request's status and error and retires it.
+// pending reports whether a wait or test of q that returned err left its
+// operation in flight: a receive from MPI_ANY_SOURCE after a loss
+// (MPIX_ERR_PROC_FAILED_PENDING), or one whose wait a loss ended while it
+// waited for a live peer. Its handle stays valid, for another wait, a
+// cancel or a free; retiring it would leave a posted receive behind a
+// freed handle.
+func (q *reqObj) pending(err error) bool {
+	return err != nil && q.r != nil && q.sched == nil && q.part == nil && q.greq == nil && !q.r.Done()
+}
+
+// complete reports a completed request's status and error and retires it
+// (unless the error left it pending).
 func complete(call string, h *C.uintptr_t, q *reqObj, st *C.MPI_Status, s compat.Status, err error) C.int {
+	if q.pending(err) {
+		if st != nil {
+			st.MPI_ERROR = codeOf(err)
+		}
+		return q.fail(call, err)
+	}
 	err = retire(h, q, st, s, err)
 	if err != nil {
 		if st != nil {
@@ -187,6 +204,9 @@ func abigo_Test(h *C.uintptr_t, flag *C.int, st *C.MPI_Status) C.int {
 	done, s, err := q.test()
 	if !done {
 		*flag = 0
+		if err != nil { // MPIX_ERR_PROC_FAILED_PENDING: the request stays
+			return q.fail("MPI_Test", err)
+		}
 		return C.MPI_SUCCESS
 	}
 	return complete("MPI_Test", h, q, st, s, err)
@@ -229,7 +249,10 @@ func waitSome(qs []*reqObj) error {
 	if len(in) == 0 {
 		return nil // a schedule between rounds: its test moves it on
 	}
-	if _, _, err := compat.Waitany(in); err != nil && compat.ClassOf(err) == compat.ClassOther {
+	// A request that completed in error is the callers' to report; a
+	// wait that failed (the job aborted, a loss) ends theirs, which would
+	// otherwise test and wait again at once, for ever.
+	if idx, _, err := compat.Waitany(in); err != nil && idx == compat.Undefined {
 		return err
 	}
 	return nil
@@ -274,7 +297,9 @@ func completeAll(call string, count C.int, reqs *C.uintptr_t, sts *C.MPI_Status,
 			continue
 		}
 		s, err := q.wait()
-		err = retire(&hs[i], q, st, s, err)
+		if !q.pending(err) { // a pending one keeps its handle (complete)
+			err = retire(&hs[i], q, st, s, err)
+		}
 		if st != nil {
 			st.MPI_ERROR = codeOf(err)
 		}
@@ -332,8 +357,8 @@ func completeAny(call string, count C.int, reqs *C.uintptr_t, index, flag *C.int
 			if !q.active() {
 				continue
 			}
-			if done, s, err := q.test(); done {
-				*index = C.int(i)
+			if done, s, err := q.test(); done || err != nil {
+				*index = C.int(i) // with an error, it stays pending (complete)
 				return complete(call, &hs[i], q, st, s, err)
 			}
 		}
@@ -383,12 +408,14 @@ func completeSome(call string, count C.int, reqs *C.uintptr_t, outcount, indices
 				continue
 			}
 			done, s, err := q.test()
-			if !done {
+			if !done && err == nil {
 				continue
 			}
 			idx[n] = C.int(i)
 			st := statusAt(sts, n)
-			err = retire(&hs[i], q, st, s, err)
+			if !q.pending(err) { // a pending one keeps its handle
+				err = retire(&hs[i], q, st, s, err)
+			}
 			if st != nil {
 				st.MPI_ERROR = codeOf(err)
 			}

@@ -221,7 +221,9 @@ static inline abi_target *xfer_target(abi_win *w, MPI_Win win, const void *addr,
 
 /* How many RMA operations the fast paths below did: the MPI_T
  * performance variables add it to the Go paths' count (mpit_pvar.go). A
- * plain increment, as the library gives MPI_THREAD_SERIALIZED. */
+ * plain increment: at MPI_THREAD_MULTIPLE threads putting at once may
+ * lose a few counts of this statistic, which a locked add on every
+ * operation would cost more than the whole 8-byte put. */
 uint64_t abi_rma_fast_ops;
 
 int abic_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
@@ -561,7 +563,8 @@ int abic_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
  * which uses locked instructions, finds them done). */
 static inline int passive_open(abi_win *w, int t)
 {
-    return (unsigned)t < (unsigned)w->n && w->targets[t].mapped && (locks_of(w)[t] != 0 || w->epoch->lock_all != 0);
+    return (unsigned)t < (unsigned)w->n && w->targets[t].mapped &&
+           (acc_load(&locks_of(w)[t]) != 0 || w->epoch->lock_all != 0);
 }
 
 /* flush_one and flush_all are the fast paths of the flush calls; slow is
@@ -578,7 +581,7 @@ static inline int flush_one(int rank, MPI_Win win, int (*slow)(int, uintptr_t))
 static inline int flush_all(MPI_Win win, int (*slow)(uintptr_t))
 {
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK | ABI_WIN_FAST_ALLMAPPED);
-    if (w == NULL || (w->epoch->nlocks == 0 && w->epoch->lock_all == 0))
+    if (w == NULL || (__atomic_load_n(&w->epoch->nlocks, __ATOMIC_RELAXED) == 0 && w->epoch->lock_all == 0))
         return slow((uintptr_t)win);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     return MPI_SUCCESS;
@@ -596,39 +599,79 @@ static inline int lockable(abi_win *w, int assert)
     return assert == 0 && w->epoch->fence == ABI_FENCE_NONE && !w->epoch->in_start;
 }
 
+/* Threads may lock and unlock different ranks of one window at once
+ * (MPI_THREAD_MULTIPLE), here and in windows' Lock and Unlock alike: the
+ * rank's locks byte moves from 0 (or the held type) to TAKING by one
+ * compare-and-swap, so of two threads on one rank exactly one goes on and
+ * the other goes to Go, which answers MPI_ERR_RMA_SYNC; the count of
+ * locked ranks changes by atomic adds. Below MULTIPLE calls never overlap
+ * and plain loads and stores do (nothing to pay). */
+static inline int epoch_mt(void) { return abi_global.thread_level == MPI_THREAD_MULTIPLE; }
+
+static inline int lock_claim(uint8_t *p, uint8_t old, int mt)
+{
+    if (mt)
+        return acc_cas(p, old, ABI_LOCK_TAKING);
+    if (*p != old)
+        return 0;
+    *p = ABI_LOCK_TAKING;
+    return 1;
+}
+
+static inline void epoch_set(uint8_t *p, uint8_t v, int mt)
+{
+    if (mt)
+        acc_store(p, v);
+    else
+        *p = v;
+}
+
+static inline void nlocks_add(abi_win *w, int d, int mt)
+{
+    if (mt)
+        __atomic_fetch_add(&w->epoch->nlocks, d, __ATOMIC_RELAXED);
+    else
+        w->epoch->nlocks += d;
+}
+
 int abic_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK);
+    int mt = epoch_mt();
     if (w == NULL || lock_type != MPI_LOCK_SHARED || !lockable(w, assert) || (unsigned)rank >= (unsigned)w->n ||
-        !w->targets[rank].mapped || locks_of(w)[rank] != 0 || w->epoch->lock_all != 0)
+        !w->targets[rank].mapped || w->epoch->lock_all != 0 || !lock_claim(&locks_of(w)[rank], 0, mt))
         return abigo_Win_lock(lock_type, rank, assert, (uintptr_t)win);
     int rc = shared_lock(w, win, rank);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        epoch_set(&locks_of(w)[rank], 0, mt);
         return rc;
-    locks_of(w)[rank] = ABI_LOCK_SHARED;
-    w->epoch->nlocks++;
-    access_of(w)[rank] = ABI_ACC_OPEN;
+    }
+    nlocks_add(w, 1, mt);
+    epoch_set(&access_of(w)[rank], ABI_ACC_OPEN, mt);
+    epoch_set(&locks_of(w)[rank], ABI_LOCK_SHARED, mt);
     return MPI_SUCCESS;
 }
 
 int abic_Win_unlock(int rank, MPI_Win win)
 {
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK);
+    int mt = epoch_mt();
     if (w == NULL || (unsigned)rank >= (unsigned)w->n || !w->targets[rank].mapped ||
-        locks_of(w)[rank] != ABI_LOCK_SHARED)
+        !lock_claim(&locks_of(w)[rank], ABI_LOCK_SHARED, mt))
         return abigo_Win_unlock(rank, (uintptr_t)win);
     /* The release's locked add orders every store of the epoch before it. */
-    locks_of(w)[rank] = 0;
-    access_of(w)[rank] = ABI_ACC_NONE;
-    w->epoch->nlocks--;
+    epoch_set(&access_of(w)[rank], ABI_ACC_NONE, mt);
+    nlocks_add(w, -1, mt);
     shared_unlock(&w->targets[rank]);
+    epoch_set(&locks_of(w)[rank], 0, mt);
     return MPI_SUCCESS;
 }
 
 int abic_Win_lock_all(int assert, MPI_Win win)
 {
     abi_win *w = fast_win(win, ABI_WIN_FAST_LOCK);
-    if (w == NULL || !lockable(w, assert) || w->epoch->lock_all != 0 || w->epoch->nlocks != 0)
+    if (w == NULL || !lockable(w, assert) || w->epoch->lock_all != 0 ||
+        __atomic_load_n(&w->epoch->nlocks, __ATOMIC_RELAXED) != 0)
         return abigo_Win_lock_all(assert, (uintptr_t)win);
     /* As windows' LockAll: each rank's lock is taken by the first
      * operation to it (target above, or Go's enter). */

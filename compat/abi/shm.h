@@ -69,6 +69,12 @@ int shm_coll(const char *call, int coll, gshmem_team_t team, void *dest, const v
 int shm_alltoalls(const char *call, gshmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                   size_t nelems, size_t size);
 
+/* shm_sync_set is a dissemination barrier over n PEs, member i being
+ * world PE start + i * stride and this PE member me, on the words of
+ * psync (one per round, SHMEM_SYNC_VALUE, 0, at rest), in C: remote atomic
+ * adds and waits (gshmem_sync.c). */
+void shm_sync_set(const char *call, int64_t *psync, int start, int stride, int n, int me);
+
 /* The cores of the *_on_stream calls (gshmem_stream.c). */
 void shm_rma_stream(const char *call, void *dest, const void *src, size_t nelems, size_t size, int pe, int put,
                     gshmemx_stream_t stream);
@@ -93,6 +99,16 @@ static inline uint64_t shm_read_word(const char *call, uint64_t obj, uint64_t of
     uint64_t v = 0;
     abiint_shmem_get((char *)call, (uintptr_t)&v, obj, off, (size_t)width, abi_shm.my_pe, 0);
     return v;
+}
+
+/* shm_relax is the pause between two polls of a spinning wait. */
+static inline void shm_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
 }
 
 static inline void shm_ready(const char *call)

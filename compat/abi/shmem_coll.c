@@ -4,9 +4,11 @@
  * deprecated active-set forms (PE_start, logPE_stride, PE_size, with the
  * caller's pSync), and reductions over types Go has no arithmetic for
  * (long double, C's complex types). They are written over the routines
- * themselves: a barrier of remote atomics and waits on pSync's first two
- * words, and blocking gets of the members' symmetric sources, which every
- * transport carries, whether the arrays are on the heap or are globals. */
+ * themselves: a dissemination barrier of remote atomic adds and waits on
+ * pSync's words, and blocking gets of the members' symmetric sources,
+ * which every transport carries, whether the arrays are on the heap or are
+ * globals. Into a PE mapped here each of those is a C instruction or copy,
+ * and a wait spins in C before Go's: no call here crosses into Go then. */
 
 #include <stdlib.h>
 #include "oshmem.h"
@@ -24,6 +26,16 @@ typedef struct {
 
 static int set_pe(const oshi_set *s, int i) { return s->psync != NULL ? s->start + i * s->stride : s->pes[i]; }
 
+/* pSync's words: one per round of set_sync (ceil(log2(PE_size)) <= 31 of
+ * them, since PE_size is an int), then collect's element count. Every
+ * SHMEM_*_SYNC_SIZE holds them. */
+enum { PSYNC_COUNT = 31, PSYNC_WORDS = 32 };
+_Static_assert(SHMEM_BARRIER_SYNC_SIZE >= PSYNC_WORDS && SHMEM_BCAST_SYNC_SIZE >= PSYNC_WORDS &&
+                   SHMEM_COLLECT_SYNC_SIZE >= PSYNC_WORDS && SHMEM_REDUCE_SYNC_SIZE >= PSYNC_WORDS &&
+                   SHMEM_ALLTOALL_SYNC_SIZE >= PSYNC_WORDS && SHMEM_ALLTOALLS_SYNC_SIZE >= PSYNC_WORDS &&
+                   SHMEM_SYNC_SIZE >= PSYNC_WORDS,
+               "pSync holds set_sync's rounds and collect's count");
+
 /* set_open checks an active set's arguments (the job ends on bad ones, and
  * when this PE is not a member) and its pSync. */
 static void set_open(oshi_set *s, const char *call, int start, int logstride, int size, long *psync)
@@ -40,8 +52,9 @@ static void set_open(oshi_set *s, const char *call, int start, int logstride, in
         shm_fatal(call, "PE %d is not in the active set (PE_start %d, logPE_stride %d, PE_size %d)", me, start,
                   logstride, size);
     uint64_t obj, off;
-    if (psync == NULL || !shm_find(psync, SHMEM_SYNC_SIZE * sizeof(long), &obj, &off))
-        shm_fatal(call, "pSync %p is not a symmetric array of SHMEM_SYNC_SIZE longs", (void *)psync);
+    if (psync == NULL || !shm_find(psync, PSYNC_WORDS * sizeof(long), &obj, &off))
+        shm_fatal(call, "pSync %p is not a symmetric array of %d longs (SHMEM_*_SYNC_SIZE)", (void *)psync,
+                  PSYNC_WORDS);
     *s = (oshi_set){call, size, (int)((me - start) / stride), start, (int)stride, SHMEM_TEAM_INVALID, NULL, psync};
 }
 
@@ -63,32 +76,19 @@ static int set_team(oshi_set *s, const char *call, shmem_team_t team)
     return 1;
 }
 
-/* set_sync returns once every member has called it. On an active set:
- * each member adds one to pSync[0] on the first member, which waits for
- * them all, puts pSync[0] back to SHMEM_SYNC_VALUE and sets each member's
- * pSync[1]; a member waits for that and puts it back. Nobody arrives
- * again before being released, so back-to-back calls on one pSync are
- * safe, and pSync holds SHMEM_SYNC_VALUE again on return. */
+/* set_sync returns once every member has called it: on an active set a
+ * dissemination barrier over its pSync (shm_sync_set: at 2 PEs one remote
+ * atomic and one wait each), on a team the team's sync. Back-to-back
+ * calls on one pSync are safe (its words count arrivals), and pSync holds
+ * SHMEM_SYNC_VALUE again once every member has returned. */
 static void set_sync(const oshi_set *s)
 {
     if (s->psync == NULL) {
         gshmem_team_sync(s->team);
         return;
     }
-    if (s->n == 1)
-        return;
-    long *count = &s->psync[0], *flag = &s->psync[1];
-    int me = abi_shm.my_pe;
-    if (s->me == 0) {
-        pshmem_long_wait_until(count, SHMEM_CMP_GE, s->n - 1);
-        pshmem_long_atomic_set(count, SHMEM_SYNC_VALUE, me);
-        for (int i = 1; i < s->n; i++)
-            pshmem_long_atomic_set(flag, SHMEM_SYNC_VALUE + 1, set_pe(s, i));
-    } else {
-        pshmem_long_atomic_inc(count, set_pe(s, 0));
-        pshmem_long_wait_until(flag, SHMEM_CMP_NE, SHMEM_SYNC_VALUE);
-        pshmem_long_atomic_set(flag, SHMEM_SYNC_VALUE, me);
-    }
+    _Static_assert(sizeof(long) == sizeof(int64_t) && SHMEM_SYNC_VALUE == 0, "pSync's words are shm_sync_set's");
+    shm_sync_set(s->call, (int64_t *)s->psync, s->start, s->stride, s->n, s->me);
 }
 
 static void set_close(oshi_set *s) { free(s->pes); }
@@ -149,8 +149,9 @@ void pshmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_ro
     broadcast("shmem_broadcast64", dest, source, nelems, 8, PE_root, PE_start, logPE_stride, PE_size, pSync);
 }
 
-/* collect: member i's nelems (pSync[2] while the call runs) place its
- * block after those of the members before it. fcollect: equal blocks. */
+/* collect: member i's nelems (pSync[PSYNC_COUNT] while the call runs)
+ * place its block after those of the members before it. fcollect: equal
+ * blocks. */
 static void collect(const char *call, void *dest, const void *source, size_t nelems, size_t size, int fixed,
                     int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
@@ -158,19 +159,19 @@ static void collect(const char *call, void *dest, const void *source, size_t nel
     set_open(&s, call, PE_start, logPE_stride, PE_size, pSync);
     shm_bytes(call, nelems, size);
     if (!fixed)
-        pshmem_long_atomic_set(&pSync[2], (long)nelems, abi_shm.my_pe);
+        pshmem_long_atomic_set(&pSync[PSYNC_COUNT], (long)nelems, abi_shm.my_pe);
     set_sync(&s);
     size_t at = 0;
     for (int i = 0; i < s.n; i++) {
         size_t n = nelems;
         if (!fixed && i != s.me)
-            n = (size_t)pshmem_long_atomic_fetch(&pSync[2], set_pe(&s, i));
+            n = (size_t)pshmem_long_atomic_fetch(&pSync[PSYNC_COUNT], set_pe(&s, i));
         fetch(&s, (char *)dest + shm_bytes(call, at, size), source, n, size, i);
         at += n;
     }
     set_sync(&s);
     if (!fixed)
-        pshmem_long_atomic_set(&pSync[2], SHMEM_SYNC_VALUE, abi_shm.my_pe);
+        pshmem_long_atomic_set(&pSync[PSYNC_COUNT], SHMEM_SYNC_VALUE, abi_shm.my_pe);
 }
 
 void pshmem_collect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,
@@ -250,12 +251,18 @@ void pshmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t
  * member order (so that every PE computes the same bits, floats
  * included), then, once all have read (dest may be source), writes its
  * dest. */
+enum { REDUCE_SMALL = 512 };
 static void reduce(oshi_set *s, void *dest, const void *source, size_t nreduce, size_t size, oshi_reducer op)
 {
     size_t bytes = shm_bytes(s->call, nreduce, size);
-    void *acc = malloc(bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
-    if (acc == NULL || in == NULL)
-        shm_fatal(s->call, "out of memory for %zu bytes", bytes);
+    /* A small reduction folds on the stack (no malloc per call). */
+    _Alignas(64) unsigned char small[2][REDUCE_SMALL];
+    void *acc = small[0], *in = small[1];
+    if (bytes > REDUCE_SMALL) {
+        acc = malloc(bytes), in = malloc(bytes);
+        if (acc == NULL || in == NULL)
+            shm_fatal(s->call, "out of memory for %zu bytes", bytes);
+    }
     set_sync(s);
     for (int i = 0; i < s->n; i++) {
         fetch(s, i == 0 ? acc : in, source, nreduce, size, i);
@@ -264,8 +271,10 @@ static void reduce(oshi_set *s, void *dest, const void *source, size_t nreduce, 
     }
     set_sync(s);
     memcpy(dest, acc, bytes);
-    free(acc);
-    free(in);
+    if (bytes > REDUCE_SMALL) {
+        free(acc);
+        free(in);
+    }
 }
 
 int oshi_reduce_team(const char *call, shmem_team_t team, void *dest, const void *source, size_t nreduce, size_t size,

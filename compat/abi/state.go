@@ -110,4 +110,6 @@ type shmState struct {
 	Objs        uintptr `c:"objs"`
 	NObjs       int64   `c:"nobjs"`
 	Pending     int64   `c:"pending"`
+	Spin        int64   `c:"spin"`
+	Sync        uintptr `c:"sync"`
 }

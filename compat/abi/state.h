@@ -195,6 +195,7 @@ enum {
     ABI_LOCK_EXCLUSIVE = 1, /* locks[t] values */
     ABI_LOCK_SHARED = 2,
     ABI_LOCK_NOCHECK = 0x80,
+    ABI_LOCK_TAKING = 0x40, /* a thread is taking or releasing t's lock (windows' lock.go) */
     ABI_FENCE_NONE = 0,
     ABI_LOCK_READER = 0x100, /* a reader's increment of the lock words */
     ABI_LOCK_WRITER = 0x3    /* writer bits in the reader ins */
@@ -262,7 +263,13 @@ typedef struct abi_shmem {
     abi_shm_obj *objs;      /* [nobjs], by offset */
     int64_t nobjs;
     int64_t pending;        /* an operation went through Go since the last quiet */
+    int64_t spin;           /* polls of a wait in C before it is left to Go's (the World's spin, bounded) */
+    int64_t *sync;          /* ABI_SHM_SYNC_WORDS words of the heap for the world's barrier in C, or NULL (Go's) */
 } abi_shmem;
+
+/* The words of abi_shmem.sync: one per round of a dissemination barrier
+ * over up to 2^31 PEs. */
+#define ABI_SHM_SYNC_WORDS 32
 
 extern abi_shmem abi_shm;
 

@@ -66,3 +66,17 @@ func TestRevokePropagates(t *testing.T) {
 	}
 	assert.Equal(t, 0, res.code, res.stderr)
 }
+
+// TestAnySourceAfterLoss: receives from MPI_ANY_SOURCE after rank 1 of 3
+// is killed follow ULFM (testdata/anysrc.c): a nonblocking one stays
+// pending with MPIX_ERR_PROC_FAILED_PENDING until MPIX_Comm_failure_ack,
+// then completes with a survivor's message; a blocking one fails with
+// MPIX_ERR_PROC_FAILED and takes nothing.
+func TestAnySourceAfterLoss(t *testing.T) {
+	exe := compile(t, "anysrc.c")
+	res := runLaunched(t, 3, []string{"GSHMEM_MPI_FT=ulfm"}, nil, exe)
+	for _, r := range []int{0, 2} {
+		assert.Contains(t, res.stdout, fmt.Sprintf("anysrc ok %d\n", r), "rank %d\nstdout:\n%s\nstderr:\n%s", r, res.stdout, res.stderr)
+	}
+	assert.Equal(t, 137, res.code, "the job's status is the victim's\n%s", res.stderr)
+}

@@ -45,8 +45,9 @@ type Config struct {
 	// --disable-auto-cleanup, as MPICH's mpiexec): for fault-tolerant
 	// programs whose survivors go on without the lost PE (compat's
 	// Shrink, MPIX_Comm_shrink). Each failure is logged once; the job's
-	// exit code is still the first failure's. PEs left stopped once every
-	// other PE has exited are killed (keptStopped).
+	// exit code is the first failure's unless a PE calls global exit
+	// after it (Run's rules). PEs left stopped once every other PE has
+	// exited are killed (keptStopped).
 	KeepGoing bool
 }
 
@@ -101,6 +102,17 @@ type job struct {
 	// received and passed on, 0 if none: PE failures after it are the
 	// interrupt's doing and reported as such.
 	interrupted syscall.Signal
+
+	// ending is the signal the launcher sent to end the PEs (SIGTERM, or
+	// the interrupt it passed on), 0 before: a PE's death by it is the
+	// launcher's doing, a death by another signal is still named.
+	// killed is set once the SIGKILL after the grace has gone out.
+	ending syscall.Signal
+	killed bool
+
+	// exited is set by the first global exit: its code is the job's, and
+	// later ones (the other PEs' part in the same exit) change nothing.
+	exited bool
 }
 
 type failure struct {
@@ -112,10 +124,26 @@ type failure struct {
 // to name instead.
 const decideGrace = 250 * time.Millisecond
 
-// Run runs cfg.N copies of the program and returns the job's exit code: 0
-// when every PE exited 0, else the code of the first failure (its exit
-// status, 128+signal, or the code a PE gave to global exit). err is set when
-// the job could not be run as asked, or ctx ended it.
+// Run runs cfg.N copies of the program and returns the job's exit code,
+// by these rules, in order:
+//
+//   - a PE called global exit (MPI_Abort, shmem_global_exit,
+//     World.GlobalExit) with a non-zero code: the first such code, even
+//     after a PE was lost or while the job was being stopped (what the
+//     PEs asked for is what MPI_Abort returns to the environment); a
+//     global exit with 0 gives 0 unless a PE had already failed;
+//   - the job was interrupted (SIGINT, SIGTERM, SIGHUP passed on to the
+//     PEs): 128+that signal when the PEs died of it or of the SIGKILL
+//     after the grace, else the status the first failing PE exited with;
+//   - a PE failed: the first failure's code (its exit status, or
+//     128+signal; a death by a signal is named over an exit-status
+//     failure that came just before it, decideGrace);
+//   - the launcher's own: 124 when the PEs did not all join within
+//     GSHMEM_BOOTSTRAP_TIMEOUT, 127 for a program that is not there, 126
+//     for one that cannot be executed, 1 for any other refusal;
+//   - else 0.
+//
+// err is set when the job could not be run as asked, or ctx ended it.
 func Run(ctx context.Context, cfg Config) (exitCode int, err error) {
 	if cfg.N < 1 {
 		return 1, fmt.Errorf("gshmem run: need at least 1 PE, got %d", cfg.N)
@@ -248,13 +276,18 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 			j.live--
 			code, what, failed := c.failure(ev)
 			switch {
-			case !failed || j.stopping:
+			case !failed:
+			case j.stopping:
+				j.failedWhileStopping(ev, code, what)
 			case j.cfg.KeepGoing && j.interrupted == 0:
 				j.keepGoing(code, what)
 			case j.interrupted != 0:
 				// The user interrupted the job: the PE ended because of
 				// the signal passed on to it, not on its own.
 				j.pending = nil
+				if signaled(ev) {
+					code = 128 + int(j.interrupted)
+				}
 				j.log("job interrupted by %s (passed on to every PE)%s", sigName(j.interrupted), j.stoppingOthers())
 				j.stop(code, nil)
 			case signaled(ev):
@@ -278,9 +311,10 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 		case sig := <-sigs:
 			s := sig.(syscall.Signal)
 			if s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP {
-				j.interrupted = s
+				j.interrupt(s)
+			} else {
+				j.signal(s)
 			}
-			j.signal(s)
 		case <-done:
 			done = nil
 			if !j.stopping {
@@ -289,7 +323,7 @@ func (j *job) loop(ctx context.Context, sigs <-chan os.Signal) {
 			}
 		case <-j.kill:
 			j.kill = nil
-			j.signal(syscall.SIGKILL)
+			j.killRest()
 		case <-j.stoppedCheck:
 			j.stoppedCheck = nil
 			j.keptStopped()
@@ -342,6 +376,7 @@ func (j *job) keptStopped() {
 		code = 128 + int(syscall.SIGKILL)
 	}
 	j.stop(code, nil)
+	j.killed = true
 	j.signal(syscall.SIGKILL)
 }
 
@@ -365,10 +400,9 @@ func (j *job) settle() {
 	j.decide = nil
 	if f := j.pending; f != nil && !j.stopping {
 		j.pending = nil
-		stopped := j.nameStopped()
+		j.nameStopped()
 		j.log("%s%s", f.what, j.stoppingOthers())
-		j.stop(f.code, nil)
-		continueStopped(stopped)
+		j.stop(f.code, nil) // which continues the stopped PEs
 	}
 }
 
@@ -404,9 +438,17 @@ func (j *job) takeAborts() {
 	}
 }
 
+// abort takes a PE's global exit: the first one's code is the job's
+// (Run's rules), said once, whether the job was still running, going on
+// without a lost PE, or already being stopped.
 func (j *job) abort(a AbortEvent) {
-	if j.stopping {
+	if j.exited {
 		return
+	}
+	j.exited = true
+	code := a.Code
+	if code == 0 && j.code != 0 {
+		code = j.code // a zero exit does not make a failed job succeed
 	}
 	switch {
 	case a.Msg != "":
@@ -414,14 +456,93 @@ func (j *job) abort(a AbortEvent) {
 	case a.Code != 0:
 		j.log("PE %d called global exit with code %d", a.Rank, a.Code)
 	}
-	j.stop(a.Code, nil)
+	if j.stopping {
+		j.code = code
+		return
+	}
+	j.pending = nil
+	j.stop(code, nil)
 }
 
-// stop ends the job with code: SIGTERM now, SIGKILL after KillGrace.
+// failedWhileStopping takes a PE's failure after the launcher began to
+// stop the job. Its death by the signal that stop sent (or the SIGKILL
+// after the grace), and any exit status then, are the stop's doing; a
+// death by another signal (a PE killed from outside in the meantime, as
+// happens when a survivor's global exit reached the launcher before the
+// dead PE's exit did) is named, and makes the job fail if nothing had.
+func (j *job) failedWhileStopping(ev exitEvent, code int, what string) {
+	if !signaled(ev) || j.killed {
+		return
+	}
+	ws, _ := ev.state.Sys().(syscall.WaitStatus)
+	if s := ws.Signal(); s == syscall.SIGTERM || s == j.ending {
+		return
+	}
+	j.log("%s", what)
+	if j.code == 0 {
+		j.code = code
+	}
+}
+
+// stop ends the job with code: SIGTERM now, SIGKILL after KillGrace. A
+// stopped PE is continued so that it takes the SIGTERM now rather than
+// the SIGKILL later (SIGCONT to a running PE changes nothing).
 func (j *job) stop(code int, err error) {
 	j.stopping, j.code, j.err = true, code, err
+	if j.ending == 0 {
+		j.ending = syscall.SIGTERM
+	}
 	j.signal(syscall.SIGTERM)
-	j.kill = time.After(j.cfg.KillGrace)
+	j.signal(syscall.SIGCONT)
+	if j.kill == nil && !j.killed {
+		j.kill = time.After(j.cfg.KillGrace)
+	}
+}
+
+// interrupt passes an interrupt the launcher received on to every PE and
+// makes sure it ends the job: a stopped PE would keep the signal pending
+// forever and a PE that catches it may go on, so stopped PEs are
+// continued (and named), and whatever is left after KillGrace is killed
+// (killRest). A second interrupt kills at once, as a second Ctrl-C does
+// with mpirun.
+func (j *job) interrupt(s syscall.Signal) {
+	if j.interrupted != 0 {
+		if !j.killed {
+			j.log("%s again: killing %s now", sigName(s), pes(j.live))
+			j.kill = nil
+			j.killRest()
+		}
+		return
+	}
+	j.interrupted = s
+	if j.ending == 0 {
+		j.ending = s
+	}
+	stopped := j.stoppedPEs()
+	j.signal(s)
+	for _, c := range stopped {
+		j.log("PE %d (pid %d) is stopped; continuing it so that it takes %s", c.rank, c.proc.Pid, sigName(s))
+	}
+	continueStopped(stopped)
+	if j.kill == nil && !j.killed {
+		j.kill = time.After(j.cfg.KillGrace)
+	}
+}
+
+// killRest sends SIGKILL to every PE not yet reaped, naming each one
+// still there: the grace after SIGTERM (or the interrupt) is over.
+func (j *job) killRest() {
+	if j.killed {
+		return
+	}
+	j.killed = true
+	what := sigName(j.ending)
+	for _, c := range j.children {
+		if c != nil && !c.exited && procState(c.proc.Pid) != 0 {
+			j.log("PE %d (pid %d) is still there %v after %s; killing it", c.rank, c.proc.Pid, j.cfg.KillGrace, what)
+		}
+	}
+	j.signal(syscall.SIGKILL)
 }
 
 // signal sends sig to the process group of every PE not yet reaped. A PE

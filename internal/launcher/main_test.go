@@ -73,6 +73,10 @@ func childMain(mode string) int {
 	if err != nil || !ok {
 		return fail("env: ok=%v err=%v", ok, err)
 	}
+	if mode == "lossabort" && e.Rank == 0 || mode == "abortloss" && e.Rank <= 1 {
+		// Before anyone can die: these outlive the launcher's SIGTERM.
+		signal.Ignore(syscall.SIGTERM)
+	}
 	if mode == "late1" && e.Rank == 1 {
 		time.Sleep(time.Minute) // never joins; the launcher must stop it
 		return 0
@@ -99,6 +103,35 @@ func childMain(mode string) int {
 		for {
 			syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 		}
+	case mode == "stopwait" && e.Rank == 1, mode == "stopall":
+		fmt.Println("ready")
+		for {
+			syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		}
+	case mode == "stopwait":
+		fmt.Println("ready") // then waits in the barrier below
+	case mode == "deaf":
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Println("ready")
+		time.Sleep(time.Minute) // only a SIGKILL ends it
+		return 0
+	case mode == "lossabort" && e.Rank == 1, mode == "abortloss" && e.Rank == 1:
+		c.Barrier(ctx)           // once every PE ignores SIGTERM as it should
+		if mode == "abortloss" { // outlives the stop for PE 0's exit, then is killed from outside
+			time.Sleep(300 * time.Millisecond)
+		}
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	case mode == "lossabort" && e.Rank == 0, mode == "abortloss" && e.Rank == 0:
+		// A survivor that asks for its own code after the loss (as
+		// MPI_Abort from an error handler does): it outlives the stop
+		// long enough to ask.
+		code, _ := strconv.Atoi(os.Getenv("GSHMEM_TEST_ABORT_CODE"))
+		c.Barrier(ctx)
+		if mode == "lossabort" {
+			time.Sleep(300 * time.Millisecond)
+		}
+		c.Abort(code, "after the loss")
+		return code // as World.GlobalExit does
 	case mode == "survive", mode == "stop1":
 		time.Sleep(500 * time.Millisecond)
 		fmt.Printf("pe %d survived\n", e.Rank)
@@ -135,6 +168,9 @@ func childMain(mode string) int {
 	}
 	// Everyone else waits in a collective that cannot complete, as PEs of
 	// a failing job would.
+	if mode == "lossabort" || mode == "abortloss" {
+		c.Barrier(ctx) // the one that lets the others go on
+	}
 	err = c.Barrier(ctx)
 	return fail("barrier returned: %v", err)
 }

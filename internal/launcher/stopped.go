@@ -10,8 +10,9 @@ import (
 // A PE stopped by SIGSTOP (or a debugger, or a terminal's job control)
 // neither exits nor answers: its peers fail with ErrPeerLost after the
 // peer timeout, and exit first. The launcher then names the stopped PE as
-// the cause, and continues it after the SIGTERM so that it ends now, not
-// at the SIGKILL after KillGrace.
+// the cause, and continues it after the SIGTERM (stop) so that it ends
+// now, not at the SIGKILL after KillGrace. An interrupt the launcher
+// passes on is made to reach a stopped PE the same way (interrupt).
 
 // stoppedPEs returns the PEs not yet reaped that are stopped.
 func (j *job) stoppedPEs() []*child {
@@ -25,12 +26,10 @@ func (j *job) stoppedPEs() []*child {
 }
 
 // nameStopped logs the stopped PEs, if any, as what made the others fail.
-func (j *job) nameStopped() []*child {
-	cs := j.stoppedPEs()
-	for _, c := range cs {
+func (j *job) nameStopped() {
+	for _, c := range j.stoppedPEs() {
 		j.log("PE %d (pid %d) is stopped (SIGSTOP, a debugger or job control): the other PEs failed waiting for it", c.rank, c.proc.Pid)
 	}
-	return cs
 }
 
 // continueStopped lets the stopped PEs take the signal just sent.

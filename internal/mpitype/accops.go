@@ -24,12 +24,16 @@ func init() {
 
 // HardwareOp is the hardware atomic that does op on one aligned element of
 // b of 1 to 8 bytes, if there is one: a fetch for NO_OP, a swap for
-// REPLACE, and the integer add, and, or and xor.
+// REPLACE, and the integer add, and, or and xor. An element with padding
+// between its members (MPI_SHORT_INT) is never swapped: the padding is no
+// part of its type map, and a swap would write the origin's there.
 func HardwareOp(b Basic, op Op) (atomicop.Op, bool) {
 	isInt := b >= BasicInt8 && b <= BasicUint64 || b == BasicByte
 	switch {
 	case op == OpNoOp:
 		return atomicop.Load, true
+	case op == OpReplace && b.Span() != b.Size():
+		return 0, false
 	case op == OpReplace:
 		return atomicop.Swap, true
 	case !isInt:

@@ -22,6 +22,20 @@ func BenchmarkPackVector(b *testing.B) {
 	}
 }
 
+// BenchmarkPackVectorInt is BenchmarkPackVector of ints.
+func BenchmarkPackVectorInt(b *testing.B) {
+	d := BasicMap(BasicInt32)
+	m, err := Vector(1<<18, 1, 2, &d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, dst := make([]byte, m.Span(1)), make([]byte, m.Size())
+	b.SetBytes(int64(m.Size()))
+	for b.Loop() {
+		m.Pack(dst, src, 1)
+	}
+}
+
 func BenchmarkPackMemcpy(b *testing.B) {
 	src, dst := make([]byte, 1<<20), make([]byte, 1<<20)
 	b.SetBytes(1 << 20)

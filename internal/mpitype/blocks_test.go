@@ -1,6 +1,7 @@
 package mpitype
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,6 +38,12 @@ func TestBlocksOf(t *testing.T) {
 	require.Equal(t, 4, neg.Extent())
 	require.Error(t, BlocksOf([]Block{{0, -1, i32}}).Err())
 	require.Error(t, BlocksOf([]Block{{0, 1, Datatype{}}}).Err())
+	// Blocks of no elements, however far away, are no part of the map;
+	// one element that far is refused.
+	far := MapOf(BlocksOf([]Block{{math.MaxInt64, 0, i32}, {8, 4, i32}, {math.MaxInt64, 0, i32}}))
+	require.Equal(t, 8, far.LB())
+	require.Equal(t, 16, far.Extent())
+	require.Error(t, BlocksOf([]Block{{math.MaxInt64, 1, i32}}).Err())
 }
 
 func TestResizedOf(t *testing.T) {

@@ -159,7 +159,9 @@ func placeBlocks(blocks []Block, pad bool) Datatype {
 		if b.Count < 0 {
 			return typeErr("block %d: %d elements", i, b.Count)
 		}
-		if b.Disp > MaxBytes || b.Disp < -MaxBytes || float64(b.Count)*float64(max(o.extent, -o.extent, o.trueExt)) > MaxBytes {
+		// A block of no elements is no part of the map, wherever it is
+		// (MPICH's indexed_misc puts them at LLONG_MAX).
+		if b.Count > 0 && (b.Disp > MaxBytes || b.Disp < -MaxBytes || float64(b.Count)*float64(max(o.extent, -o.extent, o.trueExt)) > MaxBytes) {
 			return typeErr("block %d: %d elements at displacement %d spans more than 2^48 bytes", i, b.Count, b.Disp)
 		}
 		parts[i] = Part{Disp: b.Disp, N: b.Count, Step: o.extent, Old: &o.Map}

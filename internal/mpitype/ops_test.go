@@ -328,3 +328,22 @@ func BenchmarkCombine(b *testing.B) {
 		Combine(BasicFloat64, OpMax, unsafe.Pointer(&d), unsafe.Pointer(&s))
 	}
 }
+
+// REPLACE and every other op on MPI_SHORT_INT write its members only,
+// never the 2 bytes of padding between them: no hardware swap (which
+// would write all 8), and Combine's moves stop at the members.
+func TestShortIntPadding(t *testing.T) {
+	_, ok := HardwareOp(BasicShortInt, OpReplace)
+	assert.False(t, ok, "a swap would write the padding")
+	_, ok = HardwareOp(BasicTwoInt, OpReplace)
+	assert.True(t, ok, "MPI_2INT has no padding: a swap is right")
+	for _, op := range []Op{OpReplace, OpMaxloc, OpMinloc, OpNoOp} {
+		dst := [8]byte{1, 0, 0xab, 0xab, 5, 0, 0, 0}
+		src := [8]byte{9, 0, 0x11, 0x22, 3, 0, 0, 0}
+		Combine(BasicShortInt, op, unsafe.Pointer(&dst), unsafe.Pointer(&src))
+		assert.Equal(t, [2]byte{0xab, 0xab}, [2]byte{dst[2], dst[3]}, "%v", op)
+		if op == OpReplace || op == OpMaxloc {
+			assert.Equal(t, []byte{9, 0, 3, 0, 0, 0}, []byte{dst[0], dst[1], dst[4], dst[5], dst[6], dst[7]}, "%v", op)
+		}
+	}
+}

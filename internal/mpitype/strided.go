@@ -3,17 +3,26 @@ package mpitype
 import "unsafe"
 
 // The packing loops. A vector (one run per tile, tiles rstride bytes
-// apart) whose run is 4 bytes or a multiple of 8 up to 64 (a strided
-// vector of ints or doubles, or of short blocks of them: the most common
-// derived types) moves one fixed-size word per run, not by a copy call,
-// which costs more than the bytes it moves; other runs, and the runs of
-// any other map, move by size class (move).
+// apart) whose run is 4 or 8 bytes, or 16 to maxMoveN (a strided vector
+// of ints, doubles or complex numbers, or of blocks of them: the most
+// common derived types) moves through the amd64 kernels
+// (gather_amd64.s); elsewhere (and with the purego tag) a vector of runs
+// of 4 or 8 to 64 bytes moves one fixed-size word per run, not by a copy
+// call, which costs more than the bytes it moves; other runs, and the
+// runs of any other map, move by size class (move).
+
+// useGather is haveGather; tests turn it off to compare the gather
+// kernels with the Go loops.
+var useGather = haveGather
 
 // strided moves count instances of m between its layout in lay and the
 // packed bytes in pk (pack: lay to pk), as far as pk reaches, and returns
 // the bytes moved.
 func (m *Map) strided(pk, lay []byte, count int, pack bool) int {
 	r := m.runs[0]
+	if useGather && (r.n == 4 || r.n == 8 || r.n >= 16 && r.n <= maxMoveN) {
+		return m.gathered(pk, lay, count, pack)
+	}
 	switch r.n {
 	case 4:
 		return stridedWords[uint32](m, pk, lay, count, pack)
@@ -165,6 +174,80 @@ func stridedWords[W word](m *Map, pk, lay []byte, count int, pack bool) int {
 		k += reps * n
 		if reps < m.reps { // pk ends inside this instance: the partial word
 			off := base + reps*m.rstride
+			if pack {
+				k += copy(pk[k:], lay[off:off+n])
+			} else {
+				k += copy(lay[off:off+n], pk[k:])
+			}
+			return k
+		}
+	}
+	return k
+}
+
+// maxMoveN is the longest run moveN moves: past it a copy call per run
+// costs little beside its bytes.
+const maxMoveN = 512
+
+// gatherChunk bounds the elements of one gather call: a kernel cannot be
+// preempted, and 32 Ki elements take some microseconds.
+const gatherChunk = 1 << 15
+
+// gathered is strided for a vector of runs of 4, 8 or 16 to maxMoveN
+// bytes, through the kernels.
+func (m *Map) gathered(pk, lay []byte, count int, pack bool) int {
+	r := m.runs[0]
+	n, stride := r.n, m.rstride
+	reps, ext := m.reps, m.extent
+	if ext == reps*stride && count > 1 {
+		// Each instance continues the last one's stride (a vector of
+		// count*reps elements): one run of kernel calls, not count.
+		reps, ext, count = reps*count, reps*count*stride, 1
+	}
+	k := 0
+	for i := range count {
+		base := i*ext + r.off
+		whole := min(reps, (len(pk)-k)/n) // whole elements that fit
+		if whole > 0 {
+			// Bounds checked as a copy would check them: the first and
+			// last element (a stride may be negative) and the packed bytes.
+			last := base + (whole-1)*stride
+			_, _, _ = lay[base:base+n], lay[last:last+n], pk[k:k+whole*n]
+			d := unsafe.Add(unsafe.Pointer(unsafe.SliceData(pk)), k)
+			for at := 0; at < whole; at += gatherChunk {
+				c := min(gatherChunk, whole-at)
+				s := unsafe.Add(unsafe.Pointer(unsafe.SliceData(lay)), base+at*stride)
+				dc := unsafe.Add(d, at*n)
+				switch {
+				case n == 16 && pack:
+					move16(dc, s, c, 16, stride)
+				case n == 16:
+					move16(s, dc, c, stride, 16)
+				case n > 16 && pack:
+					moveN(dc, s, c, n, n, stride)
+				case n > 16:
+					moveN(s, dc, c, n, stride, n)
+				case n == 8 && pack:
+					gather8(dc, s, c, stride)
+				case n == 8:
+					scatter8(s, dc, c, stride)
+				case !pack:
+					scatter4(s, dc, c, stride)
+				case stride == 8:
+					// Every other int: 16-byte loads, each reading the
+					// next element's bytes too, so the last is left to
+					// gather4.
+					g := (c - 1) &^ 7
+					gather4x2(dc, s, g)
+					gather4(unsafe.Add(dc, 4*g), unsafe.Add(s, 8*g), c-g, 8)
+				default:
+					gather4(dc, s, c, stride)
+				}
+			}
+		}
+		k += whole * n
+		if whole < reps { // pk ends inside this instance: the partial element
+			off := base + whole*stride
 			if pack {
 				k += copy(pk[k:], lay[off:off+n])
 			} else {

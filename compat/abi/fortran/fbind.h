@@ -119,5 +119,6 @@ int fb_nbr_count(MPI_Comm comm, int out);
 #define FB_BAD ((void *)&fb_true)
 enum { FB_ON_SELF, FB_ON_COMM, FB_ON_WIN, FB_ON_FILE };
 void *fb_cfi(CFI_cdesc_t *d, int noblock, int *ierror, int on, int handle);
+void *fb_cfi_sec(CFI_cdesc_t *d, MPI_Count count, int datatype, int *sect, int *ierror, int on, int handle);
 
 #endif

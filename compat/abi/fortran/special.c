@@ -1,6 +1,6 @@
 /* special.c: the Fortran bindings no rule of the generator covers (MPI_Init
- * without argv, the functions MPI_Wtime/MPI_Wtick/MPI_Aint_add, attributes
- * as address-sized integers, user callbacks written in Fortran), the
+ * without argv, the functions MPI_Wtime/MPI_Wtick/MPI_Aint_add; attributes
+ * are attr.c's, user callbacks callbacks.c's), the
  * special addresses' common blocks and the helpers of fbind.h. */
 #include "fbind.h"
 
@@ -70,62 +70,6 @@ FB_ALIAS(mpi_aint_add_, pmpi_aint_add_)
 MPI_Aint pmpi_aint_diff_(const MPI_Aint *a, const MPI_Aint *b) { return MPI_Aint_diff(*a, *b); }
 FB_ALIAS(mpi_aint_diff_, pmpi_aint_diff_)
 
-/* Attributes. Fortran stores an INTEGER(KIND=MPI_ADDRESS_KIND) value where
- * C stores a pointer, and reads the predefined attributes as values where
- * C gets a pointer to them (MPI-4.1 section 7.7, 19.3.7). */
-static MPI_Aint attr_value(int keyval, void *v)
-{
-    switch (keyval) {
-    case MPI_TAG_UB: case MPI_IO: case MPI_HOST: case MPI_WTIME_IS_GLOBAL:
-    case MPI_APPNUM: case MPI_LASTUSEDCODE: case MPI_UNIVERSE_SIZE:
-    case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
-        return *(int *)v;
-    case MPI_WIN_SIZE:
-        return *(MPI_Aint *)v;
-    default: /* MPI_WIN_BASE is the address itself; user values as stored */
-        return (MPI_Aint)v;
-    }
-}
-
-#define FB_ATTR(lower, K, Kfrom)                                                          \
-    void pmpi_##lower##_set_attr_(const int *h, const int *keyval, const MPI_Aint *val,   \
-                                  int *ierror)                                            \
-    {                                                                                     \
-        fb_ret(ierror, MPI_##K##_set_attr(FB_FROM(Kfrom, *h), *keyval, (void *)*val));    \
-    }                                                                                     \
-    FB_ALIAS(mpi_##lower##_set_attr_, pmpi_##lower##_set_attr_)                           \
-    void pmpi_##lower##_get_attr_(const int *h, const int *keyval, MPI_Aint *val,         \
-                                  int *flag, int *ierror)                                 \
-    {                                                                                     \
-        void *v = NULL;                                                                   \
-        int f = 0;                                                                        \
-        int rc = MPI_##K##_get_attr(FB_FROM(Kfrom, *h), *keyval, &v, &f);                 \
-        if (rc == MPI_SUCCESS && f) *val = attr_value(*keyval, v);                        \
-        *flag = fb_lout(f);                                                               \
-        fb_ret(ierror, rc);                                                               \
-    }                                                                                     \
-    FB_ALIAS(mpi_##lower##_get_attr_, pmpi_##lower##_get_attr_)
-FB_ATTR(comm, Comm, Comm)
-FB_ATTR(type, Type, Datatype)
-FB_ATTR(win, Win, Win)
-
-/* MPI_ATTR_PUT/GET (deprecated): the value is a default INTEGER. */
-void pmpi_attr_put_(const int *comm, const int *keyval, const int *val, int *ierror)
-{
-    fb_ret(ierror, MPI_Comm_set_attr(FB_FROM(Comm, *comm), *keyval, (void *)(MPI_Aint)*val));
-}
-FB_ALIAS(mpi_attr_put_, pmpi_attr_put_)
-void pmpi_attr_get_(const int *comm, const int *keyval, int *val, int *flag, int *ierror)
-{
-    void *v = NULL;
-    int f = 0;
-    int rc = MPI_Comm_get_attr(FB_FROM(Comm, *comm), *keyval, &v, &f);
-    if (rc == MPI_SUCCESS && f) *val = (int)attr_value(*keyval, v);
-    *flag = fb_lout(f);
-    fb_ret(ierror, rc);
-}
-FB_ALIAS(mpi_attr_get_, pmpi_attr_get_)
-
 /* fb_comm_count: the length of MPI_Alltoallw's type arrays. */
 int fb_comm_count(MPI_Comm comm)
 {
@@ -155,6 +99,18 @@ int fb_nbr_count(MPI_Comm comm, int out)
     return 0;
 }
 
+/* fb_raise raises rc as the call itself would: on its comm, window or
+ * file, else on MPI_COMM_SELF. */
+static void fb_raise(int on, int handle, int rc)
+{
+    switch (on) {
+    case FB_ON_COMM: (void)MPI_Comm_call_errhandler(FB_FROM(Comm, handle), rc); break;
+    case FB_ON_WIN: (void)MPI_Win_call_errhandler(FB_FROM(Win, handle), rc); break;
+    case FB_ON_FILE: (void)MPI_File_call_errhandler(FB_FROM(File, handle), rc); break;
+    default: (void)MPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
+    }
+}
+
 /* fb_cfi is the address of an mpi_f08 choice buffer. Blocking calls'
  * buffers are CONTIGUOUS in the interface (the compiler copies a section
  * in and out); a buffer that outlives the call cannot be a copy, so a
@@ -162,17 +118,78 @@ int fb_nbr_count(MPI_Comm comm, int out)
 void *fb_cfi(CFI_cdesc_t *d, int noblock, int *ierror, int on, int handle)
 {
     if (noblock && !CFI_is_contiguous(d)) {
-        /* Raised as the call itself would: on its comm, window or file. */
-        switch (on) {
-        case FB_ON_COMM: (void)MPI_Comm_call_errhandler(FB_FROM(Comm, handle), MPI_ERR_BUFFER); break;
-        case FB_ON_WIN: (void)MPI_Win_call_errhandler(FB_FROM(Win, handle), MPI_ERR_BUFFER); break;
-        case FB_ON_FILE: (void)MPI_File_call_errhandler(FB_FROM(File, handle), MPI_ERR_BUFFER); break;
-        default: (void)MPI_Comm_call_errhandler(MPI_COMM_SELF, MPI_ERR_BUFFER);
-        }
+        fb_raise(on, handle, MPI_ERR_BUFFER);
         fb_ret(ierror, MPI_ERR_BUFFER);
         return FB_BAD;
     }
     return d->base_addr;
+}
+
+/* fb_section_type is a datatype of count elements of the predefined dt,
+ * each elem bytes, laid where the section d keeps its elements (in array
+ * element order, displacements from d->base_addr), or MPI_ERR_BUFFER where
+ * the section cannot be so described: dt not a predefined type of the
+ * elements' size, or count beyond the section's elements. */
+static int fb_section_type(CFI_cdesc_t *d, MPI_Count count, MPI_Datatype dt, MPI_Datatype *out)
+{
+    int ni = 0, na = 0, nd = 0, comb = 0, size = 0;
+    if (MPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS || comb != MPI_COMBINER_NAMED ||
+        MPI_Type_size(dt, &size) != MPI_SUCCESS || (size_t)size != d->elem_len)
+        return MPI_ERR_BUFFER;
+    MPI_Count n = 1;
+    for (int k = 0; k < d->rank; k++) n *= d->dim[k].extent;
+    if (count < 0 || count > n) return MPI_ERR_BUFFER;
+    MPI_Datatype t = dt, t2;
+    int rc = MPI_SUCCESS;
+    if (count == n) {
+        /* The whole section: one hvector per dimension, the first innermost. */
+        for (int k = 0; k < d->rank && rc == MPI_SUCCESS; k++) {
+            rc = MPI_Type_create_hvector_c(d->dim[k].extent, 1, d->dim[k].sm, t, &t2);
+            if (t != dt) MPI_Type_free(&t);
+            t = t2;
+        }
+    } else {
+        /* Its first count elements, each at its own displacement. */
+        MPI_Aint *disp = fb_alloc((int)count, sizeof *disp);
+        CFI_index_t idx[CFI_MAX_RANK] = {0};
+        if (!disp) return MPI_ERR_NO_MEM;
+        for (MPI_Count e = 0; e < count; e++) {
+            MPI_Aint off = 0;
+            for (int k = 0; k < d->rank; k++) off += (MPI_Aint)idx[k] * d->dim[k].sm;
+            disp[e] = off;
+            for (int k = 0; k < d->rank && ++idx[k] == d->dim[k].extent; k++) idx[k] = 0;
+        }
+        rc = MPI_Type_create_hindexed_block((int)count, 1, disp, dt, &t);
+        free(disp);
+    }
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS) {
+        if (t != dt) MPI_Type_free(&t);
+        return rc;
+    }
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+/* fb_cfi_sec is fb_cfi for a nonblocking call's (buffer, count, datatype):
+ * a noncontiguous section of count elements of a predefined datatype is
+ * not refused but described by a datatype of its own (*sect, 1 of it
+ * replacing count and datatype; the caller frees it once the call has
+ * started), so that the operation reaches the array's own elements. *sect
+ * is MPI_DATATYPE_NULL's integer where no such type is needed. */
+void *fb_cfi_sec(CFI_cdesc_t *d, MPI_Count count, int datatype, int *sect, int *ierror, int on, int handle)
+{
+    *sect = FB_TO(Datatype, MPI_DATATYPE_NULL);
+    if (CFI_is_contiguous(d) || count == 0) return d->base_addr;
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc = fb_section_type(d, count, FB_FROM(Datatype, datatype), &t);
+    if (rc == MPI_SUCCESS) {
+        *sect = FB_TO(Datatype, t);
+        return d->base_addr;
+    }
+    fb_raise(on, handle, rc);
+    fb_ret(ierror, rc);
+    return FB_BAD;
 }
 
 /* MPI_F_SYNC_REG(BUF): does nothing, out of the compiler's sight, so that

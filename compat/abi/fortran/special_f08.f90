@@ -246,6 +246,62 @@ interface
     type(*), dimension(..) :: buf
   end subroutine
 end interface
+! The profiling names of the routines above (MPI-4.1 section 15.2); those
+! below have PMPI_X specific names already.
+interface PMPI_Init
+  procedure :: MPI_Init_f08
+end interface
+interface PMPI_Init_thread
+  procedure :: MPI_Init_thread_f08
+end interface
+interface PMPI_Wtime
+  procedure :: MPI_Wtime
+end interface
+interface PMPI_Wtick
+  procedure :: MPI_Wtick
+end interface
+interface PMPI_Pcontrol
+  procedure :: MPI_Pcontrol
+end interface
+interface PMPI_Aint_add
+  procedure :: MPI_Aint_add
+end interface
+interface PMPI_Aint_diff
+  procedure :: MPI_Aint_diff
+end interface
+interface PMPI_Comm_get_attr
+  procedure :: MPI_Comm_get_attr_f08
+end interface
+interface PMPI_Comm_set_attr
+  procedure :: MPI_Comm_set_attr_f08
+end interface
+interface PMPI_Type_get_attr
+  procedure :: MPI_Type_get_attr_f08
+end interface
+interface PMPI_Type_set_attr
+  procedure :: MPI_Type_set_attr_f08
+end interface
+interface PMPI_Win_get_attr
+  procedure :: MPI_Win_get_attr_f08
+end interface
+interface PMPI_Win_set_attr
+  procedure :: MPI_Win_set_attr_f08
+end interface
+interface PMPI_Attr_get
+  procedure :: MPI_Attr_get_f08
+end interface
+interface PMPI_Attr_put
+  procedure :: MPI_Attr_put_f08
+end interface
+interface PMPI_Status_f2f08
+  procedure :: MPI_Status_f2f08_f08
+end interface
+interface PMPI_Status_f082f
+  procedure :: MPI_Status_f082f_f08
+end interface
+interface PMPI_F_sync_reg
+  procedure :: MPI_F_sync_reg
+end interface
 ! Arrays of strings and procedures: not BIND(C), bound by the PMPI_X
 ! names, which take hidden string lengths as use mpi's do.
 interface MPI_Comm_spawn

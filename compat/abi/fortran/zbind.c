@@ -63,8 +63,10 @@ void pmpi_accumulate_(void *origin_addr, const int *origin_count, const int *ori
 FB_ALIAS(mpi_accumulate_, pmpi_accumulate_)
 void MPI_Accumulate_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_accumulate_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_accumulate_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_accumulate_c_(void *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
@@ -75,8 +77,10 @@ void pmpi_accumulate_c_(void *origin_addr, const MPI_Count *origin_count, const 
 FB_ALIAS(mpi_accumulate_c_, pmpi_accumulate_c_)
 void MPI_Accumulate_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_accumulate_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_accumulate_c_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_add_error_class_(int *errorclass, int *ierror)
@@ -634,7 +638,7 @@ void pmpi_buffer_attach_c_(void *buffer, const MPI_Count *size, int *ierror)
 FB_ALIAS(mpi_buffer_attach_c_, pmpi_buffer_attach_c_)
 void MPI_Buffer_attach_c_f08(CFI_cdesc_t *buffer, const MPI_Count *size, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 0, ierror, FB_ON_SELF, 0); if (b_buffer == FB_BAD) return;
+    void *b_buffer = fb_cfi(buffer, 1, ierror, FB_ON_SELF, 0); if (b_buffer == FB_BAD) return;
     pmpi_buffer_attach_c_(b_buffer, size, ierror);
 }
 
@@ -1128,9 +1132,9 @@ void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_
 FB_ALIAS(mpi_compare_and_swap_, pmpi_compare_and_swap_)
 void MPI_Compare_and_swap_f08(CFI_cdesc_t *origin_addr, CFI_cdesc_t *compare_addr, CFI_cdesc_t *result_addr, const int *datatype, const int *target_rank, const MPI_Aint *target_disp, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    void *b_compare_addr = fb_cfi(compare_addr, 0, ierror, FB_ON_WIN, *win); if (b_compare_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 0, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    void *b_compare_addr = fb_cfi(compare_addr, 1, ierror, FB_ON_WIN, *win); if (b_compare_addr == FB_BAD) return;
+    void *b_result_addr = fb_cfi(result_addr, 1, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
     pmpi_compare_and_swap_(b_origin_addr, b_compare_addr, b_result_addr, datatype, target_rank, target_disp, win, ierror);
 }
 
@@ -1268,8 +1272,8 @@ void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, const int *datatyp
 FB_ALIAS(mpi_fetch_and_op_, pmpi_fetch_and_op_)
 void MPI_Fetch_and_op_f08(CFI_cdesc_t *origin_addr, CFI_cdesc_t *result_addr, const int *datatype, const int *target_rank, const MPI_Aint *target_disp, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 0, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
+    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    void *b_result_addr = fb_cfi(result_addr, 1, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
     pmpi_fetch_and_op_(b_origin_addr, b_result_addr, datatype, target_rank, target_disp, op, win, ierror);
 }
 
@@ -1415,8 +1419,10 @@ void pmpi_file_iread_(const int *fh, void *buf, const int *count, const int *dat
 FB_ALIAS(mpi_file_iread_, pmpi_file_iread_)
 void MPI_File_iread_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iread_c_(const int *fh, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1429,8 +1435,10 @@ void pmpi_file_iread_c_(const int *fh, void *buf, const MPI_Count *count, const 
 FB_ALIAS(mpi_file_iread_c_, pmpi_file_iread_c_)
 void MPI_File_iread_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_c_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_c_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iread_all_(const int *fh, void *buf, const int *count, const int *datatype, int *request, int *ierror)
@@ -1443,8 +1451,10 @@ void pmpi_file_iread_all_(const int *fh, void *buf, const int *count, const int 
 FB_ALIAS(mpi_file_iread_all_, pmpi_file_iread_all_)
 void MPI_File_iread_all_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_all_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_all_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iread_all_c_(const int *fh, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1457,8 +1467,10 @@ void pmpi_file_iread_all_c_(const int *fh, void *buf, const MPI_Count *count, co
 FB_ALIAS(mpi_file_iread_all_c_, pmpi_file_iread_all_c_)
 void MPI_File_iread_all_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_all_c_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_all_c_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iread_at_(const int *fh, const MPI_Offset *offset, void *buf, const int *count, const int *datatype, int *request, int *ierror)
@@ -1471,8 +1483,10 @@ void pmpi_file_iread_at_(const int *fh, const MPI_Offset *offset, void *buf, con
 FB_ALIAS(mpi_file_iread_at_, pmpi_file_iread_at_)
 void MPI_File_iread_at_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_at_(fh, offset, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_at_(fh, offset, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iread_at_c_(const int *fh, const MPI_Offset *offset, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1485,8 +1499,10 @@ void pmpi_file_iread_at_c_(const int *fh, const MPI_Offset *offset, void *buf, c
 FB_ALIAS(mpi_file_iread_at_c_, pmpi_file_iread_at_c_)
 void MPI_File_iread_at_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_at_c_(fh, offset, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_at_c_(fh, offset, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iread_at_all_(const int *fh, const MPI_Offset *offset, void *buf, const int *count, const int *datatype, int *request, int *ierror)
@@ -1499,8 +1515,10 @@ void pmpi_file_iread_at_all_(const int *fh, const MPI_Offset *offset, void *buf,
 FB_ALIAS(mpi_file_iread_at_all_, pmpi_file_iread_at_all_)
 void MPI_File_iread_at_all_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_at_all_(fh, offset, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_at_all_(fh, offset, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iread_at_all_c_(const int *fh, const MPI_Offset *offset, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1513,8 +1531,10 @@ void pmpi_file_iread_at_all_c_(const int *fh, const MPI_Offset *offset, void *bu
 FB_ALIAS(mpi_file_iread_at_all_c_, pmpi_file_iread_at_all_c_)
 void MPI_File_iread_at_all_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_at_all_c_(fh, offset, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_at_all_c_(fh, offset, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iread_shared_(const int *fh, void *buf, const int *count, const int *datatype, int *request, int *ierror)
@@ -1527,8 +1547,10 @@ void pmpi_file_iread_shared_(const int *fh, void *buf, const int *count, const i
 FB_ALIAS(mpi_file_iread_shared_, pmpi_file_iread_shared_)
 void MPI_File_iread_shared_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_shared_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_shared_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iread_shared_c_(const int *fh, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1541,8 +1563,10 @@ void pmpi_file_iread_shared_c_(const int *fh, void *buf, const MPI_Count *count,
 FB_ALIAS(mpi_file_iread_shared_c_, pmpi_file_iread_shared_c_)
 void MPI_File_iread_shared_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iread_shared_c_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iread_shared_c_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_(const int *fh, void *buf, const int *count, const int *datatype, int *request, int *ierror)
@@ -1555,8 +1579,10 @@ void pmpi_file_iwrite_(const int *fh, void *buf, const int *count, const int *da
 FB_ALIAS(mpi_file_iwrite_, pmpi_file_iwrite_)
 void MPI_File_iwrite_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_c_(const int *fh, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1569,8 +1595,10 @@ void pmpi_file_iwrite_c_(const int *fh, void *buf, const MPI_Count *count, const
 FB_ALIAS(mpi_file_iwrite_c_, pmpi_file_iwrite_c_)
 void MPI_File_iwrite_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_c_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_c_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_all_(const int *fh, void *buf, const int *count, const int *datatype, int *request, int *ierror)
@@ -1583,8 +1611,10 @@ void pmpi_file_iwrite_all_(const int *fh, void *buf, const int *count, const int
 FB_ALIAS(mpi_file_iwrite_all_, pmpi_file_iwrite_all_)
 void MPI_File_iwrite_all_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_all_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_all_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_all_c_(const int *fh, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1597,8 +1627,10 @@ void pmpi_file_iwrite_all_c_(const int *fh, void *buf, const MPI_Count *count, c
 FB_ALIAS(mpi_file_iwrite_all_c_, pmpi_file_iwrite_all_c_)
 void MPI_File_iwrite_all_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_all_c_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_all_c_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_at_(const int *fh, const MPI_Offset *offset, void *buf, const int *count, const int *datatype, int *request, int *ierror)
@@ -1611,8 +1643,10 @@ void pmpi_file_iwrite_at_(const int *fh, const MPI_Offset *offset, void *buf, co
 FB_ALIAS(mpi_file_iwrite_at_, pmpi_file_iwrite_at_)
 void MPI_File_iwrite_at_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_at_(fh, offset, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_at_(fh, offset, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_at_c_(const int *fh, const MPI_Offset *offset, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1625,8 +1659,10 @@ void pmpi_file_iwrite_at_c_(const int *fh, const MPI_Offset *offset, void *buf, 
 FB_ALIAS(mpi_file_iwrite_at_c_, pmpi_file_iwrite_at_c_)
 void MPI_File_iwrite_at_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_at_c_(fh, offset, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_at_c_(fh, offset, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_at_all_(const int *fh, const MPI_Offset *offset, void *buf, const int *count, const int *datatype, int *request, int *ierror)
@@ -1639,8 +1675,10 @@ void pmpi_file_iwrite_at_all_(const int *fh, const MPI_Offset *offset, void *buf
 FB_ALIAS(mpi_file_iwrite_at_all_, pmpi_file_iwrite_at_all_)
 void MPI_File_iwrite_at_all_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_at_all_(fh, offset, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_at_all_(fh, offset, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_at_all_c_(const int *fh, const MPI_Offset *offset, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1653,8 +1691,10 @@ void pmpi_file_iwrite_at_all_c_(const int *fh, const MPI_Offset *offset, void *b
 FB_ALIAS(mpi_file_iwrite_at_all_c_, pmpi_file_iwrite_at_all_c_)
 void MPI_File_iwrite_at_all_c_f08(const int *fh, const MPI_Offset *offset, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_at_all_c_(fh, offset, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_at_all_c_(fh, offset, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_shared_(const int *fh, void *buf, const int *count, const int *datatype, int *request, int *ierror)
@@ -1667,8 +1707,10 @@ void pmpi_file_iwrite_shared_(const int *fh, void *buf, const int *count, const 
 FB_ALIAS(mpi_file_iwrite_shared_, pmpi_file_iwrite_shared_)
 void MPI_File_iwrite_shared_f08(const int *fh, CFI_cdesc_t *buf, const int *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_shared_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_shared_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_iwrite_shared_c_(const int *fh, void *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
@@ -1681,8 +1723,10 @@ void pmpi_file_iwrite_shared_c_(const int *fh, void *buf, const MPI_Count *count
 FB_ALIAS(mpi_file_iwrite_shared_c_, pmpi_file_iwrite_shared_c_)
 void MPI_File_iwrite_shared_c_f08(const int *fh, CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
-    pmpi_file_iwrite_shared_c_(fh, b_buf, count, datatype, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_FILE, *fh); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_file_iwrite_shared_c_(fh, b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_file_open_(const int *comm, const char *filename, const int *amode, const int *info, int *fh, int *ierror, size_t filename_len)
@@ -2422,8 +2466,10 @@ void pmpi_get_(void *origin_addr, const int *origin_count, const int *origin_dat
 FB_ALIAS(mpi_get_, pmpi_get_)
 void MPI_Get_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_get_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_get_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_get_c_(void *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *ierror)
@@ -2434,8 +2480,10 @@ void pmpi_get_c_(void *origin_addr, const MPI_Count *origin_count, const int *or
 FB_ALIAS(mpi_get_c_, pmpi_get_c_)
 void MPI_Get_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_get_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_get_c_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_get_accumulate_(void *origin_addr, const int *origin_count, const int *origin_datatype, void *result_addr, const int *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
@@ -2446,9 +2494,13 @@ void pmpi_get_accumulate_(void *origin_addr, const int *origin_count, const int 
 FB_ALIAS(mpi_get_accumulate_, pmpi_get_accumulate_)
 void MPI_Get_accumulate_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, CFI_cdesc_t *result_addr, const int *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 0, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
-    pmpi_get_accumulate_(b_origin_addr, origin_count, origin_datatype, b_result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    int s_result_addr; void *b_result_addr = fb_cfi_sec(result_addr, *result_count, *result_datatype, &s_result_addr, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) { if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr); return; }
+    __typeof__(*result_count) one_result_addr = 1; MPI_Datatype c_s_result_addr = FB_FROM(Datatype, s_result_addr);
+    pmpi_get_accumulate_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, b_result_addr, c_s_result_addr != MPI_DATATYPE_NULL ? &one_result_addr : result_count, c_s_result_addr != MPI_DATATYPE_NULL ? &s_result_addr : result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
+    if (c_s_result_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_result_addr);
 }
 
 void pmpi_get_accumulate_c_(void *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, void *result_addr, const MPI_Count *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
@@ -2459,9 +2511,13 @@ void pmpi_get_accumulate_c_(void *origin_addr, const MPI_Count *origin_count, co
 FB_ALIAS(mpi_get_accumulate_c_, pmpi_get_accumulate_c_)
 void MPI_Get_accumulate_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, CFI_cdesc_t *result_addr, const MPI_Count *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 0, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
-    pmpi_get_accumulate_c_(b_origin_addr, origin_count, origin_datatype, b_result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    int s_result_addr; void *b_result_addr = fb_cfi_sec(result_addr, *result_count, *result_datatype, &s_result_addr, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) { if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr); return; }
+    __typeof__(*result_count) one_result_addr = 1; MPI_Datatype c_s_result_addr = FB_FROM(Datatype, s_result_addr);
+    pmpi_get_accumulate_c_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, b_result_addr, c_s_result_addr != MPI_DATATYPE_NULL ? &one_result_addr : result_count, c_s_result_addr != MPI_DATATYPE_NULL ? &s_result_addr : result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
+    if (c_s_result_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_result_addr);
 }
 
 void pmpi_get_address_(void *location, MPI_Aint *address, int *ierror)
@@ -2937,8 +2993,10 @@ void pmpi_ibcast_(void *buffer, const int *count, const int *datatype, const int
 FB_ALIAS(mpi_ibcast_, pmpi_ibcast_)
 void MPI_Ibcast_f08(CFI_cdesc_t *buffer, const int *count, const int *datatype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 1, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
-    pmpi_ibcast_(b_buffer, count, datatype, root, comm, request, ierror);
+    int s_buffer; void *b_buffer = fb_cfi_sec(buffer, *count, *datatype, &s_buffer, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
+    __typeof__(*count) one_buffer = 1; MPI_Datatype c_s_buffer = FB_FROM(Datatype, s_buffer);
+    pmpi_ibcast_(b_buffer, c_s_buffer != MPI_DATATYPE_NULL ? &one_buffer : count, c_s_buffer != MPI_DATATYPE_NULL ? &s_buffer : datatype, root, comm, request, ierror);
+    if (c_s_buffer != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buffer);
 }
 
 void pmpi_ibcast_c_(void *buffer, const MPI_Count *count, const int *datatype, const int *root, const int *comm, int *request, int *ierror)
@@ -2951,8 +3009,10 @@ void pmpi_ibcast_c_(void *buffer, const MPI_Count *count, const int *datatype, c
 FB_ALIAS(mpi_ibcast_c_, pmpi_ibcast_c_)
 void MPI_Ibcast_c_f08(CFI_cdesc_t *buffer, const MPI_Count *count, const int *datatype, const int *root, const int *comm, int *request, int *ierror)
 {
-    void *b_buffer = fb_cfi(buffer, 1, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
-    pmpi_ibcast_c_(b_buffer, count, datatype, root, comm, request, ierror);
+    int s_buffer; void *b_buffer = fb_cfi_sec(buffer, *count, *datatype, &s_buffer, ierror, FB_ON_COMM, *comm); if (b_buffer == FB_BAD) return;
+    __typeof__(*count) one_buffer = 1; MPI_Datatype c_s_buffer = FB_FROM(Datatype, s_buffer);
+    pmpi_ibcast_c_(b_buffer, c_s_buffer != MPI_DATATYPE_NULL ? &one_buffer : count, c_s_buffer != MPI_DATATYPE_NULL ? &s_buffer : datatype, root, comm, request, ierror);
+    if (c_s_buffer != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buffer);
 }
 
 void pmpi_ibsend_(void *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
@@ -2965,8 +3025,10 @@ void pmpi_ibsend_(void *buf, const int *count, const int *datatype, const int *d
 FB_ALIAS(mpi_ibsend_, pmpi_ibsend_)
 void MPI_Ibsend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_ibsend_(b_buf, count, datatype, dest, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_ibsend_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_ibsend_c_(void *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
@@ -2979,8 +3041,10 @@ void pmpi_ibsend_c_(void *buf, const MPI_Count *count, const int *datatype, cons
 FB_ALIAS(mpi_ibsend_c_, pmpi_ibsend_c_)
 void MPI_Ibsend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_ibsend_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_ibsend_c_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_iexscan_(void *sendbuf, void *recvbuf, const int *count, const int *datatype, const int *op, const int *comm, int *request, int *ierror)
@@ -3095,8 +3159,10 @@ void pmpi_imrecv_(void *buf, const int *count, const int *datatype, int *message
 FB_ALIAS(mpi_imrecv_, pmpi_imrecv_)
 void MPI_Imrecv_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, int *message, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_SELF, 0); if (b_buf == FB_BAD) return;
-    pmpi_imrecv_(b_buf, count, datatype, message, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_SELF, 0); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_imrecv_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, message, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_imrecv_c_(void *buf, const MPI_Count *count, const int *datatype, int *message, int *request, int *ierror)
@@ -3111,8 +3177,10 @@ void pmpi_imrecv_c_(void *buf, const MPI_Count *count, const int *datatype, int 
 FB_ALIAS(mpi_imrecv_c_, pmpi_imrecv_c_)
 void MPI_Imrecv_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, int *message, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_SELF, 0); if (b_buf == FB_BAD) return;
-    pmpi_imrecv_c_(b_buf, count, datatype, message, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_SELF, 0); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_imrecv_c_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, message, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_ineighbor_allgather_(void *sendbuf, const int *sendcount, const int *sendtype, void *recvbuf, const int *recvcount, const int *recvtype, const int *comm, int *request, int *ierror)
@@ -3483,8 +3551,10 @@ void pmpi_irecv_(void *buf, const int *count, const int *datatype, const int *so
 FB_ALIAS(mpi_irecv_, pmpi_irecv_)
 void MPI_Irecv_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *source, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_irecv_(b_buf, count, datatype, source, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_irecv_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, source, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_irecv_c_(void *buf, const MPI_Count *count, const int *datatype, const int *source, const int *tag, const int *comm, int *request, int *ierror)
@@ -3497,8 +3567,10 @@ void pmpi_irecv_c_(void *buf, const MPI_Count *count, const int *datatype, const
 FB_ALIAS(mpi_irecv_c_, pmpi_irecv_c_)
 void MPI_Irecv_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *source, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_irecv_c_(b_buf, count, datatype, source, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_irecv_c_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, source, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_ireduce_(void *sendbuf, void *recvbuf, const int *count, const int *datatype, const int *op, const int *root, const int *comm, int *request, int *ierror)
@@ -3601,8 +3673,10 @@ void pmpi_irsend_(void *buf, const int *count, const int *datatype, const int *d
 FB_ALIAS(mpi_irsend_, pmpi_irsend_)
 void MPI_Irsend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_irsend_(b_buf, count, datatype, dest, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_irsend_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_irsend_c_(void *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
@@ -3615,8 +3689,10 @@ void pmpi_irsend_c_(void *buf, const MPI_Count *count, const int *datatype, cons
 FB_ALIAS(mpi_irsend_c_, pmpi_irsend_c_)
 void MPI_Irsend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_irsend_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_irsend_c_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_is_thread_main_(int *flag, int *ierror)
@@ -3727,8 +3803,10 @@ void pmpi_isend_(void *buf, const int *count, const int *datatype, const int *de
 FB_ALIAS(mpi_isend_, pmpi_isend_)
 void MPI_Isend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_isend_(b_buf, count, datatype, dest, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_isend_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_isend_c_(void *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
@@ -3741,8 +3819,10 @@ void pmpi_isend_c_(void *buf, const MPI_Count *count, const int *datatype, const
 FB_ALIAS(mpi_isend_c_, pmpi_isend_c_)
 void MPI_Isend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_isend_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_isend_c_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_isendrecv_(void *sendbuf, const int *sendcount, const int *sendtype, const int *dest, const int *sendtag, void *recvbuf, const int *recvcount, const int *recvtype, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
@@ -3755,9 +3835,13 @@ void pmpi_isendrecv_(void *sendbuf, const int *sendcount, const int *sendtype, c
 FB_ALIAS(mpi_isendrecv_, pmpi_isendrecv_)
 void MPI_Isendrecv_f08(CFI_cdesc_t *sendbuf, const int *sendcount, const int *sendtype, const int *dest, const int *sendtag, CFI_cdesc_t *recvbuf, const int *recvcount, const int *recvtype, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
-    pmpi_isendrecv_(b_sendbuf, sendcount, sendtype, dest, sendtag, b_recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror);
+    int s_sendbuf; void *b_sendbuf = fb_cfi_sec(sendbuf, *sendcount, *sendtype, &s_sendbuf, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    __typeof__(*sendcount) one_sendbuf = 1; MPI_Datatype c_s_sendbuf = FB_FROM(Datatype, s_sendbuf);
+    int s_recvbuf; void *b_recvbuf = fb_cfi_sec(recvbuf, *recvcount, *recvtype, &s_recvbuf, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) { if (c_s_sendbuf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_sendbuf); return; }
+    __typeof__(*recvcount) one_recvbuf = 1; MPI_Datatype c_s_recvbuf = FB_FROM(Datatype, s_recvbuf);
+    pmpi_isendrecv_(b_sendbuf, c_s_sendbuf != MPI_DATATYPE_NULL ? &one_sendbuf : sendcount, c_s_sendbuf != MPI_DATATYPE_NULL ? &s_sendbuf : sendtype, dest, sendtag, b_recvbuf, c_s_recvbuf != MPI_DATATYPE_NULL ? &one_recvbuf : recvcount, c_s_recvbuf != MPI_DATATYPE_NULL ? &s_recvbuf : recvtype, source, recvtag, comm, request, ierror);
+    if (c_s_sendbuf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_sendbuf);
+    if (c_s_recvbuf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_recvbuf);
 }
 
 void pmpi_isendrecv_c_(void *sendbuf, const MPI_Count *sendcount, const int *sendtype, const int *dest, const int *sendtag, void *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
@@ -3770,9 +3854,13 @@ void pmpi_isendrecv_c_(void *sendbuf, const MPI_Count *sendcount, const int *sen
 FB_ALIAS(mpi_isendrecv_c_, pmpi_isendrecv_c_)
 void MPI_Isendrecv_c_f08(CFI_cdesc_t *sendbuf, const MPI_Count *sendcount, const int *sendtype, const int *dest, const int *sendtag, CFI_cdesc_t *recvbuf, const MPI_Count *recvcount, const int *recvtype, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
 {
-    void *b_sendbuf = fb_cfi(sendbuf, 1, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
-    void *b_recvbuf = fb_cfi(recvbuf, 1, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) return;
-    pmpi_isendrecv_c_(b_sendbuf, sendcount, sendtype, dest, sendtag, b_recvbuf, recvcount, recvtype, source, recvtag, comm, request, ierror);
+    int s_sendbuf; void *b_sendbuf = fb_cfi_sec(sendbuf, *sendcount, *sendtype, &s_sendbuf, ierror, FB_ON_COMM, *comm); if (b_sendbuf == FB_BAD) return;
+    __typeof__(*sendcount) one_sendbuf = 1; MPI_Datatype c_s_sendbuf = FB_FROM(Datatype, s_sendbuf);
+    int s_recvbuf; void *b_recvbuf = fb_cfi_sec(recvbuf, *recvcount, *recvtype, &s_recvbuf, ierror, FB_ON_COMM, *comm); if (b_recvbuf == FB_BAD) { if (c_s_sendbuf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_sendbuf); return; }
+    __typeof__(*recvcount) one_recvbuf = 1; MPI_Datatype c_s_recvbuf = FB_FROM(Datatype, s_recvbuf);
+    pmpi_isendrecv_c_(b_sendbuf, c_s_sendbuf != MPI_DATATYPE_NULL ? &one_sendbuf : sendcount, c_s_sendbuf != MPI_DATATYPE_NULL ? &s_sendbuf : sendtype, dest, sendtag, b_recvbuf, c_s_recvbuf != MPI_DATATYPE_NULL ? &one_recvbuf : recvcount, c_s_recvbuf != MPI_DATATYPE_NULL ? &s_recvbuf : recvtype, source, recvtag, comm, request, ierror);
+    if (c_s_sendbuf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_sendbuf);
+    if (c_s_recvbuf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_recvbuf);
 }
 
 void pmpi_isendrecv_replace_(void *buf, const int *count, const int *datatype, const int *dest, const int *sendtag, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
@@ -3785,8 +3873,10 @@ void pmpi_isendrecv_replace_(void *buf, const int *count, const int *datatype, c
 FB_ALIAS(mpi_isendrecv_replace_, pmpi_isendrecv_replace_)
 void MPI_Isendrecv_replace_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *sendtag, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_isendrecv_replace_(b_buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_isendrecv_replace_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, sendtag, source, recvtag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_isendrecv_replace_c_(void *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *sendtag, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
@@ -3799,8 +3889,10 @@ void pmpi_isendrecv_replace_c_(void *buf, const MPI_Count *count, const int *dat
 FB_ALIAS(mpi_isendrecv_replace_c_, pmpi_isendrecv_replace_c_)
 void MPI_Isendrecv_replace_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *sendtag, const int *source, const int *recvtag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_isendrecv_replace_c_(b_buf, count, datatype, dest, sendtag, source, recvtag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_isendrecv_replace_c_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, sendtag, source, recvtag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_issend_(void *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
@@ -3813,8 +3905,10 @@ void pmpi_issend_(void *buf, const int *count, const int *datatype, const int *d
 FB_ALIAS(mpi_issend_, pmpi_issend_)
 void MPI_Issend_f08(CFI_cdesc_t *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_issend_(b_buf, count, datatype, dest, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_issend_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_issend_c_(void *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
@@ -3827,8 +3921,10 @@ void pmpi_issend_c_(void *buf, const MPI_Count *count, const int *datatype, cons
 FB_ALIAS(mpi_issend_c_, pmpi_issend_c_)
 void MPI_Issend_c_f08(CFI_cdesc_t *buf, const MPI_Count *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *request, int *ierror)
 {
-    void *b_buf = fb_cfi(buf, 1, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
-    pmpi_issend_c_(b_buf, count, datatype, dest, tag, comm, request, ierror);
+    int s_buf; void *b_buf = fb_cfi_sec(buf, *count, *datatype, &s_buf, ierror, FB_ON_COMM, *comm); if (b_buf == FB_BAD) return;
+    __typeof__(*count) one_buf = 1; MPI_Datatype c_s_buf = FB_FROM(Datatype, s_buf);
+    pmpi_issend_c_(b_buf, c_s_buf != MPI_DATATYPE_NULL ? &one_buf : count, c_s_buf != MPI_DATATYPE_NULL ? &s_buf : datatype, dest, tag, comm, request, ierror);
+    if (c_s_buf != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_buf);
 }
 
 void pmpi_keyval_free_(int *keyval, int *ierror)
@@ -4452,8 +4548,10 @@ void pmpi_put_(void *origin_addr, const int *origin_count, const int *origin_dat
 FB_ALIAS(mpi_put_, pmpi_put_)
 void MPI_Put_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_put_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_put_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_put_c_(void *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *ierror)
@@ -4464,8 +4562,10 @@ void pmpi_put_c_(void *origin_addr, const MPI_Count *origin_count, const int *or
 FB_ALIAS(mpi_put_c_, pmpi_put_c_)
 void MPI_Put_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 0, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_put_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_put_c_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_query_thread_(int *provided, int *ierror)
@@ -4485,8 +4585,10 @@ void pmpi_raccumulate_(void *origin_addr, const int *origin_count, const int *or
 FB_ALIAS(mpi_raccumulate_, pmpi_raccumulate_)
 void MPI_Raccumulate_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_raccumulate_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_raccumulate_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_raccumulate_c_(void *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
@@ -4499,8 +4601,10 @@ void pmpi_raccumulate_c_(void *origin_addr, const MPI_Count *origin_count, const
 FB_ALIAS(mpi_raccumulate_c_, pmpi_raccumulate_c_)
 void MPI_Raccumulate_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_raccumulate_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_raccumulate_c_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_recv_(void *buf, const int *count, const int *datatype, const int *source, const int *tag, const int *comm, MPI_Status *status, int *ierror)
@@ -4834,8 +4938,10 @@ void pmpi_rget_(void *origin_addr, const int *origin_count, const int *origin_da
 FB_ALIAS(mpi_rget_, pmpi_rget_)
 void MPI_Rget_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_rget_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_rget_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_rget_c_(void *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
@@ -4848,8 +4954,10 @@ void pmpi_rget_c_(void *origin_addr, const MPI_Count *origin_count, const int *o
 FB_ALIAS(mpi_rget_c_, pmpi_rget_c_)
 void MPI_Rget_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_rget_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_rget_c_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_rget_accumulate_(void *origin_addr, const int *origin_count, const int *origin_datatype, void *result_addr, const int *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
@@ -4862,9 +4970,13 @@ void pmpi_rget_accumulate_(void *origin_addr, const int *origin_count, const int
 FB_ALIAS(mpi_rget_accumulate_, pmpi_rget_accumulate_)
 void MPI_Rget_accumulate_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, CFI_cdesc_t *result_addr, const int *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 1, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
-    pmpi_rget_accumulate_(b_origin_addr, origin_count, origin_datatype, b_result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    int s_result_addr; void *b_result_addr = fb_cfi_sec(result_addr, *result_count, *result_datatype, &s_result_addr, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) { if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr); return; }
+    __typeof__(*result_count) one_result_addr = 1; MPI_Datatype c_s_result_addr = FB_FROM(Datatype, s_result_addr);
+    pmpi_rget_accumulate_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, b_result_addr, c_s_result_addr != MPI_DATATYPE_NULL ? &one_result_addr : result_count, c_s_result_addr != MPI_DATATYPE_NULL ? &s_result_addr : result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
+    if (c_s_result_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_result_addr);
 }
 
 void pmpi_rget_accumulate_c_(void *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, void *result_addr, const MPI_Count *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
@@ -4877,9 +4989,13 @@ void pmpi_rget_accumulate_c_(void *origin_addr, const MPI_Count *origin_count, c
 FB_ALIAS(mpi_rget_accumulate_c_, pmpi_rget_accumulate_c_)
 void MPI_Rget_accumulate_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, CFI_cdesc_t *result_addr, const MPI_Count *result_count, const int *result_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *op, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    void *b_result_addr = fb_cfi(result_addr, 1, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) return;
-    pmpi_rget_accumulate_c_(b_origin_addr, origin_count, origin_datatype, b_result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    int s_result_addr; void *b_result_addr = fb_cfi_sec(result_addr, *result_count, *result_datatype, &s_result_addr, ierror, FB_ON_WIN, *win); if (b_result_addr == FB_BAD) { if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr); return; }
+    __typeof__(*result_count) one_result_addr = 1; MPI_Datatype c_s_result_addr = FB_FROM(Datatype, s_result_addr);
+    pmpi_rget_accumulate_c_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, b_result_addr, c_s_result_addr != MPI_DATATYPE_NULL ? &one_result_addr : result_count, c_s_result_addr != MPI_DATATYPE_NULL ? &s_result_addr : result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
+    if (c_s_result_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_result_addr);
 }
 
 void pmpi_rput_(void *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
@@ -4892,8 +5008,10 @@ void pmpi_rput_(void *origin_addr, const int *origin_count, const int *origin_da
 FB_ALIAS(mpi_rput_, pmpi_rput_)
 void MPI_Rput_f08(CFI_cdesc_t *origin_addr, const int *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const int *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_rput_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_rput_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_rput_c_(void *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
@@ -4906,8 +5024,10 @@ void pmpi_rput_c_(void *origin_addr, const MPI_Count *origin_count, const int *o
 FB_ALIAS(mpi_rput_c_, pmpi_rput_c_)
 void MPI_Rput_c_f08(CFI_cdesc_t *origin_addr, const MPI_Count *origin_count, const int *origin_datatype, const int *target_rank, const MPI_Aint *target_disp, const MPI_Count *target_count, const int *target_datatype, const int *win, int *request, int *ierror)
 {
-    void *b_origin_addr = fb_cfi(origin_addr, 1, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
-    pmpi_rput_c_(b_origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
+    int s_origin_addr; void *b_origin_addr = fb_cfi_sec(origin_addr, *origin_count, *origin_datatype, &s_origin_addr, ierror, FB_ON_WIN, *win); if (b_origin_addr == FB_BAD) return;
+    __typeof__(*origin_count) one_origin_addr = 1; MPI_Datatype c_s_origin_addr = FB_FROM(Datatype, s_origin_addr);
+    pmpi_rput_c_(b_origin_addr, c_s_origin_addr != MPI_DATATYPE_NULL ? &one_origin_addr : origin_count, c_s_origin_addr != MPI_DATATYPE_NULL ? &s_origin_addr : origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierror);
+    if (c_s_origin_addr != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_origin_addr);
 }
 
 void pmpi_rsend_(void *buf, const int *count, const int *datatype, const int *dest, const int *tag, const int *comm, int *ierror)

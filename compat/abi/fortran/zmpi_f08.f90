@@ -376,6 +376,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Abi_get_fortran_booleans
+    procedure :: MPI_Abi_get_fortran_booleans_f08
+  end interface
   interface MPI_Abi_get_fortran_info
     subroutine MPI_Abi_get_fortran_info_f08(info, ierror) bind(C, name="pmpi_abi_get_fortran_info_")
       import
@@ -383,12 +386,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Abi_get_fortran_info
+    procedure :: MPI_Abi_get_fortran_info_f08
+  end interface
   interface MPI_Abi_get_info
     subroutine MPI_Abi_get_info_f08(info, ierror) bind(C, name="pmpi_abi_get_info_")
       import
       type(MPI_Info) :: info
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Abi_get_info
+    procedure :: MPI_Abi_get_info_f08
   end interface
   interface MPI_Abi_get_version
     subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror) bind(C, &
@@ -398,6 +407,9 @@ module mpi_f08
       integer :: abi_minor
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Abi_get_version
+    procedure :: MPI_Abi_get_version_f08
   end interface
   interface MPI_Abi_set_fortran_booleans
     subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_false, &
@@ -409,12 +421,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Abi_set_fortran_booleans
+    procedure :: MPI_Abi_set_fortran_booleans_f08
+  end interface
   interface MPI_Abi_set_fortran_info
     subroutine MPI_Abi_set_fortran_info_f08(info, ierror) bind(C, name="pmpi_abi_set_fortran_info_")
       import
       type(MPI_Info) :: info
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Abi_set_fortran_info
+    procedure :: MPI_Abi_set_fortran_info_f08
   end interface
   interface MPI_Abort
     subroutine MPI_Abort_f08(comm, errorcode, ierror) bind(C, name="pmpi_abort_")
@@ -424,12 +442,15 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Abort
+    procedure :: MPI_Abort_f08
+  end interface
   interface MPI_Accumulate
     subroutine MPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
         target_disp, target_count, target_datatype, op, win, ierror) bind(C, &
         name="MPI_Accumulate_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -444,7 +465,7 @@ module mpi_f08
         target_disp, target_count, target_datatype, op, win, ierror) bind(C, &
         name="MPI_Accumulate_c_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -456,12 +477,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Accumulate
+    procedure :: MPI_Accumulate_f08, MPI_Accumulate_c_f08
+  end interface
   interface MPI_Add_error_class
     subroutine MPI_Add_error_class_f08(errorclass, ierror) bind(C, name="pmpi_add_error_class_")
       import
       integer :: errorclass
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Add_error_class
+    procedure :: MPI_Add_error_class_f08
   end interface
   interface MPI_Add_error_code
     subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror) bind(C, &
@@ -472,6 +499,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Add_error_code
+    procedure :: MPI_Add_error_code_f08
+  end interface
   interface MPI_Add_error_string
     subroutine MPI_Add_error_string_f08(errorcode, string, ierror) bind(C, &
         name="MPI_Add_error_string_f08")
@@ -480,6 +510,9 @@ module mpi_f08
       character(len=*) :: string
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Add_error_string
+    procedure :: MPI_Add_error_string_f08
   end interface
   interface MPI_Allgather
     subroutine MPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
@@ -506,6 +539,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Allgather
+    procedure :: MPI_Allgather_f08, MPI_Allgather_c_f08
   end interface
   interface MPI_Allgather_init
     subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
@@ -537,6 +573,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Allgather_init
+    procedure :: MPI_Allgather_init_f08, MPI_Allgather_init_c_f08
+  end interface
   interface MPI_Allgatherv
     subroutine MPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         recvtype, comm, ierror) bind(C, name="MPI_Allgatherv_f08")
@@ -564,6 +603,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Allgatherv
+    procedure :: MPI_Allgatherv_f08, MPI_Allgatherv_c_f08
   end interface
   interface MPI_Allgatherv_init
     subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
@@ -597,6 +639,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Allgatherv_init
+    procedure :: MPI_Allgatherv_init_f08, MPI_Allgatherv_init_c_f08
+  end interface
   interface MPI_Alloc_mem
     subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror) bind(C, name="MPI_Alloc_mem_f08")
       import
@@ -605,6 +650,9 @@ module mpi_f08
       type(*), dimension(..), contiguous :: baseptr
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Alloc_mem
+    procedure :: MPI_Alloc_mem_f08
   end interface
   interface MPI_Allreduce
     subroutine MPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
@@ -629,6 +677,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Allreduce
+    procedure :: MPI_Allreduce_f08, MPI_Allreduce_c_f08
   end interface
   interface MPI_Allreduce_init
     subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
@@ -658,6 +709,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Allreduce_init
+    procedure :: MPI_Allreduce_init_f08, MPI_Allreduce_init_c_f08
+  end interface
   interface MPI_Alltoall
     subroutine MPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
         ierror) bind(C, name="MPI_Alltoall_f08")
@@ -683,6 +737,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Alltoall
+    procedure :: MPI_Alltoall_f08, MPI_Alltoall_c_f08
   end interface
   interface MPI_Alltoall_init
     subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
@@ -714,6 +771,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Alltoall_init
+    procedure :: MPI_Alltoall_init_f08, MPI_Alltoall_init_c_f08
+  end interface
   interface MPI_Alltoallv
     subroutine MPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
         rdispls, recvtype, comm, ierror) bind(C, name="MPI_Alltoallv_f08")
@@ -743,6 +803,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Alltoallv
+    procedure :: MPI_Alltoallv_f08, MPI_Alltoallv_c_f08
   end interface
   interface MPI_Alltoallv_init
     subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
@@ -779,6 +842,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Alltoallv_init
+    procedure :: MPI_Alltoallv_init_f08, MPI_Alltoallv_init_c_f08
+  end interface
   interface MPI_Alltoallw
     subroutine MPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
         rdispls, recvtypes, comm, ierror) bind(C, name="MPI_Alltoallw_f08")
@@ -808,6 +874,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Alltoallw
+    procedure :: MPI_Alltoallw_f08, MPI_Alltoallw_c_f08
   end interface
   interface MPI_Alltoallw_init
     subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
@@ -844,6 +913,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Alltoallw_init
+    procedure :: MPI_Alltoallw_init_f08, MPI_Alltoallw_init_c_f08
+  end interface
   interface MPI_Attr_delete
     subroutine MPI_Attr_delete_f08(comm, keyval, ierror) bind(C, name="pmpi_attr_delete_")
       import
@@ -852,12 +924,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Attr_delete
+    procedure :: MPI_Attr_delete_f08
+  end interface
   interface MPI_Barrier
     subroutine MPI_Barrier_f08(comm, ierror) bind(C, name="pmpi_barrier_")
       import
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Barrier
+    procedure :: MPI_Barrier_f08
   end interface
   interface MPI_Barrier_init
     subroutine MPI_Barrier_init_f08(comm, info, request, ierror) bind(C, name="pmpi_barrier_init_")
@@ -867,6 +945,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Barrier_init
+    procedure :: MPI_Barrier_init_f08
   end interface
   interface MPI_Bcast
     subroutine MPI_Bcast_f08(buffer, count, datatype, root, comm, ierror) bind(C, &
@@ -889,6 +970,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Bcast
+    procedure :: MPI_Bcast_f08, MPI_Bcast_c_f08
   end interface
   interface MPI_Bcast_init
     subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, &
@@ -916,6 +1000,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Bcast_init
+    procedure :: MPI_Bcast_init_f08, MPI_Bcast_init_c_f08
+  end interface
   interface MPI_Bsend
     subroutine MPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
         name="MPI_Bsend_f08")
@@ -939,6 +1026,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Bsend
+    procedure :: MPI_Bsend_f08, MPI_Bsend_c_f08
   end interface
   interface MPI_Bsend_init
     subroutine MPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
@@ -966,6 +1056,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Bsend_init
+    procedure :: MPI_Bsend_init_f08, MPI_Bsend_init_c_f08
+  end interface
   interface MPI_Buffer_attach
     subroutine MPI_Buffer_attach_f08(buffer, size, ierror) bind(C, name="MPI_Buffer_attach_f08")
       import
@@ -975,10 +1068,13 @@ module mpi_f08
     end subroutine
     subroutine MPI_Buffer_attach_c_f08(buffer, size, ierror) bind(C, name="MPI_Buffer_attach_c_f08")
       import
-      type(*), dimension(..), contiguous :: buffer
+      type(*), dimension(..), asynchronous :: buffer
       integer(kind=MPI_COUNT_KIND) :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Buffer_attach
+    procedure :: MPI_Buffer_attach_f08, MPI_Buffer_attach_c_f08
   end interface
   interface MPI_Buffer_detach
     subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror) bind(C, &
@@ -996,11 +1092,17 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Buffer_detach
+    procedure :: MPI_Buffer_detach_f08, MPI_Buffer_detach_c_f08
+  end interface
   interface MPI_Buffer_flush
     subroutine MPI_Buffer_flush_f08(ierror) bind(C, name="pmpi_buffer_flush_")
       import
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Buffer_flush
+    procedure :: MPI_Buffer_flush_f08
   end interface
   interface MPI_Buffer_iflush
     subroutine MPI_Buffer_iflush_f08(request, ierror) bind(C, name="pmpi_buffer_iflush_")
@@ -1009,12 +1111,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Buffer_iflush
+    procedure :: MPI_Buffer_iflush_f08
+  end interface
   interface MPI_Cancel
     subroutine MPI_Cancel_f08(request, ierror) bind(C, name="pmpi_cancel_")
       import
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Cancel
+    procedure :: MPI_Cancel_f08
   end interface
   interface MPI_Cart_coords
     subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror) bind(C, &
@@ -1026,6 +1134,9 @@ module mpi_f08
       integer :: coords(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Cart_coords
+    procedure :: MPI_Cart_coords_f08
   end interface
   interface MPI_Cart_create
     subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, &
@@ -1040,6 +1151,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Cart_create
+    procedure :: MPI_Cart_create_f08
+  end interface
   interface MPI_Cart_get
     subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror) bind(C, &
         name="pmpi_cart_get_")
@@ -1051,6 +1165,9 @@ module mpi_f08
       integer :: coords(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Cart_get
+    procedure :: MPI_Cart_get_f08
   end interface
   interface MPI_Cart_map
     subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror) bind(C, &
@@ -1064,6 +1181,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Cart_map
+    procedure :: MPI_Cart_map_f08
+  end interface
   interface MPI_Cart_rank
     subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror) bind(C, name="pmpi_cart_rank_")
       import
@@ -1072,6 +1192,9 @@ module mpi_f08
       integer :: rank
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Cart_rank
+    procedure :: MPI_Cart_rank_f08
   end interface
   interface MPI_Cart_shift
     subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror) bind(C, &
@@ -1085,6 +1208,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Cart_shift
+    procedure :: MPI_Cart_shift_f08
+  end interface
   interface MPI_Cart_sub
     subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror) bind(C, name="pmpi_cart_sub_")
       import
@@ -1094,6 +1220,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Cart_sub
+    procedure :: MPI_Cart_sub_f08
+  end interface
   interface MPI_Cartdim_get
     subroutine MPI_Cartdim_get_f08(comm, ndims, ierror) bind(C, name="pmpi_cartdim_get_")
       import
@@ -1102,12 +1231,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Cartdim_get
+    procedure :: MPI_Cartdim_get_f08
+  end interface
   interface MPI_Close_port
     subroutine MPI_Close_port_f08(port_name, ierror) bind(C, name="MPI_Close_port_f08")
       import
       character(len=*) :: port_name
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Close_port
+    procedure :: MPI_Close_port_f08
   end interface
   interface MPI_Comm_accept
     subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror) bind(C, &
@@ -1120,6 +1255,9 @@ module mpi_f08
       type(MPI_Comm) :: newcomm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_accept
+    procedure :: MPI_Comm_accept_f08
   end interface
   interface MPI_Comm_attach_buffer
     subroutine MPI_Comm_attach_buffer_f08(comm, buffer, size, ierror) bind(C, &
@@ -1139,6 +1277,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_attach_buffer
+    procedure :: MPI_Comm_attach_buffer_f08, MPI_Comm_attach_buffer_c_f08
+  end interface
   interface MPI_Comm_call_errhandler
     subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror) bind(C, &
         name="pmpi_comm_call_errhandler_")
@@ -1148,6 +1289,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_call_errhandler
+    procedure :: MPI_Comm_call_errhandler_f08
+  end interface
   interface MPI_Comm_compare
     subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror) bind(C, name="pmpi_comm_compare_")
       import
@@ -1156,6 +1300,9 @@ module mpi_f08
       integer :: result
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_compare
+    procedure :: MPI_Comm_compare_f08
   end interface
   interface MPI_Comm_connect
     subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror) bind(C, &
@@ -1169,6 +1316,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_connect
+    procedure :: MPI_Comm_connect_f08
+  end interface
   interface MPI_Comm_create
     subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror) bind(C, name="pmpi_comm_create_")
       import
@@ -1177,6 +1327,9 @@ module mpi_f08
       type(MPI_Comm) :: newcomm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_create
+    procedure :: MPI_Comm_create_f08
   end interface
   interface MPI_Comm_create_from_group
     subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, &
@@ -1190,6 +1343,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_create_from_group
+    procedure :: MPI_Comm_create_from_group_f08
+  end interface
   interface MPI_Comm_create_group
     subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror) bind(C, &
         name="pmpi_comm_create_group_")
@@ -1201,6 +1357,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_create_group
+    procedure :: MPI_Comm_create_group_f08
+  end interface
   interface MPI_Comm_delete_attr
     subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror) bind(C, &
         name="pmpi_comm_delete_attr_")
@@ -1209,6 +1368,9 @@ module mpi_f08
       integer :: comm_keyval
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_delete_attr
+    procedure :: MPI_Comm_delete_attr_f08
   end interface
   interface MPI_Comm_detach_buffer
     subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror) bind(C, &
@@ -1228,12 +1390,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_detach_buffer
+    procedure :: MPI_Comm_detach_buffer_f08, MPI_Comm_detach_buffer_c_f08
+  end interface
   interface MPI_Comm_disconnect
     subroutine MPI_Comm_disconnect_f08(comm, ierror) bind(C, name="pmpi_comm_disconnect_")
       import
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_disconnect
+    procedure :: MPI_Comm_disconnect_f08
   end interface
   interface MPI_Comm_dup
     subroutine MPI_Comm_dup_f08(comm, newcomm, ierror) bind(C, name="pmpi_comm_dup_")
@@ -1242,6 +1410,9 @@ module mpi_f08
       type(MPI_Comm) :: newcomm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_dup
+    procedure :: MPI_Comm_dup_f08
   end interface
   interface MPI_Comm_dup_with_info
     subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror) bind(C, &
@@ -1253,12 +1424,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_dup_with_info
+    procedure :: MPI_Comm_dup_with_info_f08
+  end interface
   interface MPI_Comm_flush_buffer
     subroutine MPI_Comm_flush_buffer_f08(comm, ierror) bind(C, name="pmpi_comm_flush_buffer_")
       import
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_flush_buffer
+    procedure :: MPI_Comm_flush_buffer_f08
   end interface
   interface MPI_Comm_free
     subroutine MPI_Comm_free_f08(comm, ierror) bind(C, name="pmpi_comm_free_")
@@ -1267,12 +1444,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_free
+    procedure :: MPI_Comm_free_f08
+  end interface
   interface MPI_Comm_free_keyval
     subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror) bind(C, name="pmpi_comm_free_keyval_")
       import
       integer :: comm_keyval
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_free_keyval
+    procedure :: MPI_Comm_free_keyval_f08
   end interface
   interface MPI_Comm_get_errhandler
     subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror) bind(C, &
@@ -1283,6 +1466,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_get_errhandler
+    procedure :: MPI_Comm_get_errhandler_f08
+  end interface
   interface MPI_Comm_get_info
     subroutine MPI_Comm_get_info_f08(comm, info_used, ierror) bind(C, name="pmpi_comm_get_info_")
       import
@@ -1290,6 +1476,9 @@ module mpi_f08
       type(MPI_Info) :: info_used
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_get_info
+    procedure :: MPI_Comm_get_info_f08
   end interface
   interface MPI_Comm_get_name
     subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror) bind(C, &
@@ -1301,12 +1490,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_get_name
+    procedure :: MPI_Comm_get_name_f08
+  end interface
   interface MPI_Comm_get_parent
     subroutine MPI_Comm_get_parent_f08(parent, ierror) bind(C, name="pmpi_comm_get_parent_")
       import
       type(MPI_Comm) :: parent
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_get_parent
+    procedure :: MPI_Comm_get_parent_f08
   end interface
   interface MPI_Comm_group
     subroutine MPI_Comm_group_f08(comm, group, ierror) bind(C, name="pmpi_comm_group_")
@@ -1316,6 +1511,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_group
+    procedure :: MPI_Comm_group_f08
+  end interface
   interface MPI_Comm_idup
     subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror) bind(C, name="pmpi_comm_idup_")
       import
@@ -1324,6 +1522,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_idup
+    procedure :: MPI_Comm_idup_f08
   end interface
   interface MPI_Comm_idup_with_info
     subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror) bind(C, &
@@ -1336,6 +1537,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_idup_with_info
+    procedure :: MPI_Comm_idup_with_info_f08
+  end interface
   interface MPI_Comm_iflush_buffer
     subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror) bind(C, &
         name="pmpi_comm_iflush_buffer_")
@@ -1345,6 +1549,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_iflush_buffer
+    procedure :: MPI_Comm_iflush_buffer_f08
+  end interface
   interface MPI_Comm_join
     subroutine MPI_Comm_join_f08(fd, intercomm, ierror) bind(C, name="pmpi_comm_join_")
       import
@@ -1353,6 +1560,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_join
+    procedure :: MPI_Comm_join_f08
+  end interface
   interface MPI_Comm_rank
     subroutine MPI_Comm_rank_f08(comm, rank, ierror) bind(C, name="pmpi_comm_rank_")
       import
@@ -1360,6 +1570,9 @@ module mpi_f08
       integer :: rank
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_rank
+    procedure :: MPI_Comm_rank_f08
   end interface
   interface MPI_Comm_remote_group
     subroutine MPI_Comm_remote_group_f08(comm, group, ierror) bind(C, &
@@ -1370,6 +1583,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_remote_group
+    procedure :: MPI_Comm_remote_group_f08
+  end interface
   interface MPI_Comm_remote_size
     subroutine MPI_Comm_remote_size_f08(comm, size, ierror) bind(C, name="pmpi_comm_remote_size_")
       import
@@ -1377,6 +1593,9 @@ module mpi_f08
       integer :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_remote_size
+    procedure :: MPI_Comm_remote_size_f08
   end interface
   interface MPI_Comm_set_errhandler
     subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror) bind(C, &
@@ -1387,6 +1606,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_set_errhandler
+    procedure :: MPI_Comm_set_errhandler_f08
+  end interface
   interface MPI_Comm_set_info
     subroutine MPI_Comm_set_info_f08(comm, info, ierror) bind(C, name="pmpi_comm_set_info_")
       import
@@ -1394,6 +1616,9 @@ module mpi_f08
       type(MPI_Info) :: info
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_set_info
+    procedure :: MPI_Comm_set_info_f08
   end interface
   interface MPI_Comm_set_name
     subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror) bind(C, name="MPI_Comm_set_name_f08")
@@ -1403,6 +1628,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_set_name
+    procedure :: MPI_Comm_set_name_f08
+  end interface
   interface MPI_Comm_size
     subroutine MPI_Comm_size_f08(comm, size, ierror) bind(C, name="pmpi_comm_size_")
       import
@@ -1410,6 +1638,9 @@ module mpi_f08
       integer :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_size
+    procedure :: MPI_Comm_size_f08
   end interface
   interface MPI_Comm_split
     subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror) bind(C, &
@@ -1421,6 +1652,9 @@ module mpi_f08
       type(MPI_Comm) :: newcomm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Comm_split
+    procedure :: MPI_Comm_split_f08
   end interface
   interface MPI_Comm_split_type
     subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror) bind(C, &
@@ -1434,6 +1668,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_split_type
+    procedure :: MPI_Comm_split_type_f08
+  end interface
   interface MPI_Comm_test_inter
     subroutine MPI_Comm_test_inter_f08(comm, flag, ierror) bind(C, name="pmpi_comm_test_inter_")
       import
@@ -1442,19 +1679,25 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Comm_test_inter
+    procedure :: MPI_Comm_test_inter_f08
+  end interface
   interface MPI_Compare_and_swap
     subroutine MPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, &
         target_rank, target_disp, win, ierror) bind(C, name="MPI_Compare_and_swap_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
-      type(*), dimension(..), contiguous :: compare_addr
-      type(*), dimension(..), contiguous :: result_addr
+      type(*), dimension(..), asynchronous :: origin_addr
+      type(*), dimension(..), asynchronous :: compare_addr
+      type(*), dimension(..), asynchronous :: result_addr
       type(MPI_Datatype) :: datatype
       integer :: target_rank
       integer(kind=MPI_ADDRESS_KIND) :: target_disp
       type(MPI_Win) :: win
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Compare_and_swap
+    procedure :: MPI_Compare_and_swap_f08
   end interface
   interface MPI_Dims_create
     subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror) bind(C, name="pmpi_dims_create_")
@@ -1464,6 +1707,9 @@ module mpi_f08
       integer :: dims(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Dims_create
+    procedure :: MPI_Dims_create_f08
   end interface
   interface MPI_Dist_graph_create
     subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, &
@@ -1480,6 +1726,9 @@ module mpi_f08
       type(MPI_Comm) :: comm_dist_graph
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Dist_graph_create
+    procedure :: MPI_Dist_graph_create_f08
   end interface
   interface MPI_Dist_graph_create_adjacent
     subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, &
@@ -1499,6 +1748,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Dist_graph_create_adjacent
+    procedure :: MPI_Dist_graph_create_adjacent_f08
+  end interface
   interface MPI_Dist_graph_neighbors
     subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, &
         maxoutdegree, destinations, destweights, ierror) bind(C, name="pmpi_dist_graph_neighbors_")
@@ -1513,6 +1765,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Dist_graph_neighbors
+    procedure :: MPI_Dist_graph_neighbors_f08
+  end interface
   interface MPI_Dist_graph_neighbors_count
     subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, &
         ierror) bind(C, name="pmpi_dist_graph_neighbors_count_")
@@ -1524,12 +1779,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Dist_graph_neighbors_count
+    procedure :: MPI_Dist_graph_neighbors_count_f08
+  end interface
   interface MPI_Errhandler_free
     subroutine MPI_Errhandler_free_f08(errhandler, ierror) bind(C, name="pmpi_errhandler_free_")
       import
       type(MPI_Errhandler) :: errhandler
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Errhandler_free
+    procedure :: MPI_Errhandler_free_f08
   end interface
   interface MPI_Error_class
     subroutine MPI_Error_class_f08(errorcode, errorclass, ierror) bind(C, name="pmpi_error_class_")
@@ -1538,6 +1799,9 @@ module mpi_f08
       integer :: errorclass
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Error_class
+    procedure :: MPI_Error_class_f08
   end interface
   interface MPI_Error_string
     subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror) bind(C, &
@@ -1548,6 +1812,9 @@ module mpi_f08
       integer :: resultlen
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Error_string
+    procedure :: MPI_Error_string_f08
   end interface
   interface MPI_Exscan
     subroutine MPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
@@ -1572,6 +1839,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Exscan
+    procedure :: MPI_Exscan_f08, MPI_Exscan_c_f08
   end interface
   interface MPI_Exscan_init
     subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
@@ -1601,12 +1871,15 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Exscan_init
+    procedure :: MPI_Exscan_init_f08, MPI_Exscan_init_c_f08
+  end interface
   interface MPI_Fetch_and_op
     subroutine MPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, target_disp, &
         op, win, ierror) bind(C, name="MPI_Fetch_and_op_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
-      type(*), dimension(..), contiguous :: result_addr
+      type(*), dimension(..), asynchronous :: origin_addr
+      type(*), dimension(..), asynchronous :: result_addr
       type(MPI_Datatype) :: datatype
       integer :: target_rank
       integer(kind=MPI_ADDRESS_KIND) :: target_disp
@@ -1614,6 +1887,9 @@ module mpi_f08
       type(MPI_Win) :: win
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Fetch_and_op
+    procedure :: MPI_Fetch_and_op_f08
   end interface
   interface MPI_File_call_errhandler
     subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror) bind(C, &
@@ -1624,12 +1900,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_call_errhandler
+    procedure :: MPI_File_call_errhandler_f08
+  end interface
   interface MPI_File_close
     subroutine MPI_File_close_f08(fh, ierror) bind(C, name="pmpi_file_close_")
       import
       type(MPI_File) :: fh
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_close
+    procedure :: MPI_File_close_f08
   end interface
   interface MPI_File_delete
     subroutine MPI_File_delete_f08(filename, info, ierror) bind(C, name="MPI_File_delete_f08")
@@ -1639,6 +1921,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_delete
+    procedure :: MPI_File_delete_f08
+  end interface
   interface MPI_File_get_amode
     subroutine MPI_File_get_amode_f08(fh, amode, ierror) bind(C, name="pmpi_file_get_amode_")
       import
@@ -1647,6 +1932,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_get_amode
+    procedure :: MPI_File_get_amode_f08
+  end interface
   interface MPI_File_get_atomicity
     subroutine MPI_File_get_atomicity_f08(fh, flag, ierror) bind(C, name="pmpi_file_get_atomicity_")
       import
@@ -1654,6 +1942,9 @@ module mpi_f08
       logical :: flag
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_get_atomicity
+    procedure :: MPI_File_get_atomicity_f08
   end interface
   interface MPI_File_get_byte_offset
     subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror) bind(C, &
@@ -1665,6 +1956,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_get_byte_offset
+    procedure :: MPI_File_get_byte_offset_f08
+  end interface
   interface MPI_File_get_errhandler
     subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror) bind(C, &
         name="pmpi_file_get_errhandler_")
@@ -1674,6 +1968,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_get_errhandler
+    procedure :: MPI_File_get_errhandler_f08
+  end interface
   interface MPI_File_get_group
     subroutine MPI_File_get_group_f08(fh, group, ierror) bind(C, name="pmpi_file_get_group_")
       import
@@ -1681,6 +1978,9 @@ module mpi_f08
       type(MPI_Group) :: group
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_get_group
+    procedure :: MPI_File_get_group_f08
   end interface
   interface MPI_File_get_info
     subroutine MPI_File_get_info_f08(fh, info_used, ierror) bind(C, name="pmpi_file_get_info_")
@@ -1690,6 +1990,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_get_info
+    procedure :: MPI_File_get_info_f08
+  end interface
   interface MPI_File_get_position
     subroutine MPI_File_get_position_f08(fh, offset, ierror) bind(C, name="pmpi_file_get_position_")
       import
@@ -1697,6 +2000,9 @@ module mpi_f08
       integer(kind=MPI_OFFSET_KIND) :: offset
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_get_position
+    procedure :: MPI_File_get_position_f08
   end interface
   interface MPI_File_get_position_shared
     subroutine MPI_File_get_position_shared_f08(fh, offset, ierror) bind(C, &
@@ -1707,6 +2013,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_get_position_shared
+    procedure :: MPI_File_get_position_shared_f08
+  end interface
   interface MPI_File_get_size
     subroutine MPI_File_get_size_f08(fh, size, ierror) bind(C, name="pmpi_file_get_size_")
       import
@@ -1714,6 +2023,9 @@ module mpi_f08
       integer(kind=MPI_OFFSET_KIND) :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_get_size
+    procedure :: MPI_File_get_size_f08
   end interface
   interface MPI_File_get_type_extent
     subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror) bind(C, &
@@ -1725,6 +2037,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_get_type_extent
+    procedure :: MPI_File_get_type_extent_f08
+  end interface
   interface MPI_File_get_type_extent_c
     subroutine MPI_File_get_type_extent_c_f08(fh, datatype, extent, ierror) bind(C, &
         name="pmpi_file_get_type_extent_c_")
@@ -1734,6 +2049,9 @@ module mpi_f08
       integer(kind=MPI_COUNT_KIND) :: extent
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_get_type_extent_c
+    procedure :: MPI_File_get_type_extent_c_f08
   end interface
   interface MPI_File_get_view
     subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror) bind(C, &
@@ -1746,6 +2064,9 @@ module mpi_f08
       character(len=*) :: datarep
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_get_view
+    procedure :: MPI_File_get_view_f08
   end interface
   interface MPI_File_iread
     subroutine MPI_File_iread_f08(fh, buf, count, datatype, request, ierror) bind(C, &
@@ -1769,6 +2090,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_iread
+    procedure :: MPI_File_iread_f08, MPI_File_iread_c_f08
+  end interface
   interface MPI_File_iread_all
     subroutine MPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror) bind(C, &
         name="MPI_File_iread_all_f08")
@@ -1790,6 +2114,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_iread_all
+    procedure :: MPI_File_iread_all_f08, MPI_File_iread_all_c_f08
   end interface
   interface MPI_File_iread_at
     subroutine MPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror) bind(C, &
@@ -1815,6 +2142,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_iread_at
+    procedure :: MPI_File_iread_at_f08, MPI_File_iread_at_c_f08
+  end interface
   interface MPI_File_iread_at_all
     subroutine MPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror) bind(C, &
         name="MPI_File_iread_at_all_f08")
@@ -1839,6 +2169,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_iread_at_all
+    procedure :: MPI_File_iread_at_all_f08, MPI_File_iread_at_all_c_f08
+  end interface
   interface MPI_File_iread_shared
     subroutine MPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror) bind(C, &
         name="MPI_File_iread_shared_f08")
@@ -1860,6 +2193,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_iread_shared
+    procedure :: MPI_File_iread_shared_f08, MPI_File_iread_shared_c_f08
   end interface
   interface MPI_File_iwrite
     subroutine MPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror) bind(C, &
@@ -1883,6 +2219,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_iwrite
+    procedure :: MPI_File_iwrite_f08, MPI_File_iwrite_c_f08
+  end interface
   interface MPI_File_iwrite_all
     subroutine MPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror) bind(C, &
         name="MPI_File_iwrite_all_f08")
@@ -1904,6 +2243,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_iwrite_all
+    procedure :: MPI_File_iwrite_all_f08, MPI_File_iwrite_all_c_f08
   end interface
   interface MPI_File_iwrite_at
     subroutine MPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror) bind(C, &
@@ -1929,6 +2271,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_iwrite_at
+    procedure :: MPI_File_iwrite_at_f08, MPI_File_iwrite_at_c_f08
+  end interface
   interface MPI_File_iwrite_at_all
     subroutine MPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, &
         ierror) bind(C, name="MPI_File_iwrite_at_all_f08")
@@ -1953,6 +2298,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_iwrite_at_all
+    procedure :: MPI_File_iwrite_at_all_f08, MPI_File_iwrite_at_all_c_f08
+  end interface
   interface MPI_File_iwrite_shared
     subroutine MPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror) bind(C, &
         name="MPI_File_iwrite_shared_f08")
@@ -1975,6 +2323,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_iwrite_shared
+    procedure :: MPI_File_iwrite_shared_f08, MPI_File_iwrite_shared_c_f08
+  end interface
   interface MPI_File_open
     subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror) bind(C, &
         name="MPI_File_open_f08")
@@ -1987,6 +2338,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_open
+    procedure :: MPI_File_open_f08
+  end interface
   interface MPI_File_preallocate
     subroutine MPI_File_preallocate_f08(fh, size, ierror) bind(C, name="pmpi_file_preallocate_")
       import
@@ -1994,6 +2348,9 @@ module mpi_f08
       integer(kind=MPI_OFFSET_KIND) :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_preallocate
+    procedure :: MPI_File_preallocate_f08
   end interface
   interface MPI_File_read
     subroutine MPI_File_read_f08(fh, buf, count, datatype, status, ierror) bind(C, &
@@ -2017,6 +2374,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_read
+    procedure :: MPI_File_read_f08, MPI_File_read_c_f08
+  end interface
   interface MPI_File_read_all
     subroutine MPI_File_read_all_f08(fh, buf, count, datatype, status, ierror) bind(C, &
         name="MPI_File_read_all_f08")
@@ -2039,6 +2399,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_read_all
+    procedure :: MPI_File_read_all_f08, MPI_File_read_all_c_f08
+  end interface
   interface MPI_File_read_all_begin
     subroutine MPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror) bind(C, &
         name="MPI_File_read_all_begin_f08")
@@ -2059,6 +2422,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_read_all_begin
+    procedure :: MPI_File_read_all_begin_f08, MPI_File_read_all_begin_c_f08
+  end interface
   interface MPI_File_read_all_end
     subroutine MPI_File_read_all_end_f08(fh, buf, status, ierror) bind(C, &
         name="MPI_File_read_all_end_f08")
@@ -2068,6 +2434,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_read_all_end
+    procedure :: MPI_File_read_all_end_f08
   end interface
   interface MPI_File_read_at
     subroutine MPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror) bind(C, &
@@ -2093,6 +2462,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_read_at
+    procedure :: MPI_File_read_at_f08, MPI_File_read_at_c_f08
+  end interface
   interface MPI_File_read_at_all
     subroutine MPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror) bind(C, &
         name="MPI_File_read_at_all_f08")
@@ -2117,6 +2489,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_read_at_all
+    procedure :: MPI_File_read_at_all_f08, MPI_File_read_at_all_c_f08
+  end interface
   interface MPI_File_read_at_all_begin
     subroutine MPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror) bind(C, &
         name="MPI_File_read_at_all_begin_f08")
@@ -2139,6 +2514,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_read_at_all_begin
+    procedure :: MPI_File_read_at_all_begin_f08, MPI_File_read_at_all_begin_c_f08
+  end interface
   interface MPI_File_read_at_all_end
     subroutine MPI_File_read_at_all_end_f08(fh, buf, status, ierror) bind(C, &
         name="MPI_File_read_at_all_end_f08")
@@ -2148,6 +2526,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_read_at_all_end
+    procedure :: MPI_File_read_at_all_end_f08
   end interface
   interface MPI_File_read_ordered
     subroutine MPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror) bind(C, &
@@ -2171,6 +2552,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_read_ordered
+    procedure :: MPI_File_read_ordered_f08, MPI_File_read_ordered_c_f08
+  end interface
   interface MPI_File_read_ordered_begin
     subroutine MPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror) bind(C, &
         name="MPI_File_read_ordered_begin_f08")
@@ -2191,6 +2575,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_read_ordered_begin
+    procedure :: MPI_File_read_ordered_begin_f08, MPI_File_read_ordered_begin_c_f08
+  end interface
   interface MPI_File_read_ordered_end
     subroutine MPI_File_read_ordered_end_f08(fh, buf, status, ierror) bind(C, &
         name="MPI_File_read_ordered_end_f08")
@@ -2200,6 +2587,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_read_ordered_end
+    procedure :: MPI_File_read_ordered_end_f08
   end interface
   interface MPI_File_read_shared
     subroutine MPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror) bind(C, &
@@ -2223,6 +2613,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_read_shared
+    procedure :: MPI_File_read_shared_f08, MPI_File_read_shared_c_f08
+  end interface
   interface MPI_File_seek
     subroutine MPI_File_seek_f08(fh, offset, whence, ierror) bind(C, name="pmpi_file_seek_")
       import
@@ -2231,6 +2624,9 @@ module mpi_f08
       integer :: whence
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_seek
+    procedure :: MPI_File_seek_f08
   end interface
   interface MPI_File_seek_shared
     subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror) bind(C, &
@@ -2242,6 +2638,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_seek_shared
+    procedure :: MPI_File_seek_shared_f08
+  end interface
   interface MPI_File_set_atomicity
     subroutine MPI_File_set_atomicity_f08(fh, flag, ierror) bind(C, name="pmpi_file_set_atomicity_")
       import
@@ -2249,6 +2648,9 @@ module mpi_f08
       logical :: flag
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_set_atomicity
+    procedure :: MPI_File_set_atomicity_f08
   end interface
   interface MPI_File_set_errhandler
     subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror) bind(C, &
@@ -2259,6 +2661,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_set_errhandler
+    procedure :: MPI_File_set_errhandler_f08
+  end interface
   interface MPI_File_set_info
     subroutine MPI_File_set_info_f08(fh, info, ierror) bind(C, name="pmpi_file_set_info_")
       import
@@ -2267,6 +2672,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_set_info
+    procedure :: MPI_File_set_info_f08
+  end interface
   interface MPI_File_set_size
     subroutine MPI_File_set_size_f08(fh, size, ierror) bind(C, name="pmpi_file_set_size_")
       import
@@ -2274,6 +2682,9 @@ module mpi_f08
       integer(kind=MPI_OFFSET_KIND) :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_set_size
+    procedure :: MPI_File_set_size_f08
   end interface
   interface MPI_File_set_view
     subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror) bind(C, &
@@ -2288,12 +2699,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_set_view
+    procedure :: MPI_File_set_view_f08
+  end interface
   interface MPI_File_sync
     subroutine MPI_File_sync_f08(fh, ierror) bind(C, name="pmpi_file_sync_")
       import
       type(MPI_File) :: fh
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_sync
+    procedure :: MPI_File_sync_f08
   end interface
   interface MPI_File_write
     subroutine MPI_File_write_f08(fh, buf, count, datatype, status, ierror) bind(C, &
@@ -2317,6 +2734,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_write
+    procedure :: MPI_File_write_f08, MPI_File_write_c_f08
+  end interface
   interface MPI_File_write_all
     subroutine MPI_File_write_all_f08(fh, buf, count, datatype, status, ierror) bind(C, &
         name="MPI_File_write_all_f08")
@@ -2339,6 +2759,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_write_all
+    procedure :: MPI_File_write_all_f08, MPI_File_write_all_c_f08
+  end interface
   interface MPI_File_write_all_begin
     subroutine MPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror) bind(C, &
         name="MPI_File_write_all_begin_f08")
@@ -2359,6 +2782,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_write_all_begin
+    procedure :: MPI_File_write_all_begin_f08, MPI_File_write_all_begin_c_f08
+  end interface
   interface MPI_File_write_all_end
     subroutine MPI_File_write_all_end_f08(fh, buf, status, ierror) bind(C, &
         name="MPI_File_write_all_end_f08")
@@ -2368,6 +2794,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_write_all_end
+    procedure :: MPI_File_write_all_end_f08
   end interface
   interface MPI_File_write_at
     subroutine MPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror) bind(C, &
@@ -2393,6 +2822,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_write_at
+    procedure :: MPI_File_write_at_f08, MPI_File_write_at_c_f08
+  end interface
   interface MPI_File_write_at_all
     subroutine MPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror) bind(C, &
         name="MPI_File_write_at_all_f08")
@@ -2417,6 +2849,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_write_at_all
+    procedure :: MPI_File_write_at_all_f08, MPI_File_write_at_all_c_f08
+  end interface
   interface MPI_File_write_at_all_begin
     subroutine MPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror) bind(C, &
         name="MPI_File_write_at_all_begin_f08")
@@ -2439,6 +2874,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_write_at_all_begin
+    procedure :: MPI_File_write_at_all_begin_f08, MPI_File_write_at_all_begin_c_f08
+  end interface
   interface MPI_File_write_at_all_end
     subroutine MPI_File_write_at_all_end_f08(fh, buf, status, ierror) bind(C, &
         name="MPI_File_write_at_all_end_f08")
@@ -2448,6 +2886,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_write_at_all_end
+    procedure :: MPI_File_write_at_all_end_f08
   end interface
   interface MPI_File_write_ordered
     subroutine MPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror) bind(C, &
@@ -2471,6 +2912,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_write_ordered
+    procedure :: MPI_File_write_ordered_f08, MPI_File_write_ordered_c_f08
+  end interface
   interface MPI_File_write_ordered_begin
     subroutine MPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror) bind(C, &
         name="MPI_File_write_ordered_begin_f08")
@@ -2491,6 +2935,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_write_ordered_begin
+    procedure :: MPI_File_write_ordered_begin_f08, MPI_File_write_ordered_begin_c_f08
+  end interface
   interface MPI_File_write_ordered_end
     subroutine MPI_File_write_ordered_end_f08(fh, buf, status, ierror) bind(C, &
         name="MPI_File_write_ordered_end_f08")
@@ -2500,6 +2947,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_File_write_ordered_end
+    procedure :: MPI_File_write_ordered_end_f08
   end interface
   interface MPI_File_write_shared
     subroutine MPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror) bind(C, &
@@ -2523,11 +2973,17 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_File_write_shared
+    procedure :: MPI_File_write_shared_f08, MPI_File_write_shared_c_f08
+  end interface
   interface MPI_Finalize
     subroutine MPI_Finalize_f08(ierror) bind(C, name="pmpi_finalize_")
       import
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Finalize
+    procedure :: MPI_Finalize_f08
   end interface
   interface MPI_Finalized
     subroutine MPI_Finalized_f08(flag, ierror) bind(C, name="pmpi_finalized_")
@@ -2536,12 +2992,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Finalized
+    procedure :: MPI_Finalized_f08
+  end interface
   interface MPI_Free_mem
     subroutine MPI_Free_mem_f08(base, ierror) bind(C, name="MPI_Free_mem_f08")
       import
       type(*), dimension(..) :: base
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Free_mem
+    procedure :: MPI_Free_mem_f08
   end interface
   interface MPI_Gather
     subroutine MPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
@@ -2570,6 +3032,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Gather
+    procedure :: MPI_Gather_f08, MPI_Gather_c_f08
   end interface
   interface MPI_Gather_init
     subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
@@ -2603,6 +3068,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Gather_init
+    procedure :: MPI_Gather_init_f08, MPI_Gather_init_c_f08
+  end interface
   interface MPI_Gatherv
     subroutine MPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
         root, comm, ierror) bind(C, name="MPI_Gatherv_f08")
@@ -2632,6 +3100,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Gatherv
+    procedure :: MPI_Gatherv_f08, MPI_Gatherv_c_f08
   end interface
   interface MPI_Gatherv_init
     subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
@@ -2667,11 +3138,14 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Gatherv_init
+    procedure :: MPI_Gatherv_init_f08, MPI_Gatherv_init_c_f08
+  end interface
   interface MPI_Get
     subroutine MPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror) bind(C, name="MPI_Get_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -2684,7 +3158,7 @@ module mpi_f08
     subroutine MPI_Get_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror) bind(C, name="MPI_Get_c_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -2695,15 +3169,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Get
+    procedure :: MPI_Get_f08, MPI_Get_c_f08
+  end interface
   interface MPI_Get_accumulate
     subroutine MPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
         win, ierror) bind(C, name="MPI_Get_accumulate_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
-      type(*), dimension(..), contiguous :: result_addr
+      type(*), dimension(..), asynchronous :: result_addr
       integer :: result_count
       type(MPI_Datatype) :: result_datatype
       integer :: target_rank
@@ -2718,10 +3195,10 @@ module mpi_f08
         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
         win, ierror) bind(C, name="MPI_Get_accumulate_c_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
-      type(*), dimension(..), contiguous :: result_addr
+      type(*), dimension(..), asynchronous :: result_addr
       integer(kind=MPI_COUNT_KIND) :: result_count
       type(MPI_Datatype) :: result_datatype
       integer :: target_rank
@@ -2733,6 +3210,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Get_accumulate
+    procedure :: MPI_Get_accumulate_f08, MPI_Get_accumulate_c_f08
+  end interface
   interface MPI_Get_address
     subroutine MPI_Get_address_f08(location, address, ierror) bind(C, name="MPI_Get_address_f08")
       import
@@ -2740,6 +3220,9 @@ module mpi_f08
       integer(kind=MPI_ADDRESS_KIND) :: address
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Get_address
+    procedure :: MPI_Get_address_f08
   end interface
   interface MPI_Get_count
     subroutine MPI_Get_count_f08(status, datatype, count, ierror) bind(C, name="pmpi_get_count_")
@@ -2757,6 +3240,9 @@ module mpi_f08
       integer(kind=MPI_COUNT_KIND) :: count
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Get_count
+    procedure :: MPI_Get_count_f08, MPI_Get_count_c_f08
   end interface
   interface MPI_Get_elements
     subroutine MPI_Get_elements_f08(status, datatype, count, ierror) bind(C, &
@@ -2776,6 +3262,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Get_elements
+    procedure :: MPI_Get_elements_f08, MPI_Get_elements_c_f08
+  end interface
   interface MPI_Get_elements_x
     subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror) bind(C, &
         name="pmpi_get_elements_x_")
@@ -2786,6 +3275,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Get_elements_x
+    procedure :: MPI_Get_elements_x_f08
+  end interface
   interface MPI_Get_hw_resource_info
     subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror) bind(C, &
         name="pmpi_get_hw_resource_info_")
@@ -2793,6 +3285,9 @@ module mpi_f08
       type(MPI_Info) :: hw_info
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Get_hw_resource_info
+    procedure :: MPI_Get_hw_resource_info_f08
   end interface
   interface MPI_Get_library_version
     subroutine MPI_Get_library_version_f08(version, resultlen, ierror) bind(C, &
@@ -2803,6 +3298,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Get_library_version
+    procedure :: MPI_Get_library_version_f08
+  end interface
   interface MPI_Get_processor_name
     subroutine MPI_Get_processor_name_f08(name, resultlen, ierror) bind(C, &
         name="MPI_Get_processor_name_f08")
@@ -2812,6 +3310,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Get_processor_name
+    procedure :: MPI_Get_processor_name_f08
+  end interface
   interface MPI_Get_version
     subroutine MPI_Get_version_f08(version, subversion, ierror) bind(C, name="pmpi_get_version_")
       import
@@ -2819,6 +3320,9 @@ module mpi_f08
       integer :: subversion
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Get_version
+    procedure :: MPI_Get_version_f08
   end interface
   interface MPI_Graph_create
     subroutine MPI_Graph_create_f08(comm_old, nnodes, indx, edges, reorder, comm_graph, &
@@ -2833,6 +3337,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Graph_create
+    procedure :: MPI_Graph_create_f08
+  end interface
   interface MPI_Graph_get
     subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, indx, edges, ierror) bind(C, &
         name="pmpi_graph_get_")
@@ -2844,6 +3351,9 @@ module mpi_f08
       integer :: edges(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Graph_get
+    procedure :: MPI_Graph_get_f08
   end interface
   interface MPI_Graph_map
     subroutine MPI_Graph_map_f08(comm, nnodes, indx, edges, newrank, ierror) bind(C, &
@@ -2857,6 +3367,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Graph_map
+    procedure :: MPI_Graph_map_f08
+  end interface
   interface MPI_Graph_neighbors
     subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror) bind(C, &
         name="pmpi_graph_neighbors_")
@@ -2868,6 +3381,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Graph_neighbors
+    procedure :: MPI_Graph_neighbors_f08
+  end interface
   interface MPI_Graph_neighbors_count
     subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror) bind(C, &
         name="pmpi_graph_neighbors_count_")
@@ -2877,6 +3393,9 @@ module mpi_f08
       integer :: nneighbors
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Graph_neighbors_count
+    procedure :: MPI_Graph_neighbors_count_f08
   end interface
   interface MPI_Graphdims_get
     subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror) bind(C, &
@@ -2888,12 +3407,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Graphdims_get
+    procedure :: MPI_Graphdims_get_f08
+  end interface
   interface MPI_Grequest_complete
     subroutine MPI_Grequest_complete_f08(request, ierror) bind(C, name="pmpi_grequest_complete_")
       import
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Grequest_complete
+    procedure :: MPI_Grequest_complete_f08
   end interface
   interface MPI_Group_compare
     subroutine MPI_Group_compare_f08(group1, group2, result, ierror) bind(C, &
@@ -2905,6 +3430,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Group_compare
+    procedure :: MPI_Group_compare_f08
+  end interface
   interface MPI_Group_difference
     subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror) bind(C, &
         name="pmpi_group_difference_")
@@ -2914,6 +3442,9 @@ module mpi_f08
       type(MPI_Group) :: newgroup
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Group_difference
+    procedure :: MPI_Group_difference_f08
   end interface
   interface MPI_Group_excl
     subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror) bind(C, &
@@ -2926,12 +3457,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Group_excl
+    procedure :: MPI_Group_excl_f08
+  end interface
   interface MPI_Group_free
     subroutine MPI_Group_free_f08(group, ierror) bind(C, name="pmpi_group_free_")
       import
       type(MPI_Group) :: group
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Group_free
+    procedure :: MPI_Group_free_f08
   end interface
   interface MPI_Group_from_session_pset
     subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror) bind(C, &
@@ -2942,6 +3479,9 @@ module mpi_f08
       type(MPI_Group) :: newgroup
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Group_from_session_pset
+    procedure :: MPI_Group_from_session_pset_f08
   end interface
   interface MPI_Group_incl
     subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror) bind(C, &
@@ -2954,6 +3494,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Group_incl
+    procedure :: MPI_Group_incl_f08
+  end interface
   interface MPI_Group_intersection
     subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror) bind(C, &
         name="pmpi_group_intersection_")
@@ -2963,6 +3506,9 @@ module mpi_f08
       type(MPI_Group) :: newgroup
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Group_intersection
+    procedure :: MPI_Group_intersection_f08
   end interface
   interface MPI_Group_range_excl
     subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror) bind(C, &
@@ -2975,6 +3521,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Group_range_excl
+    procedure :: MPI_Group_range_excl_f08
+  end interface
   interface MPI_Group_range_incl
     subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror) bind(C, &
         name="pmpi_group_range_incl_")
@@ -2986,6 +3535,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Group_range_incl
+    procedure :: MPI_Group_range_incl_f08
+  end interface
   interface MPI_Group_rank
     subroutine MPI_Group_rank_f08(group, rank, ierror) bind(C, name="pmpi_group_rank_")
       import
@@ -2994,6 +3546,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Group_rank
+    procedure :: MPI_Group_rank_f08
+  end interface
   interface MPI_Group_size
     subroutine MPI_Group_size_f08(group, size, ierror) bind(C, name="pmpi_group_size_")
       import
@@ -3001,6 +3556,9 @@ module mpi_f08
       integer :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Group_size
+    procedure :: MPI_Group_size_f08
   end interface
   interface MPI_Group_translate_ranks
     subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror) bind(C, &
@@ -3014,6 +3572,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Group_translate_ranks
+    procedure :: MPI_Group_translate_ranks_f08
+  end interface
   interface MPI_Group_union
     subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror) bind(C, &
         name="pmpi_group_union_")
@@ -3023,6 +3584,9 @@ module mpi_f08
       type(MPI_Group) :: newgroup
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Group_union
+    procedure :: MPI_Group_union_f08
   end interface
   interface MPI_Iallgather
     subroutine MPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
@@ -3051,6 +3615,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Iallgather
+    procedure :: MPI_Iallgather_f08, MPI_Iallgather_c_f08
   end interface
   interface MPI_Iallgatherv
     subroutine MPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
@@ -3082,6 +3649,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Iallgatherv
+    procedure :: MPI_Iallgatherv_f08, MPI_Iallgatherv_c_f08
+  end interface
   interface MPI_Iallreduce
     subroutine MPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Iallreduce_f08")
@@ -3107,6 +3677,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Iallreduce
+    procedure :: MPI_Iallreduce_f08, MPI_Iallreduce_c_f08
   end interface
   interface MPI_Ialltoall
     subroutine MPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
@@ -3135,6 +3708,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Ialltoall
+    procedure :: MPI_Ialltoall_f08, MPI_Ialltoall_c_f08
   end interface
   interface MPI_Ialltoallv
     subroutine MPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
@@ -3168,6 +3744,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Ialltoallv
+    procedure :: MPI_Ialltoallv_f08, MPI_Ialltoallv_c_f08
+  end interface
   interface MPI_Ialltoallw
     subroutine MPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
         rdispls, recvtypes, comm, request, ierror) bind(C, name="MPI_Ialltoallw_f08")
@@ -3200,6 +3779,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Ialltoallw
+    procedure :: MPI_Ialltoallw_f08, MPI_Ialltoallw_c_f08
+  end interface
   interface MPI_Ibarrier
     subroutine MPI_Ibarrier_f08(comm, request, ierror) bind(C, name="pmpi_ibarrier_")
       import
@@ -3207,6 +3789,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Ibarrier
+    procedure :: MPI_Ibarrier_f08
   end interface
   interface MPI_Ibcast
     subroutine MPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror) bind(C, &
@@ -3231,6 +3816,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Ibcast
+    procedure :: MPI_Ibcast_f08, MPI_Ibcast_c_f08
   end interface
   interface MPI_Ibsend
     subroutine MPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
@@ -3258,6 +3846,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Ibsend
+    procedure :: MPI_Ibsend_f08, MPI_Ibsend_c_f08
+  end interface
   interface MPI_Iexscan
     subroutine MPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Iexscan_f08")
@@ -3283,6 +3874,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Iexscan
+    procedure :: MPI_Iexscan_f08, MPI_Iexscan_c_f08
   end interface
   interface MPI_Igather
     subroutine MPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
@@ -3313,6 +3907,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Igather
+    procedure :: MPI_Igather_f08, MPI_Igather_c_f08
   end interface
   interface MPI_Igatherv
     subroutine MPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
@@ -3346,6 +3943,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Igatherv
+    procedure :: MPI_Igatherv_f08, MPI_Igatherv_c_f08
+  end interface
   interface MPI_Improbe
     subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror) bind(C, &
         name="pmpi_improbe_")
@@ -3358,6 +3958,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Improbe
+    procedure :: MPI_Improbe_f08
   end interface
   interface MPI_Imrecv
     subroutine MPI_Imrecv_f08(buf, count, datatype, message, request, ierror) bind(C, &
@@ -3380,6 +3983,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Imrecv
+    procedure :: MPI_Imrecv_f08, MPI_Imrecv_c_f08
   end interface
   interface MPI_Ineighbor_allgather
     subroutine MPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
@@ -3408,6 +4014,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Ineighbor_allgather
+    procedure :: MPI_Ineighbor_allgather_f08, MPI_Ineighbor_allgather_c_f08
   end interface
   interface MPI_Ineighbor_allgatherv
     subroutine MPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
@@ -3439,6 +4048,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Ineighbor_allgatherv
+    procedure :: MPI_Ineighbor_allgatherv_f08, MPI_Ineighbor_allgatherv_c_f08
+  end interface
   interface MPI_Ineighbor_alltoall
     subroutine MPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, request, ierror) bind(C, name="MPI_Ineighbor_alltoall_f08")
@@ -3466,6 +4078,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Ineighbor_alltoall
+    procedure :: MPI_Ineighbor_alltoall_f08, MPI_Ineighbor_alltoall_c_f08
   end interface
   interface MPI_Ineighbor_alltoallv
     subroutine MPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
@@ -3501,6 +4116,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Ineighbor_alltoallv
+    procedure :: MPI_Ineighbor_alltoallv_f08, MPI_Ineighbor_alltoallv_c_f08
+  end interface
   interface MPI_Ineighbor_alltoallw
     subroutine MPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
         recvcounts, rdispls, recvtypes, comm, request, ierror) bind(C, &
@@ -3535,6 +4153,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Ineighbor_alltoallw
+    procedure :: MPI_Ineighbor_alltoallw_f08, MPI_Ineighbor_alltoallw_c_f08
+  end interface
   interface MPI_Info_create
     subroutine MPI_Info_create_f08(info, ierror) bind(C, name="pmpi_info_create_")
       import
@@ -3542,12 +4163,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Info_create
+    procedure :: MPI_Info_create_f08
+  end interface
   interface MPI_Info_create_env
     subroutine MPI_Info_create_env_f08(info, ierror) bind(C, name="pmpi_info_create_env_")
       import
       type(MPI_Info) :: info
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Info_create_env
+    procedure :: MPI_Info_create_env_f08
   end interface
   interface MPI_Info_delete
     subroutine MPI_Info_delete_f08(info, key, ierror) bind(C, name="MPI_Info_delete_f08")
@@ -3557,6 +4184,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Info_delete
+    procedure :: MPI_Info_delete_f08
+  end interface
   interface MPI_Info_dup
     subroutine MPI_Info_dup_f08(info, newinfo, ierror) bind(C, name="pmpi_info_dup_")
       import
@@ -3565,12 +4195,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Info_dup
+    procedure :: MPI_Info_dup_f08
+  end interface
   interface MPI_Info_free
     subroutine MPI_Info_free_f08(info, ierror) bind(C, name="pmpi_info_free_")
       import
       type(MPI_Info) :: info
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Info_free
+    procedure :: MPI_Info_free_f08
   end interface
   interface MPI_Info_get
     subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror) bind(C, &
@@ -3584,6 +4220,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Info_get
+    procedure :: MPI_Info_get_f08
+  end interface
   interface MPI_Info_get_nkeys
     subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror) bind(C, name="pmpi_info_get_nkeys_")
       import
@@ -3591,6 +4230,9 @@ module mpi_f08
       integer :: nkeys
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Info_get_nkeys
+    procedure :: MPI_Info_get_nkeys_f08
   end interface
   interface MPI_Info_get_nthkey
     subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror) bind(C, name="MPI_Info_get_nthkey_f08")
@@ -3600,6 +4242,9 @@ module mpi_f08
       character(len=*) :: key
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Info_get_nthkey
+    procedure :: MPI_Info_get_nthkey_f08
   end interface
   interface MPI_Info_get_string
     subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror) bind(C, &
@@ -3613,6 +4258,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Info_get_string
+    procedure :: MPI_Info_get_string_f08
+  end interface
   interface MPI_Info_get_valuelen
     subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror) bind(C, &
         name="MPI_Info_get_valuelen_f08")
@@ -3624,6 +4272,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Info_get_valuelen
+    procedure :: MPI_Info_get_valuelen_f08
+  end interface
   interface MPI_Info_set
     subroutine MPI_Info_set_f08(info, key, value, ierror) bind(C, name="MPI_Info_set_f08")
       import
@@ -3633,12 +4284,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Info_set
+    procedure :: MPI_Info_set_f08
+  end interface
   interface MPI_Initialized
     subroutine MPI_Initialized_f08(flag, ierror) bind(C, name="pmpi_initialized_")
       import
       logical :: flag
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Initialized
+    procedure :: MPI_Initialized_f08
   end interface
   interface MPI_Intercomm_create
     subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, &
@@ -3652,6 +4309,9 @@ module mpi_f08
       type(MPI_Comm) :: newintercomm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Intercomm_create
+    procedure :: MPI_Intercomm_create_f08
   end interface
   interface MPI_Intercomm_create_from_groups
     subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, &
@@ -3669,6 +4329,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Intercomm_create_from_groups
+    procedure :: MPI_Intercomm_create_from_groups_f08
+  end interface
   interface MPI_Intercomm_merge
     subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror) bind(C, &
         name="pmpi_intercomm_merge_")
@@ -3678,6 +4341,9 @@ module mpi_f08
       type(MPI_Comm) :: newintracomm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Intercomm_merge
+    procedure :: MPI_Intercomm_merge_f08
   end interface
   interface MPI_Iprobe
     subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror) bind(C, name="pmpi_iprobe_")
@@ -3689,6 +4355,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Iprobe
+    procedure :: MPI_Iprobe_f08
   end interface
   interface MPI_Irecv
     subroutine MPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
@@ -3715,6 +4384,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Irecv
+    procedure :: MPI_Irecv_f08, MPI_Irecv_c_f08
   end interface
   interface MPI_Ireduce
     subroutine MPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
@@ -3744,6 +4416,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Ireduce
+    procedure :: MPI_Ireduce_f08, MPI_Ireduce_c_f08
+  end interface
   interface MPI_Ireduce_scatter
     subroutine MPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
         ierror) bind(C, name="MPI_Ireduce_scatter_f08")
@@ -3769,6 +4444,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Ireduce_scatter
+    procedure :: MPI_Ireduce_scatter_f08, MPI_Ireduce_scatter_c_f08
   end interface
   interface MPI_Ireduce_scatter_block
     subroutine MPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
@@ -3796,6 +4474,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Ireduce_scatter_block
+    procedure :: MPI_Ireduce_scatter_block_f08, MPI_Ireduce_scatter_block_c_f08
+  end interface
   interface MPI_Irsend
     subroutine MPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Irsend_f08")
@@ -3822,12 +4503,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Irsend
+    procedure :: MPI_Irsend_f08, MPI_Irsend_c_f08
+  end interface
   interface MPI_Is_thread_main
     subroutine MPI_Is_thread_main_f08(flag, ierror) bind(C, name="pmpi_is_thread_main_")
       import
       logical :: flag
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Is_thread_main
+    procedure :: MPI_Is_thread_main_f08
   end interface
   interface MPI_Iscan
     subroutine MPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror) bind(C, &
@@ -3854,6 +4541,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Iscan
+    procedure :: MPI_Iscan_f08, MPI_Iscan_c_f08
   end interface
   interface MPI_Iscatter
     subroutine MPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
@@ -3884,6 +4574,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Iscatter
+    procedure :: MPI_Iscatter_f08, MPI_Iscatter_c_f08
   end interface
   interface MPI_Iscatterv
     subroutine MPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
@@ -3917,6 +4610,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Iscatterv
+    procedure :: MPI_Iscatterv_f08, MPI_Iscatterv_c_f08
+  end interface
   interface MPI_Isend
     subroutine MPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Isend_f08")
@@ -3942,6 +4638,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Isend
+    procedure :: MPI_Isend_f08, MPI_Isend_c_f08
   end interface
   interface MPI_Isendrecv
     subroutine MPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
@@ -3979,6 +4678,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Isendrecv
+    procedure :: MPI_Isendrecv_f08, MPI_Isendrecv_c_f08
+  end interface
   interface MPI_Isendrecv_replace
     subroutine MPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
         comm, request, ierror) bind(C, name="MPI_Isendrecv_replace_f08")
@@ -4009,6 +4711,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Isendrecv_replace
+    procedure :: MPI_Isendrecv_replace_f08, MPI_Isendrecv_replace_c_f08
+  end interface
   interface MPI_Issend
     subroutine MPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
         name="MPI_Issend_f08")
@@ -4035,12 +4740,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Issend
+    procedure :: MPI_Issend_f08, MPI_Issend_c_f08
+  end interface
   interface MPI_Keyval_free
     subroutine MPI_Keyval_free_f08(keyval, ierror) bind(C, name="pmpi_keyval_free_")
       import
       integer :: keyval
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Keyval_free
+    procedure :: MPI_Keyval_free_f08
   end interface
   interface MPI_Lookup_name
     subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror) bind(C, &
@@ -4051,6 +4762,9 @@ module mpi_f08
       character(len=*) :: port_name
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Lookup_name
+    procedure :: MPI_Lookup_name_f08
   end interface
   interface MPI_Mprobe
     subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror) bind(C, &
@@ -4063,6 +4777,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Mprobe
+    procedure :: MPI_Mprobe_f08
   end interface
   interface MPI_Mrecv
     subroutine MPI_Mrecv_f08(buf, count, datatype, message, status, ierror) bind(C, &
@@ -4085,6 +4802,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Mrecv
+    procedure :: MPI_Mrecv_f08, MPI_Mrecv_c_f08
   end interface
   interface MPI_Neighbor_allgather
     subroutine MPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
@@ -4111,6 +4831,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Neighbor_allgather
+    procedure :: MPI_Neighbor_allgather_f08, MPI_Neighbor_allgather_c_f08
   end interface
   interface MPI_Neighbor_allgather_init
     subroutine MPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
@@ -4142,6 +4865,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Neighbor_allgather_init
+    procedure :: MPI_Neighbor_allgather_init_f08, MPI_Neighbor_allgather_init_c_f08
+  end interface
   interface MPI_Neighbor_allgatherv
     subroutine MPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
         displs, recvtype, comm, ierror) bind(C, name="MPI_Neighbor_allgatherv_f08")
@@ -4169,6 +4895,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Neighbor_allgatherv
+    procedure :: MPI_Neighbor_allgatherv_f08, MPI_Neighbor_allgatherv_c_f08
   end interface
   interface MPI_Neighbor_allgatherv_init
     subroutine MPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
@@ -4204,6 +4933,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Neighbor_allgatherv_init
+    procedure :: MPI_Neighbor_allgatherv_init_f08, MPI_Neighbor_allgatherv_init_c_f08
+  end interface
   interface MPI_Neighbor_alltoall
     subroutine MPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         recvtype, comm, ierror) bind(C, name="MPI_Neighbor_alltoall_f08")
@@ -4229,6 +4961,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Neighbor_alltoall
+    procedure :: MPI_Neighbor_alltoall_f08, MPI_Neighbor_alltoall_c_f08
   end interface
   interface MPI_Neighbor_alltoall_init
     subroutine MPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
@@ -4260,6 +4995,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Neighbor_alltoall_init
+    procedure :: MPI_Neighbor_alltoall_init_f08, MPI_Neighbor_alltoall_init_c_f08
+  end interface
   interface MPI_Neighbor_alltoallv
     subroutine MPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
         recvcounts, rdispls, recvtype, comm, ierror) bind(C, name="MPI_Neighbor_alltoallv_f08")
@@ -4289,6 +5027,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Neighbor_alltoallv
+    procedure :: MPI_Neighbor_alltoallv_f08, MPI_Neighbor_alltoallv_c_f08
   end interface
   interface MPI_Neighbor_alltoallv_init
     subroutine MPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
@@ -4326,6 +5067,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Neighbor_alltoallv_init
+    procedure :: MPI_Neighbor_alltoallv_init_f08, MPI_Neighbor_alltoallv_init_c_f08
+  end interface
   interface MPI_Neighbor_alltoallw
     subroutine MPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
         recvcounts, rdispls, recvtypes, comm, ierror) bind(C, name="MPI_Neighbor_alltoallw_f08")
@@ -4355,6 +5099,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Neighbor_alltoallw
+    procedure :: MPI_Neighbor_alltoallw_f08, MPI_Neighbor_alltoallw_c_f08
   end interface
   interface MPI_Neighbor_alltoallw_init
     subroutine MPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
@@ -4392,6 +5139,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Neighbor_alltoallw_init
+    procedure :: MPI_Neighbor_alltoallw_init_f08, MPI_Neighbor_alltoallw_init_c_f08
+  end interface
   interface MPI_Op_commutative
     subroutine MPI_Op_commutative_f08(op, commute, ierror) bind(C, name="pmpi_op_commutative_")
       import
@@ -4400,12 +5150,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Op_commutative
+    procedure :: MPI_Op_commutative_f08
+  end interface
   interface MPI_Op_free
     subroutine MPI_Op_free_f08(op, ierror) bind(C, name="pmpi_op_free_")
       import
       type(MPI_Op) :: op
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Op_free
+    procedure :: MPI_Op_free_f08
   end interface
   interface MPI_Open_port
     subroutine MPI_Open_port_f08(info, port_name, ierror) bind(C, name="MPI_Open_port_f08")
@@ -4414,6 +5170,9 @@ module mpi_f08
       character(len=*) :: port_name
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Open_port
+    procedure :: MPI_Open_port_f08
   end interface
   interface MPI_Pack
     subroutine MPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, &
@@ -4441,6 +5200,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Pack
+    procedure :: MPI_Pack_f08, MPI_Pack_c_f08
+  end interface
   interface MPI_Pack_external
     subroutine MPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
         ierror) bind(C, name="MPI_Pack_external_f08")
@@ -4467,6 +5229,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Pack_external
+    procedure :: MPI_Pack_external_f08, MPI_Pack_external_c_f08
+  end interface
   interface MPI_Pack_external_size
     subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror) bind(C, &
         name="MPI_Pack_external_size_f08")
@@ -4486,6 +5251,9 @@ module mpi_f08
       integer(kind=MPI_COUNT_KIND) :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Pack_external_size
+    procedure :: MPI_Pack_external_size_f08, MPI_Pack_external_size_c_f08
   end interface
   interface MPI_Pack_size
     subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror) bind(C, &
@@ -4507,6 +5275,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Pack_size
+    procedure :: MPI_Pack_size_f08, MPI_Pack_size_c_f08
+  end interface
   interface MPI_Parrived
     subroutine MPI_Parrived_f08(request, partition, flag, ierror) bind(C, name="pmpi_parrived_")
       import
@@ -4516,6 +5287,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Parrived
+    procedure :: MPI_Parrived_f08
+  end interface
   interface MPI_Pready
     subroutine MPI_Pready_f08(partition, request, ierror) bind(C, name="pmpi_pready_")
       import
@@ -4523,6 +5297,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Pready
+    procedure :: MPI_Pready_f08
   end interface
   interface MPI_Pready_list
     subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror) bind(C, &
@@ -4534,6 +5311,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Pready_list
+    procedure :: MPI_Pready_list_f08
+  end interface
   interface MPI_Pready_range
     subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror) bind(C, &
         name="pmpi_pready_range_")
@@ -4543,6 +5323,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Pready_range
+    procedure :: MPI_Pready_range_f08
   end interface
   interface MPI_Precv_init
     subroutine MPI_Precv_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, &
@@ -4574,6 +5357,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Precv_init
+    procedure :: MPI_Precv_init_f08, MPI_Precv_init_c_f08
+  end interface
   interface MPI_Probe
     subroutine MPI_Probe_f08(source, tag, comm, status, ierror) bind(C, name="pmpi_probe_")
       import
@@ -4583,6 +5369,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Probe
+    procedure :: MPI_Probe_f08
   end interface
   interface MPI_Psend_init
     subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, request, &
@@ -4614,6 +5403,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Psend_init
+    procedure :: MPI_Psend_init_f08, MPI_Psend_init_c_f08
+  end interface
   interface MPI_Publish_name
     subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror) bind(C, &
         name="MPI_Publish_name_f08")
@@ -4624,11 +5416,14 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Publish_name
+    procedure :: MPI_Publish_name_f08
+  end interface
   interface MPI_Put
     subroutine MPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror) bind(C, name="MPI_Put_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -4641,7 +5436,7 @@ module mpi_f08
     subroutine MPI_Put_c_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, ierror) bind(C, name="MPI_Put_c_f08")
       import
-      type(*), dimension(..), contiguous :: origin_addr
+      type(*), dimension(..), asynchronous :: origin_addr
       integer(kind=MPI_COUNT_KIND) :: origin_count
       type(MPI_Datatype) :: origin_datatype
       integer :: target_rank
@@ -4652,12 +5447,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Put
+    procedure :: MPI_Put_f08, MPI_Put_c_f08
+  end interface
   interface MPI_Query_thread
     subroutine MPI_Query_thread_f08(provided, ierror) bind(C, name="pmpi_query_thread_")
       import
       integer :: provided
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Query_thread
+    procedure :: MPI_Query_thread_f08
   end interface
   interface MPI_Raccumulate
     subroutine MPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
@@ -4693,6 +5494,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Raccumulate
+    procedure :: MPI_Raccumulate_f08, MPI_Raccumulate_c_f08
+  end interface
   interface MPI_Recv
     subroutine MPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror) bind(C, &
         name="MPI_Recv_f08")
@@ -4718,6 +5522,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Recv
+    procedure :: MPI_Recv_f08, MPI_Recv_c_f08
   end interface
   interface MPI_Recv_init
     subroutine MPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror) bind(C, &
@@ -4745,6 +5552,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Recv_init
+    procedure :: MPI_Recv_init_f08, MPI_Recv_init_c_f08
+  end interface
   interface MPI_Reduce
     subroutine MPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror) bind(C, &
         name="MPI_Reduce_f08")
@@ -4770,6 +5580,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Reduce
+    procedure :: MPI_Reduce_f08, MPI_Reduce_c_f08
   end interface
   interface MPI_Reduce_init
     subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
@@ -4801,6 +5614,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Reduce_init
+    procedure :: MPI_Reduce_init_f08, MPI_Reduce_init_c_f08
+  end interface
   interface MPI_Reduce_local
     subroutine MPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror) bind(C, &
         name="MPI_Reduce_local_f08")
@@ -4822,6 +5638,9 @@ module mpi_f08
       type(MPI_Op) :: op
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Reduce_local
+    procedure :: MPI_Reduce_local_f08, MPI_Reduce_local_c_f08
   end interface
   interface MPI_Reduce_scatter
     subroutine MPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
@@ -4847,6 +5666,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Reduce_scatter
+    procedure :: MPI_Reduce_scatter_f08, MPI_Reduce_scatter_c_f08
+  end interface
   interface MPI_Reduce_scatter_block
     subroutine MPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
         ierror) bind(C, name="MPI_Reduce_scatter_block_f08")
@@ -4870,6 +5692,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Reduce_scatter_block
+    procedure :: MPI_Reduce_scatter_block_f08, MPI_Reduce_scatter_block_c_f08
   end interface
   interface MPI_Reduce_scatter_block_init
     subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
@@ -4899,6 +5724,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Reduce_scatter_block_init
+    procedure :: MPI_Reduce_scatter_block_init_f08, MPI_Reduce_scatter_block_init_c_f08
+  end interface
   interface MPI_Reduce_scatter_init
     subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
         request, ierror) bind(C, name="MPI_Reduce_scatter_init_f08")
@@ -4927,6 +5755,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Reduce_scatter_init
+    procedure :: MPI_Reduce_scatter_init_f08, MPI_Reduce_scatter_init_c_f08
+  end interface
   interface MPI_Remove_error_class
     subroutine MPI_Remove_error_class_f08(errorclass, ierror) bind(C, &
         name="pmpi_remove_error_class_")
@@ -4935,12 +5766,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Remove_error_class
+    procedure :: MPI_Remove_error_class_f08
+  end interface
   interface MPI_Remove_error_code
     subroutine MPI_Remove_error_code_f08(errorcode, ierror) bind(C, name="pmpi_remove_error_code_")
       import
       integer :: errorcode
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Remove_error_code
+    procedure :: MPI_Remove_error_code_f08
   end interface
   interface MPI_Remove_error_string
     subroutine MPI_Remove_error_string_f08(errorcode, ierror) bind(C, &
@@ -4950,12 +5787,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Remove_error_string
+    procedure :: MPI_Remove_error_string_f08
+  end interface
   interface MPI_Request_free
     subroutine MPI_Request_free_f08(request, ierror) bind(C, name="pmpi_request_free_")
       import
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Request_free
+    procedure :: MPI_Request_free_f08
   end interface
   interface MPI_Request_get_status
     subroutine MPI_Request_get_status_f08(request, flag, status, ierror) bind(C, &
@@ -4967,6 +5810,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Request_get_status
+    procedure :: MPI_Request_get_status_f08
+  end interface
   interface MPI_Request_get_status_all
     subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, &
         ierror) bind(C, name="pmpi_request_get_status_all_")
@@ -4977,6 +5823,9 @@ module mpi_f08
       type(MPI_Status) :: array_of_statuses(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Request_get_status_all
+    procedure :: MPI_Request_get_status_all_f08
   end interface
   interface MPI_Request_get_status_any
     subroutine MPI_Request_get_status_any_f08(count, array_of_requests, indx, flag, status, &
@@ -4990,6 +5839,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Request_get_status_any
+    procedure :: MPI_Request_get_status_any_f08
+  end interface
   interface MPI_Request_get_status_some
     subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, &
         array_of_indices, array_of_statuses, ierror) bind(C, name="pmpi_request_get_status_some_")
@@ -5001,6 +5853,9 @@ module mpi_f08
       type(MPI_Status) :: array_of_statuses(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Request_get_status_some
+    procedure :: MPI_Request_get_status_some_f08
   end interface
   interface MPI_Rget
     subroutine MPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
@@ -5031,6 +5886,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Rget
+    procedure :: MPI_Rget_f08, MPI_Rget_c_f08
   end interface
   interface MPI_Rget_accumulate
     subroutine MPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
@@ -5072,6 +5930,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Rget_accumulate
+    procedure :: MPI_Rget_accumulate_f08, MPI_Rget_accumulate_c_f08
+  end interface
   interface MPI_Rput
     subroutine MPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
         target_count, target_datatype, win, request, ierror) bind(C, name="MPI_Rput_f08")
@@ -5102,6 +5963,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Rput
+    procedure :: MPI_Rput_f08, MPI_Rput_c_f08
+  end interface
   interface MPI_Rsend
     subroutine MPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
         name="MPI_Rsend_f08")
@@ -5125,6 +5989,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Rsend
+    procedure :: MPI_Rsend_f08, MPI_Rsend_c_f08
   end interface
   interface MPI_Rsend_init
     subroutine MPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
@@ -5152,6 +6019,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Rsend_init
+    procedure :: MPI_Rsend_init_f08, MPI_Rsend_init_c_f08
+  end interface
   interface MPI_Scan
     subroutine MPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror) bind(C, &
         name="MPI_Scan_f08")
@@ -5175,6 +6045,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Scan
+    procedure :: MPI_Scan_f08, MPI_Scan_c_f08
   end interface
   interface MPI_Scan_init
     subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
@@ -5204,6 +6077,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Scan_init
+    procedure :: MPI_Scan_init_f08, MPI_Scan_init_c_f08
+  end interface
   interface MPI_Scatter
     subroutine MPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
         comm, ierror) bind(C, name="MPI_Scatter_f08")
@@ -5231,6 +6107,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Scatter
+    procedure :: MPI_Scatter_f08, MPI_Scatter_c_f08
   end interface
   interface MPI_Scatter_init
     subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
@@ -5264,6 +6143,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Scatter_init
+    procedure :: MPI_Scatter_init_f08, MPI_Scatter_init_c_f08
+  end interface
   interface MPI_Scatterv
     subroutine MPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
         recvtype, root, comm, ierror) bind(C, name="MPI_Scatterv_f08")
@@ -5293,6 +6175,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Scatterv
+    procedure :: MPI_Scatterv_f08, MPI_Scatterv_c_f08
   end interface
   interface MPI_Scatterv_init
     subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
@@ -5328,6 +6213,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Scatterv_init
+    procedure :: MPI_Scatterv_init_f08, MPI_Scatterv_init_c_f08
+  end interface
   interface MPI_Send
     subroutine MPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
         name="MPI_Send_f08")
@@ -5351,6 +6239,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Send
+    procedure :: MPI_Send_f08, MPI_Send_c_f08
   end interface
   interface MPI_Send_init
     subroutine MPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
@@ -5377,6 +6268,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Send_init
+    procedure :: MPI_Send_init_f08, MPI_Send_init_c_f08
   end interface
   interface MPI_Sendrecv
     subroutine MPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
@@ -5414,6 +6308,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Sendrecv
+    procedure :: MPI_Sendrecv_f08, MPI_Sendrecv_c_f08
+  end interface
   interface MPI_Sendrecv_replace
     subroutine MPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
         status, ierror) bind(C, name="MPI_Sendrecv_replace_f08")
@@ -5444,6 +6341,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Sendrecv_replace
+    procedure :: MPI_Sendrecv_replace_f08, MPI_Sendrecv_replace_c_f08
+  end interface
   interface MPI_Session_attach_buffer
     subroutine MPI_Session_attach_buffer_f08(session, buffer, size, ierror) bind(C, &
         name="MPI_Session_attach_buffer_f08")
@@ -5462,6 +6362,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Session_attach_buffer
+    procedure :: MPI_Session_attach_buffer_f08, MPI_Session_attach_buffer_c_f08
+  end interface
   interface MPI_Session_call_errhandler
     subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror) bind(C, &
         name="pmpi_session_call_errhandler_")
@@ -5470,6 +6373,9 @@ module mpi_f08
       integer :: errorcode
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Session_call_errhandler
+    procedure :: MPI_Session_call_errhandler_f08
   end interface
   interface MPI_Session_detach_buffer
     subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror) bind(C, &
@@ -5489,12 +6395,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Session_detach_buffer
+    procedure :: MPI_Session_detach_buffer_f08, MPI_Session_detach_buffer_c_f08
+  end interface
   interface MPI_Session_finalize
     subroutine MPI_Session_finalize_f08(session, ierror) bind(C, name="pmpi_session_finalize_")
       import
       type(MPI_Session) :: session
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Session_finalize
+    procedure :: MPI_Session_finalize_f08
   end interface
   interface MPI_Session_flush_buffer
     subroutine MPI_Session_flush_buffer_f08(session, ierror) bind(C, &
@@ -5503,6 +6415,9 @@ module mpi_f08
       type(MPI_Session) :: session
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Session_flush_buffer
+    procedure :: MPI_Session_flush_buffer_f08
   end interface
   interface MPI_Session_get_errhandler
     subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror) bind(C, &
@@ -5513,6 +6428,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Session_get_errhandler
+    procedure :: MPI_Session_get_errhandler_f08
+  end interface
   interface MPI_Session_get_info
     subroutine MPI_Session_get_info_f08(session, info_used, ierror) bind(C, &
         name="pmpi_session_get_info_")
@@ -5521,6 +6439,9 @@ module mpi_f08
       type(MPI_Info) :: info_used
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Session_get_info
+    procedure :: MPI_Session_get_info_f08
   end interface
   interface MPI_Session_get_nth_pset
     subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror) bind(C, &
@@ -5534,6 +6455,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Session_get_nth_pset
+    procedure :: MPI_Session_get_nth_pset_f08
+  end interface
   interface MPI_Session_get_num_psets
     subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror) bind(C, &
         name="pmpi_session_get_num_psets_")
@@ -5543,6 +6467,9 @@ module mpi_f08
       integer :: npset_names
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Session_get_num_psets
+    procedure :: MPI_Session_get_num_psets_f08
   end interface
   interface MPI_Session_get_pset_info
     subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror) bind(C, &
@@ -5554,6 +6481,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Session_get_pset_info
+    procedure :: MPI_Session_get_pset_info_f08
+  end interface
   interface MPI_Session_iflush_buffer
     subroutine MPI_Session_iflush_buffer_f08(session, request, ierror) bind(C, &
         name="pmpi_session_iflush_buffer_")
@@ -5562,6 +6492,9 @@ module mpi_f08
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Session_iflush_buffer
+    procedure :: MPI_Session_iflush_buffer_f08
   end interface
   interface MPI_Session_init
     subroutine MPI_Session_init_f08(info, errhandler, session, ierror) bind(C, &
@@ -5573,6 +6506,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Session_init
+    procedure :: MPI_Session_init_f08
+  end interface
   interface MPI_Session_set_errhandler
     subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror) bind(C, &
         name="pmpi_session_set_errhandler_")
@@ -5581,6 +6517,9 @@ module mpi_f08
       type(MPI_Errhandler) :: errhandler
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Session_set_errhandler
+    procedure :: MPI_Session_set_errhandler_f08
   end interface
   interface MPI_Ssend
     subroutine MPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror) bind(C, &
@@ -5605,6 +6544,9 @@ module mpi_f08
       type(MPI_Comm) :: comm
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Ssend
+    procedure :: MPI_Ssend_f08, MPI_Ssend_c_f08
   end interface
   interface MPI_Ssend_init
     subroutine MPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror) bind(C, &
@@ -5632,12 +6574,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Ssend_init
+    procedure :: MPI_Ssend_init_f08, MPI_Ssend_init_c_f08
+  end interface
   interface MPI_Start
     subroutine MPI_Start_f08(request, ierror) bind(C, name="pmpi_start_")
       import
       type(MPI_Request) :: request
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Start
+    procedure :: MPI_Start_f08
   end interface
   interface MPI_Startall
     subroutine MPI_Startall_f08(count, array_of_requests, ierror) bind(C, name="pmpi_startall_")
@@ -5646,6 +6594,9 @@ module mpi_f08
       type(MPI_Request) :: array_of_requests(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Startall
+    procedure :: MPI_Startall_f08
   end interface
   interface MPI_Status_get_error
     subroutine MPI_Status_get_error_f08(status, error, ierror) bind(C, &
@@ -5656,6 +6607,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Status_get_error
+    procedure :: MPI_Status_get_error_f08
+  end interface
   interface MPI_Status_get_source
     subroutine MPI_Status_get_source_f08(status, source, ierror) bind(C, &
         name="pmpi_status_get_source_")
@@ -5665,6 +6619,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Status_get_source
+    procedure :: MPI_Status_get_source_f08
+  end interface
   interface MPI_Status_get_tag
     subroutine MPI_Status_get_tag_f08(status, tag, ierror) bind(C, name="pmpi_status_get_tag_")
       import
@@ -5672,6 +6629,9 @@ module mpi_f08
       integer :: tag
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Status_get_tag
+    procedure :: MPI_Status_get_tag_f08
   end interface
   interface MPI_Status_set_cancelled
     subroutine MPI_Status_set_cancelled_f08(status, flag, ierror) bind(C, &
@@ -5681,6 +6641,9 @@ module mpi_f08
       logical :: flag
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Status_set_cancelled
+    procedure :: MPI_Status_set_cancelled_f08
   end interface
   interface MPI_Status_set_elements
     subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror) bind(C, &
@@ -5700,6 +6663,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Status_set_elements
+    procedure :: MPI_Status_set_elements_f08, MPI_Status_set_elements_c_f08
+  end interface
   interface MPI_Status_set_elements_x
     subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror) bind(C, &
         name="pmpi_status_set_elements_x_")
@@ -5710,6 +6676,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Status_set_elements_x
+    procedure :: MPI_Status_set_elements_x_f08
+  end interface
   interface MPI_Status_set_error
     subroutine MPI_Status_set_error_f08(status, error, ierror) bind(C, &
         name="pmpi_status_set_error_")
@@ -5718,6 +6687,9 @@ module mpi_f08
       integer :: error
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Status_set_error
+    procedure :: MPI_Status_set_error_f08
   end interface
   interface MPI_Status_set_source
     subroutine MPI_Status_set_source_f08(status, source, ierror) bind(C, &
@@ -5728,6 +6700,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Status_set_source
+    procedure :: MPI_Status_set_source_f08
+  end interface
   interface MPI_Status_set_tag
     subroutine MPI_Status_set_tag_f08(status, tag, ierror) bind(C, name="pmpi_status_set_tag_")
       import
@@ -5735,6 +6710,9 @@ module mpi_f08
       integer :: tag
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Status_set_tag
+    procedure :: MPI_Status_set_tag_f08
   end interface
   interface MPI_Test
     subroutine MPI_Test_f08(request, flag, status, ierror) bind(C, name="pmpi_test_")
@@ -5745,6 +6723,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Test
+    procedure :: MPI_Test_f08
+  end interface
   interface MPI_Test_cancelled
     subroutine MPI_Test_cancelled_f08(status, flag, ierror) bind(C, name="pmpi_test_cancelled_")
       import
@@ -5752,6 +6733,9 @@ module mpi_f08
       logical :: flag
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Test_cancelled
+    procedure :: MPI_Test_cancelled_f08
   end interface
   interface MPI_Testall
     subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror) bind(C, &
@@ -5763,6 +6747,9 @@ module mpi_f08
       type(MPI_Status) :: array_of_statuses(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Testall
+    procedure :: MPI_Testall_f08
   end interface
   interface MPI_Testany
     subroutine MPI_Testany_f08(count, array_of_requests, indx, flag, status, ierror) bind(C, &
@@ -5776,6 +6763,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Testany
+    procedure :: MPI_Testany_f08
+  end interface
   interface MPI_Testsome
     subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, &
         array_of_statuses, ierror) bind(C, name="pmpi_testsome_")
@@ -5788,6 +6778,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Testsome
+    procedure :: MPI_Testsome_f08
+  end interface
   interface MPI_Topo_test
     subroutine MPI_Topo_test_f08(comm, status, ierror) bind(C, name="pmpi_topo_test_")
       import
@@ -5796,12 +6789,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Topo_test
+    procedure :: MPI_Topo_test_f08
+  end interface
   interface MPI_Type_commit
     subroutine MPI_Type_commit_f08(datatype, ierror) bind(C, name="pmpi_type_commit_")
       import
       type(MPI_Datatype) :: datatype
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_commit
+    procedure :: MPI_Type_commit_f08
   end interface
   interface MPI_Type_contiguous
     subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror) bind(C, &
@@ -5820,6 +6819,9 @@ module mpi_f08
       type(MPI_Datatype) :: newtype
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_contiguous
+    procedure :: MPI_Type_contiguous_f08, MPI_Type_contiguous_c_f08
   end interface
   interface MPI_Type_create_darray
     subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, &
@@ -5855,6 +6857,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_create_darray
+    procedure :: MPI_Type_create_darray_f08, MPI_Type_create_darray_c_f08
+  end interface
   interface MPI_Type_create_f90_complex
     subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror) bind(C, &
         name="pmpi_type_create_f90_complex_")
@@ -5865,6 +6870,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_create_f90_complex
+    procedure :: MPI_Type_create_f90_complex_f08
+  end interface
   interface MPI_Type_create_f90_integer
     subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror) bind(C, &
         name="pmpi_type_create_f90_integer_")
@@ -5873,6 +6881,9 @@ module mpi_f08
       type(MPI_Datatype) :: newtype
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_create_f90_integer
+    procedure :: MPI_Type_create_f90_integer_f08
   end interface
   interface MPI_Type_create_f90_real
     subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror) bind(C, &
@@ -5883,6 +6894,9 @@ module mpi_f08
       type(MPI_Datatype) :: newtype
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_create_f90_real
+    procedure :: MPI_Type_create_f90_real_f08
   end interface
   interface MPI_Type_create_hindexed
     subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, &
@@ -5906,6 +6920,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_create_hindexed
+    procedure :: MPI_Type_create_hindexed_f08, MPI_Type_create_hindexed_c_f08
+  end interface
   interface MPI_Type_create_hindexed_block
     subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, &
         oldtype, newtype, ierror) bind(C, name="pmpi_type_create_hindexed_block_")
@@ -5927,6 +6944,9 @@ module mpi_f08
       type(MPI_Datatype) :: newtype
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_create_hindexed_block
+    procedure :: MPI_Type_create_hindexed_block_f08, MPI_Type_create_hindexed_block_c_f08
   end interface
   interface MPI_Type_create_hvector
     subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, &
@@ -5950,6 +6970,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_create_hvector
+    procedure :: MPI_Type_create_hvector_f08, MPI_Type_create_hvector_c_f08
+  end interface
   interface MPI_Type_create_indexed_block
     subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, &
         oldtype, newtype, ierror) bind(C, name="pmpi_type_create_indexed_block_")
@@ -5972,6 +6995,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_create_indexed_block
+    procedure :: MPI_Type_create_indexed_block_f08, MPI_Type_create_indexed_block_c_f08
+  end interface
   interface MPI_Type_create_resized
     subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror) bind(C, &
         name="pmpi_type_create_resized_")
@@ -5983,6 +7009,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_create_resized
+    procedure :: MPI_Type_create_resized_f08
+  end interface
   interface MPI_Type_create_resized_c
     subroutine MPI_Type_create_resized_c_f08(oldtype, lb, extent, newtype, ierror) bind(C, &
         name="pmpi_type_create_resized_c_")
@@ -5993,6 +7022,9 @@ module mpi_f08
       type(MPI_Datatype) :: newtype
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_create_resized_c
+    procedure :: MPI_Type_create_resized_c_f08
   end interface
   interface MPI_Type_create_struct
     subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, &
@@ -6015,6 +7047,9 @@ module mpi_f08
       type(MPI_Datatype) :: newtype
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_create_struct
+    procedure :: MPI_Type_create_struct_f08, MPI_Type_create_struct_c_f08
   end interface
   interface MPI_Type_create_subarray
     subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, &
@@ -6043,6 +7078,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_create_subarray
+    procedure :: MPI_Type_create_subarray_f08, MPI_Type_create_subarray_c_f08
+  end interface
   interface MPI_Type_delete_attr
     subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror) bind(C, &
         name="pmpi_type_delete_attr_")
@@ -6052,6 +7090,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_delete_attr
+    procedure :: MPI_Type_delete_attr_f08
+  end interface
   interface MPI_Type_dup
     subroutine MPI_Type_dup_f08(oldtype, newtype, ierror) bind(C, name="pmpi_type_dup_")
       import
@@ -6060,6 +7101,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_dup
+    procedure :: MPI_Type_dup_f08
+  end interface
   interface MPI_Type_free
     subroutine MPI_Type_free_f08(datatype, ierror) bind(C, name="pmpi_type_free_")
       import
@@ -6067,12 +7111,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_free
+    procedure :: MPI_Type_free_f08
+  end interface
   interface MPI_Type_free_keyval
     subroutine MPI_Type_free_keyval_f08(type_keyval, ierror) bind(C, name="pmpi_type_free_keyval_")
       import
       integer :: type_keyval
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_free_keyval
+    procedure :: MPI_Type_free_keyval_f08
   end interface
   interface MPI_Type_get_contents
     subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, &
@@ -6104,6 +7154,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_get_contents
+    procedure :: MPI_Type_get_contents_f08, MPI_Type_get_contents_c_f08
+  end interface
   interface MPI_Type_get_envelope
     subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, &
         combiner, ierror) bind(C, name="pmpi_type_get_envelope_")
@@ -6127,6 +7180,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_get_envelope
+    procedure :: MPI_Type_get_envelope_f08, MPI_Type_get_envelope_c_f08
+  end interface
   interface MPI_Type_get_extent
     subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror) bind(C, &
         name="pmpi_type_get_extent_")
@@ -6136,6 +7192,9 @@ module mpi_f08
       integer(kind=MPI_ADDRESS_KIND) :: extent
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_get_extent
+    procedure :: MPI_Type_get_extent_f08
   end interface
   interface MPI_Type_get_extent_c
     subroutine MPI_Type_get_extent_c_f08(datatype, lb, extent, ierror) bind(C, &
@@ -6147,6 +7206,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_get_extent_c
+    procedure :: MPI_Type_get_extent_c_f08
+  end interface
   interface MPI_Type_get_extent_x
     subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror) bind(C, &
         name="pmpi_type_get_extent_x_")
@@ -6156,6 +7218,9 @@ module mpi_f08
       integer(kind=MPI_COUNT_KIND) :: extent
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_get_extent_x
+    procedure :: MPI_Type_get_extent_x_f08
   end interface
   interface MPI_Type_get_name
     subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror) bind(C, &
@@ -6167,6 +7232,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_get_name
+    procedure :: MPI_Type_get_name_f08
+  end interface
   interface MPI_Type_get_true_extent
     subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror) bind(C, &
         name="pmpi_type_get_true_extent_")
@@ -6176,6 +7244,9 @@ module mpi_f08
       integer(kind=MPI_ADDRESS_KIND) :: true_extent
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_get_true_extent
+    procedure :: MPI_Type_get_true_extent_f08
   end interface
   interface MPI_Type_get_true_extent_c
     subroutine MPI_Type_get_true_extent_c_f08(datatype, true_lb, true_extent, ierror) bind(C, &
@@ -6187,6 +7258,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_get_true_extent_c
+    procedure :: MPI_Type_get_true_extent_c_f08
+  end interface
   interface MPI_Type_get_true_extent_x
     subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror) bind(C, &
         name="pmpi_type_get_true_extent_x_")
@@ -6197,6 +7271,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_get_true_extent_x
+    procedure :: MPI_Type_get_true_extent_x_f08
+  end interface
   interface MPI_Type_get_value_index
     subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror) bind(C, &
         name="pmpi_type_get_value_index_")
@@ -6206,6 +7283,9 @@ module mpi_f08
       type(MPI_Datatype) :: pair_type
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_get_value_index
+    procedure :: MPI_Type_get_value_index_f08
   end interface
   interface MPI_Type_indexed
     subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, oldtype, &
@@ -6229,6 +7309,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_indexed
+    procedure :: MPI_Type_indexed_f08, MPI_Type_indexed_c_f08
+  end interface
   interface MPI_Type_match_size
     subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror) bind(C, &
         name="pmpi_type_match_size_")
@@ -6239,6 +7322,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_match_size
+    procedure :: MPI_Type_match_size_f08
+  end interface
   interface MPI_Type_set_name
     subroutine MPI_Type_set_name_f08(datatype, type_name, ierror) bind(C, &
         name="MPI_Type_set_name_f08")
@@ -6247,6 +7333,9 @@ module mpi_f08
       character(len=*) :: type_name
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_set_name
+    procedure :: MPI_Type_set_name_f08
   end interface
   interface MPI_Type_size
     subroutine MPI_Type_size_f08(datatype, size, ierror) bind(C, name="pmpi_type_size_")
@@ -6262,6 +7351,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Type_size
+    procedure :: MPI_Type_size_f08, MPI_Type_size_c_f08
+  end interface
   interface MPI_Type_size_x
     subroutine MPI_Type_size_x_f08(datatype, size, ierror) bind(C, name="pmpi_type_size_x_")
       import
@@ -6269,6 +7361,9 @@ module mpi_f08
       integer(kind=MPI_COUNT_KIND) :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_size_x
+    procedure :: MPI_Type_size_x_f08
   end interface
   interface MPI_Type_vector
     subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror) bind(C, &
@@ -6291,6 +7386,9 @@ module mpi_f08
       type(MPI_Datatype) :: newtype
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Type_vector
+    procedure :: MPI_Type_vector_f08, MPI_Type_vector_c_f08
   end interface
   interface MPI_Unpack
     subroutine MPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, &
@@ -6318,6 +7416,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Unpack
+    procedure :: MPI_Unpack_f08, MPI_Unpack_c_f08
+  end interface
   interface MPI_Unpack_external
     subroutine MPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
         datatype, ierror) bind(C, name="MPI_Unpack_external_f08")
@@ -6344,6 +7445,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Unpack_external
+    procedure :: MPI_Unpack_external_f08, MPI_Unpack_external_c_f08
+  end interface
   interface MPI_Unpublish_name
     subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror) bind(C, &
         name="MPI_Unpublish_name_f08")
@@ -6354,6 +7458,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Unpublish_name
+    procedure :: MPI_Unpublish_name_f08
+  end interface
   interface MPI_Wait
     subroutine MPI_Wait_f08(request, status, ierror) bind(C, name="pmpi_wait_")
       import
@@ -6361,6 +7468,9 @@ module mpi_f08
       type(MPI_Status) :: status
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Wait
+    procedure :: MPI_Wait_f08
   end interface
   interface MPI_Waitall
     subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror) bind(C, &
@@ -6371,6 +7481,9 @@ module mpi_f08
       type(MPI_Status) :: array_of_statuses(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Waitall
+    procedure :: MPI_Waitall_f08
   end interface
   interface MPI_Waitany
     subroutine MPI_Waitany_f08(count, array_of_requests, indx, status, ierror) bind(C, &
@@ -6383,6 +7496,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Waitany
+    procedure :: MPI_Waitany_f08
+  end interface
   interface MPI_Waitsome
     subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, &
         array_of_statuses, ierror) bind(C, name="pmpi_waitsome_")
@@ -6394,6 +7510,9 @@ module mpi_f08
       type(MPI_Status) :: array_of_statuses(*)
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Waitsome
+    procedure :: MPI_Waitsome_f08
   end interface
   interface MPI_Win_allocate
     subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror) bind(C, &
@@ -6419,6 +7538,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_allocate
+    procedure :: MPI_Win_allocate_f08, MPI_Win_allocate_c_f08
+  end interface
   interface MPI_Win_allocate_shared
     subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, &
         ierror) bind(C, name="MPI_Win_allocate_shared_f08")
@@ -6443,6 +7565,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_allocate_shared
+    procedure :: MPI_Win_allocate_shared_f08, MPI_Win_allocate_shared_c_f08
+  end interface
   interface MPI_Win_attach
     subroutine MPI_Win_attach_f08(win, base, size, ierror) bind(C, name="MPI_Win_attach_f08")
       import
@@ -6451,6 +7576,9 @@ module mpi_f08
       integer(kind=MPI_ADDRESS_KIND) :: size
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_attach
+    procedure :: MPI_Win_attach_f08
   end interface
   interface MPI_Win_call_errhandler
     subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror) bind(C, &
@@ -6461,12 +7589,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_call_errhandler
+    procedure :: MPI_Win_call_errhandler_f08
+  end interface
   interface MPI_Win_complete
     subroutine MPI_Win_complete_f08(win, ierror) bind(C, name="pmpi_win_complete_")
       import
       type(MPI_Win) :: win
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_complete
+    procedure :: MPI_Win_complete_f08
   end interface
   interface MPI_Win_create
     subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror) bind(C, &
@@ -6492,6 +7626,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_create
+    procedure :: MPI_Win_create_f08, MPI_Win_create_c_f08
+  end interface
   interface MPI_Win_create_dynamic
     subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror) bind(C, &
         name="pmpi_win_create_dynamic_")
@@ -6502,6 +7639,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_create_dynamic
+    procedure :: MPI_Win_create_dynamic_f08
+  end interface
   interface MPI_Win_delete_attr
     subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror) bind(C, &
         name="pmpi_win_delete_attr_")
@@ -6511,6 +7651,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_delete_attr
+    procedure :: MPI_Win_delete_attr_f08
+  end interface
   interface MPI_Win_detach
     subroutine MPI_Win_detach_f08(win, base, ierror) bind(C, name="MPI_Win_detach_f08")
       import
@@ -6518,6 +7661,9 @@ module mpi_f08
       type(*), dimension(..), contiguous :: base
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_detach
+    procedure :: MPI_Win_detach_f08
   end interface
   interface MPI_Win_fence
     subroutine MPI_Win_fence_f08(assert, win, ierror) bind(C, name="pmpi_win_fence_")
@@ -6527,6 +7673,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_fence
+    procedure :: MPI_Win_fence_f08
+  end interface
   interface MPI_Win_flush
     subroutine MPI_Win_flush_f08(rank, win, ierror) bind(C, name="pmpi_win_flush_")
       import
@@ -6535,12 +7684,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_flush
+    procedure :: MPI_Win_flush_f08
+  end interface
   interface MPI_Win_flush_all
     subroutine MPI_Win_flush_all_f08(win, ierror) bind(C, name="pmpi_win_flush_all_")
       import
       type(MPI_Win) :: win
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_flush_all
+    procedure :: MPI_Win_flush_all_f08
   end interface
   interface MPI_Win_flush_local
     subroutine MPI_Win_flush_local_f08(rank, win, ierror) bind(C, name="pmpi_win_flush_local_")
@@ -6550,12 +7705,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_flush_local
+    procedure :: MPI_Win_flush_local_f08
+  end interface
   interface MPI_Win_flush_local_all
     subroutine MPI_Win_flush_local_all_f08(win, ierror) bind(C, name="pmpi_win_flush_local_all_")
       import
       type(MPI_Win) :: win
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_flush_local_all
+    procedure :: MPI_Win_flush_local_all_f08
   end interface
   interface MPI_Win_free
     subroutine MPI_Win_free_f08(win, ierror) bind(C, name="pmpi_win_free_")
@@ -6564,12 +7725,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_free
+    procedure :: MPI_Win_free_f08
+  end interface
   interface MPI_Win_free_keyval
     subroutine MPI_Win_free_keyval_f08(win_keyval, ierror) bind(C, name="pmpi_win_free_keyval_")
       import
       integer :: win_keyval
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_free_keyval
+    procedure :: MPI_Win_free_keyval_f08
   end interface
   interface MPI_Win_get_errhandler
     subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror) bind(C, &
@@ -6580,6 +7747,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_get_errhandler
+    procedure :: MPI_Win_get_errhandler_f08
+  end interface
   interface MPI_Win_get_group
     subroutine MPI_Win_get_group_f08(win, group, ierror) bind(C, name="pmpi_win_get_group_")
       import
@@ -6588,6 +7758,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_get_group
+    procedure :: MPI_Win_get_group_f08
+  end interface
   interface MPI_Win_get_info
     subroutine MPI_Win_get_info_f08(win, info_used, ierror) bind(C, name="pmpi_win_get_info_")
       import
@@ -6595,6 +7768,9 @@ module mpi_f08
       type(MPI_Info) :: info_used
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_get_info
+    procedure :: MPI_Win_get_info_f08
   end interface
   interface MPI_Win_get_name
     subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror) bind(C, &
@@ -6606,6 +7782,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_get_name
+    procedure :: MPI_Win_get_name_f08
+  end interface
   interface MPI_Win_lock
     subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror) bind(C, name="pmpi_win_lock_")
       import
@@ -6616,6 +7795,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_lock
+    procedure :: MPI_Win_lock_f08
+  end interface
   interface MPI_Win_lock_all
     subroutine MPI_Win_lock_all_f08(assert, win, ierror) bind(C, name="pmpi_win_lock_all_")
       import
@@ -6623,6 +7805,9 @@ module mpi_f08
       type(MPI_Win) :: win
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_lock_all
+    procedure :: MPI_Win_lock_all_f08
   end interface
   interface MPI_Win_post
     subroutine MPI_Win_post_f08(group, assert, win, ierror) bind(C, name="pmpi_win_post_")
@@ -6633,6 +7818,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_post
+    procedure :: MPI_Win_post_f08
+  end interface
   interface MPI_Win_set_errhandler
     subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror) bind(C, &
         name="pmpi_win_set_errhandler_")
@@ -6642,6 +7830,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_set_errhandler
+    procedure :: MPI_Win_set_errhandler_f08
+  end interface
   interface MPI_Win_set_info
     subroutine MPI_Win_set_info_f08(win, info, ierror) bind(C, name="pmpi_win_set_info_")
       import
@@ -6650,6 +7841,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_set_info
+    procedure :: MPI_Win_set_info_f08
+  end interface
   interface MPI_Win_set_name
     subroutine MPI_Win_set_name_f08(win, win_name, ierror) bind(C, name="MPI_Win_set_name_f08")
       import
@@ -6657,6 +7851,9 @@ module mpi_f08
       character(len=*) :: win_name
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_set_name
+    procedure :: MPI_Win_set_name_f08
   end interface
   interface MPI_Win_shared_query
     subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror) bind(C, &
@@ -6680,6 +7877,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_shared_query
+    procedure :: MPI_Win_shared_query_f08, MPI_Win_shared_query_c_f08
+  end interface
   interface MPI_Win_start
     subroutine MPI_Win_start_f08(group, assert, win, ierror) bind(C, name="pmpi_win_start_")
       import
@@ -6689,12 +7889,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_start
+    procedure :: MPI_Win_start_f08
+  end interface
   interface MPI_Win_sync
     subroutine MPI_Win_sync_f08(win, ierror) bind(C, name="pmpi_win_sync_")
       import
       type(MPI_Win) :: win
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_sync
+    procedure :: MPI_Win_sync_f08
   end interface
   interface MPI_Win_test
     subroutine MPI_Win_test_f08(win, flag, ierror) bind(C, name="pmpi_win_test_")
@@ -6704,6 +7910,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_test
+    procedure :: MPI_Win_test_f08
+  end interface
   interface MPI_Win_unlock
     subroutine MPI_Win_unlock_f08(rank, win, ierror) bind(C, name="pmpi_win_unlock_")
       import
@@ -6712,6 +7921,9 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_unlock
+    procedure :: MPI_Win_unlock_f08
+  end interface
   interface MPI_Win_unlock_all
     subroutine MPI_Win_unlock_all_f08(win, ierror) bind(C, name="pmpi_win_unlock_all_")
       import
@@ -6719,12 +7931,18 @@ module mpi_f08
       integer, optional :: ierror
     end subroutine
   end interface
+  interface PMPI_Win_unlock_all
+    procedure :: MPI_Win_unlock_all_f08
+  end interface
   interface MPI_Win_wait
     subroutine MPI_Win_wait_f08(win, ierror) bind(C, name="pmpi_win_wait_")
       import
       type(MPI_Win) :: win
       integer, optional :: ierror
     end subroutine
+  end interface
+  interface PMPI_Win_wait
+    procedure :: MPI_Win_wait_f08
   end interface
   interface MPI_Sizeof
     module procedure gshmem_sizeof

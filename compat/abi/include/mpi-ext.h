@@ -49,7 +49,14 @@ int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm *newcomm);
  * a lost member was not acknowledged (MPIX_Comm_failure_ack). */
 int MPIX_Comm_agree(MPI_Comm comm, int *flag);
 /* MPIX_Comm_failure_ack acknowledges the losses of comm's members the
- * calling process knows of; MPIX_Comm_failure_get_acked returns them. */
+ * calling process knows of; MPIX_Comm_failure_get_acked returns them.
+ * Until then, after a loss of a member of comm, a receive from
+ * MPI_ANY_SOURCE on comm that no message has matched does not wait: an
+ * MPI_Irecv's request stays pending and its MPI_Wait, MPI_Test, ... return
+ * MPIX_ERR_PROC_FAILED_PENDING (the request remains valid, to be waited on
+ * again, cancelled or freed), and a blocking MPI_Recv returns
+ * MPIX_ERR_PROC_FAILED and takes no message. Once acknowledged, they wait
+ * for the other members as before. */
 int MPIX_Comm_failure_ack(MPI_Comm comm);
 int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group *failedgrp);
 /* MPIX_Comm_get_failed returns the group of comm's members the calling

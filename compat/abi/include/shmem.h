@@ -35,16 +35,18 @@
 
 /* Work arrays of the deprecated active-set collectives: pSync holds
  * SHMEM_*_SYNC_SIZE longs, each SHMEM_SYNC_VALUE before the first call (and
- * again on return); pWrk is not used, and its minimum is that of the
- * specification's formula. */
+ * again on return): one word for each round of the barrier inside the
+ * collectives (a dissemination barrier, ceil(log2(PE_size)) rounds) and
+ * one for collect's element counts. pWrk is not used, and its minimum is
+ * that of the specification's formula. */
 #define SHMEM_SYNC_VALUE 0L
-#define SHMEM_SYNC_SIZE 4
-#define SHMEM_BCAST_SYNC_SIZE 4
-#define SHMEM_BARRIER_SYNC_SIZE 4
-#define SHMEM_COLLECT_SYNC_SIZE 4
-#define SHMEM_REDUCE_SYNC_SIZE 4
-#define SHMEM_ALLTOALL_SYNC_SIZE 4
-#define SHMEM_ALLTOALLS_SYNC_SIZE 4
+#define SHMEM_SYNC_SIZE 32
+#define SHMEM_BCAST_SYNC_SIZE 32
+#define SHMEM_BARRIER_SYNC_SIZE 32
+#define SHMEM_COLLECT_SYNC_SIZE 32
+#define SHMEM_REDUCE_SYNC_SIZE 32
+#define SHMEM_ALLTOALL_SYNC_SIZE 32
+#define SHMEM_ALLTOALLS_SYNC_SIZE 32
 #define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
 
 /* Hints of shmem_malloc_with_hints (advice only: every object takes every

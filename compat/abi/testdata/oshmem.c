@@ -342,6 +342,22 @@ static void active_set_collectives(void)
         shmem_barrier(0, 1, n, ps_bar);
     }
     shmem_barrier_all();
+    /* Back-to-back barriers, on one pSync and the world's: each orders the
+     * put before it (two slots, so that the left PE's next put cannot land
+     * before this PE has looked), and pSync is at rest after them all. */
+    static long seen[2];
+    int right = (me + 1) % npes;
+    for (int i = 1; i <= 200; i++) {
+        shmem_long_p(&seen[i % 2], i, right);
+        if (i % 3 == 0)
+            shmem_barrier_all();
+        else
+            shmem_barrier(0, 0, npes, ps_bar);
+        CHECK(seen[i % 2] == i);
+    }
+    shmem_barrier_all();
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+        CHECK(ps_bar[i] == SHMEM_SYNC_VALUE);
 }
 
 static void locks(void)

@@ -5,7 +5,8 @@
  * and external32 sizes, a vector of pairs sent between ranks, MINLOC and
  * MAXLOC on every pair (the Fortran ones too) in Allreduce, Reduce,
  * Reduce_scatter_block, Scan, Exscan and Iallreduce, and RMA accumulate
- * of pairs with padding inside and after them. */
+ * of pairs with padding inside and after them; and that nothing writes
+ * the 2 padding bytes inside an MPI_SHORT_INT (padding()). */
 #include <string.h>
 #include "check.h"
 
@@ -24,6 +25,83 @@ static void sizes(MPI_Datatype t, int size, MPI_Aint extent, MPI_Aint text) {
     CHECK(lb == 0 && e == extent);
     CHECK_RC(MPI_Type_get_true_extent(t, &lb, &e));
     CHECK(lb == 0 && e == text);
+}
+
+/* padding: Put, Accumulate (MPI_REPLACE, MAXLOC, MINLOC),
+ * Get_accumulate (MPI_NO_OP, MPI_REPLACE) and Fetch_and_op on
+ * MPI_SHORT_INT into rank 0's window, which is all 0xab, and the results
+ * fetched into buffers of 0x77: the bytes at 2 and 3 of each element are
+ * no part of its type map, so they keep their 0xab (0x77). So do those
+ * of a Reduce's and a Recv's receive buffer. */
+static void padding(int rank, int size) {
+    enum { K = 6 }; /* slots per rank */
+    unsigned char *wb;
+    MPI_Win win;
+    MPI_Aint bytes = rank == 0 ? (MPI_Aint)(K * size * sizeof(struct si)) : 0;
+    CHECK_RC(MPI_Win_allocate(bytes, sizeof(struct si), MPI_INFO_NULL, MPI_COMM_WORLD, &wb, &win));
+    if (rank == 0) {
+        CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        memset(wb, 0xab, bytes);
+        CHECK_RC(MPI_Win_unlock(0, win));
+    }
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    struct si mine[2] = {{(short)(7 + rank), 1000 + rank}, {(short)-rank, 2000 + rank}}, got[2];
+    unsigned char *g = (unsigned char *)got;
+    MPI_Aint at = K * rank;
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK_RC(MPI_Put(mine, 1, MPI_SHORT_INT, 0, at, 1, MPI_SHORT_INT, win));
+    CHECK_RC(MPI_Accumulate(mine, 1, MPI_SHORT_INT, 0, at + 1, 1, MPI_SHORT_INT, MPI_REPLACE, win));
+    CHECK_RC(MPI_Accumulate(mine, 2, MPI_SHORT_INT, 0, at + 2, 2, MPI_SHORT_INT, MPI_MAXLOC, win));
+    CHECK_RC(MPI_Win_flush(0, win));
+    CHECK_RC(MPI_Accumulate(mine, 1, MPI_SHORT_INT, 0, at + 2, 1, MPI_SHORT_INT, MPI_MINLOC, win));
+    memset(got, 0x77, sizeof got);
+    CHECK_RC(MPI_Get_accumulate(NULL, 0, MPI_SHORT_INT, got, 2, MPI_SHORT_INT, 0, at, 2, MPI_SHORT_INT, MPI_NO_OP, win));
+    CHECK_RC(MPI_Win_flush(0, win));
+    CHECK(got[0].v == mine[0].v && got[0].l == mine[0].l && got[1].v == mine[0].v && got[1].l == mine[0].l);
+    CHECK(g[2] == 0x77 && g[3] == 0x77 && g[10] == 0x77 && g[11] == 0x77);
+    memset(got, 0x77, sizeof got);
+    CHECK_RC(MPI_Get_accumulate(&mine[1], 1, MPI_SHORT_INT, got, 1, MPI_SHORT_INT, 0, at + 4, 1, MPI_SHORT_INT, MPI_REPLACE, win));
+    CHECK_RC(MPI_Win_flush(0, win));
+    CHECK(g[2] == 0x77 && g[3] == 0x77);
+    memset(got, 0x77, sizeof got);
+    CHECK_RC(MPI_Fetch_and_op(&mine[1], got, MPI_SHORT_INT, 0, at + 5, MPI_REPLACE, win));
+    CHECK_RC(MPI_Win_unlock(0, win));
+    CHECK(g[2] == 0x77 && g[3] == 0x77);
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        for (int r = 0; r < size; r++) {
+            struct si *s = (struct si *)wb + K * r;
+            short v0 = (short)(7 + r);
+            CHECK(s[0].v == v0 && s[0].l == 1000 + r && s[1].v == v0 && s[1].l == 1000 + r);
+            CHECK(s[2].v == v0 && s[2].l == 1000 + r); /* MAXLOC, then MINLOC of the same */
+            CHECK(s[3].v == -r && s[3].l == 2000 + r);
+            CHECK(s[4].v == -r && s[4].l == 2000 + r && s[5].v == -r && s[5].l == 2000 + r);
+            for (int k = 0; k < K; k++) {
+                unsigned char *b = (unsigned char *)(s + k);
+                if (b[2] != 0xab || b[3] != 0xab)
+                    fprintf(stderr, "pairs: rank %d's slot %d: padding %02x %02x\n", r, k, b[2], b[3]);
+                CHECK(b[2] == 0xab && b[3] == 0xab);
+            }
+        }
+        CHECK_RC(MPI_Win_unlock(0, win));
+    }
+    CHECK_RC(MPI_Win_free(&win));
+    /* A reduction's and a receive's buffers. */
+    memset(got, 0x77, sizeof got);
+    CHECK_RC(MPI_Reduce(mine, got, 2, MPI_SHORT_INT, MPI_MAXLOC, 0, MPI_COMM_WORLD));
+    if (rank == 0)
+        CHECK(g[2] == 0x77 && g[3] == 0x77 && g[10] == 0x77 && g[11] == 0x77);
+    if (size > 1 && rank < 2) {
+        memset(got, 0x77, sizeof got);
+        if (rank == 1)
+            CHECK_RC(MPI_Send(mine, 2, MPI_SHORT_INT, 0, 9, MPI_COMM_WORLD));
+        else {
+            CHECK_RC(MPI_Recv(got, 2, MPI_SHORT_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(got[1].v == -1 && got[1].l == 2001);
+            CHECK(g[2] == 0x77 && g[3] == 0x77 && g[10] == 0x77 && g[11] == 0x77);
+        }
+    }
 }
 
 int main(int argc, char **argv) {
@@ -210,6 +288,7 @@ int main(int argc, char **argv) {
     CHECK(got[0].v == 11 - size && got[0].l == size - 1 && got[1].v == 0 && got[1].l == 0);
     CHECK_RC(MPI_Win_free(&win));
     MPI_Type_free(&vec);
+    padding(rank, size);
 
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     printf("pairs ok %d\n", rank);

@@ -248,6 +248,48 @@ static void status_tests(void)
     CHECK(flag == 1);
 }
 
+/* A persistent request keeps its datatype: MPI_Type_free between the
+ * init and each MPI_Start (MPI-4.1 5.1: the free only marks the type, and
+ * communication using it completes normally). */
+static void freed_type_tests(int rank, int size)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Datatype every2;
+    CHECK_RC(MPI_Type_vector(4, 1, 2, MPI_INT, &every2));
+    CHECK_RC(MPI_Type_commit(&every2));
+    int out[8], in[8], bout[8], bin[8];
+    MPI_Request rq[4];
+    CHECK_RC(MPI_Send_init(out, 1, every2, right, 70, MPI_COMM_WORLD, &rq[0]));
+    CHECK_RC(MPI_Recv_init(in, 1, every2, left, 70, MPI_COMM_WORLD, &rq[1]));
+    CHECK_RC(MPI_Bsend_init(bout, 1, every2, right, 71, MPI_COMM_WORLD, &rq[2]));
+    CHECK_RC(MPI_Recv_init(bin, 1, every2, left, 71, MPI_COMM_WORLD, &rq[3]));
+    CHECK_RC(MPI_Type_free(&every2));
+    CHECK(every2 == MPI_DATATYPE_NULL);
+    int bsz = 4 * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+    char *mem = malloc(bsz);
+    CHECK_RC(MPI_Buffer_attach(mem, bsz));
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 8; i++) {
+            out[i] = rank * 100 + round * 10 + i;
+            bout[i] = -out[i];
+            in[i] = bin[i] = -1;
+        }
+        CHECK_RC(MPI_Startall(4, rq));
+        CHECK_RC(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < 8; i++) {
+            int want = i % 2 ? -1 : left * 100 + round * 10 + i;
+            CHECK(in[i] == want);
+            CHECK(bin[i] == (i % 2 ? -1 : -want));
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        CHECK_RC(MPI_Request_free(&rq[i]));
+    void *back;
+    int bs;
+    CHECK_RC(MPI_Buffer_detach(&back, &bs));
+    free(back);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -257,6 +299,7 @@ int main(int argc, char **argv)
     cancel_tests(rank, size);
     grequest_tests();
     status_tests();
+    freed_type_tests(rank, size);
     CHECK_RC(MPI_Finalize());
     printf("requests ok %d\n", rank);
     return 0;

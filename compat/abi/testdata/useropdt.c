@@ -4,8 +4,12 @@
  * a vector of longs with gaps, and over a resized type whose data starts
  * 8 bytes into each instance (true lb 8), in every reduction: Allreduce
  * (in place too), Reduce, Scan, Exscan, Reduce_scatter_block,
- * Reduce_scatter, Iallreduce, Ireduce and Reduce_local. Gaps of the
- * receive buffers stay as they were. */
+ * Reduce_scatter, Iallreduce, Ireduce and Reduce_local; and on an
+ * intercommunicator of the world's two halves (MPI-4.1 6.9.x: a group
+ * gets the reduction of the other group's data, in its rank order):
+ * Allreduce, Reduce, Reduce_scatter_block, Reduce_scatter, Iallreduce,
+ * and a commutative user op on MPI_INT. Gaps of the receive buffers stay as they
+ * were. */
 #include <string.h>
 #include "check.h"
 
@@ -65,8 +69,11 @@ static void fill(struct layout *L, long *buf, int n, int base)
     }
 }
 
-/* buf holds instance k (k < n) = ref(from, to, k0 + k) and -99 elsewhere. */
-static void expect(struct layout *L, long *buf, int n, int from, int to, int k0)
+/* buf holds instance k (k < n) = ref(from, to, k0 + k) and -99 elsewhere;
+ * a failure names the caller's line. */
+static int line;
+#define expect(...) (line = __LINE__, expect_(__VA_ARGS__))
+static void expect_(struct layout *L, long *buf, int n, int from, int to, int k0)
 {
     long want[NL];
     for (int i = 0; i < NL; i++) want[i] = -99;
@@ -75,6 +82,8 @@ static void expect(struct layout *L, long *buf, int n, int from, int to, int k0)
         ref(from, to, k0 + k, m);
         for (int j = 0; j < 4; j++) EL(L, want, k, j) = m[j];
     }
+    if (memcmp(buf, want, sizeof want) != 0)
+        fprintf(stderr, "useropdt: the result checked at line %d differs\n", line);
     CHECK(memcmp(buf, want, sizeof want) == 0);
 }
 
@@ -145,6 +154,73 @@ static void run(struct layout *L, MPI_Op op, int rank, int size)
     CHECK(memcmp(b, want, sizeof b) == 0);
 }
 
+static void isum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    CHECK(*dt == MPI_INT);
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i] + 1; /* not MPI_SUM */
+}
+
+/* inter runs the reductions on an intercommunicator of the halves (the
+ * left one is world ranks 0..size/2-1): the remote group's world ranks
+ * are first..first+n-1, and its reduction is ref(first, first+n-1, k). */
+static void inter(struct layout *L, MPI_Op op, int rank, int size)
+{
+    if (size < 2)
+        return;
+    int left = rank < size / 2, lsz = left ? size / 2 : size - size / 2, rsz = size - lsz;
+    int first = left ? size / 2 : 0, lrank;
+    MPI_Comm half, ic;
+    CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, left, rank, &half));
+    CHECK_RC(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, left ? size / 2 : 0, 7, &ic));
+    CHECK_RC(MPI_Comm_rank(half, &lrank));
+    long s[NL], r[NL];
+    fill(L, s, 2, rank);
+    fill(L, r, 0, 0);
+    CHECK_RC(MPI_Allreduce(s, r, 2, L->t, op, ic));
+    expect(L, r, 2, first, first + rsz - 1, 0);
+    fill(L, r, 0, 0);
+    MPI_Request req;
+    CHECK_RC(MPI_Iallreduce(s, r, 2, L->t, op, ic, &req));
+    CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    expect(L, r, 2, first, first + rsz - 1, 0);
+    /* Reduce to rank 0 of the left group: the right group's product. */
+    fill(L, r, 0, 0);
+    int root = left ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    CHECK_RC(MPI_Reduce(s, r, 2, L->t, op, root, ic));
+    if (left && lrank == 0)
+        expect(L, r, 2, size / 2, size - 1, 0);
+    else
+        expect(L, r, 0, 0, 0, 0); /* untouched */
+    /* Reduce_scatter(_block): each side's vectors are its size times its
+     * recvcount (rsz) instances; block j of the other side's comes to
+     * rank j here. */
+    long big[8 * NL];
+    for (int i = 0; i < 8 * NL; i++) big[i] = -99;
+    for (int k = 0; k < lsz * rsz; k++) {
+        long m[4];
+        mat(rank + k, m);
+        for (int j = 0; j < 4; j++) EL(L, big, k, j) = m[j];
+    }
+    fill(L, r, 0, 0);
+    CHECK_RC(MPI_Reduce_scatter_block(big, r, rsz, L->t, op, ic));
+    expect(L, r, rsz, first, first + rsz - 1, lrank * rsz);
+    int counts[64];
+    for (int j = 0; j < 64; j++) counts[j] = rsz;
+    fill(L, r, 0, 0);
+    CHECK_RC(MPI_Reduce_scatter(big, r, counts, L->t, op, ic));
+    expect(L, r, rsz, first, first + rsz - 1, lrank * rsz);
+    /* A commutative user op on a basic type: a + b + 1. */
+    MPI_Op plus1;
+    CHECK_RC(MPI_Op_create(isum, 1, &plus1));
+    int x[3] = {rank, 10 * rank, -rank}, y[3] = {-1, -1, -1};
+    CHECK_RC(MPI_Allreduce(x, y, 3, MPI_INT, plus1, ic));
+    int sum = rsz * first + rsz * (rsz - 1) / 2;
+    CHECK(y[0] == sum + rsz - 1 && y[1] == 10 * sum + rsz - 1 && y[2] == -sum + rsz - 1);
+    CHECK_RC(MPI_Op_free(&plus1));
+    CHECK_RC(MPI_Comm_free(&ic));
+    CHECK_RC(MPI_Comm_free(&half));
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -169,6 +245,8 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Op_create(matmul, 0, &op));
     run(&vec, op, rank, size);
     run(&rec, op, rank, size);
+    inter(&vec, op, rank, size);
+    inter(&rec, op, rank, size);
     CHECK_RC(MPI_Op_free(&op));
     MPI_Type_free(&vec.t);
     MPI_Type_free(&rec.t);

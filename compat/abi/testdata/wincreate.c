@@ -117,21 +117,24 @@ static void free_before_win_free(void)
     free(again);
 }
 
-/* Two windows over buffers that share a page: the second cannot have the
- * page moved again and takes the separate model; both stay exact. */
+/* Windows over buffers that share a page (two arrays in one page, and
+ * the first array in a third window) are all unified and reach the same
+ * memory; one freed first leaves the others working. */
 static void shared_page(void)
 {
     static int64_t pair[2][4] __attribute__((aligned(64))); /* in one page */
-    MPI_Win wa, wb;
+    MPI_Win wa, wb, wc;
     CHECK_RC(MPI_Win_create(pair[0], sizeof pair[0], 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wa));
     CHECK_RC(MPI_Win_create(pair[1], sizeof pair[1], 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wb));
-    int *ma, *mb, flag;
-    CHECK_RC(MPI_Win_get_attr(wa, MPI_WIN_MODEL, &ma, &flag));
-    CHECK(*ma == MPI_WIN_UNIFIED);
-    CHECK_RC(MPI_Win_get_attr(wb, MPI_WIN_MODEL, &mb, &flag));
-    CHECK(*mb == MPI_WIN_SEPARATE);
+    CHECK_RC(MPI_Win_create(pair[0], sizeof pair[0], 8, MPI_INFO_NULL, MPI_COMM_WORLD, &wc));
+    MPI_Win all[3] = {wa, wb, wc};
+    for (int i = 0; i < 3; i++) {
+        int *m, flag;
+        CHECK_RC(MPI_Win_get_attr(all[i], MPI_WIN_MODEL, &m, &flag));
+        CHECK(flag && *m == MPI_WIN_UNIFIED);
+    }
     int peer = (rank + 1) % size, left = (rank + size - 1) % size;
-    int64_t v = 10 + rank, u = 20 + rank;
+    int64_t v = 10 + rank, u = 20 + rank, one = 1, old;
     CHECK_RC(MPI_Win_fence(0, wa));
     CHECK_RC(MPI_Win_fence(0, wb));
     CHECK_RC(MPI_Put(&v, 1, MPI_INT64_T, peer, 1, 1, MPI_INT64_T, wa));
@@ -139,9 +142,18 @@ static void shared_page(void)
     CHECK_RC(MPI_Win_fence(0, wa));
     CHECK_RC(MPI_Win_fence(0, wb));
     CHECK(pair[0][1] == 10 + left && pair[1][2] == 20 + left);
-    CHECK_RC(MPI_Win_free(&wb));
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     CHECK_RC(MPI_Win_free(&wa));
-    CHECK(pair[0][1] == 10 + left && pair[1][2] == 20 + left);
+    /* wc reaches what wa's put left, passive target. */
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, wc));
+    CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, peer, 1, MPI_SUM, wc));
+    CHECK_RC(MPI_Win_unlock(peer, wc));
+    CHECK(old == 10 + rank);
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(pair[0][1] == 11 + left);
+    CHECK_RC(MPI_Win_free(&wc));
+    CHECK_RC(MPI_Win_free(&wb));
+    CHECK(pair[0][1] == 11 + left && pair[1][2] == 20 + left);
 }
 
 /* MPI_Alloc_mem memory is used in place. */

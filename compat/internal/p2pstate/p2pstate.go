@@ -79,3 +79,10 @@ func At(mem []uint64, n int) (*Engine, []Peer) {
 	peers := unsafe.Slice((*Peer)(unsafe.Add(unsafe.Pointer(e), unsafe.Sizeof(Engine{}))), n)
 	return e, peers
 }
+
+// Of returns the engine state a *compat.Env publishes (nil when it
+// publishes none), for the C library in compat/abi. compat sets it when
+// it loads; it is a hook here rather than a method of Env so that the
+// state's layout, which only compat and the C library share, stays out of
+// compat's exported API.
+var Of func(env any) *Engine

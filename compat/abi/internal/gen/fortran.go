@@ -210,8 +210,11 @@ func fortranBinding(f *function, t *tables) (*fbinding, error) {
 				b.noblock = true
 			}
 		}
-		switch f.name {
-		case "Buffer_attach", "Win_create", "Win_attach", "Win_create_c":
+		switch strings.TrimSuffix(f.name, "_c") {
+		case "Buffer_attach", "Win_create", "Win_attach",
+			// RMA: the origin and result buffers are the program's own
+			// until the epoch ends, never a copy the call drops.
+			"Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op", "Compare_and_swap":
 			b.noblock = true
 		case "Get_address", "Free_mem":
 			b.addr = true
@@ -387,14 +390,30 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 		}
 	}
 	var fparams, fcall []string
-	var fpre []string
+	var fpre, fpost []string
+	sect := sectionArgs(b)
 	for i, a := range b.args {
 		n := a.p.name
+		if o, ok := sect[i]; ok {
+			// The count or datatype of a nonblocking buffer: 1 of the
+			// section's own type where fb_cfi_sec made one.
+			fparams = append(fparams, argParam[i])
+			fcall = append(fcall, o)
+			continue
+		}
 		switch a.class {
 		case "buf":
 			fparams = append(fparams, "CFI_cdesc_t *"+n)
 			fcall = append(fcall, "b_"+n)
-			fpre = append(fpre, fmt.Sprintf("void *b_%s = fb_cfi(%s, %d, ierror, %s); if (b_%s == FB_BAD) return;", n, n, map[bool]int{true: 1, false: 0}[b.noblock], errOn, n))
+			if _, ok := sect[i+1]; ok {
+				cnt, dt := b.args[i+1].p.name, b.args[i+2].p.name
+				fpre = append(fpre,
+					fmt.Sprintf("int s_%s; void *b_%s = fb_cfi_sec(%s, *%s, *%s, &s_%s, ierror, %s); if (b_%s == FB_BAD) %s", n, n, n, cnt, dt, n, errOn, n, bail(fpost)),
+					fmt.Sprintf("__typeof__(*%s) one_%s = 1; MPI_Datatype c_s_%s = FB_FROM(Datatype, s_%s);", cnt, n, n, n))
+				fpost = append(fpost, fmt.Sprintf("if (c_s_%s != MPI_DATATYPE_NULL) MPI_Type_free(&c_s_%s);", n, n))
+				continue
+			}
+			fpre = append(fpre, fmt.Sprintf("void *b_%s = fb_cfi(%s, %d, ierror, %s); if (b_%s == FB_BAD) %s", n, n, map[bool]int{true: 1, false: 0}[b.noblock], errOn, n, bail(fpost)))
 		case "sin", "sinfo", "sout":
 			fparams = append(fparams, "CFI_cdesc_t *"+n)
 			fcall = append(fcall, "(char *)"+n+"->base_addr")
@@ -415,7 +434,63 @@ func fortranCOne(w *strings.Builder, b *fbinding) {
 	for _, s := range fpre {
 		p("    %s\n", s)
 	}
-	p("    %s(%s);\n}\n", fname, strings.Join(fcall, ", "))
+	p("    %s(%s);\n", fname, strings.Join(fcall, ", "))
+	for _, s := range fpost {
+		p("    %s\n", s)
+	}
+	p("}\n")
+}
+
+// bail is how an mpi_f08 entry point leaves when a buffer is refused:
+// freeing the section types made for the buffers before it.
+func bail(frees []string) string {
+	if len(frees) == 0 {
+		return "return;"
+	}
+	return "{ " + strings.Join(frees, " ") + " return; }"
+}
+
+// sectionCalls are the calls whose buffers outlive them and hold the
+// whole message their count and datatype say (not one block per process,
+// as a gather's receive buffer, nor a count shared with another buffer,
+// as a reduction's): nonblocking point-to-point and broadcast, RMA and
+// nonblocking file I/O. Not the persistent inits: the section's datatype is
+// freed once the call has started, and compat's persistent requests name
+// their datatype again at each MPI_Start.
+var sectionCalls = map[string]bool{
+	"Isend": true, "Ibsend": true, "Issend": true, "Irsend": true, "Irecv": true, "Imrecv": true,
+	"Isendrecv": true, "Isendrecv_replace": true, "Ibcast": true,
+	"Put": true, "Get": true, "Accumulate": true, "Get_accumulate": true,
+	"Rput": true, "Rget": true, "Raccumulate": true, "Rget_accumulate": true,
+	"File_iread": true, "File_iwrite": true, "File_iread_at": true, "File_iwrite_at": true,
+	"File_iread_all": true, "File_iwrite_all": true, "File_iread_at_all": true, "File_iwrite_at_all": true,
+	"File_iread_shared": true, "File_iwrite_shared": true,
+}
+
+// sectionArgs finds, in a call of sectionCalls, each buffer followed by
+// its count and datatype (MPI_Isend's buf, count, datatype; MPI_Put's
+// origin_addr, origin_count, origin_datatype): fb_cfi_sec may describe a
+// noncontiguous section of such a buffer by a datatype of its own. It maps
+// the count's and the datatype's argument index to what the mpi_f08 entry
+// point passes for them.
+func sectionArgs(b *fbinding) map[int]string {
+	out := map[int]string{}
+	if !b.noblock || !sectionCalls[strings.TrimSuffix(b.f.name, "_c")] {
+		return out
+	}
+	for i, a := range b.args {
+		if a.class != "buf" || i+2 >= len(b.args) {
+			continue
+		}
+		c, d := b.args[i+1], b.args[i+2]
+		if !strings.HasSuffix(c.p.name, "count") || c.p.stars != 0 || d.class != "h" || d.handle != "Datatype" {
+			continue
+		}
+		n := a.p.name
+		out[i+1] = fmt.Sprintf("c_s_%s != MPI_DATATYPE_NULL ? &one_%s : %s", n, n, c.p.name)
+		out[i+2] = fmt.Sprintf("c_s_%s != MPI_DATATYPE_NULL ? &s_%s : %s", n, n, d.p.name)
+	}
+	return out
 }
 
 // fortranConstants lists the named integer constants of the Fortran

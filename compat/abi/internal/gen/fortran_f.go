@@ -321,6 +321,14 @@ func mpiF08Module(t *tables, cs []fconst, bs []*fbinding) []byte {
 			p("      integer, optional :: ierror\n    end subroutine\n")
 		}
 		p("  end interface\n")
+		// The profiling name (MPI-4.1 section 15.2): the same specifics.
+		var specs []string
+		for _, b := range generic[g] {
+			specs = append(specs, "MPI_"+b.f.name+"_f08")
+		}
+		p("  interface PMPI_%s\n", g)
+		fline(&w, "    ", "procedure :: "+strings.Join(specs, ", "))
+		p("  end interface\n")
 	}
 	p("  interface MPI_Sizeof\n    module procedure gshmem_sizeof\n  end interface\n")
 	p("contains\n")

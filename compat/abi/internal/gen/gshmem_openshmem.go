@@ -147,7 +147,7 @@ func oshReducers() (ts []oshCType, ops [][]string) {
 
 // oshReductions adds the team reductions gshmem.h lacks (long double;
 // complex sum and prod) and the deprecated active-set TYPE_OP_to_all, all
-// over shmem_coll.c's gather-and-reduce.
+// over shmem_coll.c's reductions.
 func oshReductions(add func(string, oshFunc)) {
 	const team = "Team reductions over long double and complex types: TYPENAME_OP_reduce"
 	for _, t := range []oshCType{oshLongDouble, oshComplexF, oshComplexD} {

@@ -1,6 +1,6 @@
 ! f08.f90: MPI through use mpi_f08. Handle types with == and /=, the
 ! status's components, ierror left out, array sections (noncontiguous)
-! as blocking buffers, the large-count (_c) overloads, MPI_IN_PLACE,
+! as blocking buffers and as nonblocking, persistent and RMA ones, the large-count (_c) overloads, MPI_IN_PLACE,
 ! MPI_Win_allocate with C_F_POINTER, user ops with C_PTR arguments (and
 ! the large-count MPI_Op_create_c), a data representation with
 ! large-count conversion functions (MPI_Register_datarep_c),
@@ -19,7 +19,8 @@ program f08
   character(len=64) :: fname
   type(MPI_Datatype) :: dt
   integer :: rank, np, right, left, ierr, cls, n, i, fst(MPI_STATUS_SIZE)
-  integer :: m(4, 3), col(4), isum
+  integer :: m(4, 3), col(4), isum, g(6, 5), h(6, 5), w(20), j
+  type(MPI_Request) :: reqs(2)
   integer(kind=MPI_COUNT_KIND) :: cnt
   double precision :: d(10)
   integer(kind=MPI_ADDRESS_KIND) :: wsize, a1, a2, a3
@@ -46,8 +47,9 @@ program f08
   do i = 1, 3
     m(:, i) = (/(10 * rank + i + 100 * n, n = 0, 3)/)
   end do
+  st%MPI_ERROR = -7 ! a call of one status leaves it as it was (MPI-4.1 section 3.2.5)
   call MPI_Sendrecv(m(2, :), 3, MPI_INTEGER, right, 1, col, 3, MPI_INTEGER, left, 1, comm, st)
-  call check(st%MPI_SOURCE == left .and. st%MPI_TAG == 1 .and. st%MPI_ERROR == MPI_SUCCESS, 'status fields')
+  call check(st%MPI_SOURCE == left .and. st%MPI_TAG == 1 .and. st%MPI_ERROR == -7, 'status fields')
   call check(col(1) == 10 * left + 1 + 100 .and. col(3) == 10 * left + 3 + 100, 'row section sent')
   call MPI_Get_count(st, MPI_INTEGER, n)
   call check(n == 3, 'get_count')
@@ -116,14 +118,50 @@ program f08
   call check(wmem(left + 1) == left, 'win_allocate put')
   call MPI_Win_free(win)
 
-  ! Errors: ierror present, MPI_ERRORS_RETURN; a noncontiguous section is
-  ! refused for a nonblocking send (it would outlive a copy).
+  ! Noncontiguous sections as nonblocking, persistent and RMA buffers: the
+  ! binding describes each by a datatype of its own over the array's own
+  ! elements (a compiler's copy would not outlive the call).
+  g = reshape((/(gv(rank, i), i = 1, 30)/), (/6, 5/))
+  h = -1
+  call MPI_Irecv(h(1:5:2, 2:4), 9, MPI_INTEGER, left, 5, comm, reqs(1))
+  call MPI_Isend(g(2:6:2, 1:5:2), 9, MPI_INTEGER, right, 5, comm, reqs(2))
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+  call check(all(h(1:5:2, 2:4) == reshape((/((gv(left, i + 6 * (j - 1)), i = 2, 6, 2), j = 1, 5, 2)/), (/3, 3/))) &
+    .and. count(h == -1) == 21, 'isend/irecv of 2-d sections')
+  h = -1
+  call MPI_Irecv(h(2, :), 4, MPI_INTEGER, left, 6, comm, reqs(1))
+  call MPI_Isend(g(1, 5:1:-1), 4, MPI_INTEGER, right, 6, comm, reqs(2))
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+  call check(all(h(2, 1:4) == (/(gv(left, 1 + 6 * (j - 1)), j = 5, 2, -1)/)) .and. h(2, 5) == -1, &
+    'fewer elements than the section, reversed')
+  if (rank == 0) h(3, :) = (/(7 * j, j = 1, 5)/)
+  call MPI_Ibcast(h(3, :), 5, MPI_INTEGER, 0, comm, reqs(1))
+  call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
+  call check(all(h(3, :) == (/(7 * j, j = 1, 5)/)) .and. all(h(4, :) == -1), 'ibcast of a section')
+  w = 0
+  call MPI_Win_create(w, int(4 * size(w), MPI_ADDRESS_KIND), 4, MPI_INFO_NULL, comm, win)
+  call MPI_Win_fence(0, win)
+  call MPI_Put(g(2, :), 5, MPI_INTEGER, right, 0_MPI_ADDRESS_KIND, 5, MPI_INTEGER, win)
+  call MPI_Win_fence(0, win)
+  call check(all(w(1:5) == (/(gv(left, 2 + 6 * (j - 1)), j = 1, 5)/)) .and. w(6) == 0, 'put from a section')
+  h = -1
+  call MPI_Get(h(1, :), 5, MPI_INTEGER, right, 0_MPI_ADDRESS_KIND, 5, MPI_INTEGER, win)
+  call MPI_Win_fence(0, win)
+  call check(all(h(1, :) == g(2, :)) .and. h(2, 1) == -1, 'get into a section')
+  call MPI_Win_free(win)
+
+  ! Errors: ierror present, MPI_ERRORS_RETURN; a noncontiguous section no
+  ! datatype can describe for a nonblocking send (a derived datatype over
+  ! it) is refused.
   call MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN)
   call MPI_Send(isum, 1, MPI_INTEGER, np + 1, 0, comm, ierr)
   call MPI_Error_class(ierr, cls)
   call check(cls == MPI_ERR_RANK, 'ierror class')
-  call MPI_Isend(m(1, :), 3, MPI_INTEGER, right, 3, comm, req, ierr)
+  call MPI_Type_contiguous(3, MPI_INTEGER, dt)
+  call MPI_Type_commit(dt)
+  call MPI_Isend(m(1, :), 1, dt, right, 3, comm, req, ierr)
   call check(ierr == MPI_ERR_BUFFER, 'noncontiguous nonblocking buffer refused')
+  call MPI_Type_free(dt)
 
   ! Strings, datatypes as handles, status conversion.
   call MPI_Comm_set_name(comm, 'f08 comm')
@@ -145,11 +183,20 @@ program f08
   call check(n == 8, 'sizeof')
   call MPI_F_sync_reg(d)
   call check(flag, 'initialized')
+  ! The profiling names (MPI-4.1 section 15.2) are the same routines.
+  call PMPI_Comm_size(comm, n)
+  call check(n == np .and. PMPI_Wtime() > 0d0, 'PMPI names')
 
   call MPI_Comm_free(comm)
   print '(a)', 'f08 ok'
   call MPI_Finalize()
 contains
+  ! gv is the value rank r's g holds at its element e (column-major).
+  integer function gv(r, e)
+    integer, intent(in) :: r, e
+    gv = 1000 * r + e
+  end function
+
   subroutine check(ok, what)
     logical, intent(in) :: ok
     character(len=*), intent(in) :: what

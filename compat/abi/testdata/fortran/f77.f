@@ -1,8 +1,9 @@
 C     f77.f: fixed-form MPI through mpif.h. Environment, point-to-point
 C     with every basic Fortran type, the status fields and
 C     MPI_STATUS_IGNORE, collectives with MPI_IN_PLACE, a user op written
-C     in Fortran, strings both ways, attributes, and errors returned in
-C     IERROR. Prints "f77 ok" on every rank.
+C     in Fortran, strings both ways, attributes, the MPI-1 routines
+C     MPI-3.0 removed (old codes still call them), and errors returned
+C     in IERROR. Prints "f77 ok" on every rank.
       PROGRAM F77
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -17,6 +18,8 @@ C     IERROR. Prints "f77 ok" on every rank.
       CHARACTER*8 SBUF
       CHARACTER*(MPI_MAX_OBJECT_NAME) NAME
       INTEGER(KIND=MPI_ADDRESS_KIND) TAGUB, AVAL
+      INTEGER IA, IB, DT, EH, POS, BLENS(2), DISP(2), TYPES(2)
+      INTEGER PBUF(8), JBUF(2)
       EXTERNAL MYSUM
       CALL MPI_INIT(IERR)
       CALL CHECK(IERR .EQ. MPI_SUCCESS, 'init')
@@ -141,6 +144,58 @@ C     Attributes: MPI_TAG_UB as a value; a user keyval.
      &           'user attribute')
       CALL MPI_COMM_DELETE_ATTR(MPI_COMM_WORLD, KEYVAL, IERR)
       CALL MPI_COMM_FREE_KEYVAL(KEYVAL, IERR)
+C     The removed MPI-1 routines: a struct of IBUF(1) and IBUF(3) by
+C     MPI_ADDRESS differences, its extent and bounds, packed; the same
+C     reversed by MPI_TYPE_HINDEXED; every third INTEGER by
+C     MPI_TYPE_HVECTOR; MPI_ERRHANDLER_SET/GET.
+      IBUF(1) = 1
+      IBUF(2) = 2
+      IBUF(3) = 3
+      IBUF(4) = 4
+      CALL MPI_ADDRESS(IBUF(1), IA, IERR)
+      CALL MPI_ADDRESS(IBUF(3), IB, IERR)
+      CALL CHECK(IB - IA .EQ. 8, 'mpi_address difference')
+      BLENS(1) = 1
+      BLENS(2) = 1
+      DISP(1) = 0
+      DISP(2) = IB - IA
+      TYPES(1) = MPI_INTEGER
+      TYPES(2) = MPI_INTEGER
+      CALL MPI_TYPE_STRUCT(2, BLENS, DISP, TYPES, DT, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'mpi_type_struct')
+      CALL MPI_TYPE_COMMIT(DT, IERR)
+      CALL MPI_TYPE_EXTENT(DT, N, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. N .EQ. 12, 'type_extent')
+      CALL MPI_TYPE_LB(DT, N, IERR)
+      CALL CHECK(N .EQ. 0, 'type_lb')
+      CALL MPI_TYPE_UB(DT, N, IERR)
+      CALL CHECK(N .EQ. 12, 'type_ub')
+      POS = 0
+      CALL MPI_PACK(IBUF, 1, DT, PBUF, 32, POS, MPI_COMM_WORLD, IERR)
+      CALL MPI_TYPE_FREE(DT, IERR)
+      CALL CHECK(POS .EQ. 8 .AND. PBUF(1) .EQ. 1 .AND. PBUF(2) .EQ. 3,
+     &           'struct packed')
+      DISP(1) = 8
+      DISP(2) = 0
+      CALL MPI_TYPE_HINDEXED(2, BLENS, DISP, MPI_INTEGER, DT, IERR)
+      CALL MPI_TYPE_COMMIT(DT, IERR)
+      POS = 0
+      CALL MPI_PACK(IBUF, 1, DT, PBUF, 32, POS, MPI_COMM_WORLD, IERR)
+      CALL MPI_TYPE_FREE(DT, IERR)
+      CALL CHECK(PBUF(1) .EQ. 3 .AND. PBUF(2) .EQ. 1, 'hindexed')
+      CALL MPI_TYPE_HVECTOR(2, 1, 12, MPI_INTEGER, DT, IERR)
+      CALL MPI_TYPE_COMMIT(DT, IERR)
+      POS = 0
+      CALL MPI_PACK(IBUF, 1, DT, PBUF, 32, POS, MPI_COMM_WORLD, IERR)
+      POS = 0
+      CALL MPI_UNPACK(PBUF, 32, POS, JBUF, 2, MPI_INTEGER,
+     &                MPI_COMM_WORLD, IERR)
+      CALL MPI_TYPE_FREE(DT, IERR)
+      CALL CHECK(JBUF(1) .EQ. 1 .AND. JBUF(2) .EQ. 4, 'hvector')
+      CALL MPI_ERRHANDLER_SET(MPI_COMM_WORLD, MPI_ERRORS_RETURN, IERR)
+      CALL MPI_ERRHANDLER_GET(MPI_COMM_WORLD, EH, IERR)
+      CALL CHECK(EH .EQ. MPI_ERRORS_RETURN, 'errhandler_get')
+      CALL MPI_ERRHANDLER_FREE(EH, IERR)
 C     Errors come back in IERROR under MPI_ERRORS_RETURN.
       CALL MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
      &                             IERR)
