@@ -130,9 +130,12 @@ func (c *Comm) Name() string { return c.name }
 func (c *Comm) SetName(name string) { c.name = name }
 
 // Free releases the communicator (MPI_Comm_free); later calls on it fail
-// with ErrComm. It is collective over the communicator, as in MPI: it
-// releases the communicator's shmem team. CommWorld and CommSelf cannot be
-// freed.
+// with ErrComm. It is local, as MPI's is (collective in name only): the
+// members may free it in any order, operations pending on it complete,
+// and a member may still send on it to one that freed it. The shmem team
+// under it is released (shmem.Team.Release), and its heap slot recycled
+// once every member has freed the communicator. CommWorld and CommSelf
+// cannot be freed.
 func (c *Comm) Free() error {
 	if err := c.check("Free"); err != nil {
 		return err
@@ -148,6 +151,8 @@ func (c *Comm) Free() error {
 	return c.releaseTeam()
 }
 
+// releaseTeam gives up c's shmem team, without waiting for the other
+// members (shmem.Team.Release).
 func (c *Comm) releaseTeam() error {
 	t := c.coll.team
 	if t == nil {
@@ -156,13 +161,7 @@ func (c *Comm) releaseTeam() error {
 	c.coll.team = nil
 	e := c.env
 	e.teamComms = slices.DeleteFunc(e.teamComms, func(x *Comm) bool { return x == c })
-	if c.Revoked() || len(c.lostMembers()) > 0 {
-		// Destroy is collective over the team, which a lost member never
-		// enters and a revoked communicator's members need not: the
-		// team's slot stays taken (of shmem.MaxTeams).
-		return nil
-	}
-	return wrap(t.Destroy(), "freeing the communicator's team")
+	return wrap(t.Release(), "freeing the communicator's team")
 }
 
 // newContext agrees on a fresh context id over c: one above every id any
@@ -411,6 +410,7 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	e := c.env
 	var st Status
 	ok := false
+	var lost error // another job's process that is gone (dynclose.go)
 	found := func() bool {
 		if c.ft.revoked.Load() {
 			return true // revoked meanwhile (revoke.go): below
@@ -421,7 +421,10 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 			st = Status{Source: c.rankOf(m.src), Tag: int(m.tag), bytes: m.size}
 		}
 		ok = i >= 0
-		return ok || c.probeLoss("Probe", pe, nil) != nil // anysource.go
+		if !ok {
+			lost = c.linkLostErr(pe, "Probe")
+		}
+		return ok || lost != nil || c.probeLoss("Probe", pe, nil) != nil // anysource.go
 	}
 	if block {
 		err := e.waitFor(found)
@@ -430,6 +433,8 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 			err = errorf(ClassRevoked, "Probe: communicator %s was revoked", c.name)
 		case ok:
 			err = nil
+		case err == nil && lost != nil:
+			err = lost
 		default:
 			err = probeFailed(c, "Probe", pe, err)
 		}
@@ -441,6 +446,9 @@ func (c *Comm) probe(src, tag int, block bool) (Status, bool, error) {
 	e.mu.Unlock()
 	if c.ft.revoked.Load() {
 		return Status{}, false, errorf(ClassRevoked, "Iprobe: communicator %s was revoked", c.name)
+	}
+	if lost != nil {
+		return Status{}, false, lost
 	}
 	if !ok {
 		return Status{}, false, c.probeLoss("Iprobe", pe, nil)

@@ -45,6 +45,7 @@ const (
 	fEager uint8 = 1 + iota // a message
 	fSync                   // a message whose match is answered (aux: the send's id)
 	fAck                    // the answer to fSync (aux: the send's id)
+	fFin                    // the sender finalizes (dynclose.go)
 )
 
 const (
@@ -78,6 +79,8 @@ type dynState struct {
 
 	links atomic.Pointer[[]*link] // foreign PE e.n+i is (*links)[i]; copied on write
 	wg    sync.WaitGroup          // the writers: Finalize lets them send what is queued
+	rwg   sync.WaitGroup          // the readers: Finalize waits for them before the heap goes
+	lost  atomic.Int32            // links lost: wildcard receives then check (dynclose.go)
 }
 
 // helloConn is an authenticated connection and its hello's argument.
@@ -97,9 +100,11 @@ type link struct {
 	wq    [][]byte
 	wdone bool
 
-	dead atomic.Bool
-	err  error               // why it died (set before dead)
-	acks map[uint64]*Request // synchronous sends awaiting their answer, under e.mu
+	dead    atomic.Bool
+	err     error               // why it died (set before dead)
+	acks    map[uint64]*Request // synchronous sends awaiting their answer, under e.mu
+	closing atomic.Bool         // this side ends it: disconnected (dynclose.go)
+	finGot  atomic.Bool         // the other side said it finalizes
 }
 
 // npe is the number of PEs communicators may name: the World's and the
@@ -307,6 +312,7 @@ func (e *Env) addLinks(conns []net.Conn) []int {
 	d.links.Store(&all)
 	for _, l := range fresh {
 		d.wg.Add(1)
+		d.rwg.Add(1)
 		go l.writer()
 		go l.reader()
 	}
@@ -352,8 +358,8 @@ func (l *link) writer() {
 			return
 		}
 		if done {
-			if tc, ok := l.conn.(*net.TCPConn); ok {
-				_ = tc.CloseWrite()
+			if hc, ok := l.conn.(interface{ CloseWrite() error }); ok {
+				_ = hc.CloseWrite() // the other side reads an end, then closes too
 			}
 			return
 		}
@@ -362,6 +368,7 @@ func (l *link) writer() {
 
 func (l *link) reader() {
 	e := l.e
+	defer e.dyn.rwg.Done()
 	r := bufio.NewReaderSize(l.conn, 64<<10)
 	var h [frameHdr]byte
 	for {
@@ -396,6 +403,8 @@ func (l *link) reader() {
 				delete(l.acks, aux)
 				e.complete(s)
 			}
+		case fFin:
+			l.finGot.Store(true)
 		}
 		e.mu.Unlock()
 		e.wake()
@@ -426,44 +435,6 @@ func (e *Env) arrive(pe int, tag int32, ctx uint32, data []byte, ack func()) {
 	}
 	e.unexpected = append(e.unexpected, &inMsg{src: pe, tag: tag, ctx: ctx, size: len(data), data: data, ack: ack})
 	e.pub.Unexpected = uint64(len(e.unexpected))
-}
-
-// lost marks l dead and ends every wait on it: the receives posted for
-// its PE and its synchronous sends fail with ClassProcFailed.
-func (l *link) lost(err error) {
-	e := l.e
-	e.mu.Lock()
-	if l.dead.Load() {
-		e.mu.Unlock()
-		return
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-		err = errors.New("it ended its connection (disconnected, finalized or exited)")
-	}
-	l.err = errorf(ClassProcFailed, "the process of another job (PE %d here) is lost: %v", l.pe, err)
-	l.dead.Store(true)
-	for i := 0; i < len(e.posted); i++ {
-		if r := e.posted[i]; r.src == l.pe {
-			e.posted = remove(e.posted, i)
-			i--
-			r.err = l.err
-			r.status = Status{Source: r.comm.rankOf(l.pe), Tag: AnyTag}
-			e.complete(r)
-		}
-	}
-	e.pub.Posted = uint64(len(e.posted))
-	for id, r := range l.acks {
-		delete(l.acks, id)
-		r.err = l.err
-		e.complete(r)
-	}
-	e.mu.Unlock()
-	e.wake()
-	l.conn.Close()
-	l.wmu.Lock()
-	l.wdone = true
-	l.wmu.Unlock()
-	l.wcond.Signal()
 }
 
 // linkSend sends data to foreign PE pe: at once (nil) unless sync, whose
@@ -497,60 +468,6 @@ func (e *Env) linkSend(data []byte, pe int, tag int32, ctx uint32, sync bool, po
 	putHdr(f, kind, tag, ctx, id, len(data))
 	l.post(f)
 	return r
-}
-
-// failLost fails r, a receive just posted from foreign PE pe, when that
-// PE's link is dead already. Called with mu held.
-func (e *Env) failLost(r *Request) {
-	l := e.linkOf(r.src)
-	if l == nil || !l.dead.Load() || r.done.Load() || r.finished {
-		return
-	}
-	for i, p := range e.posted {
-		if p == r {
-			e.posted = remove(e.posted, i)
-			e.pub.Posted = uint64(len(e.posted))
-			r.err = l.err
-			e.complete(r)
-			return
-		}
-	}
-}
-
-// closeLinks ends the listener and every link (Finalize): the frames
-// queued are sent (for at most a few seconds), then the connections
-// close, which ends the readers and tells the other jobs' processes.
-func (e *Env) closeLinks() {
-	d := &e.dyn
-	d.mu.Lock()
-	d.closed = true
-	ln := d.ln
-	var links []*link
-	if l := d.links.Load(); l != nil {
-		links = *l
-	}
-	d.mu.Unlock()
-	if ln == nil {
-		return
-	}
-	ln.Close()
-	d.gate.Close()
-	for _, l := range links {
-		l.wmu.Lock()
-		l.wdone = true
-		l.wmu.Unlock()
-		l.wcond.Signal()
-	}
-	done := make(chan struct{})
-	go func() { d.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-	}
-	for _, l := range links {
-		l.dead.Store(true) // a loss from here on is the closing, not news
-		l.conn.Close()
-	}
 }
 
 // Spans reports whether c has members (or, an intercommunicator, a remote

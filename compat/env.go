@@ -440,8 +440,9 @@ func (e *Env) EagerLimit() int { return e.cfg.eagerLimit }
 // Abort stops every PE of the job with code (MPI_Abort).
 func (e *Env) Abort(code int) { e.w.GlobalExit(code) }
 
-// Finalize is MPI_Finalize: collective over every PE. Every request must
-// be complete. It waits for every PE, releases the mailboxes and, when
+// Finalize is MPI_Finalize: collective over every PE, and over the
+// processes of other jobs still connected to this one (MPI-4.1 §11.10.4;
+// dynclose.go). Every request must be complete. It waits for every PE, releases the mailboxes and, when
 // Init made the World, finalizes it. Calls afterwards fail with ErrComm.
 func (e *Env) Finalize() error {
 	if e.closed.Load() {
@@ -450,9 +451,16 @@ func (e *Env) Finalize() error {
 	if len(e.world.lostMembers()) > 0 || e.world.Revoked() {
 		return e.finalizeSurvivors()
 	}
+	// Collective over connected processes too (dynclose.go): the other
+	// jobs' processes hear of it before the barrier, and are waited for
+	// after it.
+	linked := e.announceFinalize()
 	err := e.world.Barrier()
 	if cl := ClassOf(err); cl == ClassProcFailed || cl == ClassRevoked {
 		return e.finalizeSurvivors() // lost (or revoked) while the others finalize
+	}
+	if err == nil {
+		err = wrap(e.awaitFinalize(linked), "Finalize: waiting for the connected jobs")
 	}
 	for len(e.teamComms) > 0 && err == nil {
 		c := e.teamComms[0]

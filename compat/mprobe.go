@@ -37,6 +37,7 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 	e := c.env
 	var r *Request
 	var st Status
+	var lost error // another job's process that is gone (dynclose.go)
 	// take runs with mu held. The message found is the first from its
 	// source with its tag, so a receive of exactly that source and tag,
 	// posted under the same hold, matches it and no other.
@@ -46,7 +47,8 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 		}
 		i := e.findUnexpected(c.ctx, pe, tag)
 		if i < 0 {
-			return c.probeLoss("Mprobe", pe, nil) != nil // anysource.go
+			lost = c.linkLostErr(pe, "Mprobe")
+			return lost != nil || c.probeLoss("Mprobe", pe, nil) != nil // anysource.go
 		}
 		m := e.unexpected[i]
 		st = Status{Source: c.rankOf(m.src), Tag: int(m.tag), bytes: m.size}
@@ -61,6 +63,8 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 			return nil, Status{}, false, errorf(ClassRevoked, "Mprobe: communicator %s was revoked", c.name)
 		case r != nil:
 			return r, st, true, nil
+		case err == nil && lost != nil:
+			return nil, Status{}, false, lost
 		}
 		return nil, Status{}, false, probeFailed(c, "Mprobe", pe, err)
 	}
@@ -73,6 +77,8 @@ func (c *Comm) mprobe(src, tag int, block bool) (*Request, Status, bool, error) 
 		return r, st, true, nil
 	case c.ft.revoked.Load():
 		return nil, Status{}, false, errorf(ClassRevoked, "Improbe: communicator %s was revoked", c.name)
+	case lost != nil:
+		return nil, Status{}, false, lost
 	}
 	return nil, Status{}, false, c.probeLoss("Improbe", pe, nil)
 }

@@ -136,7 +136,7 @@ func (e *Env) irecvx(c *Comm, dst []byte, unpack func([]byte), pe, tag int, ctx 
 	r := &Request{env: e, comm: c, ctx: ctx, src: pe, tag: tag, buf: dst, unpack: unpack, poolOff: -1, devBuf: dr.dev, fin: dr.fin}
 	e.mu.Lock()
 	e.postRecv(r)
-	if pe >= e.n {
+	if pe >= e.n || (pe == AnySource && e.dyn.lost.Load() != 0) {
 		e.failLost(r)
 	}
 	e.mu.Unlock()
@@ -259,7 +259,7 @@ func (e *Env) recv(c *Comm, dst []byte, unpack func([]byte), pe, tag int) (sourc
 	}
 	r.comm, r.ctx, r.src, r.tag, r.buf, r.unpack = c, c.ctx, pe, tag, dst, unpack
 	e.postRecv(r)
-	if pe >= e.n {
+	if pe >= e.n || (pe == AnySource && e.dyn.lost.Load() != 0) {
 		e.failLost(r)
 	}
 	var buf [8]uint64

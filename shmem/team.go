@@ -100,6 +100,10 @@ type teamPool struct {
 	rounds   int    // barrier rounds of the largest team (the world)
 	scrSize  uint64 // bytes of one scratch half
 	used     uint64 // bit i: slot i holds a live team of this PE
+	// released[i] > 0: slot i holds a team this PE released (Release),
+	// kept until that many members have released it (release.go).
+	released [MaxTeams]int
+	pending  uint64 // bit i: released[i] > 0
 	generic  bool   // tests: never use direct access, only the Transport's RMA
 	world    *Team
 	shared   *Team
@@ -108,14 +112,16 @@ type teamPool struct {
 // Slot layout, relative to the slot's offset. Every part is 64-byte aligned.
 //
 //	bar:  2 halves x rounds lines: the barrier's words (and small reductions)
-//	sig:  sigLines lines: counters that one known peer increments
+//	sig:  sigLines lines: counters that one known peer increments, and the
+//	      count of members that released the team (sigReleased)
 //	dbg:  2 halves x 128 bytes: full collective descriptors (GSHMEM_DEBUG)
 //	scr:  2 halves x scrSize: scratch; a 64-byte header, then data
 const (
-	sigReady = iota // ring step done, from the left neighbour
-	sigDone         // ring finished reading our memory, from the right neighbour
-	sigTree         // broadcast segment arrived, from the tree parent
-	sigBDone        // a reader finished with the broadcast root's source
+	sigReady    = iota // ring step done, from the left neighbour
+	sigDone            // ring finished reading our memory, from the right neighbour
+	sigTree            // broadcast segment arrived, from the tree parent
+	sigBDone           // a reader finished with the broadcast root's source
+	sigReleased        // members that released the team (release.go)
 	sigLines
 	dbgSize = 128
 )
@@ -447,6 +453,7 @@ func (t *Team) Split2D(xrange int, cfg ...TeamConfig) (x, y *Team, err error) {
 // teams never collide.
 func (t *Team) split(kind collKind, args []uint64, lerr error, lists func(p int) [][]int, names ...string) ([]*Team, error) {
 	w := t.w
+	w.reclaimTeams()
 	d := newDesc(kind)
 	copy(d[dArgs:], args)
 	mine := lists(t.me)

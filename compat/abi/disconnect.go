@@ -9,8 +9,10 @@ import "C"
 // member's communication on it is complete and matched (the caller's
 // duty), the members meet in a barrier, so that no message of comm is
 // still on its way to a member, then each frees comm and gets
-// MPI_COMM_NULL. Any communicator but the predefined ones may be
-// disconnected, an intercommunicator's barrier meeting both groups.
+// MPI_COMM_NULL, and the links to other jobs' processes that no
+// communicator names any more are shut (compat's CloseIdleLinks). Any
+// communicator but the predefined ones may be disconnected, an
+// intercommunicator's barrier meeting both groups.
 
 //export abigo_Comm_disconnect
 func abigo_Comm_disconnect(comm *C.uintptr_t) C.int {
@@ -29,5 +31,10 @@ func abigo_Comm_disconnect(comm *C.uintptr_t) C.int {
 	if err := o.c.BarrierP2P(); err != nil {
 		return fail(h, call, err)
 	}
-	return abigo_Comm_free(comm)
+	e := o.c.Env()
+	if rc := abigo_Comm_free(comm); rc != C.MPI_SUCCESS {
+		return rc
+	}
+	e.CloseIdleLinks()
+	return C.MPI_SUCCESS
 }

@@ -110,6 +110,19 @@ func TestJoin(t *testing.T) {
 	require.Equal(t, 1, strings.Count(r.stdout, "join ok 1"), r.stdout)
 }
 
+// TestReleasingConnections runs testdata/dynfin.c (MPI-4.1 11.10.4):
+// MPI_Comm_disconnect closes the links it no longer needs, a lost job
+// ends wildcard receives and probes, and MPI_Finalize waits for the
+// connected children's.
+func TestReleasingConnections(t *testing.T) {
+	exe := compile(t, "dynfin.c")
+	for _, n := range []int{1, 2} {
+		r := runArgs(t, n, exe, t.TempDir())
+		require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+		require.Equal(t, n, strings.Count(r.stdout, "dynfin ok"), "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+}
+
 // TestHwResourceInfo runs testdata/hwinfo.c: MPI_Get_hw_resource_info's
 // types and their restriction under a CPU affinity of one CPU and of all.
 func TestHwResourceInfo(t *testing.T) {

@@ -31,6 +31,16 @@ func TestCommRegressions(t *testing.T) {
 	runOK(t, 3, exe, "commfix ok")
 }
 
+// TestCommFreeLocal runs testdata/commfree.c: MPI_Comm_free is local, so
+// members free in any order and at any time (MPICH's comm/cmfree and
+// cmfree2 deadlocked when it destroyed the team collectively), and a
+// dup/free loop runs to the end.
+func TestCommFreeLocal(t *testing.T) {
+	exe := compile(t, "commfree.c")
+	runOK(t, 2, exe, "commfree ok")
+	runOK(t, 4, exe, "commfree ok")
+}
+
 // TestSessions runs testdata/session.c without MPI_Init and beside it.
 func TestSessions(t *testing.T) {
 	exe := compile(t, "session.c")

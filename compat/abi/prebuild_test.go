@@ -40,8 +40,8 @@ var prebuilt = []program{
 	{src: "requests.c"}, {src: "modes.c", extra: []string{"-pthread"}},
 	{src: "cudaquery.c"}, {src: "cudanbc.c", extra: []string{"-I", filepath.Join("testdata", "cudashim")}},
 	{src: "file.c"}, {src: "filenbc.c"}, {src: "gshmem.c"}, {src: "gshmem_cxx.cpp"}, {src: "gshmem_mpi.c"},
-	{src: "gshmem_fatal.c"}, {src: "intercomm.c"}, {src: "commfix.c"}, {src: "session.c"},
-	{src: "peerloss.c"}, {src: "wincreate.c"}, {src: "rmafault.c"}, {src: "threads.c", extra: []string{"-pthread"}}, {src: "dynproc.c"}, {src: "mpit.c"}, {src: "shrink.c"}, {src: "conform.c"}, {src: "spawn.c"}, {src: "spawnfail.c"}, {src: "port.c"}, {src: "join.c"}, {src: "hwinfo.c"}, {src: "dynwin.c"}, {src: "winhandle.c"}, {src: "finloss.c"}, {src: "revoke.c"}, {src: "anysrc.c"}, {src: "commthreads.c", extra: []string{"-pthread"}}, {src: "lockthreads.c", extra: []string{"-pthread"}}, {src: "idupthreads.c", extra: []string{"-pthread"}},
+	{src: "gshmem_fatal.c"}, {src: "intercomm.c"}, {src: "commfix.c"}, {src: "commfree.c"}, {src: "session.c"},
+	{src: "peerloss.c"}, {src: "wincreate.c"}, {src: "rmafault.c"}, {src: "threads.c", extra: []string{"-pthread"}}, {src: "dynproc.c"}, {src: "mpit.c"}, {src: "shrink.c"}, {src: "conform.c"}, {src: "spawn.c"}, {src: "spawnfail.c"}, {src: "port.c"}, {src: "join.c"}, {src: "hwinfo.c"}, {src: "dynwin.c"}, {src: "winhandle.c"}, {src: "finloss.c"}, {src: "dynfin.c"}, {src: "revoke.c"}, {src: "anysrc.c"}, {src: "commthreads.c", extra: []string{"-pthread"}}, {src: "lockthreads.c", extra: []string{"-pthread"}}, {src: "idupthreads.c", extra: []string{"-pthread"}},
 }
 
 // notPrebuilt are the sources compile is called with that prebuilt leaves

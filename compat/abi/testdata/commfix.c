@@ -165,7 +165,14 @@ int main(int argc, char **argv)
         CHECK(depth < 8);
         int cs, ns, flag = 0, vl = 0;
         MPI_Comm_size(cur, &cs);
-        CHECK_RC(MPI_Comm_split_type(cur, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &t));
+        MPI_Info in; /* the resource's name comes back in it too */
+        MPI_Info_create(&in);
+        CHECK_RC(MPI_Comm_split_type(cur, MPI_COMM_TYPE_HW_UNGUIDED, 0, in, &t));
+        vl = MPI_MAX_INFO_VAL;
+        char inval[MPI_MAX_INFO_VAL];
+        CHECK_RC(MPI_Info_get_string(in, "mpi_hw_resource_type", &vl, inval, &flag));
+        CHECK((t != MPI_COMM_NULL) == (flag != 0));
+        MPI_Info_free(&in);
         if (t == MPI_COMM_NULL)
             break;
         MPI_Comm_size(t, &ns);

@@ -5,6 +5,7 @@
  * merge, and the communicators made over a group's members only
  * (MPI_Comm_create_group on a subset while the others talk,
  * MPI_Comm_create_from_group, MPI_Intercomm_create_from_groups,
+ * MPI_Comm_split_type over an intercommunicator,
  * MPI_Comm_idup). Runs on 2 or more processes. */
 #include <string.h>
 #include "check.h"
@@ -334,6 +335,21 @@ int main(int argc, char **argv)
     MPI_Comm_free(&db);
     MPI_Comm_free(&a);
     MPI_Comm_free(&b);
+
+    /* MPI_Comm_split_type over an intercommunicator: shared memory
+     * keeps both groups whole; MPI_UNDEFINED gives MPI_COMM_NULL. */
+    MPI_Comm st;
+    int ls, rs, ils, irs;
+    CHECK_RC(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &st));
+    CHECK(st != MPI_COMM_NULL);
+    MPI_Comm_size(ic, &ils);
+    MPI_Comm_remote_size(ic, &irs);
+    MPI_Comm_size(st, &ls);
+    MPI_Comm_remote_size(st, &rs);
+    CHECK(ls == ils && rs == irs);
+    MPI_Comm_free(&st);
+    CHECK_RC(MPI_Comm_split_type(ic, MPI_UNDEFINED, 0, MPI_INFO_NULL, &st));
+    CHECK(st == MPI_COMM_NULL);
 
     MPI_Group_free(&wg);
     CHECK_RC(MPI_Comm_free(&ic));
