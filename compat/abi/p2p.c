@@ -16,11 +16,15 @@
  * would have matched first) and no unexpected message (which might match
  * first), and only an eager message of the receive's communicator and tag
  * that fits the buffer. Anything else (a wildcard that meets a control
- * message, a rendezvous, a full ring, a derived datatype, an error, a
+ * message, a rendezvous, a full ring, a derived datatype that Go did not
+ * publish (dtfast.go) or past the eager limit, an error, a
  * receive that waits longer than its spin) goes to the Go call, which
  * starts over. One of the two runs at a time: below MPI_THREAD_MULTIPLE
  * calls never overlap and the Go engine makes no progress outside a call;
  * at MULTIPLE the fast paths hold the engine's lock (multiple() below).
+ * A small message of a published derived datatype is packed on the stack
+ * and sent as the contiguous message the Go engine would send (its packed
+ * bytes); a receive scatters it straight from the ring cells.
  *
  * MPI_Barrier and the small MPI_Allreduce run over the same rings, in the
  * communicator's collective context (at the end of this file). */
