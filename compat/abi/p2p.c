@@ -122,6 +122,16 @@ static inline const abi_dtype *fast_dtype(MPI_Datatype dt)
     return d;
 }
 
+/* The largest message of d that the fast path packs: a strided vector's
+ * (one run a tile, many tiles) only up to DT_STRIDED, past which the Go
+ * engine's vector gather into the ring wins (dtype-perf.sh: 2 KiB
+ * vectors were slower packed here). */
+enum { DT_STRIDED = 1024 };
+static inline int64_t dt_limit(const abi_dtype *d)
+{
+    return d->nruns == 1 && d->reps > 1 ? DT_STRIDED : DT_STACK;
+}
+
 /* Moves n bytes, with the short lengths of basic types as single moves. */
 static inline void move(uint8_t *dst, const uint8_t *src, int64_t n)
 {
@@ -287,7 +297,7 @@ static inline int put_now(abi_p2p *e, int pe, uint32_t ctx, int tag, const void 
  * stack, when they fit the eager limit. */
 static int send_packed(abi_comm *c, abi_p2p *e, const void *buf, int count, const abi_dtype *dt, int dest, int tag)
 {
-    if (count > DT_STACK / dt->size)
+    if (count > dt_limit(dt) / dt->size)
         return 0;
     int64_t plen = (int64_t)count * dt->size;
     if ((uint64_t)plen > e->eager_limit)
@@ -447,7 +457,8 @@ int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
          * the eager limit, which is all that it takes from a ring. */
         if ((uintptr_t)datatype < ABI_TYPE_TABLE || count < 0 || (dt = fast_dtype(datatype)) == NULL)
             goto slow;
-        cap = count <= DT_STACK / dt->size ? (int64_t)count * dt->size : DT_STACK;
+        int64_t lim = dt_limit(dt);
+        cap = count <= lim / dt->size ? (int64_t)count * dt->size : lim;
     }
     if (cap > 0 && (uintptr_t)buf < 4096)
         goto slow;
