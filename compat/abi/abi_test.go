@@ -195,6 +195,13 @@ func TestPointToPoint(t *testing.T) {
 	runOK(t, 3, exe, "p2p ok")
 }
 
+// TestDerivedFastPath compares small derived datatypes through MPI_Send
+// and MPI_Recv (p2p.c packs and scatters them) with MPI_Pack, MPI_Unpack
+// and a contiguous message, over random types (testdata/p2pdtype.c).
+func TestDerivedFastPath(t *testing.T) {
+	runOK(t, 2, compile(t, "p2pdtype.c"), "p2pdtype ok")
+}
+
 // TestEagerFastPath runs the C fast path of MPI_Send and MPI_Recv beside
 // the Go engine's calls (testdata/p2pfast.c).
 func TestEagerFastPath(t *testing.T) {

@@ -205,7 +205,10 @@ func abigo_Type_commit(h *C.uintptr_t) C.int {
 	if err := t.dt.Commit(); err != nil {
 		return fail(0, "MPI_Type_commit", err)
 	}
-	t.committed = true
+	if !t.committed {
+		t.committed = true
+		publishType(uintptr(*h), t)
+	}
 	return C.MPI_SUCCESS
 }
 
@@ -253,6 +256,7 @@ func abigo_Type_dup(old C.uintptr_t, out *C.uintptr_t) C.int {
 		*out = 0x200
 		return rc
 	}
+	publishType(h, t)
 	return C.MPI_SUCCESS
 }
 

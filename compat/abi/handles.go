@@ -60,6 +60,8 @@ func cSize(k int) C.size_t {
 		return C.sizeof_abi_comm
 	case C.ABI_KIND_WIN:
 		return C.sizeof_abi_win
+	case C.ABI_KIND_DATATYPE:
+		return C.sizeof_abi_dtype
 	default:
 		return C.sizeof_abi_obj
 	}

@@ -16,11 +16,15 @@
  * would have matched first) and no unexpected message (which might match
  * first), and only an eager message of the receive's communicator and tag
  * that fits the buffer. Anything else (a wildcard that meets a control
- * message, a rendezvous, a full ring, a derived datatype, an error, a
+ * message, a rendezvous, a full ring, a derived datatype that Go did not
+ * publish (dtfast.go) or past the eager limit, an error, a
  * receive that waits longer than its spin) goes to the Go call, which
  * starts over. One of the two runs at a time: below MPI_THREAD_MULTIPLE
  * calls never overlap and the Go engine makes no progress outside a call;
  * at MULTIPLE the fast paths hold the engine's lock (multiple() below).
+ * A small message of a published derived datatype is packed on the stack
+ * and sent as the contiguous message the Go engine would send (its packed
+ * bytes); a receive scatters it straight from the ring cells.
  *
  * MPI_Barrier and the small MPI_Allreduce run over the same rings, in the
  * communicator's collective context (at the end of this file). */
@@ -99,6 +103,83 @@ static inline int64_t fast_bytes(MPI_Datatype dt, int count)
     if (h >= ABI_TYPE_TABLE || count < 0 || abi_type_size[h] <= 0)
         return -1;
     return (int64_t)count * abi_type_size[h];
+}
+
+/* The largest derived-datatype message the fast path packs: on the stack
+ * (with the eager limit, when that is smaller). */
+enum { DT_STACK = 16384 };
+
+/* The published layout of a committed derived datatype (dtfast.go), or
+ * NULL when its messages take the Go path. */
+static inline const abi_dtype *fast_dtype(MPI_Datatype dt)
+{
+    uintptr_t h = (uintptr_t)dt;
+    if (h < ABI_ID_BASE || !abi_live(h))
+        return NULL;
+    const abi_dtype *d = (const abi_dtype *)h;
+    if (d->hdr.magic != ABI_MAGIC || d->hdr.kind != ABI_KIND_DATATYPE || d->nruns == 0)
+        return NULL;
+    return d;
+}
+
+/* The largest message of d that the fast path packs: a strided vector's
+ * (one run a tile, many tiles) only up to DT_STRIDED, past which the Go
+ * engine's vector gather into the ring wins (dtype-perf.sh: 2 KiB
+ * vectors were slower packed here). */
+enum { DT_STRIDED = 1024 };
+static inline int64_t dt_limit(const abi_dtype *d)
+{
+    return d->nruns == 1 && d->reps > 1 ? DT_STRIDED : DT_STACK;
+}
+
+/* Moves n bytes, with the short lengths of basic types as single moves. */
+static inline void move(uint8_t *dst, const uint8_t *src, int64_t n)
+{
+    switch (n) {
+    case 1: *dst = *src; break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, (size_t)n);
+    }
+}
+
+/* Packs count instances of d at buf (its pointer, as the program passes
+ * it) into dst, in type-map order, as mpitype.Map.Pack. */
+static void dt_pack(uint8_t *dst, const uint8_t *buf, const abi_dtype *d, int count)
+{
+    const uint8_t *base = buf + d->tlb;
+    int nr = d->nruns;
+    for (int i = 0; i < count; i++, base += d->extent) {
+        const uint8_t *t = base;
+        for (int k = 0; k < d->reps; k++, t += d->rstride)
+            for (int r = 0; r < nr; r++) {
+                int64_t n = d->run[r][1];
+                move(dst, t + d->run[r][0], n);
+                dst += n;
+            }
+    }
+}
+
+/* Scatters plen packed bytes into count instances of d at buf, as far as
+ * they reach (a shorter message fills the first elements), as
+ * mpitype.Map.Unpack. */
+static void dt_unpack(uint8_t *buf, const uint8_t *src, uint64_t plen, const abi_dtype *d, int count)
+{
+    uint8_t *base = buf + d->tlb;
+    int nr = d->nruns;
+    int64_t left = (int64_t)plen;
+    for (int i = 0; i < count && left > 0; i++, base += d->extent) {
+        uint8_t *t = base;
+        for (int k = 0; k < d->reps && left > 0; k++, t += d->rstride)
+            for (int r = 0; r < nr && left > 0; r++) {
+                int64_t n = d->run[r][1] < left ? d->run[r][1] : left;
+                move(t + d->run[r][0], src, n);
+                src += n;
+                left -= n;
+            }
+    }
 }
 
 static inline uint64_t cells_of(uint64_t plen)
@@ -199,6 +280,33 @@ static int ring_put(abi_p2p *e, int pe, uint32_t ctx, int tag, const void *buf, 
     return 1;
 }
 
+/* Sends an eager message now when the fast path may (ring_put), taking
+ * the engine's lock at MPI_THREAD_MULTIPLE. */
+static inline int put_now(abi_p2p *e, int pe, uint32_t ctx, int tag, const void *src, uint64_t plen)
+{
+    if (!multiple())
+        return ring_put(e, pe, ctx, tag, src, plen);
+    if (!engine_lock(e))
+        return 0;
+    int ok = ring_put(e, pe, ctx, tag, src, plen);
+    engine_unlock(e);
+    return ok;
+}
+
+/* Sends count instances of a published derived datatype packed on the
+ * stack, when they fit the eager limit. */
+static int send_packed(abi_comm *c, abi_p2p *e, const void *buf, int count, const abi_dtype *dt, int dest, int tag)
+{
+    if (count > dt_limit(dt) / dt->size)
+        return 0;
+    int64_t plen = (int64_t)count * dt->size;
+    if ((uint64_t)plen > e->eager_limit)
+        return 0;
+    uint8_t packed[DT_STACK];
+    dt_pack(packed, buf, dt, count);
+    return put_now(e, c->pes[dest], c->ctx, tag, packed, (uint64_t)plen);
+}
+
 int abic_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     abi_comm *c = fast_comm(comm);
@@ -206,17 +314,17 @@ int abic_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
         goto slow;
     abi_p2p *e = c->p2p;
     int64_t plen = fast_bytes(datatype, count);
-    if (plen < 0 || (uint64_t)plen > e->eager_limit || (plen > 0 && (uintptr_t)buf < 4096))
+    if (plen < 0) {
+        const abi_dtype *dt;
+        if ((uintptr_t)datatype >= ABI_TYPE_TABLE && count >= 0 && (uintptr_t)buf >= 4096 &&
+            (dt = fast_dtype(datatype)) != NULL && send_packed(c, e, buf, count, dt, dest, tag))
+            return MPI_SUCCESS;
         goto slow;
-    if (!multiple()) {
-        if (ring_put(e, c->pes[dest], c->ctx, tag, buf, (uint64_t)plen))
-            return MPI_SUCCESS;
-    } else if (engine_lock(e)) {
-        int ok = ring_put(e, c->pes[dest], c->ctx, tag, buf, (uint64_t)plen);
-        engine_unlock(e);
-        if (ok)
-            return MPI_SUCCESS;
     }
+    if ((uint64_t)plen > e->eager_limit || (plen > 0 && (uintptr_t)buf < 4096))
+        goto slow;
+    if (put_now(e, c->pes[dest], c->ctx, tag, buf, (uint64_t)plen))
+        return MPI_SUCCESS;
 slow:
     return abigo_Send((uintptr_t)buf, count, (uintptr_t)datatype, dest, tag, (uintptr_t)comm);
 }
@@ -227,7 +335,8 @@ enum { EMPTY, TAKEN, OTHER };
 /* Takes the message at the head of PE pe's ring into buf when it is an
  * eager message of c's context ctx (its point-to-point or collective one)
  * that tag (or MPI_ANY_TAG) matches and cap bytes hold. */
-static inline int try_take(abi_comm *c, abi_p2p *e, int pe, uint32_t ctx, int tag, void *buf, uint64_t cap, MPI_Status *st)
+static inline int try_take(abi_comm *c, abi_p2p *e, int pe, uint32_t ctx, int tag, void *buf, uint64_t cap, MPI_Status *st,
+                           const abi_dtype *dt, int count)
 {
     abi_p2p_peer *p = peer_of(e, pe);
     uint64_t ncells = e->ring_cells, mask = ncells - 1, pos = p->rpos;
@@ -243,7 +352,18 @@ static inline int try_take(abi_comm *c, abi_p2p *e, int pe, uint32_t ctx, int ta
         plen > cap || p->ctrl_peer == NULL || c->ranks[pe] < 0)
         return OTHER;
     size_t room = rbytes - off - ABI_P2P_HDR;
-    if (plen <= room) {
+    if (dt != NULL) {
+        /* A derived datatype: scattered from the ring cells, or from a
+         * copy of a message that wraps at the ring's end. */
+        const uint8_t *src = ring + off + ABI_P2P_HDR;
+        uint8_t tmp[plen > room ? plen : 1];
+        if (plen > room) {
+            memcpy(tmp, src, room);
+            memcpy(tmp + room, ring, plen - room);
+            src = tmp;
+        }
+        dt_unpack(buf, src, plen, dt, count);
+    } else if (plen <= room) {
         if (plen > 0)
             memcpy(buf, ring + off + ABI_P2P_HDR, plen);
     } else {
@@ -295,8 +415,8 @@ static int others_arrived(abi_p2p *e, int pe)
  * cannot change which receive a message matches), takes the head of the
  * ring(s) and counts the take in abi_p2p.taken, which compat's idle
  * waiters watch since it moves the ring positions they poll. */
-static int recv_locked(abi_comm *c, abi_p2p *e, void *buf, int64_t cap, int count, MPI_Datatype datatype, int source, int tag,
-                       MPI_Comm comm, MPI_Status *status)
+static int recv_locked(abi_comm *c, abi_p2p *e, void *buf, int64_t cap, const abi_dtype *dt, int count, MPI_Datatype datatype,
+                       int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     int lo = 0, hi = e->n;
     if (source != MPI_ANY_SOURCE) {
@@ -310,7 +430,7 @@ static int recv_locked(abi_comm *c, abi_p2p *e, void *buf, int64_t cap, int coun
         if (e->posted != 0 || e->unexpected != 0 || e->queued != 0)
             r = OTHER;
         for (int pe = lo; pe < hi && r == EMPTY; pe++)
-            r = try_take(c, e, pe, c->ctx, tag, buf, (uint64_t)cap, status);
+            r = try_take(c, e, pe, c->ctx, tag, buf, (uint64_t)cap, status, dt, count);
         if (r == TAKEN)
             __atomic_store_n(&e->taken, e->taken + 1, __ATOMIC_RELEASE);
         if (r == EMPTY && source != MPI_ANY_SOURCE && (i & 63) == 63 && others_arrived(e, lo))
@@ -331,16 +451,25 @@ int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
         goto slow;
     abi_p2p *e = c->p2p;
     int64_t cap = fast_bytes(datatype, count);
-    if (cap < 0 || (cap > 0 && (uintptr_t)buf < 4096))
+    const abi_dtype *dt = NULL;
+    if (cap < 0) {
+        /* A derived datatype the fast path scatters: of a message up to
+         * the eager limit, which is all that it takes from a ring. */
+        if ((uintptr_t)datatype < ABI_TYPE_TABLE || count < 0 || (dt = fast_dtype(datatype)) == NULL)
+            goto slow;
+        int64_t lim = dt_limit(dt);
+        cap = count <= lim / dt->size ? (int64_t)count * dt->size : lim;
+    }
+    if (cap > 0 && (uintptr_t)buf < 4096)
         goto slow;
     if (multiple())
-        return recv_locked(c, e, buf, cap, count, datatype, source, tag, comm, status);
+        return recv_locked(c, e, buf, cap, dt, count, datatype, source, tag, comm, status);
     if (e->posted != 0 || e->unexpected != 0 || e->queued != 0)
         goto slow;
     if (source != MPI_ANY_SOURCE) {
         int pe = c->pes[source];
         for (int i = 0; i < RECV_SPIN; i++) {
-            int r = try_take(c, e, pe, c->ctx, tag, buf, (uint64_t)cap, status);
+            int r = try_take(c, e, pe, c->ctx, tag, buf, (uint64_t)cap, status, dt, count);
             if (r == TAKEN)
                 return MPI_SUCCESS;
             if (r == OTHER || ((i & 63) == 63 && others_arrived(e, pe)))
@@ -350,7 +479,7 @@ int abic_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     }
     for (int i = 0; i < RECV_SPIN; i++) {
         for (int pe = 0; pe < e->n; pe++) {
-            int r = try_take(c, e, pe, c->ctx, tag, buf, (uint64_t)cap, status);
+            int r = try_take(c, e, pe, c->ctx, tag, buf, (uint64_t)cap, status, dt, count);
             if (r == TAKEN)
                 return MPI_SUCCESS;
             if (r == OTHER)
@@ -383,7 +512,7 @@ int abic_Barrier(MPI_Comm comm)
         int r = OTHER, pe = c->pes[from];
         if (e->posted == 0 && e->unexpected == 0 && e->queued == 0) {
             for (int i = 0; i < RECV_SPIN; i++) {
-                r = try_take(c, e, pe, ctx, ABI_P2P_TAG_BARRIER, NULL, 0, MPI_STATUS_IGNORE);
+                r = try_take(c, e, pe, ctx, ABI_P2P_TAG_BARRIER, NULL, 0, MPI_STATUS_IGNORE, NULL, 0);
                 if (r != EMPTY || ((i & 63) == 63 && others_arrived(e, pe)))
                     break;
             }
@@ -494,7 +623,7 @@ int abic_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
         MPI_Status st;
         if (e->posted == 0 && e->unexpected == 0 && e->queued == 0) {
             for (int i = 0; i < RECV_SPIN; i++) {
-                r = try_take(c, e, pe, ctx, ABI_P2P_TAG_ALLREDUCE, tmp, (uint64_t)plen, &st);
+                r = try_take(c, e, pe, ctx, ABI_P2P_TAG_ALLREDUCE, tmp, (uint64_t)plen, &st, NULL, 0);
                 if (r != EMPTY || ((i & 63) == 63 && others_arrived(e, pe)))
                     break;
             }

@@ -31,7 +31,7 @@ import (
 // first (pmpi.c links the test's libprof) or a toolchain a test probes
 // (kern_drv.c, CUDA's); TestPrebuiltCoversCompile keeps it complete.
 var prebuilt = []program{
-	{src: "env.c"}, {src: "wtime.c", extra: []string{"-pthread"}}, {src: "p2p.c"}, {src: "p2pfast.c"},
+	{src: "env.c"}, {src: "wtime.c", extra: []string{"-pthread"}}, {src: "p2p.c"}, {src: "p2pfast.c"}, {src: "p2pdtype.c"},
 	{src: "comm.c"}, {src: "coll.c"}, {src: "rma.c"}, {src: "rmafast.c"}, {src: "errors.c"},
 	{src: "fatal.c"}, {src: "errworld.c"}, {src: "abort.c"}, {src: "hello.cpp"}, {src: "topo.c"},
 	{src: "userop.c"}, {src: "attr.c"}, {src: "misc.c"}, {src: "dtypes.c"}, {src: "dtypes2.c"},

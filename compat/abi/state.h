@@ -129,6 +129,26 @@ extern uint8_t abi_type_red[ABI_TYPE_TABLE];
  * for the predefined op; returns 0 when p2p.c does not fold that pair. */
 int abi_fold(int t, uintptr_t op, void *out, const void *lower, const void *upper, int n);
 
+/* A committed derived datatype as the C fast path of MPI_Send and
+ * MPI_Recv packs it (p2p.c): nruns runs (offset from the true lower
+ * bound, length) make a tile, reps tiles rstride bytes apart an instance,
+ * instances extent bytes apart from the buffer's pointer plus tlb (as
+ * mpitype.Map). nruns is 0 for a type that Go left unpublished (more
+ * runs, overlapping or descending layouts, an uncommitted type): its
+ * messages take the Go path. */
+enum { ABI_DT_RUNS = 8 };
+
+typedef struct abi_dtype {
+    abi_obj hdr;
+    int64_t size;           /* data bytes of one instance */
+    int64_t extent;
+    int64_t tlb;
+    int64_t rstride;
+    int32_t reps;
+    int32_t nruns;
+    int64_t run[ABI_DT_RUNS][2];
+} abi_dtype;
+
 /* A communicator. */
 typedef struct abi_comm {
     abi_obj hdr;

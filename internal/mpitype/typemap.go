@@ -190,6 +190,17 @@ func (m *Map) Unpack(dst, src []byte, count int) {
 	})
 }
 
+// Tile calls fn for each run of one tile (its offset from the true lower
+// bound and its length) and returns the tiles of one instance and their
+// stride: the layout for a layer that packs in its own code (compat/abi's
+// C fast path).
+func (m *Map) Tile(fn func(off, n int)) (reps, rstride int) {
+	for _, r := range m.runs {
+		fn(r.off, r.n)
+	}
+	return m.reps, m.rstride
+}
+
 // Cursor walks the type map of count instances of a Map, in order.
 type Cursor struct {
 	m     *Map
