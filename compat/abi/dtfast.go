@@ -2,14 +2,15 @@ package main
 
 /*
 #include "abi.h"
+
+// dtype_at is a user datatype handle's C struct: the handle is its
+// address in C memory (converted here, in C, where Go's rules for
+// uintptr-to-pointer conversions do not apply).
+static inline abi_dtype *dtype_at(uintptr_t h) { return (abi_dtype *)h; }
 */
 import "C"
 
-import (
-	"unsafe"
-
-	"github.com/gshmem/gshmem/internal/mpitype"
-)
+import "github.com/gshmem/gshmem/internal/mpitype"
 
 // publishType fills the C struct of committed user datatype h with its
 // layout (state.h: abi_dtype) and marks h live, so that p2p.c packs small
@@ -26,7 +27,7 @@ func publishType(h uintptr, t *typeObj) {
 	if m.Elems() == 0 || m.Overlap() || m.Extent() <= 0 || m.Size() <= 0 {
 		return
 	}
-	d := (*C.abi_dtype)(unsafe.Pointer(h))
+	d := C.dtype_at(C.uintptr_t(h))
 	var runs [][2]int
 	reps, stride := m.Tile(func(off, n int) { runs = append(runs, [2]int{off, n}) })
 	tile := 0
