@@ -31,10 +31,11 @@ const pageFileName = "gshmem-window"
 // PageFile is a memfd holding a copy of n bytes of pages of this process
 // at address at, until MapOver puts it in their place.
 type PageFile struct {
-	fd  int
-	ino uint64
-	at  uintptr
-	n   int
+	fd      int
+	ino     uint64
+	at      uintptr
+	n       int
+	pending []span // runs (offsets from at) still to copy in: MapOver copies them
 }
 
 // CanOverlay reports whether NewPageFile and Overlay may be used: the heap
@@ -45,10 +46,10 @@ func (w *World) CanOverlay() bool {
 }
 
 // NewPageFile makes a memfd of n bytes for the pages at at (page-aligned;
-// Adoptable) and copies into it the runs of them that copy names ([offset,
-// length] pairs from at, page-aligned), only their pages that hold data
-// (dataRuns): the rest stay holes that read zero. The pages themselves
-// are not touched until MapOver.
+// Adoptable) that will take the runs of them that copy names ([offset,
+// length] pairs from at, page-aligned). Neither the pages nor the file's
+// data are touched until MapOver, which copies each run's data in and
+// maps the file over it.
 func (w *World) NewPageFile(at uintptr, n int, copy [][2]int) (*PageFile, error) {
 	if !w.CanOverlay() || n <= 0 || uint64(at)%osPage != 0 || uint64(n)%osPage != 0 {
 		return nil, errf(ErrInvalid, "NewPageFile of %d bytes at %#x (page-aligned ranges on a memfd heap only)", n, at)
@@ -68,20 +69,11 @@ func (w *World) NewPageFile(at uintptr, n int, copy [][2]int) (*PageFile, error)
 		return nil, fmt.Errorf("shmem: memfd of window pages: %w", err)
 	}
 	f.ino = st.Ino
-	var runs []span
+	// The data is copied by MapOver, just before the file takes the pages'
+	// place: a store to them in between (another thread's, or in a Go
+	// process another goroutine's object sharing the page) would be lost.
 	for _, c := range copy {
-		for _, r := range dataRuns(at+uintptr(c[0]), c[1]) {
-			runs = append(runs, span{c[0] + r.at, r.n})
-		}
-	}
-	// pwrite fills a page the file never had without clearing it first:
-	// one pass over the data, on up to 8 threads.
-	err = inParallel(runs, func(r span) error {
-		return writeFile(fd, at+uintptr(r.at), r.n, int64(r.at))
-	})
-	if err != nil {
-		f.Close()
-		return nil, err
+		f.pending = append(f.pending, span{c[0], c[1]})
 	}
 	return f, nil
 }
@@ -93,11 +85,34 @@ func (f *PageFile) Ref() (pid int, fd int, ino uint64) { return os.Getpid(), f.f
 // Fd is the file's descriptor, valid until Close.
 func (f *PageFile) Fd() int { return f.fd }
 
-// MapOver maps the n bytes of the file at off over the pages it copied
-// them from, at their own addresses: from here on those pages are the
-// file's (the private pages they had are freed). Other threads must not
-// store to them between NewPageFile and MapOver.
+// MapOver copies the data of the n bytes of pages at off into the file
+// and maps the file over them, at their own addresses: from here on those
+// pages are the file's (the private pages they had are freed). Other
+// threads must not store to them while MapOver runs.
 func (f *PageFile) MapOver(off, n int) error {
+	var now, later []span
+	for _, r := range f.pending {
+		if r.at >= off && r.at+r.n <= off+n {
+			now = append(now, r)
+		} else {
+			later = append(later, r)
+		}
+	}
+	// Only the pages that hold data now (dataRuns): the rest stay holes
+	// that read zero. pwrite fills a page the file never had without
+	// clearing it first: one pass over the data, on up to 8 threads.
+	var runs []span
+	for _, c := range now {
+		for _, r := range dataRuns(f.at+uintptr(c.at), c.n) {
+			runs = append(runs, span{c.at + r.at, r.n})
+		}
+	}
+	if err := inParallel(runs, func(r span) error {
+		return writeFile(f.fd, f.at+uintptr(r.at), r.n, int64(r.at))
+	}); err != nil {
+		return err
+	}
+	f.pending = later
 	got, err := mmapFixed(f.at+uintptr(off), n, f.fd, off)
 	if err != nil || got != f.at+uintptr(off) {
 		return fmt.Errorf("shmem: mapping %d bytes of window pages at %#x: %v", n, f.at+uintptr(off), err)
